@@ -1,0 +1,364 @@
+//! The chip database: graphics generations, families, and the per-family facts POPS depends on.
+//!
+//! Everything that differs between AMD chips and matters to POPS is a fact of the family, looked up
+//! here, never re-derived from a name elsewhere: the register layout follows the [`GfxLevel`], the
+//! hardware bug workarounds follow [`Quirks`].
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A graphics IP generation. Register layouts, PM4 details and the shader code for the ordered
+/// section are all chosen by this value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GfxLevel {
+    /// GFX9 (Vega, Raven): POPS packer in MODE[25:24], wave-ID off-by-one.
+    Gfx9,
+    /// GFX10.1 (Navi 1x): HW_REG_POPS_PACKER; the stalled-POPS hazard lives here.
+    Gfx10,
+    /// GFX10.3 (Navi 2x, RDNA 2 APUs): POPS forces a 1x1 shading rate.
+    Gfx10_3,
+    /// GFX11 (Navi 3x, Phoenix): "export ready" replaces wave IDs; no intrawave collisions.
+    Gfx11,
+    /// GFX11.5 (gfx1150–gfx1153): treated like GFX11 for POPS, with its own register database.
+    Gfx11_5,
+}
+
+impl GfxLevel {
+    pub const ALL: [GfxLevel; 5] = [
+        GfxLevel::Gfx9,
+        GfxLevel::Gfx10,
+        GfxLevel::Gfx10_3,
+        GfxLevel::Gfx11,
+        GfxLevel::Gfx11_5,
+    ];
+
+    /// The short name used in reports and on the command line (`gfx9`, `gfx10`, `gfx10.3`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            GfxLevel::Gfx9 => "gfx9",
+            GfxLevel::Gfx10 => "gfx10",
+            GfxLevel::Gfx10_3 => "gfx10.3",
+            GfxLevel::Gfx11 => "gfx11",
+            GfxLevel::Gfx11_5 => "gfx11.5",
+        }
+    }
+
+    /// The file stem of this level in the AMD register database (`gfx103.json`, …).
+    pub const fn database_name(self) -> &'static str {
+        match self {
+            GfxLevel::Gfx9 => "gfx9",
+            GfxLevel::Gfx10 => "gfx10",
+            GfxLevel::Gfx10_3 => "gfx103",
+            GfxLevel::Gfx11 => "gfx11",
+            GfxLevel::Gfx11_5 => "gfx115",
+        }
+    }
+
+    /// GFX11 and later enter the ordered section on "export ready" instead of wave IDs.
+    pub const fn is_gfx11_plus(self) -> bool {
+        matches!(self, GfxLevel::Gfx11 | GfxLevel::Gfx11_5)
+    }
+
+    /// A representative family of this level, for when only a level was named.
+    pub const fn representative(self) -> Family {
+        match self {
+            GfxLevel::Gfx9 => Family::Vega10,
+            GfxLevel::Gfx10 => Family::Navi10,
+            GfxLevel::Gfx10_3 => Family::Navi21,
+            GfxLevel::Gfx11 => Family::Navi31,
+            GfxLevel::Gfx11_5 => Family::Gfx1150,
+        }
+    }
+}
+
+impl fmt::Display for GfxLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Hardware bugs and capabilities of a family that change what a driver must program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Quirks {
+    /// PAL's waMiscPopsMissedOverlap: early GFX9 revisions (VEGA10, RAVEN) may hang with POPS at 8
+    /// or more samples unless DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP is set.
+    pub pops_missed_overlap: bool,
+    /// PAL's waStalledPopsMode: on GFX10.1 the drain bit together with POPS needs
+    /// DB_RENDER_OVERRIDE2.PARTIAL_SQUAD_LAUNCH_CONTROL = PSLC_ON_HANG_ONLY.
+    pub stalled_pops_mode: bool,
+    /// Out-of-order rasterization hardware exists (GFX8–GFX9 with two or more shader engines,
+    /// as Mesa's ac_gpu_info decides it).
+    pub out_of_order_rast: bool,
+}
+
+macro_rules! families {
+    ($( $variant:ident = $name:literal, $llvm:literal, $level:ident, $se:literal; )*) => {
+        /// A graphics-capable AMD GPU family from GFX9 to GFX11.5, as Mesa names them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Family { $( $variant, )* }
+
+        impl Family {
+            pub const ALL: &'static [Family] = &[ $( Family::$variant, )* ];
+
+            /// Mesa's lower-case family name (`vega10`, `raphael_mendocino`, `navi31`, …).
+            pub const fn name(self) -> &'static str {
+                match self { $( Family::$variant => $name, )* }
+            }
+
+            /// The LLVM processor name (`gfx900`, `gfx1100`, …).
+            pub const fn llvm_processor(self) -> &'static str {
+                match self { $( Family::$variant => $llvm, )* }
+            }
+
+            pub const fn gfx_level(self) -> GfxLevel {
+                match self { $( Family::$variant => GfxLevel::$level, )* }
+            }
+
+            /// Number of shader engines of the full configuration of the family.
+            pub const fn shader_engines(self) -> u32 {
+                match self { $( Family::$variant => $se, )* }
+            }
+        }
+    };
+}
+
+families! {
+    Vega10 = "vega10", "gfx900", Gfx9, 4;
+    Vega12 = "vega12", "gfx904", Gfx9, 4;
+    Vega20 = "vega20", "gfx906", Gfx9, 4;
+    Raven = "raven", "gfx902", Gfx9, 1;
+    Raven2 = "raven2", "gfx909", Gfx9, 1;
+    Renoir = "renoir", "gfx90c", Gfx9, 1;
+    Navi10 = "navi10", "gfx1010", Gfx10, 2;
+    Navi12 = "navi12", "gfx1011", Gfx10, 2;
+    Navi14 = "navi14", "gfx1012", Gfx10, 1;
+    Navi21 = "navi21", "gfx1030", Gfx10_3, 4;
+    Navi22 = "navi22", "gfx1031", Gfx10_3, 2;
+    Navi23 = "navi23", "gfx1032", Gfx10_3, 2;
+    VanGogh = "vangogh", "gfx1033", Gfx10_3, 1;
+    Navi24 = "navi24", "gfx1034", Gfx10_3, 1;
+    Rembrandt = "rembrandt", "gfx1035", Gfx10_3, 1;
+    RaphaelMendocino = "raphael_mendocino", "gfx1036", Gfx10_3, 1;
+    Navi31 = "navi31", "gfx1100", Gfx11, 6;
+    Navi32 = "navi32", "gfx1101", Gfx11, 3;
+    Navi33 = "navi33", "gfx1102", Gfx11, 2;
+    Phoenix = "phoenix", "gfx1103", Gfx11, 1;
+    Phoenix2 = "phoenix2", "gfx1103", Gfx11, 1;
+    Gfx1150 = "gfx1150", "gfx1150", Gfx11_5, 1;
+    Gfx1151 = "gfx1151", "gfx1151", Gfx11_5, 2;
+    Gfx1152 = "gfx1152", "gfx1152", Gfx11_5, 1;
+    Gfx1153 = "gfx1153", "gfx1153", Gfx11_5, 1;
+}
+
+/// Compute-only chips: named so that asking for one gives a precise refusal, not "unknown".
+const COMPUTE_ONLY: &[(&str, &str)] = &[
+    ("mi100", "MI100 (arcturus, gfx908)"),
+    ("arcturus", "MI100 (arcturus, gfx908)"),
+    ("gfx908", "MI100 (arcturus, gfx908)"),
+    ("mi200", "MI200 (aldebaran, gfx90a)"),
+    ("aldebaran", "MI200 (aldebaran, gfx90a)"),
+    ("gfx90a", "MI200 (aldebaran, gfx90a)"),
+    ("mi300", "MI300 (gfx940–gfx942)"),
+    ("gfx940", "MI300 (gfx940)"),
+    ("gfx941", "MI300 (gfx941)"),
+    ("gfx942", "MI300 (gfx942)"),
+    ("gfx950", "MI350 (gfx950)"),
+];
+
+/// Why a chip name was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChipError {
+    #[error("{chip} is a compute-only chip: it has no graphics pipeline, so it has no POPS")]
+    ComputeOnly { chip: String },
+    #[error("unknown chip '{name}': expected a family (vega10 … navi31, phoenix2, gfx1150), an LLVM processor (gfx900 … gfx1103) or a level (gfx9, gfx10, gfx10.3, gfx11)")]
+    Unknown { name: String },
+}
+
+impl Family {
+    /// Parses a family name or LLVM processor name, case-insensitively. Compute-only chips are
+    /// refused with [`ChipError::ComputeOnly`].
+    pub fn parse(name: &str) -> Result<Family, ChipError> {
+        let lower = name.trim().to_ascii_lowercase();
+        let lower = lower.strip_prefix("chip_").unwrap_or(&lower);
+        if let Some(f) = Family::ALL.iter().find(|f| f.name() == lower) {
+            return Ok(*f);
+        }
+        // LLVM processors: the first family with that processor (gfx1103 is phoenix).
+        if let Some(f) = Family::ALL.iter().find(|f| f.llvm_processor() == lower) {
+            return Ok(*f);
+        }
+        if let Some((_, chip)) = COMPUTE_ONLY.iter().find(|(n, _)| *n == lower) {
+            return Err(ChipError::ComputeOnly {
+                chip: (*chip).to_string(),
+            });
+        }
+        Err(ChipError::Unknown {
+            name: name.to_string(),
+        })
+    }
+
+    /// Parses a family, an LLVM processor or a bare level (`gfx9`, `gfx10`, `gfx10.3`/`gfx103`,
+    /// `gfx11`, `gfx11.5`/`gfx115`); a level gives its [`GfxLevel::representative`] family.
+    pub fn parse_chip_or_level(name: &str) -> Result<Family, ChipError> {
+        match Family::parse(name) {
+            Ok(f) => Ok(f),
+            Err(ChipError::Unknown { .. }) => GfxLevel::parse(name)
+                .map(GfxLevel::representative)
+                .ok_or_else(|| ChipError::Unknown {
+                    name: name.to_string(),
+                }),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub const fn quirks(self) -> Quirks {
+        Quirks {
+            pops_missed_overlap: matches!(self, Family::Vega10 | Family::Raven),
+            stalled_pops_mode: matches!(self, Family::Navi10 | Family::Navi12 | Family::Navi14),
+            out_of_order_rast: matches!(self.gfx_level(), GfxLevel::Gfx9)
+                && self.shader_engines() >= 2,
+        }
+    }
+}
+
+impl GfxLevel {
+    /// Parses a level name (`gfx9`, `gfx10`, `gfx10.1`, `gfx10.3`, `gfx103`, `gfx11`, `gfx11.5`,
+    /// `gfx115`), case-insensitively.
+    pub fn parse(name: &str) -> Option<GfxLevel> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "gfx9" => Some(GfxLevel::Gfx9),
+            "gfx10" | "gfx10.1" | "gfx101" => Some(GfxLevel::Gfx10),
+            "gfx10.3" | "gfx103" => Some(GfxLevel::Gfx10_3),
+            "gfx11" => Some(GfxLevel::Gfx11),
+            "gfx11.5" | "gfx115" => Some(GfxLevel::Gfx11_5),
+            _ => None,
+        }
+    }
+}
+
+impl FromStr for Family {
+    type Err = ChipError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Family::parse(s)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_parses_from_its_name_in_any_case() {
+        for f in Family::ALL {
+            assert_eq!(Family::parse(f.name()), Ok(*f));
+            assert_eq!(Family::parse(&f.name().to_uppercase()), Ok(*f));
+        }
+        assert_eq!(Family::parse("CHIP_RAVEN"), Ok(Family::Raven));
+    }
+
+    #[test]
+    fn llvm_processor_names_map_to_families() {
+        let cases = [
+            ("gfx900", Family::Vega10),
+            ("gfx902", Family::Raven),
+            ("gfx904", Family::Vega12),
+            ("gfx906", Family::Vega20),
+            ("gfx909", Family::Raven2),
+            ("GFX90C", Family::Renoir),
+            ("gfx1010", Family::Navi10),
+            ("gfx1011", Family::Navi12),
+            ("gfx1012", Family::Navi14),
+            ("gfx1030", Family::Navi21),
+            ("gfx1031", Family::Navi22),
+            ("gfx1032", Family::Navi23),
+            ("gfx1033", Family::VanGogh),
+            ("gfx1034", Family::Navi24),
+            ("gfx1035", Family::Rembrandt),
+            ("gfx1036", Family::RaphaelMendocino),
+            ("gfx1100", Family::Navi31),
+            ("gfx1101", Family::Navi32),
+            ("gfx1102", Family::Navi33),
+            ("gfx1103", Family::Phoenix),
+        ];
+        for (name, fam) in cases {
+            assert_eq!(Family::parse(name), Ok(fam), "{name}");
+        }
+    }
+
+    #[test]
+    fn compute_only_chips_are_refused_for_lacking_graphics() {
+        for name in ["mi100", "MI200", "gfx940", "gfx90a", "aldebaran"] {
+            match Family::parse(name) {
+                Err(e @ ChipError::ComputeOnly { .. }) => {
+                    assert!(e.to_string().contains("no graphics pipeline"), "{e}")
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_typed_errors() {
+        assert!(matches!(
+            Family::parse("navi99"),
+            Err(ChipError::Unknown { .. })
+        ));
+        assert!(matches!(Family::parse(""), Err(ChipError::Unknown { .. })));
+    }
+
+    #[test]
+    fn levels_parse_and_stand_for_a_family() {
+        assert_eq!(
+            Family::parse_chip_or_level("gfx10.3").map(|f| f.gfx_level()),
+            Ok(GfxLevel::Gfx10_3)
+        );
+        assert_eq!(GfxLevel::parse("GFX103"), Some(GfxLevel::Gfx10_3));
+        assert_eq!(
+            Family::parse_chip_or_level("gfx9"),
+            Ok(Family::Vega10),
+            "gfx9 is a level, not gfx900"
+        );
+        assert_eq!(GfxLevel::parse("gfx12"), None);
+    }
+
+    /// "Early revisions of GFX9 — CHIP_VEGA10 and CHIP_RAVEN — contain a hardware bug that may
+    /// result in a hang, and need a workaround to be enabled."
+    #[test]
+    fn missed_overlap_bug_only_on_vega10_and_raven() {
+        for f in Family::ALL {
+            assert_eq!(
+                f.quirks().pops_missed_overlap,
+                matches!(f, Family::Vega10 | Family::Raven),
+                "{f}"
+            );
+        }
+    }
+
+    /// "if it's enabled for some reason on GFX10.1 (CHIP_NAVI10, CHIP_NAVI12, CHIP_NAVI14) … see
+    /// waStalledPopsMode in PAL."
+    #[test]
+    fn stalled_pops_hazard_on_gfx10_1_only() {
+        for f in Family::ALL {
+            assert_eq!(
+                f.quirks().stalled_pops_mode,
+                f.gfx_level() == GfxLevel::Gfx10,
+                "{f}"
+            );
+        }
+    }
+
+    #[test]
+    fn out_of_order_rasterization_needs_gfx9_and_two_shader_engines() {
+        assert!(Family::Vega10.quirks().out_of_order_rast);
+        assert!(Family::Vega20.quirks().out_of_order_rast);
+        assert!(!Family::Raven.quirks().out_of_order_rast);
+        assert!(!Family::Navi21.quirks().out_of_order_rast);
+        assert!(!Family::Navi31.quirks().out_of_order_rast);
+    }
+}

@@ -1,0 +1,16 @@
+//! `pm4`: what an AMD GFX9–GFX11 driver must write to the GPU, as data.
+//!
+//! - [`chip`]: families, generations and their quirks.
+//! - [`regs`]: the per-generation register model, names as in the AMD register database.
+//! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
+//!
+//! This crate uses nothing else of pops; every other crate builds on it.
+
+pub mod chip;
+pub mod regs;
+
+pub use chip::{ChipError, Family, GfxLevel, Quirks};
+pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
+pub mod packet;
+
+pub use packet::{emit_set_regs, pkt3, Header, Opcode};

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs the system packages pops builds and tests against on Debian 12 (bookworm):
+# the real oracles (RADV null hardware and lavapipe from Mesa 25 in bookworm-backports,
+# LLVM 19's AMDGPU assembler, glslang, SPIRV-Tools, the Khronos validation layer, the Vulkan
+# loader) and the C libraries the Rust crates link against (libdrm).
+#
+# bookworm-backports is added next to the suites of the machine's existing Debian source, reusing
+# its URI, so the script works behind whatever mirror the machine already uses.
+# Needs root (or sudo). Idempotent: safe to run again.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: needs root or sudo to install Debian packages" >&2; exit 1; fi
+fi
+
+. /etc/os-release
+if [ "${VERSION_CODENAME:-}" != "bookworm" ]; then
+  echo "install-deps: written for Debian 12 (bookworm); this is ${PRETTY_NAME:-unknown}. Continuing." >&2
+fi
+
+add_backports() {
+  # Already configured anywhere?
+  if grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
+    return 0
+  fi
+  # deb822 sources: add the suite to the stanza whose Suites list 'bookworm'.
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    if grep -E '^Suites:.*\bbookworm\b' "$f" | grep -qv 'bookworm-security'; then
+      $SUDO sed -i -E '/^Suites:.*\bbookworm\b/{/bookworm-security/!s/$/ bookworm-backports/}' "$f"
+      return 0
+    fi
+  done
+  # One-line sources: reuse the URI of the first 'deb URI bookworm main' line.
+  local line uri
+  line=$(grep -hE '^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+bookworm[[:space:]]' \
+           /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n 1 || true)
+  if [ -n "$line" ]; then
+    uri=$(echo "$line" | sed -E 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/')
+    echo "deb $uri bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+    return 0
+  fi
+  echo "install-deps: found no Debian bookworm apt source to extend with bookworm-backports" >&2
+  exit 1
+}
+
+add_backports
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+  pkg-config libdrm-dev libvulkan1 libvulkan-dev \
+  glslang-tools spirv-tools vulkan-validationlayers \
+  llvm-19 binutils
+$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
+echo "install-deps: done"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test of pops: installs the system packages it needs (Debian 12 + bookworm-backports),
+# then formatting, clippy, and the whole workspace's tests, including the loader-level ones.
+# Without root, set POPS_SKIP_INSTALL=1 after installing the packages in scripts/install-deps.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
+  bash scripts/install-deps.sh
+fi
+
+# The reference data beside the clone must be present in CI: its absence fails instead of skipping.
+if [ "${CI:-}" = "true" ]; then export POPS_REQUIRE_REFERENCE=1; fi
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked
