@@ -2,14 +2,17 @@
 //!
 //! - [`chip`]: families, generations and their quirks.
 //! - [`regs`]: the per-generation register model, names as in the AMD register database.
+//! - [`interlock`]: the interlock modes a fragment shader can declare.
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
 
 pub mod chip;
+pub mod interlock;
 pub mod regs;
 
 pub use chip::{ChipError, Family, GfxLevel, Quirks};
+pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
 
