@@ -48,7 +48,39 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
     let app_info = vk::ApplicationInfo::default()
         .application_name(app)
         .api_version(vk::API_VERSION_1_3);
-    let ci = vk::InstanceCreateInfo::default().application_info(&app_info);
+    // POPS_SCENARIO_API_SETTINGS="report=path;chip=navi10": VK_EXT_layer_settings values for
+    // VK_LAYER_POPS_interlock, as an application would chain them.
+    let api: Vec<(std::ffi::CString, std::ffi::CString)> =
+        std::env::var("POPS_SCENARIO_API_SETTINGS")
+            .unwrap_or_default()
+            .split(';')
+            .filter_map(|kv| kv.split_once('='))
+            .filter_map(|(k, v)| {
+                Some((
+                    std::ffi::CString::new(k).ok()?,
+                    std::ffi::CString::new(v).ok()?,
+                ))
+            })
+            .collect();
+    let value_ptrs: Vec<*const std::ffi::c_char> = api.iter().map(|(_, v)| v.as_ptr()).collect();
+    let settings: Vec<vk::LayerSettingEXT> = api
+        .iter()
+        .zip(&value_ptrs)
+        .map(|((k, _), v)| {
+            let mut s = vk::LayerSettingEXT::default()
+                .layer_name(c"VK_LAYER_POPS_interlock")
+                .setting_name(k)
+                .ty(vk::LayerSettingTypeEXT::STRING);
+            s.value_count = 1;
+            s.p_values = v as *const *const std::ffi::c_char as *const std::ffi::c_void;
+            s
+        })
+        .collect();
+    let mut layer_settings = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
+    let mut ci = vk::InstanceCreateInfo::default().application_info(&app_info);
+    if !settings.is_empty() {
+        ci = ci.push_next(&mut layer_settings);
+    }
     // SAFETY: valid create info.
     let instance =
         unsafe { entry.create_instance(&ci, None) }.map_err(vkerr("vkCreateInstance"))?;
@@ -84,8 +116,14 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
         (vk::EXT_SHADER_MODULE_IDENTIFIER_NAME, 3),
         (vk::EXT_PIPELINE_CREATION_CACHE_CONTROL_NAME, 9),
     ];
+    // POPS_SCENARIO_BASIC=1: no shader objects (VK_LAYER_KHRONOS_validation 1.3.239 predates
+    // VK_EXT_shader_object and crashes on its feature structure).
+    let basic = std::env::var("POPS_SCENARIO_BASIC").is_ok_and(|v| v == "1");
     let mut present = [false; 4];
     for (n, i) in want {
+        if basic && i == 2 {
+            continue;
+        }
         if has_ext(&exts, n) {
             names.push(n.as_ptr());
             if i < 4 {
