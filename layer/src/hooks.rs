@@ -100,6 +100,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     }
     // SAFETY: a non-null instance handle passed to GetInstanceProcAddr is a live instance.
     let inst = dispatch::instance(unsafe { dispatch_key(instance) })?;
+    if n == b"vkGetDeviceProcAddr" {
+        return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
+    }
     // SAFETY: the next layer's GIPA with the instance it created.
     let next = unsafe { (inst.next_gipa)(instance, p_name) };
     let ours = match n {
@@ -127,6 +130,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
     }
     // SAFETY: a live device handle.
     let d = dispatch::device(unsafe { dispatch_key(device) })?;
+    if name.to_bytes() == b"vkGetDeviceProcAddr" {
+        return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
+    }
     // SAFETY: the next layer's GDPA with the device it created.
     let next = unsafe { (d.next_gdpa)(device, p_name) };
     match device_hook(name.to_bytes()) {

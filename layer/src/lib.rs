@@ -20,6 +20,9 @@ pub mod hooks;
 pub mod report;
 pub mod settings;
 
+#[cfg(test)]
+mod fake_next;
+
 use ash::vk;
 
 /// The loader's entry point: agrees on interface version 2 and hands out the layer's
