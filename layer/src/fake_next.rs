@@ -296,8 +296,10 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
                 p_layer_info: &mut link,
             },
         };
-        let mut ici = vk::InstanceCreateInfo::default();
-        ici.p_next = &chain as *const _ as *const c_void;
+        let ici = vk::InstanceCreateInfo {
+            p_next: &chain as *const _ as *const c_void,
+            ..Default::default()
+        };
         let create: vk::PFN_vkCreateInstance =
             std::mem::transmute(gipa(null, c"vkCreateInstance".as_ptr()).unwrap());
         let mut instance = vk::Instance::null();
@@ -345,8 +347,10 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
                 p_layer_info: &mut dlink,
             },
         };
-        let mut dci = vk::DeviceCreateInfo::default();
-        dci.p_next = &dchain as *const _ as *const c_void;
+        let dci = vk::DeviceCreateInfo {
+            p_next: &dchain as *const _ as *const c_void,
+            ..Default::default()
+        };
         let create_device: vk::PFN_vkCreateDevice =
             std::mem::transmute(create_device_hook.unwrap());
         let mut device = vk::Device::null();
@@ -397,7 +401,7 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         assert_eq!(
             calls("vkCreateShaderModule"),
             [vec![
-                device.as_raw_usize(),
+                device.raw_usize(),
                 &mci as *const _ as usize,
                 0x77,
                 &mut module as *mut _ as usize
@@ -437,7 +441,7 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         );
         PIPELINE_RESULT.store(0, SeqCst);
         let expect = vec![
-            device.as_raw_usize(),
+            device.raw_usize(),
             0xcace,
             2,
             infos.as_ptr() as usize,
@@ -460,10 +464,7 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         let destroy_device: vk::PFN_vkDestroyDevice =
             std::mem::transmute(gdpa(device, c"vkDestroyDevice".as_ptr()).unwrap());
         destroy_device(device, alloc);
-        assert_eq!(
-            calls("vkDestroyDevice"),
-            [vec![device.as_raw_usize(), 0x77]]
-        );
+        assert_eq!(calls("vkDestroyDevice"), [vec![device.raw_usize(), 0x77]]);
         // After destruction the device is unknown: no pointers are handed out.
         assert!(gdpa(device, c"vkCmdDraw".as_ptr()).is_none());
 
@@ -476,11 +477,11 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
 }
 
 trait RawUsize {
-    fn as_raw_usize(self) -> usize;
+    fn raw_usize(self) -> usize;
 }
 
 impl<T: vk::Handle> RawUsize for T {
-    fn as_raw_usize(self) -> usize {
+    fn raw_usize(self) -> usize {
         self.as_raw() as usize
     }
 }
