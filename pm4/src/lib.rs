@@ -4,6 +4,7 @@
 //! - [`regs`]: the per-generation register model, names as in the AMD register database.
 //! - [`interlock`]: the interlock modes a fragment shader can declare.
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
+//! - [`pops`]: the POPS driver state of a draw: register rules, PM4, features, diagnostics.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
 
@@ -15,5 +16,6 @@ pub use chip::{ChipError, Family, GfxLevel, Quirks};
 pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
+pub mod pops;
 
 pub use packet::{emit_set_regs, pkt3, Header, Opcode};
