@@ -4,6 +4,7 @@
 //! function returning the process exit code; this file only dispatches.
 
 mod cmd_chips;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,11 +24,14 @@ struct Cli {
 enum Command {
     /// List the chip database: families, levels, LLVM processors and POPS quirks.
     Chips(cmd_chips::Args),
+    /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
+    State(cmd_state::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
+        Command::State(a) => cmd_state::run(a),
     }
 }
