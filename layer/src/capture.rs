@@ -44,10 +44,26 @@ pub enum Samples {
     Dynamic,
 }
 
-/// One colour attachment's blend state.
+/// One colour attachment's blend state (raw Vulkan enum values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlendTarget {
     pub blend_enable: bool,
+    pub write_mask: u32,
+    pub color_op: i32,
+    pub alpha_op: i32,
+    pub src_color: i32,
+    pub dst_color: i32,
+    pub src_alpha: i32,
+    pub dst_alpha: i32,
+}
+
+/// One face's stencil operations (raw Vulkan enum values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct StencilFace {
+    pub fail: i32,
+    pub pass: i32,
+    pub depth_fail: i32,
+    pub compare: i32,
     pub write_mask: u32,
 }
 
@@ -56,7 +72,10 @@ pub struct BlendTarget {
 pub struct DepthStencil {
     pub depth_test: bool,
     pub depth_write: bool,
+    pub depth_compare: i32,
     pub stencil_test: bool,
+    pub front: StencilFace,
+    pub back: StencilFace,
 }
 
 /// AMD's rasterization order (VK_AMD_rasterization_order).
@@ -230,10 +249,20 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
         }
         if frag && !info.p_depth_stencil_state.is_null() {
             let ds = &*info.p_depth_stencil_state;
+            let face = |f: &vk::StencilOpState| StencilFace {
+                fail: f.fail_op.as_raw(),
+                pass: f.pass_op.as_raw(),
+                depth_fail: f.depth_fail_op.as_raw(),
+                compare: f.compare_op.as_raw(),
+                write_mask: f.write_mask,
+            };
             out.draw.depth_stencil = Some(DepthStencil {
                 depth_test: ds.depth_test_enable == vk::TRUE,
                 depth_write: ds.depth_write_enable == vk::TRUE,
+                depth_compare: ds.depth_compare_op.as_raw(),
                 stencil_test: ds.stencil_test_enable == vk::TRUE,
+                front: face(&ds.front),
+                back: face(&ds.back),
             });
         }
         if output && !info.p_color_blend_state.is_null() {
@@ -248,6 +277,12 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
                     .map(|a| BlendTarget {
                         blend_enable: a.blend_enable == vk::TRUE,
                         write_mask: a.color_write_mask.as_raw(),
+                        color_op: a.color_blend_op.as_raw(),
+                        alpha_op: a.alpha_blend_op.as_raw(),
+                        src_color: a.src_color_blend_factor.as_raw(),
+                        dst_color: a.dst_color_blend_factor.as_raw(),
+                        src_alpha: a.src_alpha_blend_factor.as_raw(),
+                        dst_alpha: a.dst_alpha_blend_factor.as_raw(),
                     })
                     .collect(),
             );

@@ -190,7 +190,7 @@ pub fn diagnostics(
         if f.quirks().pops_missed_overlap && n >= 8 {
             out.push(Diagnostic::new(
                 Severity::Warning,
-                "vega-drain-at-8-samples",
+                "pops-missed-overlap-workaround",
                 format!(
                     "{} with {n} samples needs DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP (waMiscPopsMissedOverlap): about 1.5-2x frame time in vk_order_independent_transparency on RX Vega",
                     f.name()
@@ -271,10 +271,78 @@ pub fn diagnostics(
 /// The one place that calls the other crates' analysis and state rules.
 mod backend {
     use super::*;
+    use crate::capture::{self, RasterizationOrder};
+    use pm4::pops;
 
     pub fn analyze(words: &[u32]) -> ModuleAnalysis {
-        let _ = words;
-        Err("SPIR-V analysis (shaders::spirv::analyze) is not in this build yet".to_string())
+        let info = shaders::spirv::analyze(words).map_err(|e| format!("SPIR-V analysis: {e}"))?;
+        Ok(info
+            .entry_points
+            .into_iter()
+            .map(|e| EntryAnalysis {
+                is_fragment: e.execution_model == shaders::spirv::ExecutionModel::Fragment,
+                name: e.name,
+                interlock: e.interlock,
+                begin_count: e.begin_count,
+                end_count: e.end_count,
+                begin_in_divergent_control_flow: e.begin_in_divergent_control_flow,
+                per_sample: e.per_sample,
+                writes_memory: e.writes_memory,
+                accesses_memory: e.accesses_memory,
+                has_color_output: e.has_color_output,
+                early_fragment_tests: e.early_fragment_tests,
+            })
+            .collect())
+    }
+
+    /// The `pops state` inputs for what the pipeline shows: a dynamic sample count counts as 1
+    /// (a diagnostic says so); a depth/stencil attachment is assumed where depth or stencil
+    /// testing is enabled, at the rasterization sample count.
+    pub fn inputs(
+        mode: InterlockMode,
+        e: &EntryAnalysis,
+        draw: &DrawState,
+    ) -> (pops::InterlockDesc, pops::DrawState) {
+        let desc = pops::InterlockDesc {
+            mode: Some(mode),
+            resolves_intrawave: false,
+            has_color_output: e.has_color_output,
+            writes_memory: e.writes_memory,
+        };
+        let samples = match draw.samples {
+            Some(Samples::Static(n)) => n,
+            _ => 1,
+        };
+        let mut state = pops::DrawState {
+            rasterization_samples: samples,
+            ..pops::DrawState::default()
+        };
+        if let Some(blend) = &draw.blend {
+            state.color_targets = [None; pops::MAX_COLOR_TARGETS];
+            for (slot, b) in state.color_targets.iter_mut().zip(blend) {
+                *slot = Some(blend_target(b));
+            }
+        }
+        if let Some(ds) = draw.depth_stencil {
+            if ds.depth_test || ds.depth_write || ds.stencil_test {
+                state.depth_stencil_samples = samples;
+            }
+            state.depth_stencil = pops::DepthStencilState {
+                has_stencil: ds.stencil_test,
+                depth_test: ds.depth_test,
+                depth_write: ds.depth_write,
+                depth_compare: compare(ds.depth_compare),
+                stencil_test: ds.stencil_test,
+                front: stencil(&ds.front),
+                back: stencil(&ds.back),
+            };
+        }
+        state.rasterization_order = match draw.rasterization_order {
+            Some(RasterizationOrder::Relaxed) => pops::RasterizationOrder::Relaxed,
+            _ => pops::RasterizationOrder::Strict,
+        };
+        state.vrs_in_use = draw.vrs == Some(true);
+        (desc, state)
     }
 
     pub fn derive(
@@ -283,9 +351,125 @@ mod backend {
         e: &EntryAnalysis,
         draw: &DrawState,
     ) -> Result<StateOutput, String> {
-        let _ = (family, mode, e, draw);
-        Err("POPS state rules (pm4::pops::derive) are not in this build yet".to_string())
+        let (desc, state) = inputs(mode, e, draw);
+        let s = pops::derive(family, &desc, &state, &pops::Experiments::default())
+            .map_err(|e| e.to_string())?;
+        Ok(StateOutput {
+            registers: s.registers_json(),
+            pm4: pops::emit(&s),
+            diagnostics: s
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    Diagnostic::new(
+                        match d.severity {
+                            pops::Severity::Info => Severity::Info,
+                            pops::Severity::Warning => Severity::Warning,
+                            pops::Severity::Error => Severity::Error,
+                        },
+                        d.code,
+                        d.message.clone(),
+                    )
+                })
+                .collect(),
+        })
     }
+
+    fn blend_target(b: &capture::BlendTarget) -> pops::BlendTarget {
+        use pops::BlendOp as O;
+        let op = |v: i32| match v {
+            0 => O::Add,
+            1 => O::Subtract,
+            2 => O::ReverseSubtract,
+            3 => O::Min,
+            4 => O::Max,
+            // Advanced blend operations: never commutative; Subtract stands for them.
+            _ => O::Subtract,
+        };
+        use pops::BlendFactor as F;
+        const FACTORS: [F; 19] = [
+            F::Zero,
+            F::One,
+            F::SrcColor,
+            F::OneMinusSrcColor,
+            F::DstColor,
+            F::OneMinusDstColor,
+            F::SrcAlpha,
+            F::OneMinusSrcAlpha,
+            F::DstAlpha,
+            F::OneMinusDstAlpha,
+            F::ConstantColor,
+            F::OneMinusConstantColor,
+            F::ConstantAlpha,
+            F::OneMinusConstantAlpha,
+            F::SrcAlphaSaturate,
+            F::Src1Color,
+            F::OneMinusSrc1Color,
+            F::Src1Alpha,
+            F::OneMinusSrc1Alpha,
+        ];
+        let factor = |v: i32| {
+            usize::try_from(v)
+                .ok()
+                .and_then(|i| FACTORS.get(i).copied())
+                .unwrap_or(F::SrcAlpha)
+        };
+        pops::BlendTarget {
+            enable: b.blend_enable,
+            color_op: op(b.color_op),
+            alpha_op: op(b.alpha_op),
+            src_color: factor(b.src_color),
+            dst_color: factor(b.dst_color),
+            src_alpha: factor(b.src_alpha),
+            dst_alpha: factor(b.dst_alpha),
+            write_mask: (b.write_mask & 0xf) as u8,
+        }
+    }
+
+    fn compare(v: i32) -> pops::CompareOp {
+        use pops::CompareOp as C;
+        match v {
+            0 => C::Never,
+            1 => C::Less,
+            2 => C::Equal,
+            3 => C::LessOrEqual,
+            4 => C::Greater,
+            5 => C::NotEqual,
+            6 => C::GreaterOrEqual,
+            _ => C::Always,
+        }
+    }
+
+    fn stencil(f: &capture::StencilFace) -> pops::StencilOpState {
+        use pops::StencilOp as S;
+        let op = |v: i32| match v {
+            1 => S::Zero,
+            2 => S::Replace,
+            3 => S::IncrementAndClamp,
+            4 => S::DecrementAndClamp,
+            5 => S::Invert,
+            6 => S::IncrementAndWrap,
+            7 => S::DecrementAndWrap,
+            _ => S::Keep,
+        };
+        pops::StencilOpState {
+            fail: op(f.fail),
+            pass: op(f.pass),
+            depth_fail: op(f.depth_fail),
+            compare: compare(f.compare),
+            write_mask: f.write_mask,
+        }
+    }
+}
+
+/// The `pops state` inputs the layer derives for a stage (for tests that cross-check the report
+/// against `pm4::pops::derive`).
+pub fn state_inputs(
+    mode: InterlockMode,
+    e: &EntryAnalysis,
+    draw: &DrawState,
+) -> (pm4::pops::InterlockDesc, pm4::pops::DrawState) {
+    backend::inputs(mode, e, draw)
 }
 
 #[cfg(test)]
@@ -378,12 +562,12 @@ mod tests {
         ] {
             let d = diagnostics(&subject(Some(f)), e.interlock.unwrap(), &e, &draw(8));
             assert_eq!(
-                d.iter().any(|d| d.code == "vega-drain-at-8-samples"),
+                d.iter().any(|d| d.code == "pops-missed-overlap-workaround"),
                 expect,
                 "{f:?}"
             );
             let d = diagnostics(&subject(Some(f)), e.interlock.unwrap(), &e, &draw(4));
-            assert!(!d.iter().any(|d| d.code == "vega-drain-at-8-samples"));
+            assert!(!d.iter().any(|d| d.code == "pops-missed-overlap-workaround"));
         }
     }
 
@@ -443,5 +627,62 @@ mod tests {
         assert!(fragment_entry(&a, "main").is_ok());
         assert!(fragment_entry(&a, "other").is_err());
         assert!(fragment_entry(&Err("bad".into()), "main").is_err());
+    }
+
+    /// End to end on the shader corpus: the record's registers and PM4 are exactly what
+    /// `pm4::pops::derive` gives for the same inputs (`pops state` and the layer cannot diverge).
+    #[test]
+    fn corpus_records_match_pops_state() {
+        use pm4::pops;
+        for name in [
+            "pixel_interlock_ordered.frag",
+            "sample_interlock_ordered.frag",
+            "oit_interlock.frag",
+            "no_color_output.frag",
+        ] {
+            let sh = shaders::corpus::get(name).expect("corpus shader");
+            let analysis = analyze_module(&sh.words());
+            let e = fragment_entry(&analysis, "main").expect("fragment main");
+            let mode = e.interlock.expect("interlock");
+            for family in [
+                Family::Vega10,
+                Family::Raven,
+                Family::Navi10,
+                Family::Navi21,
+                Family::Navi31,
+            ] {
+                for samples in [1, 4, 8] {
+                    let d = draw(samples);
+                    let r = build_record(&subject(Some(family)), "main", Ok(e), &d);
+                    assert_eq!(r.interlock, mode.name());
+                    let (desc, state) = state_inputs(mode, e, &d);
+                    assert_eq!(desc.has_color_output, e.has_color_output);
+                    assert_eq!(state.rasterization_samples, samples);
+                    let s =
+                        pops::derive(family, &desc, &state, &pops::Experiments::default()).unwrap();
+                    assert_eq!(
+                        r.registers,
+                        s.registers_json(),
+                        "{name} {family:?} {samples}"
+                    );
+                    assert!(r.registers.get("DB_SHADER_CONTROL").is_some());
+                    assert_eq!(r.pm4, pops::emit(&s));
+                    for d in &s.diagnostics {
+                        assert!(r.diagnostics.iter().any(|x| x.code == d.code), "{}", d.code);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_spirv_is_an_analysis_error_not_a_panic() {
+        for words in [
+            vec![],
+            vec![0xdead_beef, 0, 0, 0, 0],
+            vec![0x0723_0203, 0x0001_0000, 0, 0xffff_ffff, 0, 0xffff_0011],
+        ] {
+            assert!(analyze_module(&words).is_err());
+        }
     }
 }

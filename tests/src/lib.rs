@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The test shaders of `tests/shaders/`, compiled by build.rs.
-pub mod shaders {
+pub mod local_shaders {
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 }
 

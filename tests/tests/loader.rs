@@ -65,18 +65,6 @@ fn pair<'a>(made: &'a [Value], report: &'a [Value]) -> Vec<(&'a Value, &'a Value
     out
 }
 
-fn analysis_available(report: &[Value]) -> bool {
-    !report.iter().any(|r| {
-        r["diagnostics"].as_array().is_some_and(|d| {
-            d.iter().any(|d| {
-                d["message"]
-                    .as_str()
-                    .is_some_and(|m| m.contains("not in this build yet"))
-            })
-        })
-    })
-}
-
 fn codes(r: &Value) -> Vec<String> {
     r["diagnostics"]
         .as_array()
@@ -88,15 +76,53 @@ fn codes(r: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Expected interlock mode, per-sample flag of each test shader (tests/shaders/*.frag).
-fn expected(shader: &str) -> (&'static str, bool) {
-    match shader {
-        "pixel_ordered.frag" => ("pixel-ordered", false),
-        "sample_ordered.frag" => ("sample-ordered", true),
-        "pixel_unordered_nocolor.frag" => ("pixel-unordered", false),
-        "color.frag" => ("none", false),
-        other => panic!("no expectation for {other}"),
+/// What the corpus source's `// expect:` line says of its fragment entry point.
+fn expected(shader: &str) -> std::collections::HashMap<String, String> {
+    if shader == "color.frag" {
+        return [("interlock", "none"), ("begin", "0")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
     }
+    let src = shaders::corpus::get(shader)
+        .unwrap_or_else(|| panic!("{shader} not in the corpus"))
+        .source;
+    let line = src
+        .lines()
+        .find(|l| l.contains("expect:") && l.contains("model=Fragment"))
+        .unwrap_or_else(|| panic!("{shader} has no expect line"));
+    line.split("expect:")
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The state `pops state` gives for the scenario's pipelines: one RGBA8 target without blending,
+/// no depth/stencil, strict order, no VRS.
+fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState {
+    use pm4::pops;
+    let sh = shaders::corpus::get(shader).expect("corpus shader");
+    let info = shaders::spirv::analyze(&sh.words()).expect("analysis");
+    let e = info
+        .entry_points
+        .iter()
+        .find(|e| e.execution_model == shaders::spirv::ExecutionModel::Fragment)
+        .expect("fragment entry point");
+    let desc = pops::InterlockDesc {
+        mode: e.interlock,
+        resolves_intrawave: false,
+        has_color_output: e.has_color_output,
+        writes_memory: e.writes_memory,
+    };
+    let draw = pops::DrawState {
+        rasterization_samples: samples,
+        ..pops::DrawState::default()
+    };
+    let f = pm4::Family::parse(family).expect("family");
+    pops::derive(f, &desc, &draw, &pops::Experiments::default()).expect("derive")
 }
 
 #[test]
@@ -126,10 +152,6 @@ fn radv_null_hardware_every_way_every_family() {
             }
         }
         let report = read_report(&report_path);
-        let analysis = analysis_available(&report);
-        if !analysis {
-            skip("the SPIR-V analysis backend (shaders::spirv::analyze) is not merged: interlock fields not checked");
-        }
         for (m, r) in pair(&made, &report) {
             let ctx = format!("{family} {m} -> {r}");
             assert_eq!(r["chip"], family, "{ctx}");
@@ -163,19 +185,16 @@ fn radv_null_hardware_every_way_every_family() {
                 assert!(codes(r).contains(&"interlock-unknown".to_string()), "{ctx}");
                 continue;
             }
-            if !analysis {
-                continue;
-            }
             let shader = m["shader"].as_str().unwrap_or_default();
-            let (mode, per_sample) = expected(shader);
+            let exp = expected(shader);
+            let mode = exp["interlock"].as_str();
             assert_eq!(r["interlock"], mode, "{ctx}");
+            assert_eq!(r["begin_count"].to_string(), exp["begin"], "{ctx}");
             if mode == "none" {
-                assert_eq!(r["begin_count"], 0, "{ctx}");
                 continue;
             }
-            assert_eq!(r["begin_count"], 1, "{ctx}");
-            assert_eq!(r["end_count"], 1, "{ctx}");
-            assert_eq!(r["per_sample"], per_sample, "{ctx}");
+            assert_eq!(r["end_count"].to_string(), exp["end"], "{ctx}");
+            assert_eq!(r["per_sample"].to_string(), exp["per_sample"], "{ctx}");
             let c = codes(r);
             let samples = m["samples"].as_u64().unwrap_or(1);
             let is_so = m["kind"] == "shader_object";
@@ -187,23 +206,37 @@ fn radv_null_hardware_every_way_every_family() {
             );
             // Article: VEGA10 and RAVEN need the drain workaround at 8 or more samples.
             assert_eq!(
-                c.contains(&"vega-drain-at-8-samples".to_string()),
+                c.contains(&"pops-missed-overlap-workaround".to_string()),
                 matches!(family, "vega10" | "raven") && samples >= 8 && !is_so,
                 "{ctx}"
             );
             assert_eq!(
                 c.contains(&"no-color-output".to_string()),
-                shader == "pixel_unordered_nocolor.frag",
+                exp["color"] == "false",
+                "{ctx}"
+            );
+            assert_eq!(
+                c.contains(&"interlock-without-memory-access".to_string()),
+                exp["accesses_memory"] == "false",
                 "{ctx}"
             );
             assert!(
                 !c.contains(&"interlock-feature-not-enabled".to_string()),
                 "{ctx}"
             );
-            assert!(r["registers"].is_object(), "registers for {ctx}");
+            // The register state and PM4 are pops state's for the same inputs (shader objects:
+            // the sample count is dynamic and assumed 1).
+            let n = if is_so { 1 } else { samples as u32 };
+            let state = pops_state(family, shader, n);
+            assert_eq!(r["registers"], state.registers_json(), "{ctx}");
             assert!(
-                r["pm4"].as_array().is_some_and(|p| !p.is_empty()),
-                "pm4 for {ctx}"
+                r["registers"]["DB_SHADER_CONTROL"]["fields"].is_object(),
+                "{ctx}"
+            );
+            assert_eq!(
+                r["pm4"],
+                serde_json::json!(pm4::pops::emit(&state)),
+                "{ctx}"
             );
         }
     }
@@ -268,7 +301,7 @@ fn stacked_with_validation_and_overlay() {
         .join("VkLayer_khronos_validation.json")
         .is_file();
     let overlay = system_layers.join("VkLayer_MESA_overlay.json").is_file();
-    let shaders = "pixel_ordered.frag:4,color.frag:1";
+    let shaders = "pixel_interlock_ordered.frag:4,color.frag:1";
     let base = || {
         radv("pipelines", "navi31")
             .env("POPS_SCENARIO_SHADERS", shaders)

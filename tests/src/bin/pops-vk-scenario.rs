@@ -5,7 +5,11 @@
 //! done; 2: the device lacks something the scenario needs (the message says what); 1: failure.
 
 use ash::vk;
-use pops_tests::shaders;
+use pops_tests::local_shaders;
+
+/// The interlocked fragment shaders of the corpus the scenarios build pipelines from, with a
+/// sample count. Shading-rate interlock is absent: no AMD device has the feature.
+pub const DEFAULT_SHADERS: &str = "pixel_interlock_ordered.frag:1,pixel_interlock_ordered.frag:4,pixel_interlock_unordered.frag:1,sample_interlock_ordered.frag:8,sample_interlock_unordered.frag:4,oit_interlock.frag:1,oit_interlock.frag:8,oit_interlock_sample.frag:4,interlock_reads_only.frag:1,no_color_output.frag:1,interlock_buffer_reference.frag:1,color.frag:1";
 use std::ffi::CStr;
 use std::process::ExitCode;
 
@@ -23,6 +27,7 @@ struct Caps {
     shader_object: bool,
     module_identifier: bool,
     dynamic_rendering: bool,
+    mutable: bool,
 }
 
 struct Ctx {
@@ -36,6 +41,13 @@ struct Ctx {
     layout: vk::PipelineLayout,
     name: String,
 }
+
+/// Push constants for every graphics stage (the corpus uses up to a few words).
+const PUSH_CONSTANTS: [vk::PushConstantRange; 1] = [vk::PushConstantRange {
+    stage_flags: vk::ShaderStageFlags::ALL_GRAPHICS,
+    offset: 0,
+    size: 128,
+}];
 
 fn has_ext(exts: &[vk::ExtensionProperties], name: &CStr) -> bool {
     exts.iter()
@@ -105,8 +117,12 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
     let mut f_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
     let mut f_so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
     let mut f_mi = vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT::default();
+    let mut f_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut f13)
+        .push_next(&mut f12);
     let mut names: Vec<*const std::ffi::c_char> = Vec::new();
     let want = [
         (vk::EXT_FRAGMENT_SHADER_INTERLOCK_NAME, 0),
@@ -115,18 +131,19 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
         (vk::EXT_SHADER_OBJECT_NAME, 2),
         (vk::EXT_SHADER_MODULE_IDENTIFIER_NAME, 3),
         (vk::EXT_PIPELINE_CREATION_CACHE_CONTROL_NAME, 9),
+        (vk::EXT_MUTABLE_DESCRIPTOR_TYPE_NAME, 4),
     ];
     // POPS_SCENARIO_BASIC=1: no shader objects (VK_LAYER_KHRONOS_validation 1.3.239 predates
     // VK_EXT_shader_object and crashes on its feature structure).
     let basic = std::env::var("POPS_SCENARIO_BASIC").is_ok_and(|v| v == "1");
-    let mut present = [false; 4];
+    let mut present = [false; 5];
     for (n, i) in want {
         if basic && i == 2 {
             continue;
         }
         if has_ext(&exts, n) {
             names.push(n.as_ptr());
-            if i < 4 {
+            if i < present.len() {
                 present[i] = true;
             }
         }
@@ -143,6 +160,9 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
     if present[3] {
         f2 = f2.push_next(&mut f_mi);
     }
+    if present[4] {
+        f2 = f2.push_next(&mut f_mut);
+    }
     // SAFETY: a valid features chain.
     unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
     let base = f2.features;
@@ -152,6 +172,7 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
         shader_object: f_so.shader_object == vk::TRUE,
         module_identifier: f_mi.shader_module_identifier == vk::TRUE,
         dynamic_rendering: f13.dynamic_rendering == vk::TRUE,
+        mutable: f_mut.mutable_descriptor_type == vk::TRUE,
     };
     let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
         .fragment_shader_pixel_interlock(f_interlock.fragment_shader_pixel_interlock == vk::TRUE)
@@ -165,6 +186,10 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
     let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
         .dynamic_rendering(caps.dynamic_rendering)
         .pipeline_creation_cache_control(f13.pipeline_creation_cache_control == vk::TRUE);
+    let mut e_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default()
+        .mutable_descriptor_type(caps.mutable);
+    let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+        .buffer_device_address(f12.buffer_device_address == vk::TRUE);
     let features = vk::PhysicalDeviceFeatures::default()
         .sample_rate_shading(base.sample_rate_shading == vk::TRUE)
         .fragment_stores_and_atomics(base.fragment_stores_and_atomics == vk::TRUE);
@@ -182,7 +207,8 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
         .queue_create_infos(&qci)
         .enabled_extension_names(&names)
         .enabled_features(&features)
-        .push_next(&mut e13);
+        .push_next(&mut e13)
+        .push_next(&mut e12);
     if present[0] {
         dci = dci.push_next(&mut e_interlock);
     }
@@ -195,27 +221,57 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
     if present[3] {
         dci = dci.push_next(&mut e_mi);
     }
+    if present[4] {
+        dci = dci.push_next(&mut e_mut);
+    }
     // SAFETY: valid create info.
     let device =
         unsafe { instance.create_device(pdev, &dci, None) }.map_err(vkerr("vkCreateDevice"))?;
+    // The corpus shaders use set 0 bindings 0 and 1 as storage images or storage buffers, and
+    // push constants: one layout fits all of them when each binding may hold either type
+    // (VK_EXT_mutable_descriptor_type).
+    let binding_type = if caps.mutable {
+        vk::DescriptorType::MUTABLE_EXT
+    } else {
+        vk::DescriptorType::STORAGE_BUFFER
+    };
     let bindings = [
         vk::DescriptorSetLayoutBinding::default()
             .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_type(binding_type)
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::FRAGMENT),
         vk::DescriptorSetLayoutBinding::default()
             .binding(1)
-            .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+            .descriptor_type(if caps.mutable {
+                binding_type
+            } else {
+                vk::DescriptorType::STORAGE_IMAGE
+            })
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::FRAGMENT),
     ];
-    let sci = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+    let types = [
+        vk::DescriptorType::STORAGE_IMAGE,
+        vk::DescriptorType::STORAGE_BUFFER,
+    ];
+    let lists = [
+        vk::MutableDescriptorTypeListEXT::default().descriptor_types(&types),
+        vk::MutableDescriptorTypeListEXT::default().descriptor_types(&types),
+    ];
+    let mut mutable =
+        vk::MutableDescriptorTypeCreateInfoEXT::default().mutable_descriptor_type_lists(&lists);
+    let mut sci = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+    if caps.mutable {
+        sci = sci.push_next(&mut mutable);
+    }
     // SAFETY: valid create info.
     let set_layout = unsafe { device.create_descriptor_set_layout(&sci, None) }
         .map_err(vkerr("vkCreateDescriptorSetLayout"))?;
     let sets = [set_layout];
-    let lci = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+    let lci = vk::PipelineLayoutCreateInfo::default()
+        .set_layouts(&sets)
+        .push_constant_ranges(&PUSH_CONSTANTS);
     // SAFETY: valid create info.
     let layout = unsafe { device.create_pipeline_layout(&lci, None) }
         .map_err(vkerr("vkCreatePipelineLayout"))?;
@@ -254,8 +310,12 @@ impl Ctx {
     }
 }
 
+/// A shader of the corpus (`shaders/glsl/`) or of `tests/shaders/`, by file name.
 fn spv(name: &str) -> Res<&'static [u8]> {
-    shaders::SHADERS
+    if let Some(s) = shaders::corpus::get(name) {
+        return Ok(s.spirv);
+    }
+    local_shaders::SHADERS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, s)| *s)
@@ -571,7 +631,8 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
             .code_type(vk::ShaderCodeTypeEXT::SPIRV)
             .code(frag_spv)
             .name(c"main")
-            .set_layouts(&sets);
+            .set_layouts(&sets)
+            .push_constant_ranges(&PUSH_CONSTANTS);
         // SAFETY: valid create info.
         let s = unsafe { so.create_shaders(&[ci], None) }
             .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
@@ -620,8 +681,7 @@ fn scenario_pipelines() -> Res<()> {
             ctx.name
         ));
     }
-    let list = std::env::var("POPS_SCENARIO_SHADERS")
-        .unwrap_or_else(|_| "pixel_ordered.frag:1,pixel_ordered.frag:4,sample_ordered.frag:4,sample_ordered.frag:8,pixel_unordered_nocolor.frag:1,color.frag:1".into());
+    let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
     for item in list.split(',') {
         let (shader, samples) = item.split_once(':').unwrap_or((item, "1"));
         let samples: u32 = samples
@@ -642,7 +702,7 @@ fn scenario_threads() -> Res<()> {
     let fx = Fixed::new(1);
     let total = std::sync::atomic::AtomicU32::new(0);
     let shader = if ctx.caps.interlock {
-        "pixel_ordered.frag"
+        "pixel_interlock_ordered.frag"
     } else {
         "color.frag"
     };
@@ -728,7 +788,7 @@ fn scenario_two() -> Res<()> {
     let a = create_ctx(c"pops-scenario-two-a")?;
     let b = create_ctx(c"pops-scenario-two-b")?;
     let shader = if a.caps.interlock {
-        "pixel_ordered.frag"
+        "pixel_interlock_ordered.frag"
     } else {
         "color.frag"
     };
@@ -749,7 +809,7 @@ fn scenario_two() -> Res<()> {
 fn scenario_exit_with_live_device() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-exit")?;
     let shader = if ctx.caps.interlock {
-        "pixel_ordered.frag"
+        "pixel_interlock_ordered.frag"
     } else {
         "color.frag"
     };
