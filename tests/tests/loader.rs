@@ -541,3 +541,67 @@ fn implicit_manifest_enable_and_disable_environment() {
     );
     assert_eq!(run(true, true), 0, "VK_POPS_INTERLOCK_DISABLE=1 wins");
 }
+
+/// `pops layer install --user` into a temporary HOME puts the layer where the loader finds it
+/// with nothing but VK_INSTANCE_LAYERS; `pops layer uninstall --user` removes it again.
+#[test]
+fn installed_with_pops_layer_install_user() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let manifests = layer_manifest_dir();
+    let lib = manifests
+        .parent()
+        .expect("profile dir")
+        .join("libVkLayer_pops_interlock.so");
+    let home = temp_dir("install-home");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let pops = |action: &str| {
+        let mut c = std::process::Command::new(&cargo);
+        c.current_dir(workspace_root())
+            .args([
+                "run", "--quiet", "-p", "pops-cli", "--", "layer", action, "--user",
+            ])
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME");
+        if action == "install" {
+            c.arg("--lib").arg(&lib);
+        }
+        let out = c.output().expect("run pops");
+        assert!(
+            out.status.success(),
+            "pops layer {action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    pops("install");
+    assert!(home
+        .join(".local/share/vulkan/explicit_layer.d/VkLayer_pops_interlock.json")
+        .is_file());
+    let report = home.join("r.jsonl");
+    let run = || {
+        let out = radv("pipelines", "navi31")
+            .env("HOME", &home)
+            .env("POPS_SCENARIO_SHADERS", "pixel_interlock_ordered.frag:1")
+            .env("VK_INSTANCE_LAYERS", LAYER)
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .run();
+        let _ = std::fs::remove_file(&report);
+        out
+    };
+    let out = run();
+    assert!(check_ok(&out, "installed layer"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
+        "the installed layer logged the pipeline"
+    );
+    pops("uninstall");
+    assert!(!home
+        .join(".local/lib/libVkLayer_pops_interlock.so")
+        .exists());
+    let out = run();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
+        "after uninstall the layer is gone"
+    );
+}
