@@ -3,8 +3,10 @@
 //! is unit-tested and benchmarked on its own.
 
 use crate::capture::{DrawState, Samples};
-use crate::report::{Diagnostic, Kind, Record, Severity};
+use crate::report::{Diagnostic, Kind, Record, Severity, Shared};
 use pm4::{Family, Granularity, InterlockMode};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One entry point's interlock use, as the SPIR-V analysis found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,9 +53,37 @@ impl InterlockFeatures {
 /// The state a driver must program, from `pops state`'s rules.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateOutput {
-    pub registers: serde_json::Value,
-    pub pm4: Vec<u32>,
+    pub registers: Shared,
+    pub pm4: Arc<[u32]>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+type StateKey = (Family, pm4::pops::InterlockDesc, pm4::pops::DrawState);
+type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>>>;
+
+/// The state of one (chip, shader facts, draw state): pipelines of a game share a handful, and
+/// turning registers into JSON costs far more than deriving them, so each is built once.
+fn cached_state(
+    family: Family,
+    mode: InterlockMode,
+    e: &EntryAnalysis,
+    draw: &DrawState,
+) -> Result<Arc<StateOutput>, String> {
+    static CACHE: OnceLock<StateCache> = OnceLock::new();
+    const MAX_ENTRIES: usize = 4096;
+    let (desc, state) = backend::inputs(mode, e, draw);
+    let key = (family, desc, state);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(hit.clone());
+    }
+    let out = Arc::new(backend::derive(family, &key.1, &key.2)?);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= MAX_ENTRIES {
+        map.clear();
+    }
+    map.insert(key, out.clone());
+    Ok(out)
 }
 
 /// What the record is about, apart from the analysis.
@@ -105,8 +135,8 @@ pub fn build_record(
         per_sample: false,
         samples,
         chip: subject.chip.map(|f| f.name().to_string()),
-        registers: serde_json::Value::Null,
-        pm4: Vec::new(),
+        registers: Shared::null(),
+        pm4: Arc::from(Vec::new()),
         diagnostics: Vec::new(),
         source: subject.source.to_string(),
     };
@@ -130,13 +160,13 @@ pub fn build_record(
     };
     rec.diagnostics = diagnostics(subject, mode, e, draw);
     if let Some(family) = subject.chip {
-        match backend::derive(family, mode, e, draw) {
+        match cached_state(family, mode, e, draw) {
             Ok(state) => {
-                rec.registers = state.registers;
-                rec.pm4 = state.pm4;
-                for d in state.diagnostics {
+                rec.registers = state.registers.clone();
+                rec.pm4 = state.pm4.clone();
+                for d in &state.diagnostics {
                     if !rec.diagnostics.iter().any(|x| x.code == d.code) {
-                        rec.diagnostics.push(d);
+                        rec.diagnostics.push(d.clone());
                     }
                 }
             }
@@ -347,16 +377,14 @@ mod backend {
 
     pub fn derive(
         family: Family,
-        mode: InterlockMode,
-        e: &EntryAnalysis,
-        draw: &DrawState,
+        desc: &pops::InterlockDesc,
+        state: &pops::DrawState,
     ) -> Result<StateOutput, String> {
-        let (desc, state) = inputs(mode, e, draw);
-        let s = pops::derive(family, &desc, &state, &pops::Experiments::default())
+        let s = pops::derive(family, desc, state, &pops::Experiments::default())
             .map_err(|e| e.to_string())?;
         Ok(StateOutput {
-            registers: s.registers_json(),
-            pm4: pops::emit(&s),
+            registers: Shared(Arc::new(s.registers_json())),
+            pm4: pops::emit(&s).into(),
             diagnostics: s
                 .diagnostics
                 .iter()
@@ -618,7 +646,7 @@ mod tests {
         let r = build_record(&subject(Some(Family::Navi31)), "main", Ok(&e), &draw(1));
         assert_eq!(r.interlock, "none");
         assert!(r.diagnostics.is_empty());
-        assert_eq!(r.registers, serde_json::Value::Null);
+        assert_eq!(r.registers.value(), &serde_json::Value::Null);
     }
 
     #[test]
@@ -661,12 +689,12 @@ mod tests {
                     let s =
                         pops::derive(family, &desc, &state, &pops::Experiments::default()).unwrap();
                     assert_eq!(
-                        r.registers,
-                        s.registers_json(),
+                        r.registers.value(),
+                        &s.registers_json(),
                         "{name} {family:?} {samples}"
                     );
-                    assert!(r.registers.get("DB_SHADER_CONTROL").is_some());
-                    assert_eq!(r.pm4, pops::emit(&s));
+                    assert!(r.registers.value().get("DB_SHADER_CONTROL").is_some());
+                    assert_eq!(&r.pm4[..], &pops::emit(&s)[..]);
                     for d in &s.diagnostics {
                         assert!(r.diagnostics.iter().any(|x| x.code == d.code), "{}", d.code);
                     }

@@ -34,6 +34,31 @@ impl Diagnostic {
     }
 }
 
+/// A JSON value shared between records: the register state of one (chip, shader, draw state)
+/// is computed once and referenced by every pipeline that has it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Shared(pub Arc<serde_json::Value>);
+
+impl Shared {
+    pub fn null() -> Self {
+        Shared::default()
+    }
+
+    pub fn value(&self) -> &serde_json::Value {
+        &self.0
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+fn words<S: serde::Serializer>(w: &Arc<[u32]>, s: S) -> Result<S::Ok, S::Error> {
+    w[..].serialize(s)
+}
+
 /// What a report line describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -63,9 +88,10 @@ pub struct Record {
     /// The family the registers are for; null when none could be chosen.
     pub chip: Option<String>,
     /// The register state as `pops state --json` prints it; null without a chip or interlock.
-    pub registers: serde_json::Value,
+    pub registers: Shared,
     /// The PM4 words programming `registers`.
-    pub pm4: Vec<u32>,
+    #[serde(serialize_with = "words")]
+    pub pm4: Arc<[u32]>,
     pub diagnostics: Vec<Diagnostic>,
     /// Where the fragment SPIR-V came from: shader_module, inline_create_info,
     /// module_identifier, library, shader_object_spirv or shader_object_binary.
@@ -127,8 +153,8 @@ mod tests {
             per_sample: false,
             samples: None,
             chip: Some("navi31".into()),
-            registers: serde_json::Value::Null,
-            pm4: vec![0xc001_6900, 1, 2],
+            registers: Shared::null(),
+            pm4: vec![0xc001_6900, 1, 2].into(),
             diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
             source: "shader_object_spirv".into(),
         }

@@ -695,6 +695,54 @@ fn scenario_pipelines() -> Res<()> {
     Ok(())
 }
 
+/// Times vkCreateShaderModule + vkCreateGraphicsPipelines (the calls the layer intercepts) for
+/// the corpus shaders, POPS_BENCH_ITERS times each; prints the total in nanoseconds.
+fn scenario_bench() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-bench")?;
+    let iters = env_u32("POPS_BENCH_ITERS", 3);
+    let fx = Fixed::new(1);
+    let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
+    let vert = ctx.module(spv("fullscreen.vert")?)?;
+    let mut total = std::time::Duration::ZERO;
+    let mut n = 0u32;
+    for _ in 0..iters {
+        for item in list.split(',') {
+            let shader = item.split(':').next().unwrap_or(item);
+            let code = spv(shader)?;
+            let t = std::time::Instant::now();
+            let frag = ctx.module(code)?;
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(frag)
+                .name(c"main");
+            let p = full_pipeline(
+                &ctx,
+                &fx,
+                vert,
+                stage,
+                vk::PipelineCache::null(),
+                vk::PipelineCreateFlags::empty(),
+            )
+            .map_err(vkerr("pipeline"))?;
+            total += t.elapsed();
+            n += 1;
+            // SAFETY: objects of this iteration, destroyed once.
+            unsafe {
+                ctx.device.destroy_pipeline(p, None);
+                ctx.device.destroy_shader_module(frag, None);
+            }
+        }
+    }
+    // SAFETY: live module.
+    unsafe { ctx.device.destroy_shader_module(vert, None) };
+    println!(
+        "{}",
+        serde_json::json!({"pipelines": n, "ns": total.as_nanos() as u64})
+    );
+    ctx.destroy();
+    Ok(())
+}
+
 fn scenario_threads() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-threads")?;
     let threads = env_u32("POPS_SCENARIO_THREADS", 16);
@@ -1079,6 +1127,7 @@ fn main() -> ExitCode {
         "two" => scenario_two(),
         "exit-live" => scenario_exit_with_live_device(),
         "render" => scenario_render(),
+        "bench" => scenario_bench(),
         other => Err(format!("unknown scenario '{other}'")),
     };
     match r {
