@@ -9,6 +9,9 @@
 
 use pops_tests::*;
 
+/// (name, let RADV cache, the layer's environment).
+type Config = (&'static str, bool, Vec<(&'static str, String)>);
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
@@ -67,7 +70,7 @@ fn main() {
     let family = std::env::var("POPS_BENCH_FAMILY").unwrap_or_else(|_| "navi31".into());
     let dir = temp_dir("bench");
     let report = dir.join("bench.jsonl");
-    let configs: Vec<(&str, bool, Vec<(&str, String)>)> = vec![
+    let configs: Vec<Config> = vec![
         (
             "compile (RADV_DEBUG=nocache), layer logging at warn",
             false,
