@@ -6,6 +6,7 @@
 mod cmd_chips;
 mod cmd_decode;
 mod cmd_state;
+mod cmd_devices;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Decode(cmd_decode::Args),
     /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
     State(cmd_state::Args),
+    /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
+    Devices(cmd_devices::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,5 +40,6 @@ fn main() -> ExitCode {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
         Command::State(a) => cmd_state::run(a),
+        Command::Devices(a) => cmd_devices::run(a),
     }
 }
