@@ -2,12 +2,12 @@
 //! invalid inputs with a typed error, writes only registers of the chip's level, and its PM4
 //! writes exactly those registers.
 
-use pm4::packet::Header;
+use pm4::decode::decode;
 use pm4::pops::{
     derive, emit, BlendFactor, BlendOp, BlendTarget, CompareOp, DepthStencilState, DrawState,
     Experiments, InterlockDesc, RasterizationOrder, StateError, StencilOp, StencilOpState,
 };
-use pm4::{Family, Granularity, InterlockMode, Ordering, RegSpace};
+use pm4::{Family, Granularity, InterlockMode, Ordering};
 use proptest::prelude::*;
 
 fn blend_op() -> impl Strategy<Value = BlendOp> {
@@ -197,22 +197,10 @@ proptest! {
                 for r in &st.reasons {
                     prop_assert!(st.register(r.reg).is_some());
                 }
-                // Walk the PM4: exactly the registers, in order.
-                let words = emit(&st);
-                let mut i = 0;
-                let mut written = Vec::new();
-                while i < words.len() {
-                    let h = Header::parse(words[i]);
-                    let space = RegSpace::ALL
-                        .into_iter()
-                        .find(|s| s.set_opcode() as u8 == h.opcode)
-                        .expect("SET_*_REG packet");
-                    let first = space.start() + 4 * words[i + 1];
-                    for k in 0..h.count as usize {
-                        written.push((first + 4 * k as u32, words[i + 2 + k]));
-                    }
-                    i += 2 + h.count as usize;
-                }
+                // Decode the PM4: exactly the registers, in order.
+                let decoded = decode(level, &emit(&st));
+                prop_assert!(decoded.is_ok());
+                let written: Vec<_> = decoded.writes().map(|w| (w.address, w.value)).collect();
                 let want: Vec<_> =
                     st.registers.iter().map(|r| (r.desc.address, r.value)).collect();
                 prop_assert_eq!(written, want);
