@@ -69,4 +69,39 @@ mod tests {
         assert_eq!(out[0], crate::packet::NOP_ONE_DWORD);
         assert_eq!(&out[1..], emit(&st).as_slice());
     }
+
+    /// "No explicit flushes/synchronization are needed when changing the pipeline state
+    /// variables that may be involved in POPS, such as the rasterization sample count." The
+    /// emitted stream for a sample-count change is register writes only: no event, no wait.
+    #[test]
+    fn sample_count_changes_need_no_flush() {
+        for f in Family::ALL {
+            let mut stream = Vec::new();
+            for samples in [1, 8, 2, 4] {
+                let st = derive(
+                    *f,
+                    &InterlockDesc::with_mode(Some(InterlockMode::ALL[2])),
+                    &DrawState {
+                        rasterization_samples: samples,
+                        ..DrawState::default()
+                    },
+                    &Experiments::default(),
+                )
+                .unwrap();
+                emit_into(&st, &mut stream);
+            }
+            let d = decode(f.gfx_level(), &stream);
+            assert!(d.is_ok());
+            for p in &d.packets {
+                assert!(
+                    matches!(
+                        p.opcode,
+                        crate::Opcode::SET_CONTEXT_REG | crate::Opcode::SET_SH_REG
+                    ),
+                    "{f}: {}",
+                    p.opcode.name()
+                );
+            }
+        }
+    }
 }
