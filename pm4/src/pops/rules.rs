@@ -307,7 +307,7 @@ fn spi_shader_col_format(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Resu
         w.st.reasons.push(Reason {
             reg: Reg::SPI_SHADER_COL_FORMAT,
             field: Field::COL0_EXPORT_FORMAT,
-            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM): the export requirement is met",
+            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM), which also meets the POPS export requirement",
         });
     } else {
         w.st.reasons.push(Reason {
