@@ -100,3 +100,49 @@ fn unknown_and_compute_only_chips_are_refused() {
     }
     assert!(!dir.exists(), "nothing is created for a refused chip");
 }
+
+/// A render node the user may not open: pops says to join the `render` group. Simulated by a
+/// root-owned 0600 DRM node (mknod) opened by `pops` running as `nobody`; needs root to set up.
+#[test]
+fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
+    use nix::sys::stat::{makedev, mknod, Mode, SFlag};
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("pops-cli-perm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = dir.join("renderD128");
+    if mknod(
+        &node,
+        SFlag::S_IFCHR,
+        Mode::from_bits_truncate(0o600),
+        makedev(226, 128),
+    )
+    .is_err()
+    {
+        eprintln!("SKIPPED: needs root to create a DRM node and run pops as another user");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let out = match pops()
+        .args(["selftest", "--device"])
+        .arg(&node)
+        .uid(65534)
+        .gid(65534)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("SKIPPED: cannot run pops as nobody ({e})");
+            std::fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("Permission denied") && !err.contains("permission denied opening") {
+        eprintln!("SKIPPED: the pops binary is not reachable by nobody here: {err}");
+    } else {
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("add your user to the `render` group"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
