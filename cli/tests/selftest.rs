@@ -146,3 +146,64 @@ fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The capture is for people too: `pops decode --gfx <level> FILE` reads every recorded IB, and
+/// a state IB's register writes are those `pops state` gives for the same chip, mode and samples.
+#[test]
+fn pops_decode_reads_the_captured_ibs_back() {
+    let dir = std::env::temp_dir().join(format!("pops-cli-selftest-dec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = pops()
+        .args(["selftest", "--chip", "navi31", "--json", "--capture"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let level = index["gfx_level"].as_str().unwrap();
+    assert_eq!(level, "gfx11");
+    // Submission 12 is "sample-ordered 8x" (fence, then 4 sample counts per mode).
+    let s = &index["submissions"][12];
+    assert_eq!(s["ib_file"], "submit-0012.bin");
+    let decoded = pops()
+        .args(["decode", "--json", "--gfx", level])
+        .arg(dir.join("submit-0012.bin"))
+        .output()
+        .unwrap();
+    assert!(decoded.status.success(), "{decoded:?}");
+    let d: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    let writes: Vec<(u64, u64)> = d["packets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["writes"].as_array().unwrap().clone())
+        .map(|w| (w["address"].as_u64().unwrap(), w["value"].as_u64().unwrap()))
+        .collect();
+    let state = pops()
+        .args([
+            "state",
+            "--json",
+            "--chip",
+            "navi31",
+            "--interlock",
+            "sample-ordered",
+            "--samples",
+            "8",
+        ])
+        .output()
+        .unwrap();
+    assert!(state.status.success(), "{state:?}");
+    let st: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
+    let mut expected: Vec<(u64, u64)> = st["registers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| (r["address"].as_u64().unwrap(), r["value"].as_u64().unwrap()))
+        .collect();
+    let mut got = writes.clone();
+    expected.sort();
+    got.sort();
+    assert_eq!(got, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
