@@ -5,6 +5,7 @@
 
 mod cmd_chips;
 mod cmd_decode;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
+    State(cmd_state::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +36,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::State(a) => cmd_state::run(a),
     }
 }

@@ -7,6 +7,7 @@
 //! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
 //! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
 //! - [`decode`]: dwords back to packets and register writes, with typed errors.
+//! - [`pops`]: the POPS driver state of a draw: register rules, PM4, features, diagnostics.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
 
@@ -18,6 +19,7 @@ pub use chip::{ChipError, Family, GfxLevel, Quirks};
 pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
+pub mod pops;
 
 pub use packet::{emit_set_regs, pkt3, Header, Opcode};
 pub mod cmdbuf;
