@@ -27,6 +27,8 @@ pub mod decode;
 pub mod fields;
 
 pub use cmdbuf::{set_reg_form, CmdBuf, EncodeError, ReleaseMem, ReleaseMemOp};
-pub use decode::{decode, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite};
+pub use decode::{
+    decode, describe_body, BodyDword, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite,
+};
 pub use fields::EventType;
 pub use packet::SetRegForm;
