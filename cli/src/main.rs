@@ -5,7 +5,9 @@
 
 mod cmd_chips;
 mod cmd_decode;
+mod cmd_devices;
 mod cmd_layer;
+mod cmd_selftest;
 mod cmd_state;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +34,10 @@ enum Command {
     Layer(cmd_layer::Args),
     /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
     State(cmd_state::Args),
+    /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
+    Devices(cmd_devices::Args),
+    /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
+    Selftest(cmd_selftest::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +47,7 @@ fn main() -> ExitCode {
         Command::Decode(a) => cmd_decode::run(a),
         Command::Layer(a) => cmd_layer::run(a),
         Command::State(a) => cmd_state::run(a),
+        Command::Devices(a) => cmd_devices::run(a),
+        Command::Selftest(a) => cmd_selftest::run(a),
     }
 }
