@@ -20,6 +20,8 @@ pub struct InstanceData {
     pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
     pub destroy_instance: Option<vk::PFN_vkDestroyInstance>,
     pub get_physical_device_properties: Option<vk::PFN_vkGetPhysicalDeviceProperties>,
+    pub get_physical_device_properties2: Option<vk::PFN_vkGetPhysicalDeviceProperties2>,
+    pub enumerate_device_extension_properties: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
     pub settings: Settings,
     pub app: String,
 }

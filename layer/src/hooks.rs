@@ -244,6 +244,14 @@ unsafe extern "system" fn create_instance(
         unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr()) },
         vk::PFN_vkGetPhysicalDeviceProperties
     );
+    let get_physical_device_properties2 = cast!(
+        unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties2".as_ptr()) },
+        vk::PFN_vkGetPhysicalDeviceProperties2
+    );
+    let enumerate_device_extension_properties = cast!(
+        unsafe { next_gipa(instance, c"vkEnumerateDeviceExtensionProperties".as_ptr()) },
+        vk::PFN_vkEnumerateDeviceExtensionProperties
+    );
     log::debug!(
         "instance {:?} for '{app}': report {:?}, chip {:?}",
         instance,
@@ -259,6 +267,8 @@ unsafe extern "system" fn create_instance(
             next_gipa,
             destroy_instance,
             get_physical_device_properties,
+            get_physical_device_properties2,
+            enumerate_device_extension_properties,
             settings,
             app,
         },
@@ -378,8 +388,17 @@ unsafe extern "system" fn create_device(
         None => (String::new(), 0),
     };
     let (chip, features) = guarded("vkCreateDevice", || {
-        let (chip, source, err) =
-            crate::chip::choose(inst.settings.chip.as_deref(), vendor_id, &device_name);
+        let by_pci = || {
+            // SAFETY: queries on the application's physical device through the next layer.
+            let pci = unsafe { pci_bus_address(&inst, physical_device) }?;
+            crate::chip::family_from_render_node(&pci)
+        };
+        let (chip, source, err) = crate::chip::choose(
+            inst.settings.chip.as_deref(),
+            vendor_id,
+            &device_name,
+            &by_pci,
+        );
         if let Some(e) = err {
             log::warn!("chip setting ignored: {e}");
         }
@@ -417,6 +436,43 @@ unsafe extern "system" fn create_device(
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);
     result
+}
+
+/// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn pci_bus_address(inst: &InstanceData, pd: vk::PhysicalDevice) -> Option<String> {
+    let enumerate = inst.enumerate_device_extension_properties?;
+    let props2 = inst.get_physical_device_properties2?;
+    let mut n = 0u32;
+    // SAFETY: the standard two-call enumeration on a live physical device.
+    unsafe {
+        if enumerate(pd, std::ptr::null(), &mut n, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        let mut exts = vec![vk::ExtensionProperties::default(); n as usize];
+        let r = enumerate(pd, std::ptr::null(), &mut n, exts.as_mut_ptr());
+        if r.as_raw() < 0 {
+            return None;
+        }
+        exts.truncate(n as usize);
+        if !exts
+            .iter()
+            .any(|e| e.extension_name_as_c_str().ok() == Some(vk::EXT_PCI_BUS_INFO_NAME))
+        {
+            return None;
+        }
+        let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+        let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut pci);
+        props2(pd, &mut p2);
+        Some(crate::chip::pci_address(
+            pci.pci_domain,
+            pci.pci_bus,
+            pci.pci_device,
+            pci.pci_function,
+        ))
+    }
 }
 
 /// # Safety
