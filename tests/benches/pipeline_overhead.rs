@@ -22,7 +22,13 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-fn run(bin: &str, family: &str, cache: bool, layer: Option<&[(&str, String)]>) -> Option<f64> {
+/// (wall ns, thread CPU ns) per pipeline.
+fn run(
+    bin: &str,
+    family: &str,
+    cache: bool,
+    layer: Option<&[(&str, String)]>,
+) -> Option<(f64, f64)> {
     let mut s = Scenario::new(bin, "bench", RADV_ICD)
         .env("RADV_FORCE_FAMILY", family)
         .env(
@@ -45,7 +51,8 @@ fn run(bin: &str, family: &str, cache: bool, layer: Option<&[(&str, String)]>) -
         return None;
     }
     let v = json_lines(&out.stdout).pop()?;
-    Some(v["ns"].as_f64()? / v["pipelines"].as_f64()?)
+    let n = v["pipelines"].as_f64()?;
+    Some((v["ns"].as_f64()? / n, v["cpu_ns"].as_f64()? / n))
 }
 
 fn main() {
@@ -84,16 +91,11 @@ fn main() {
                 ("VK_POPS_INTERLOCK_REPORT", report.display().to_string()),
             ],
         ),
-        (
-            "RADV in-memory cache hits, layer logging at warn",
-            true,
-            vec![("VK_POPS_INTERLOCK_LOG", "warn".into())],
-        ),
     ];
     println!("pipeline creation on RADV null hardware ({family}), {rounds} interleaved rounds");
     for (name, cache, env) in configs {
-        let mut without = Vec::new();
-        let mut with = Vec::new();
+        let (mut without, mut with) = (Vec::new(), Vec::new());
+        let (mut without_cpu, mut with_cpu) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             // Alternate which goes first.
             let order = if round % 2 == 0 {
@@ -108,20 +110,34 @@ fn main() {
                     run(&bin, &family, cache, None)
                 };
                 match (t, layered) {
-                    (Some(t), true) => with.push(t),
-                    (Some(t), false) => without.push(t),
+                    (Some((w, c)), true) => {
+                        with.push(w);
+                        with_cpu.push(c);
+                    }
+                    (Some((w, c)), false) => {
+                        without.push(w);
+                        without_cpu.push(c);
+                    }
                     (None, _) => return,
                 }
             }
         }
-        let (a, b) = (median(&mut without), median(&mut with));
-        println!(
-            "{name}: without {:.1} us/pipeline, with {:.1} us/pipeline, ratio {:.4} ({:+.2} %)",
-            a / 1e3,
-            b / 1e3,
-            b / a,
-            (b / a - 1.0) * 100.0
-        );
+        for (what, a, b) in [
+            ("wall", median(&mut without), median(&mut with)),
+            (
+                "thread CPU",
+                median(&mut without_cpu),
+                median(&mut with_cpu),
+            ),
+        ] {
+            println!(
+                "{name}, {what} time: without {:.1} us/pipeline, with {:.1} us/pipeline, ratio {:.4} ({:+.2} %)",
+                a / 1e3,
+                b / 1e3,
+                b / a,
+                (b / a - 1.0) * 100.0
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
