@@ -375,6 +375,26 @@ mod backend {
         (desc, state)
     }
 
+    /// `registers_json()` of a state, serialised on first use.
+    struct LazyRegisters {
+        state: pops::PopsState,
+        raw: OnceLock<Box<serde_json::value::RawValue>>,
+    }
+
+    impl crate::report::LazyJson for LazyRegisters {
+        fn raw(&self) -> &serde_json::value::RawValue {
+            self.raw.get_or_init(|| {
+                serde_json::to_string(&self.state.registers_json())
+                    .ok()
+                    .and_then(|t| serde_json::value::RawValue::from_string(t).ok())
+                    .unwrap_or_else(|| {
+                        serde_json::value::RawValue::from_string("null".to_string())
+                            .unwrap_or_default()
+                    })
+            })
+        }
+    }
+
     pub fn derive(
         family: Family,
         desc: &pops::InterlockDesc,
@@ -383,7 +403,10 @@ mod backend {
         let s = pops::derive(family, desc, state, &pops::Experiments::default())
             .map_err(|e| e.to_string())?;
         Ok(StateOutput {
-            registers: Shared(Arc::new(s.registers_json())),
+            registers: Shared::lazy(Arc::new(LazyRegisters {
+                state: s.clone(),
+                raw: OnceLock::new(),
+            })),
             pm4: pops::emit(&s).into(),
             diagnostics: s
                 .diagnostics
@@ -646,7 +669,7 @@ mod tests {
         let r = build_record(&subject(Some(Family::Navi31)), "main", Ok(&e), &draw(1));
         assert_eq!(r.interlock, "none");
         assert!(r.diagnostics.is_empty());
-        assert_eq!(r.registers.value(), &serde_json::Value::Null);
+        assert!(r.registers.is_null());
     }
 
     #[test]
@@ -690,7 +713,7 @@ mod tests {
                         pops::derive(family, &desc, &state, &pops::Experiments::default()).unwrap();
                     assert_eq!(
                         r.registers.value(),
-                        &s.registers_json(),
+                        s.registers_json(),
                         "{name} {family:?} {samples}"
                     );
                     assert!(r.registers.value().get("DB_SHADER_CONTROL").is_some());

@@ -34,24 +34,60 @@ impl Diagnostic {
     }
 }
 
-/// A JSON value shared between records: the register state of one (chip, shader, draw state)
-/// is computed once and referenced by every pipeline that has it.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Shared(pub Arc<serde_json::Value>);
+/// A JSON value computed at most once, on first use, and shared by every record that has it.
+pub trait LazyJson: Send + Sync {
+    fn raw(&self) -> &serde_json::value::RawValue;
+}
+
+/// The register state of a record: `null`, or JSON shared between all records of one (chip,
+/// shader facts, draw state). It is serialised only when a report line is written, and then only
+/// once per state: building it costs far more than deriving the state.
+#[derive(Clone, Default)]
+pub struct Shared(Option<Arc<dyn LazyJson>>);
 
 impl Shared {
     pub fn null() -> Self {
-        Shared::default()
+        Shared(None)
     }
 
-    pub fn value(&self) -> &serde_json::Value {
-        &self.0
+    pub fn lazy(json: Arc<dyn LazyJson>) -> Self {
+        Shared(Some(json))
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The value as a `serde_json::Value` (parses the shared text: for tests and tools).
+    pub fn value(&self) -> serde_json::Value {
+        match &self.0 {
+            None => serde_json::Value::Null,
+            Some(j) => serde_json::from_str(j.raw().get()).unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value()
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            None => f.write_str("null"),
+            Some(j) => f.write_str(j.raw().get()),
+        }
     }
 }
 
 impl Serialize for Shared {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        match &self.0 {
+            None => s.serialize_unit(),
+            Some(j) => j.raw().serialize(s),
+        }
     }
 }
 
