@@ -313,6 +313,7 @@ unsafe extern "system" fn destroy_instance(
     let Some(inst) = dispatch::remove_instance(unsafe { dispatch_key(instance) }) else {
         return;
     };
+    let _ = guarded("vkDestroyInstance", || report::flush_all(true));
     if let Some(f) = inst.destroy_instance {
         // SAFETY: the application's arguments, unchanged.
         unsafe { f(instance, p_allocator) };
@@ -508,7 +509,10 @@ unsafe extern "system" fn destroy_device(
     let Some(d) = dispatch::remove_device(unsafe { dispatch_key(device) }) else {
         return;
     };
-    let _ = guarded("vkDestroyDevice", || summary(&d));
+    let _ = guarded("vkDestroyDevice", || {
+        summary(&d);
+        report::flush_all(true);
+    });
     if let Some(f) = d.destroy_device {
         // SAFETY: the application's arguments, unchanged.
         unsafe { f(device, p_allocator) };

@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// A diagnostic's severity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -144,33 +145,110 @@ impl Record {
     }
 }
 
-type Sinks = Mutex<HashMap<PathBuf, Arc<Mutex<File>>>>;
+/// One report file: lines are collected and written in whole-line chunks.
+struct Sink {
+    file: File,
+    buf: Vec<u8>,
+    last_flush: Instant,
+}
+
+impl Sink {
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.last_flush = Instant::now();
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let r = self.file.write_all(&self.buf);
+        self.buf.clear();
+        r
+    }
+}
+
+/// A chunk is written when it reaches this size…
+const FLUSH_BYTES: usize = 64 * 1024;
+/// …or when the oldest unwritten line is this old at the next append; and always at
+/// vkDestroyDevice, vkDestroyInstance, process exit and library unload ([`flush_all`]).
+const FLUSH_AGE: Duration = Duration::from_millis(50);
+
+type Sinks = Mutex<HashMap<PathBuf, Arc<Mutex<Sink>>>>;
 
 fn sinks() -> &'static Sinks {
     static SINKS: OnceLock<Sinks> = OnceLock::new();
     SINKS.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Appends one line to the report at `path`. Each line goes out in one `write` on an O_APPEND
-/// file, so lines of several devices, threads or processes never interleave, and nothing is
-/// buffered that process exit could lose.
+/// Appends one line to the report at `path`. A `write` per line costs more than the layer's
+/// whole analysis, so lines are buffered and written in chunks of whole lines on an O_APPEND
+/// file: lines of several devices, threads or processes never interleave.
 pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
-    let file = {
+    let sink = {
         let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
         match map.get(path) {
             Some(f) => f.clone(),
             None => {
-                let f = OpenOptions::new().create(true).append(true).open(path)?;
-                let f = Arc::new(Mutex::new(f));
-                map.insert(path.to_path_buf(), f.clone());
-                f
+                let file = OpenOptions::new().create(true).append(true).open(path)?;
+                let sink = Arc::new(Mutex::new(Sink {
+                    file,
+                    buf: Vec::with_capacity(FLUSH_BYTES),
+                    last_flush: Instant::now(),
+                }));
+                map.insert(path.to_path_buf(), sink.clone());
+                sink
             }
         }
     };
-    let line = record.to_line();
-    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-    f.write_all(line.as_bytes())
+    let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+    if s.buf.is_empty() {
+        s.last_flush = Instant::now();
+    }
+    serde_json::to_writer(&mut s.buf, record).map_err(std::io::Error::other)?;
+    s.buf.push(b'\n');
+    if s.buf.len() >= FLUSH_BYTES || s.last_flush.elapsed() >= FLUSH_AGE {
+        s.flush()?;
+    }
+    Ok(())
 }
+
+/// Writes every buffered line. `blocking: false` (process exit, library unload) skips a file
+/// another thread is writing rather than wait for it.
+pub fn flush_all(blocking: bool) {
+    let all: Vec<Arc<Mutex<Sink>>> = {
+        let map = if blocking {
+            sinks().lock().unwrap_or_else(|p| p.into_inner())
+        } else {
+            match sinks().try_lock() {
+                Ok(m) => m,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return,
+            }
+        };
+        map.values().cloned().collect()
+    };
+    for sink in all {
+        let guard = if blocking {
+            Some(sink.lock().unwrap_or_else(|p| p.into_inner()))
+        } else {
+            match sink.try_lock() {
+                Ok(g) => Some(g),
+                Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            }
+        };
+        if let Some(mut s) = guard {
+            let _ = s.flush();
+        }
+    }
+}
+
+/// Runs at process exit and when the loader unloads the layer (ELF `.fini_array` of the
+/// library), so buffered lines survive an application that exits with live devices.
+extern "C" fn flush_at_exit() {
+    let _ = std::panic::catch_unwind(|| flush_all(false));
+}
+
+#[used]
+#[link_section = ".fini_array"]
+static FLUSH_AT_EXIT: extern "C" fn() = flush_at_exit;
 
 #[cfg(test)]
 mod tests {
@@ -244,6 +322,7 @@ mod tests {
                 });
             }
         });
+        flush_all(true);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 400);
         for l in text.lines() {
