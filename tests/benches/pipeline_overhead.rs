@@ -1,16 +1,14 @@
 //! Pipeline-creation overhead of VK_LAYER_POPS_interlock on RADV null hardware (issue 5, item 9).
 //!
-//! Runs `pops-vk-scenario bench` (vkCreateShaderModule + vkCreateGraphicsPipelines over the
-//! interlocked shader corpus) in child processes, alternating without and with the layer round by
-//! round so that machine noise hits both alike, and prints the ratio of the medians.
+//! Each run of `pops-vk-scenario bench` creates the interlocked shader corpus's pipelines
+//! (vkCreateShaderModule + vkCreateGraphicsPipelines) on two devices of one process — one whose
+//! instance enables the layer, one without — alternating pipeline by pipeline, and sums wall and
+//! thread-CPU time for each. Several such processes give a median ratio.
 //!
-//! `cargo bench -p pops-tests --bench pipeline_overhead` (env: POPS_BENCH_ROUNDS, default 15;
-//! POPS_BENCH_ITERS, default 3; POPS_BENCH_FAMILY, default navi31).
+//! `cargo bench -p pops-tests --bench pipeline_overhead` (env: POPS_BENCH_RUNS, default 9;
+//! POPS_BENCH_ITERS, default 5; POPS_BENCH_FAMILY, default navi31).
 
 use pops_tests::*;
-
-/// (name, let RADV cache, the layer's environment).
-type Config = (&'static str, bool, Vec<(&'static str, String)>);
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -22,41 +20,11 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// (wall ns, thread CPU ns) per pipeline.
-fn run(
-    bin: &str,
-    family: &str,
-    cache: bool,
-    layer: Option<&[(&str, String)]>,
-) -> Option<(f64, f64)> {
-    let mut s = Scenario::new(bin, "bench", RADV_ICD)
-        .env("RADV_FORCE_FAMILY", family)
-        .env(
-            "POPS_BENCH_ITERS",
-            std::env::var("POPS_BENCH_ITERS").unwrap_or_else(|_| "3".into()),
-        );
-    if !cache {
-        // Every pipeline compiles: no in-memory or disk cache in RADV.
-        s = s.env("RADV_DEBUG", "nocache");
-    }
-    if let Some(env) = layer {
-        s = s.with_layers(&["VK_LAYER_POPS_interlock"]);
-        for (k, v) in env {
-            s = s.env(k, v);
-        }
-    }
-    let out = s.run();
-    if !out.status.success() {
-        eprintln!("bench run failed: {}", String::from_utf8_lossy(&out.stderr));
-        return None;
-    }
-    let v = json_lines(&out.stdout).pop()?;
-    let n = v["pipelines"].as_f64()?;
-    Some((v["ns"].as_f64()? / n, v["cpu_ns"].as_f64()? / n))
-}
+/// (name, the layer's environment).
+type Config = (&'static str, Vec<(&'static str, String)>);
 
 fn main() {
-    // `cargo test --benches` runs bench targets with --bench absent: do nothing then.
+    // `cargo test --benches` runs bench targets without --bench: do nothing then.
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
@@ -70,74 +38,70 @@ fn main() {
         eprintln!("SKIPPED: {bin} not built (cargo build --release -p pops-tests)");
         return;
     }
-    let rounds: usize = std::env::var("POPS_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(15);
+    let env_num = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let runs = env_num("POPS_BENCH_RUNS", 9);
+    let iters = env_num("POPS_BENCH_ITERS", 5);
     let family = std::env::var("POPS_BENCH_FAMILY").unwrap_or_else(|_| "navi31".into());
+    let manifests = layer_manifest_dir();
     let dir = temp_dir("bench");
     let report = dir.join("bench.jsonl");
     let configs: Vec<Config> = vec![
         (
-            "compile (RADV_DEBUG=nocache), layer logging at warn",
-            false,
+            "layer logging at warn",
             vec![("VK_POPS_INTERLOCK_LOG", "warn".into())],
         ),
         (
-            "compile (RADV_DEBUG=nocache), layer writing the JSONL report",
-            false,
+            "layer writing the JSONL report",
             vec![
                 ("VK_POPS_INTERLOCK_LOG", "warn".into()),
                 ("VK_POPS_INTERLOCK_REPORT", report.display().to_string()),
             ],
         ),
     ];
-    println!("pipeline creation on RADV null hardware ({family}), {rounds} interleaved rounds");
-    for (name, cache, env) in configs {
-        let (mut without, mut with) = (Vec::new(), Vec::new());
-        let (mut without_cpu, mut with_cpu) = (Vec::new(), Vec::new());
-        for round in 0..rounds {
-            // Alternate which goes first.
-            let order = if round % 2 == 0 {
-                [false, true]
-            } else {
-                [true, false]
-            };
-            for layered in order {
-                let t = if layered {
-                    run(&bin, &family, cache, Some(&env))
-                } else {
-                    run(&bin, &family, cache, None)
-                };
-                match (t, layered) {
-                    (Some((w, c)), true) => {
-                        with.push(w);
-                        with_cpu.push(c);
-                    }
-                    (Some((w, c)), false) => {
-                        without.push(w);
-                        without_cpu.push(c);
-                    }
-                    (None, _) => return,
-                }
+    println!(
+        "pipeline creation on RADV null hardware ({family}, RADV_DEBUG=nocache), {runs} processes x {iters} passes over the corpus, with/without alternating per pipeline"
+    );
+    for (name, env) in configs {
+        let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+        let mut per_pipeline = (0.0, 0.0);
+        for _ in 0..runs {
+            let mut s = Scenario::new(&bin, "bench", RADV_ICD)
+                .env("RADV_FORCE_FAMILY", &family)
+                .env("RADV_DEBUG", "nocache")
+                .env("POPS_BENCH_ITERS", iters.to_string())
+                .env("VK_ADD_LAYER_PATH", &manifests);
+            for (k, v) in &env {
+                s = s.env(k, v);
             }
+            let out = s.run();
+            if !out.status.success() {
+                eprintln!("bench run failed: {}", String::from_utf8_lossy(&out.stderr));
+                return;
+            }
+            let Some(v) = json_lines(&out.stdout).pop() else {
+                eprintln!("bench run printed nothing");
+                return;
+            };
+            let f = |a: &str, b: &str| v[a][b].as_f64().unwrap_or(f64::NAN);
+            wall.push(f("with", "wall_ns") / f("without", "wall_ns"));
+            cpu.push(f("with", "cpu_ns") / f("without", "cpu_ns"));
+            let n = v["pipelines"].as_f64().unwrap_or(1.0);
+            per_pipeline = (f("without", "cpu_ns") / n, f("with", "cpu_ns") / n);
         }
-        for (what, a, b) in [
-            ("wall", median(&mut without), median(&mut with)),
-            (
-                "thread CPU",
-                median(&mut without_cpu),
-                median(&mut with_cpu),
-            ),
-        ] {
-            println!(
-                "{name}, {what} time: without {:.1} us/pipeline, with {:.1} us/pipeline, ratio {:.4} ({:+.2} %)",
-                a / 1e3,
-                b / 1e3,
-                b / a,
-                (b / a - 1.0) * 100.0
-            );
-        }
+        let (w, c) = (median(&mut wall), median(&mut cpu));
+        println!(
+            "{name}: thread CPU ratio {c:.4} ({:+.2} %), wall ratio {w:.4} ({:+.2} %); last run {:.0} us -> {:.0} us CPU per pipeline; CPU ratios {:?}",
+            (c - 1.0) * 100.0,
+            (w - 1.0) * 100.0,
+            per_pipeline.0 / 1e3,
+            per_pipeline.1 / 1e3,
+            cpu.iter().map(|r| format!("{r:.3}")).collect::<Vec<_>>()
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

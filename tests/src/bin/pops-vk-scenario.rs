@@ -55,6 +55,12 @@ fn has_ext(exts: &[vk::ExtensionProperties], name: &CStr) -> bool {
 }
 
 fn create_ctx(app: &CStr) -> Res<Ctx> {
+    create_ctx_with_layers(app, &[])
+}
+
+/// A context whose instance enables `layers` itself (ppEnabledLayerNames), on top of whatever
+/// VK_INSTANCE_LAYERS adds.
+fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // SAFETY: loads libvulkan.so.1, the system loader.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| format!("loader: {e}"))?;
     let app_info = vk::ApplicationInfo::default()
@@ -89,7 +95,10 @@ fn create_ctx(app: &CStr) -> Res<Ctx> {
         })
         .collect();
     let mut layer_settings = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
-    let mut ci = vk::InstanceCreateInfo::default().application_info(&app_info);
+    let layer_names: Vec<*const std::ffi::c_char> = layers.iter().map(|l| l.as_ptr()).collect();
+    let mut ci = vk::InstanceCreateInfo::default()
+        .application_info(&app_info)
+        .enabled_layer_names(&layer_names);
     if !settings.is_empty() {
         ci = ci.push_next(&mut layer_settings);
     }
@@ -695,61 +704,83 @@ fn scenario_pipelines() -> Res<()> {
     Ok(())
 }
 
+/// Thread CPU time in nanoseconds: the driver compiles on the calling thread, and CPU time is far
+/// less disturbed than wall time by other processes on a shared machine.
+fn thread_cpu_ns() -> i64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(|t| t.tv_sec() * 1_000_000_000 + t.tv_nsec())
+        .unwrap_or(0)
+}
+
 /// Times vkCreateShaderModule + vkCreateGraphicsPipelines (the calls the layer intercepts) for
-/// the corpus shaders, POPS_BENCH_ITERS times each; prints the total in nanoseconds.
+/// the corpus shaders on two devices of one process: one whose instance enables
+/// VK_LAYER_POPS_interlock, one without, alternating pipeline by pipeline (and which goes first)
+/// so that load changes on the machine hit both alike. Prints wall and thread-CPU totals of each.
 fn scenario_bench() -> Res<()> {
-    let ctx = create_ctx(c"pops-scenario-bench")?;
-    let iters = env_u32("POPS_BENCH_ITERS", 3);
+    let with = create_ctx_with_layers(c"pops-scenario-bench", &[c"VK_LAYER_POPS_interlock"])?;
+    let without = create_ctx(c"pops-scenario-bench")?;
+    let iters = env_u32("POPS_BENCH_ITERS", 5);
     let fx = Fixed::new(1);
     let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
-    let vert = ctx.module(spv("fullscreen.vert")?)?;
-    let mut total = std::time::Duration::ZERO;
-    let mut cpu_ns = 0i64;
+    let verts = [
+        with.module(spv("fullscreen.vert")?)?,
+        without.module(spv("fullscreen.vert")?)?,
+    ];
+    let ctxs = [&with, &without];
+    let mut wall = [0u128; 2];
+    let mut cpu = [0i64; 2];
     let mut n = 0u32;
-    // CPU time of this thread: the driver compiles on the calling thread, and CPU time is far less
-    // disturbed than wall time by other processes on a shared machine.
-    let thread_cpu = || {
-        nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-            .map(|t| t.tv_sec() * 1_000_000_000 + t.tv_nsec())
-            .unwrap_or(0)
-    };
-    for _ in 0..iters {
-        for item in list.split(',') {
+    for it in 0..iters {
+        for (k, item) in list.split(',').enumerate() {
             let shader = item.split(':').next().unwrap_or(item);
             let code = spv(shader)?;
-            let t = std::time::Instant::now();
-            let c0 = thread_cpu();
-            let frag = ctx.module(code)?;
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(frag)
-                .name(c"main");
-            let p = full_pipeline(
-                &ctx,
-                &fx,
-                vert,
-                stage,
-                vk::PipelineCache::null(),
-                vk::PipelineCreateFlags::empty(),
-            )
-            .map_err(vkerr("pipeline"))?;
-            cpu_ns += thread_cpu() - c0;
-            total += t.elapsed();
-            n += 1;
-            // SAFETY: objects of this iteration, destroyed once.
-            unsafe {
-                ctx.device.destroy_pipeline(p, None);
-                ctx.device.destroy_shader_module(frag, None);
+            let order = if (it as usize + k) % 2 == 0 {
+                [0, 1]
+            } else {
+                [1, 0]
+            };
+            for i in order {
+                let ctx = ctxs[i];
+                let t = std::time::Instant::now();
+                let c0 = thread_cpu_ns();
+                let frag = ctx.module(code)?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(frag)
+                    .name(c"main");
+                let p = full_pipeline(
+                    ctx,
+                    &fx,
+                    verts[i],
+                    stage,
+                    vk::PipelineCache::null(),
+                    vk::PipelineCreateFlags::empty(),
+                )
+                .map_err(vkerr("pipeline"))?;
+                cpu[i] += thread_cpu_ns() - c0;
+                wall[i] += t.elapsed().as_nanos();
+                // SAFETY: objects of this iteration, destroyed once.
+                unsafe {
+                    ctx.device.destroy_pipeline(p, None);
+                    ctx.device.destroy_shader_module(frag, None);
+                }
             }
+            n += 1;
         }
     }
-    // SAFETY: live module.
-    unsafe { ctx.device.destroy_shader_module(vert, None) };
+    // SAFETY: live modules of each context.
+    unsafe {
+        with.device.destroy_shader_module(verts[0], None);
+        without.device.destroy_shader_module(verts[1], None);
+    }
     println!(
         "{}",
-        serde_json::json!({"pipelines": n, "ns": total.as_nanos() as u64, "cpu_ns": cpu_ns})
+        serde_json::json!({"pipelines": n,
+            "with": {"wall_ns": wall[0] as u64, "cpu_ns": cpu[0]},
+            "without": {"wall_ns": wall[1] as u64, "cpu_ns": cpu[1]}})
     );
-    ctx.destroy();
+    with.destroy();
+    without.destroy();
     Ok(())
 }
 
