@@ -4,7 +4,10 @@
 //! function returning the process exit code; this file only dispatches.
 
 mod cmd_chips;
+mod cmd_decode;
+mod cmd_devices;
 mod cmd_isa;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -24,6 +27,12 @@ struct Cli {
 enum Command {
     /// List the chip database: families, levels, LLVM processors and POPS quirks.
     Chips(cmd_chips::Args),
+    /// Decode a PM4 stream (binary or hex text) into packets and register writes.
+    Decode(cmd_decode::Args),
+    /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
+    State(cmd_state::Args),
+    /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
+    Devices(cmd_devices::Args),
     /// Print the machine code that enters and leaves the POPS ordered section on a chip.
     Isa(cmd_isa::Args),
 }
@@ -32,6 +41,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
+        Command::Decode(a) => cmd_decode::run(a),
+        Command::State(a) => cmd_state::run(a),
+        Command::Devices(a) => cmd_devices::run(a),
         Command::Isa(a) => cmd_isa::run(a),
     }
 }

@@ -91,10 +91,15 @@ proptest! {
         // "The wait must not be performed if the "did overlap" bit 31 is set to 0".
         prop_assert_eq!(r.polls_without_overlap, 0);
         prop_assert!(r.waves >= 500, "{:?}", r);
-        prop_assert!(r.overlapped_waves > 0);
+        if max_in_flight >= 4 {
+            // With one wave in flight nothing can overlap: each wave ends before the next starts.
+            prop_assert!(r.overlapped_waves > 0, "{:?}", r);
+        }
         if !gfx11 {
             prop_assert!(r.wraps >= 1, "{:?}", r);
-            prop_assert!(r.polls > 0);
+            if max_in_flight >= 4 {
+                prop_assert!(r.polls > 0, "{:?}", r);
+            }
         }
     }
 }
