@@ -232,6 +232,8 @@ struct Sim<'a> {
     packers: Vec<PackerRt>,
     /// Per key, the invocations covering it in primitive order.
     key_lists: HashMap<Key, Vec<Invocation>>,
+    /// Where each (wave, lane, key) sits in its key's list.
+    key_pos: HashMap<(usize, u8, Key), usize>,
     /// Per key, the last wave (launch index) that covered it.
     last_cover: HashMap<Key, usize>,
     live: Vec<usize>,
@@ -294,8 +296,12 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        for list in key_lists.values_mut() {
+        let mut key_pos = HashMap::new();
+        for (key, list) in key_lists.iter_mut() {
             list.sort_by_key(|i| i.prim);
+            for (pos, inv) in list.iter().enumerate() {
+                key_pos.insert((inv.wave, inv.lane, *key), pos);
+            }
         }
         let packers = (0..cfg.packers.max(1))
             .map(|_| PackerRt {
@@ -310,6 +316,7 @@ impl<'a> Sim<'a> {
             waves: Vec::new(),
             packers,
             key_lists,
+            key_pos,
             last_cover: HashMap::new(),
             live: Vec::new(),
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
@@ -344,15 +351,7 @@ impl<'a> Sim<'a> {
                         overlapped.push(w);
                     }
                 }
-                let inv = Invocation {
-                    wave: seq,
-                    lane: l as u8,
-                    prim: lane.prim,
-                };
-                let pos = self.key_lists[k]
-                    .iter()
-                    .position(|i| *i == inv)
-                    .unwrap_or(0);
+                let pos = self.key_pos.get(&(seq, l as u8, *k)).copied().unwrap_or(0);
                 keys.push((*k, pos));
             }
             lanes.push(Some(LaneRt {
