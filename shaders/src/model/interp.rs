@@ -97,7 +97,7 @@ pub struct WaveState {
     pub exec: u64,
     pub vcc: u64,
     pub m0: u32,
-    /// HW_REG_MODE; bits [25:24] select the POPS packer on GFX9.
+    /// HW_REG_MODE; bits `[25:24]` select the POPS packer on GFX9.
     pub mode: u32,
     /// HW_REG_POPS_PACKER (GFX10–10.3).
     pub pops_packer: u32,

@@ -1,9 +1,9 @@
 //! A deterministic model of the POPS ordering contract that runs the emitted machine code.
 //!
 //! The hardware side follows the article's "Shader code" sections: waves get 10-bit wrapping IDs
-//! per packer; a wave's COLLISION_WAVEID reports whether it overlaps (bit 31), its packer ([28] on
-//! GFX9, [29:28] on GFX10+), the newest overlapped wave ([25:16], one less than the truth on GFX9
-//! past a wraparound) and its own ID ([9:0]); `src_pops_exiting_wave_id` is the oldest wave of the
+//! per packer; a wave's COLLISION_WAVEID reports whether it overlaps (bit 31), its packer (`[28]` on
+//! GFX9, `[29:28]` on GFX10+), the newest overlapped wave (`[25:16]`, one less than the truth on GFX9
+//! past a wraparound) and its own ID (`[9:0]`); `src_pops_exiting_wave_id` is the oldest wave of the
 //! packer that has not sent ORDERED_PS_DONE (or ended); on GFX11 `s_wait_event` waits for "export
 //! ready" — every overlapped wave having made its last export. The shader side is *not* modelled:
 //! every wave interprets the very [`Inst`] list the emitter produced ([`interp`]), with the
