@@ -4,7 +4,11 @@
 //! function returning the process exit code; this file only dispatches.
 
 mod cmd_chips;
+mod cmd_decode;
+mod cmd_devices;
 mod cmd_inspect;
+mod cmd_selftest;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -24,6 +28,14 @@ struct Cli {
 enum Command {
     /// List the chip database: families, levels, LLVM processors and POPS quirks.
     Chips(cmd_chips::Args),
+    /// Decode a PM4 stream (binary or hex text) into packets and register writes.
+    Decode(cmd_decode::Args),
+    /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
+    State(cmd_state::Args),
+    /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
+    Devices(cmd_devices::Args),
+    /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
+    Selftest(cmd_selftest::Args),
     /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
     Inspect(cmd_inspect::Args),
 }
@@ -32,6 +44,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
+        Command::Decode(a) => cmd_decode::run(a),
+        Command::State(a) => cmd_state::run(a),
+        Command::Devices(a) => cmd_devices::run(a),
+        Command::Selftest(a) => cmd_selftest::run(a),
         Command::Inspect(a) => cmd_inspect::run(a),
     }
 }
