@@ -140,6 +140,12 @@ const F_MEMBER_SAMPLE: u32 = 1 << 10;
 const F_VARIABLE: u32 = 1 << 11;
 const F_FUNCTION: u32 = 1 << 12;
 const F_LABEL: u32 = 1 << 13;
+/// Pointer values (variables, access chains, copies) into memory whose pointer *type* cannot say
+/// so: members of a legacy Uniform + BufferBlock storage buffer have Uniform pointer types like
+/// uniform-buffer members do. Set on variables of an `F_PTR_MEMORY` type and carried through
+/// access chains and `OpCopyObject` within a function (not through function parameters, which
+/// glslang never uses for them).
+const F_MEMORY_VALUE: u32 = 1 << 15;
 /// Functions: the EarlyFragmentTests execution mode.
 const F_EARLY_FRAGMENT_TESTS: u32 = 1 << 14;
 /// Functions: bits from here hold the first interlock execution mode minus
@@ -339,8 +345,17 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             }
             Op::Variable => {
                 let id = w[2] as usize;
-                ids.rows[id][FLAGS] |= F_VARIABLE;
+                let memory = ids.rows[w[1] as usize][FLAGS] & F_PTR_MEMORY != 0;
+                ids.rows[id][FLAGS] |= F_VARIABLE | if memory { F_MEMORY_VALUE } else { 0 };
                 ids.rows[id][AUX] = inst.operand(3)?;
+            }
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain
+            | Op::CopyObject => {
+                let base = inst.id(3, bound)? as usize;
+                ids.rows[w[2] as usize][FLAGS] |= ids.rows[base][FLAGS] & F_MEMORY_VALUE;
             }
             Op::Function => {
                 if in_function {
@@ -619,6 +634,11 @@ const ROUTED_OPS: &[Op] = &[
     Op::TypeRuntimeArray,
     Op::TypePointer,
     Op::Variable,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::PtrAccessChain,
+    Op::InBoundsPtrAccessChain,
+    Op::CopyObject,
     Op::Function,
     Op::FunctionEnd,
     Op::Label,
@@ -690,7 +710,8 @@ fn builtin_flags(b: BuiltIn, member: bool) -> u32 {
 
 #[inline]
 fn points_to_memory(ids: &Ids, pointer: u32) -> bool {
-    ids.rows[ids.rows[pointer as usize][TY] as usize][FLAGS] & F_PTR_MEMORY != 0
+    let row = ids.rows[pointer as usize];
+    row[FLAGS] & F_MEMORY_VALUE != 0 || ids.rows[row[TY] as usize][FLAGS] & F_PTR_MEMORY != 0
 }
 
 fn misplaced(inst: &Instruction<'_>, why: &'static str) -> SpirvError {
@@ -972,5 +993,158 @@ impl Summary<'_> {
                 word: site.word,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::module::MAGIC;
+
+    fn inst(op: Op, operands: &[u32]) -> Vec<u32> {
+        let mut v = vec![((operands.len() as u32 + 1) << 16) | u32::from(op.0)];
+        v.extend_from_slice(operands);
+        v
+    }
+
+    /// A fragment shader `main` (%3, pixel-ordered) with types `types` and body `body`
+    /// (which starts after the entry label %4 and must end every block). Ids: %1 void,
+    /// %2 fn type; the caller uses %10 and up.
+    fn fragment(types: &[Vec<u32>], body: &[Vec<u32>]) -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x0001_0500, 0, 64, 0];
+        let name = u32::from_le_bytes(*b"main");
+        for i in [
+            inst(Op::Capability, &[1]),
+            inst(Op::MemoryModel, &[0, 1]),
+            inst(Op::EntryPoint, &[4, 3, name, 0]),
+            inst(Op::ExecutionMode, &[3, 5366]),
+            inst(Op::TypeVoid, &[1]),
+            inst(Op::TypeFunction, &[2, 1]),
+        ]
+        .iter()
+        .chain(types)
+        .chain(&[inst(Op::Function, &[1, 3, 0, 2]), inst(Op::Label, &[4])])
+        .chain(body)
+        .chain(&[inst(Op::FunctionEnd, &[])])
+        {
+            w.extend_from_slice(i);
+        }
+        w
+    }
+
+    fn main_info(m: &[u32]) -> EntryPointInfo {
+        analyze(m).unwrap().entry_points.remove(0)
+    }
+
+    #[test]
+    fn a_do_while_body_is_divergent_though_it_post_dominates_the_entry() {
+        // %4: branch %10; %10 (body): begin, end, loop back to %10 or go to %11; %11: return.
+        // Every path to the return passes %10 (rule 1 holds), but %10 repeats (rule 2 fails):
+        // begin would run more than once per invocation.
+        let m = fragment(
+            &[inst(Op::TypeBool, &[20]), inst(Op::ConstantTrue, &[20, 21])],
+            &[
+                inst(Op::Branch, &[10]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::BranchConditional, &[21, 10, 11]),
+                inst(Op::Label, &[11]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        let e = main_info(&m);
+        assert_eq!((e.begin_count, e.end_count), (1, 1));
+        assert!(e.begin_in_divergent_control_flow);
+        assert!(e.end_in_divergent_control_flow);
+        // The same blocks without the back edge are uniform.
+        let m = fragment(
+            &[inst(Op::TypeBool, &[20]), inst(Op::ConstantTrue, &[20, 21])],
+            &[
+                inst(Op::Branch, &[10]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::Branch, &[11]),
+                inst(Op::Label, &[11]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        assert!(!main_info(&m).begin_in_divergent_control_flow);
+    }
+
+    #[test]
+    fn switch_case_literals_are_as_wide_as_the_selector() {
+        // A 64-bit selector: each case is two literal words then a label. Reading one word per
+        // literal would take the high word (0) for a label and fail the branch-target check.
+        let m = fragment(
+            &[
+                inst(Op::TypeInt, &[20, 64, 0]),
+                inst(Op::Constant, &[20, 21, 7, 0]),
+            ],
+            &[
+                inst(Op::SelectionMerge, &[12, 0]),
+                inst(Op::Switch, &[21, 12, 7, 0, 10, 8, 0, 11]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::Branch, &[12]),
+                inst(Op::Label, &[11]),
+                inst(Op::Branch, &[12]),
+                inst(Op::Label, &[12]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        let e = main_info(&m);
+        assert_eq!(e.begin_count, 1);
+        assert!(e.begin_in_divergent_control_flow);
+    }
+
+    /// %20 uint, %21 struct { uint } decorated `decoration`, %22 pointer `class` to it, %23 the
+    /// variable, %24 pointer to the member, %25 constant 0; main stores 0 to the member.
+    fn store_to_block(class: StorageClass, decoration: Decoration) -> EntryPointInfo {
+        // (The decoration comes after the types here; facts are kept per <id>, so the analysis
+        // does not depend on the layout order.)
+        let w = fragment(
+            &[
+                inst(Op::Decorate, &[21, decoration.0]),
+                inst(Op::TypeInt, &[20, 32, 0]),
+                inst(Op::TypeStruct, &[21, 20]),
+                inst(Op::TypePointer, &[22, class.0, 21]),
+                inst(Op::Variable, &[22, 23, class.0]),
+                inst(Op::TypePointer, &[24, class.0, 20]),
+                inst(Op::Constant, &[20, 25, 0]),
+            ],
+            &[
+                inst(Op::AccessChain, &[24, 26, 23, 25]),
+                inst(Op::Store, &[26, 25]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        main_info(&w)
+    }
+
+    #[test]
+    fn storage_buffers_in_both_spellings_are_memory_uniform_buffers_are_not() {
+        let sb = store_to_block(StorageClass::StorageBuffer, Decoration::Block);
+        assert!(sb.writes_memory && sb.accesses_memory);
+        // SPIR-V 1.0–1.2 storage buffers: Uniform storage class + BufferBlock.
+        let legacy = store_to_block(StorageClass::Uniform, Decoration::BufferBlock);
+        assert!(legacy.writes_memory && legacy.accesses_memory);
+        let ubo = store_to_block(StorageClass::Uniform, Decoration::Block);
+        assert!(!ubo.writes_memory && !ubo.accesses_memory);
+        let private = store_to_block(StorageClass::Private, Decoration::Block);
+        assert!(!private.writes_memory);
+    }
+
+    #[test]
+    fn interlock_mode_is_per_entry_point_and_first_wins() {
+        let mut m = fragment(&[], &[inst(Op::Return, &[])]);
+        // A second interlock mode for %3 (malformed): the first declared stays.
+        let extra = inst(Op::ExecutionMode, &[3, 5369]);
+        let at = 5 + 2 + 3 + 5; // after Capability, MemoryModel, EntryPoint(5 words)
+        m.splice(at + 3..at + 3, extra);
+        let e = main_info(&m);
+        assert_eq!(e.interlock.map(|m| m.name()), Some("pixel-ordered"));
     }
 }
