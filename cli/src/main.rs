@@ -6,6 +6,7 @@
 mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
+mod cmd_inspect;
 mod cmd_selftest;
 mod cmd_isa;
 mod cmd_state;
@@ -38,6 +39,8 @@ enum Command {
     Selftest(cmd_selftest::Args),
     /// Print the machine code that enters and leaves the POPS ordered section on a chip.
     Isa(cmd_isa::Args),
+    /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
+    Inspect(cmd_inspect::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +52,6 @@ fn main() -> ExitCode {
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
         Command::Isa(a) => cmd_isa::run(a),
+        Command::Inspect(a) => cmd_inspect::run(a),
     }
 }
