@@ -7,8 +7,9 @@ mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
 mod cmd_inspect;
-mod cmd_selftest;
 mod cmd_isa;
+mod cmd_layer;
+mod cmd_selftest;
 mod cmd_state;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,8 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Install or uninstall the Vulkan layer VK_LAYER_POPS_interlock.
+    Layer(cmd_layer::Args),
     /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
     State(cmd_state::Args),
     /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::Layer(a) => cmd_layer::run(a),
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
