@@ -5,8 +5,9 @@
 
 mod cmd_chips;
 mod cmd_decode;
-mod cmd_state;
 mod cmd_devices;
+mod cmd_selftest;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -32,6 +33,8 @@ enum Command {
     State(cmd_state::Args),
     /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
     Devices(cmd_devices::Args),
+    /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
+    Selftest(cmd_selftest::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +44,6 @@ fn main() -> ExitCode {
         Command::Decode(a) => cmd_decode::run(a),
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
+        Command::Selftest(a) => cmd_selftest::run(a),
     }
 }

@@ -41,8 +41,23 @@ fn errno_of(r: i32) -> Errno {
     Errno::from_raw(r.abs())
 }
 
-fn kernel_err(what: &'static str, r: i32) -> WinsysError {
-    let errno = errno_of(r);
+/// libdrm returns negative errnos; some paths already hold an `Errno`.
+struct ErrnoOrRet(Errno);
+
+impl From<i32> for ErrnoOrRet {
+    fn from(r: i32) -> Self {
+        ErrnoOrRet(errno_of(r))
+    }
+}
+
+impl From<Errno> for ErrnoOrRet {
+    fn from(e: Errno) -> Self {
+        ErrnoOrRet(e)
+    }
+}
+
+fn kernel_err(what: &'static str, errno: impl Into<ErrnoOrRet>) -> WinsysError {
+    let errno = errno.into().0;
     if errno == Errno::ENOMEM {
         WinsysError::OutOfMemory { what, errno }
     } else {
@@ -240,7 +255,7 @@ impl AmdgpuWinsys {
         if r != 0 || handle.is_null() {
             return Err(WinsysError::DeviceInit {
                 path: path.to_path_buf(),
-                errno: errno_of(if r == 0 { -libc_einval() } else { r }),
+                errno: failure_errno(r),
             });
         }
         let dev = Device(handle);
@@ -297,9 +312,8 @@ impl AmdgpuWinsys {
                 Err(WinsysError::NotAmdgpu { driver, .. }) => {
                     others.push(format!("{} ({driver})", path.display()))
                 }
-                Err(e @ WinsysError::NotDrmDevice { .. }) => {
-                    others.push(format!("{} (not DRM)", path.display()));
-                    let _ = e;
+                Err(WinsysError::NotDrmDevice { what, .. }) => {
+                    others.push(format!("{} (not DRM: {what})", path.display()))
                 }
                 Err(e) => {
                     first_err.get_or_insert(e);
@@ -325,8 +339,14 @@ impl AmdgpuWinsys {
     }
 }
 
-const fn libc_einval() -> i32 {
-    Errno::EINVAL as i32
+/// The errno of a call that failed either by its return value or by handing back a null handle
+/// despite returning 0 (EFAULT then).
+fn failure_errno(r: i32) -> Errno {
+    if r == 0 {
+        Errno::EFAULT
+    } else {
+        errno_of(r)
+    }
 }
 
 /// Everything pops wants to know about an opened amdgpu device.
@@ -476,7 +496,7 @@ impl Winsys for AmdgpuWinsys {
         // SAFETY: bo is live and CPU-accessible (GTT, or VRAM with CPU_ACCESS_REQUIRED).
         let r = unsafe { ffi::amdgpu_bo_cpu_map(bo.0, &mut cpu) };
         if r != 0 || cpu.is_null() {
-            return Err(kernel_err("mapping a buffer for the CPU", r.min(-1)));
+            return Err(kernel_err("mapping a buffer for the CPU", failure_errno(r)));
         }
         let map = CpuMap {
             bo: bo.0,
@@ -551,7 +571,7 @@ impl Winsys for AmdgpuWinsys {
         // SAFETY: the device is alive; handle is a valid out-pointer.
         let r = unsafe { ffi::amdgpu_cs_ctx_create(self.dev.0, &mut handle) };
         if r != 0 || handle.is_null() {
-            return Err(kernel_err("creating a GFX context", r.min(-1)));
+            return Err(kernel_err("creating a GFX context", failure_errno(r)));
         }
         let id = self.next_context;
         self.next_context += 1;

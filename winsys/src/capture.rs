@@ -381,7 +381,8 @@ pub fn load(dir: &Path) -> Result<LoadedCapture, WinsysError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cs::CmdStream;
+    use crate::cs;
+    use pm4::fields::WriteDataControl;
 
     fn tmp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("pops-capture-{name}-{}", std::process::id()));
@@ -393,9 +394,14 @@ mod tests {
         let mut ws = CaptureWinsys::create(dir, Family::Navi21).unwrap();
         let data = ws.create_buffer(100, Domain::Gtt).unwrap();
         let ibb = ws.create_buffer(4096, Domain::Gtt).unwrap();
-        let mut cs = CmdStream::new();
-        cs.write_data(ws.gpu_address(data).unwrap(), &[42]);
-        let ib = cs.finish(ws.info().ib_pad_dwords);
+        let mut cb = cs::cmdbuf(ws.info());
+        cb.write_data(
+            WriteDataControl::memory(),
+            ws.gpu_address(data).unwrap(),
+            &[42],
+        )
+        .unwrap();
+        let ib = cs::finish(cb, ws.info());
         ws.write(ibb, 0, &ib).unwrap();
         let ctx = ws.create_context().unwrap();
         let f = ws

@@ -115,6 +115,8 @@ pub enum WinsysError {
         len: u64,
         size: u64,
     },
+    #[error("building the command stream: {0}")]
+    Encode(#[from] pm4::EncodeError),
     #[error("{path}: {message}")]
     CaptureIo { path: PathBuf, message: String },
     #[error("capture directory {path} holds files that are not a pops capture ({file}); choose an empty or new directory")]

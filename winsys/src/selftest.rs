@@ -4,9 +4,10 @@
 //! reset. Works on any [`Winsys`]; on capture every case is recorded and marked so, never
 //! reported as having run.
 
-use crate::cs::CmdStream;
-use crate::{BufferId, ContextId, Domain, Readback, Submission, Winsys, WinsysError};
-use pm4::{InterlockMode, RegValue};
+use crate::cs;
+use crate::{BufferId, ContextId, DeviceInfo, Domain, Readback, Winsys, WinsysError};
+use pm4::fields::{ContextControlLoad, ContextControlShadow, WriteDataControl};
+use pm4::{InterlockMode, RegValue, ReleaseMem};
 use serde_json::{json, Value};
 use std::fmt;
 use std::time::Duration;
@@ -194,21 +195,29 @@ impl Report {
     }
 }
 
-/// The fence test's IB: WRITE_DATA of [`FENCE_MAGIC`] to `fence_va`.
-pub fn fence_ib(fence_va: u64, pad_dwords: u32) -> Vec<u32> {
-    let mut cs = CmdStream::new();
-    cs.write_data(fence_va, &[FENCE_MAGIC]);
-    cs.finish(pad_dwords)
+/// The fence test's IB: WRITE_DATA of [`FENCE_MAGIC`] to `fence_va` (confirmed, by the ME).
+pub fn fence_ib(info: &DeviceInfo, fence_va: u64) -> Result<Vec<u32>, WinsysError> {
+    let mut cb = cs::cmdbuf(info);
+    cb.write_data(WriteDataControl::memory(), fence_va, &[FENCE_MAGIC])?;
+    Ok(cs::finish(cb, info))
 }
 
-/// A state-only IB: CONTEXT_CONTROL, the SET_*_REG packets of the state, and a WRITE_DATA of
-/// `tag` to `fence_va` that the CP executes only after the register writes before it.
-pub fn state_ib(case: &StateCase, fence_va: u64, tag: u32, pad_dwords: u32) -> Vec<u32> {
-    let mut cs = CmdStream::new();
-    cs.context_control()
-        .set_regs(&case.registers)
-        .write_data(fence_va, &[tag]);
-    cs.finish(pad_dwords)
+/// A state-only IB: CONTEXT_CONTROL, the SET_*_REG packets of the state, and an end-of-pipe
+/// fence (RELEASE_MEM) writing `tag` to `fence_va` once everything before it has completed.
+pub fn state_ib(
+    info: &DeviceInfo,
+    case: &StateCase,
+    fence_va: u64,
+    tag: u32,
+) -> Result<Vec<u32>, WinsysError> {
+    let mut cb = cs::cmdbuf(info);
+    cb.context_control(
+        ContextControlLoad::update_only(),
+        ContextControlShadow::update_only(),
+    )?;
+    cb.set_regs(&case.registers)?;
+    cb.release_mem(&ReleaseMem::eop_fence(info.gfx_level, fence_va, tag))?;
+    Ok(cs::finish(cb, info))
 }
 
 /// The tag state case `i` writes to its fence slot.
@@ -247,12 +256,12 @@ fn run_cases(
     cases: &[StateCase],
     opts: &Options,
 ) -> Result<Report, WinsysError> {
-    let pad = ws.info().ib_pad_dwords;
+    let info = ws.info().clone();
     let fence_va = ws.gpu_address(res.fence)?;
     let mut rows = Vec::with_capacity(cases.len() + 1);
     let mut stopped: Option<String> = None;
 
-    let ib = fence_ib(fence_va, pad);
+    let ib = fence_ib(&info, fence_va)?;
     let row = submit_case(ws, res, 0, &ib, FENCE_MAGIC, opts)?;
     if !row.1.is_ok() && !matches!(row.1, Outcome::Failed(_)) {
         stopped = Some(format!("the fence test ended in {}", row.1.name()));
@@ -270,7 +279,7 @@ fn run_cases(
     for (i, case) in cases.iter().enumerate() {
         let slot = 4 * (i as u64 + 1) % FENCE_BUFFER_BYTES;
         let tag = state_tag(i);
-        let ib = state_ib(case, fence_va + slot, tag, pad);
+        let ib = state_ib(&info, case, fence_va + slot, tag)?;
         let (readback, outcome) = match &stopped {
             Some(why) => (
                 ReadbackResult::None,
@@ -319,14 +328,7 @@ fn submit_case(
         ));
     }
     ws.write(res.fence, slot, &[CLEAR])?;
-    ws.write(res.ib, 0, ib)?;
-    let sub = Submission {
-        ib_va: ws.gpu_address(res.ib)?,
-        ib_dwords: ib.len() as u32,
-        buffers: &[res.fence, res.ib],
-        label: "selftest",
-    };
-    let fence = match ws.submit(res.ctx, &sub) {
+    let fence = match cs::submit_ib(ws, res.ctx, res.ib, ib, &[res.fence], "selftest") {
         Ok(f) => f,
         Err(e) => return Ok((ReadbackResult::None, outcome_of(e))),
     };
@@ -368,4 +370,225 @@ fn outcome_of(e: WinsysError) -> Outcome {
         e if e.is_reset() => Outcome::Reset(e.to_string()),
         e => Outcome::Failed(e.to_string()),
     }
+}
+
+/// The sample counts the self-test tries for every interlock mode.
+pub const SAMPLE_COUNTS: [u32; 4] = [1, 2, 4, 8];
+
+/// A mode × sample count the chip does not accept, and why (`pm4::pops::derive`'s refusal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excluded {
+    pub name: String,
+    pub reason: String,
+}
+
+/// The state cases of a family: every interlock mode and sample count `pm4::pops::derive`
+/// accepts on it, and the ones it refuses with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CasePlan {
+    pub cases: Vec<StateCase>,
+    pub excluded: Vec<Excluded>,
+}
+
+/// Derives the POPS register state (as `pops state` does) of every interlock mode at every
+/// sample count, with no depth/stencil attachment and otherwise default draw state.
+pub fn pops_cases(family: pm4::Family) -> CasePlan {
+    use pm4::pops::{derive, DrawState, Experiments, InterlockDesc};
+    let mut plan = CasePlan {
+        cases: Vec::new(),
+        excluded: Vec::new(),
+    };
+    for mode in InterlockMode::ALL {
+        for samples in SAMPLE_COUNTS {
+            let draw = DrawState {
+                rasterization_samples: samples,
+                ..DrawState::default()
+            };
+            match derive(
+                family,
+                &InterlockDesc::with_mode(Some(mode)),
+                &draw,
+                &Experiments::default(),
+            ) {
+                Ok(st) => plan.cases.push(StateCase {
+                    interlock: mode,
+                    samples,
+                    registers: st.registers,
+                }),
+                Err(e) => plan.excluded.push(Excluded {
+                    name: format!("{mode} {samples}x"),
+                    reason: e.to_string(),
+                }),
+            }
+        }
+    }
+    plan
+}
+
+/// The check of one recorded IB against what was meant to be in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureCheck {
+    pub file: String,
+    pub case: String,
+    /// Register writes found by the decoder.
+    pub decoded_writes: usize,
+    /// `None` when the IB decodes to exactly the intended packets and writes.
+    pub problem: Option<String>,
+}
+
+/// Every recorded IB of a self-test capture, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureVerification {
+    pub checks: Vec<CaptureCheck>,
+}
+
+impl CaptureVerification {
+    pub fn all_ok(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(|c| c.problem.is_none())
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "ok": self.all_ok(),
+            "checks": self.checks.iter().map(|c| json!({
+                "file": c.file,
+                "case": c.case,
+                "decoded_writes": c.decoded_writes,
+                "ok": c.problem.is_none(),
+                "problem": c.problem,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn to_table(&self) -> String {
+        let mut s = String::from("capture decoded with the pm4 decoder:\n");
+        for c in &self.checks {
+            s.push_str(&format!(
+                "{:<16} {:<26} {:>4} writes  {}\n",
+                c.file,
+                c.case,
+                c.decoded_writes,
+                c.problem
+                    .as_deref()
+                    .unwrap_or("exactly the intended writes")
+            ));
+        }
+        s
+    }
+}
+
+/// Decodes every IB a self-test recorded in `dir` (with `pm4::decode`, the decoder behind
+/// `pops decode`) and checks it holds exactly what was intended: the fence IB one WRITE_DATA and
+/// no register write; each state IB CONTEXT_CONTROL, the state's register writes — the same
+/// addresses and values in the same order, nothing more — and one RELEASE_MEM; padding NOPs
+/// only after that.
+pub fn verify_capture(
+    dir: &std::path::Path,
+    cases: &[StateCase],
+) -> Result<CaptureVerification, WinsysError> {
+    use pm4::Opcode;
+    let cap = crate::capture::load(dir)?;
+    let mut checks = Vec::new();
+    if cap.submissions.len() != cases.len() + 1 {
+        checks.push(CaptureCheck {
+            file: "index.json".into(),
+            case: "-".into(),
+            decoded_writes: 0,
+            problem: Some(format!(
+                "{} submissions recorded, expected {} (the fence test and {} state cases)",
+                cap.submissions.len(),
+                cases.len() + 1,
+                cases.len()
+            )),
+        });
+    }
+    for (i, (_, ib)) in cap.submissions.iter().enumerate() {
+        let file = format!("submit-{i:04}.bin");
+        let case = if i == 0 { None } else { cases.get(i - 1) };
+        let name = case.map_or("fence".to_string(), StateCase::name);
+        let decoded = pm4::decode(cap.gfx_level, ib);
+        let writes: Vec<(u32, u32)> = decoded.writes().map(|w| (w.address, w.value)).collect();
+        let opcodes: Vec<Opcode> = decoded
+            .packets
+            .iter()
+            .map(|p| p.opcode)
+            .filter(|o| *o != Opcode::NOP)
+            .collect();
+        let problem = if let Some(e) = decoded.error {
+            Some(format!("does not decode: {e}"))
+        } else if i == 0 {
+            (opcodes != [Opcode::WRITE_DATA] || !writes.is_empty()).then(|| {
+                format!(
+                    "expected one WRITE_DATA and no register write, found {opcodes:?} and {} writes",
+                    writes.len()
+                )
+            })
+        } else if let Some(case) = case {
+            let intended: Vec<(u32, u32)> = case
+                .registers
+                .iter()
+                .map(|r| (r.desc.address, r.value))
+                .collect();
+            let set_packets_ok = opcodes.first() == Some(&Opcode::CONTEXT_CONTROL)
+                && opcodes.last() == Some(&Opcode::RELEASE_MEM)
+                && opcodes[1..opcodes.len() - 1].iter().all(|o| {
+                    matches!(
+                        o,
+                        Opcode::SET_CONTEXT_REG
+                            | Opcode::SET_SH_REG
+                            | Opcode::SET_SH_REG_INDEX
+                            | Opcode::SET_UCONFIG_REG
+                            | Opcode::SET_UCONFIG_REG_INDEX
+                            | Opcode::SET_CONFIG_REG
+                    )
+                });
+            if !set_packets_ok {
+                Some(format!(
+                    "expected CONTEXT_CONTROL, SET_*_REG packets and RELEASE_MEM, found {opcodes:?}"
+                ))
+            } else if writes != intended {
+                Some(describe_write_difference(cap.gfx_level, &intended, &writes))
+            } else {
+                None
+            }
+        } else {
+            Some("a submission the self-test did not make".into())
+        };
+        checks.push(CaptureCheck {
+            file,
+            case: name,
+            decoded_writes: writes.len(),
+            problem,
+        });
+    }
+    Ok(CaptureVerification { checks })
+}
+
+/// Names the first difference between intended and decoded (address, value) writes.
+fn describe_write_difference(
+    level: pm4::GfxLevel,
+    intended: &[(u32, u32)],
+    got: &[(u32, u32)],
+) -> String {
+    let name = |a: u32| {
+        level
+            .register_at(a)
+            .map_or(format!("{a:#x}"), |d| d.name().to_string())
+    };
+    for (k, (i, g)) in intended.iter().zip(got).enumerate() {
+        if i != g {
+            return format!(
+                "write {k}: intended {} = {:#x}, decoded {} = {:#x}",
+                name(i.0),
+                i.1,
+                name(g.0),
+                g.1
+            );
+        }
+    }
+    format!(
+        "intended {} register writes, decoded {}",
+        intended.len(),
+        got.len()
+    )
 }
