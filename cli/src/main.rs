@@ -8,6 +8,7 @@ mod cmd_decode;
 mod cmd_devices;
 mod cmd_selftest;
 mod cmd_state;
+mod selftest_draw;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -19,3 +19,4 @@ pub mod run;
 pub mod shader;
 pub mod stream;
 pub mod variant;
+pub mod verify;
