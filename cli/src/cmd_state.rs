@@ -194,26 +194,8 @@ fn mode_name(mode: Option<InterlockMode>) -> &'static str {
     mode.map_or("none", InterlockMode::name)
 }
 
-/// The `--json` document.
-pub fn state_json(st: &PopsState, samples: u32, pm4: &[u32]) -> serde_json::Value {
-    serde_json::json!({
-        "chip": st.family.name(),
-        "gfx_level": st.level.name(),
-        "interlock": mode_name(st.interlock.mode),
-        "samples": samples,
-        "registers": st.registers_json(),
-        "pm4": pm4,
-        "features": st.features_json(),
-        "diagnostics": st.diagnostics_json(),
-        "reasons": st.reasons_json(),
-        "out_of_order_rasterization": {
-            "enabled": st.out_of_order.enabled,
-            "reason": st.out_of_order.reason,
-        },
-    })
-}
-
-fn print_text(st: &PopsState, samples: u32, pm4: &[u32]) {
+fn print_text(st: &PopsState, pm4: &[u32]) {
+    let samples = st.draw.rasterization_samples;
     println!(
         "{} ({}), interlock {}, {} sample{}",
         st.family,
@@ -294,11 +276,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let pm4 = pops::emit(&st);
     if args.json {
-        println!("{}", state_json(&st, args.samples, &pm4));
+        // The same document the layer records (pm4::pops::PopsState::report_json).
+        println!("{}", st.report_json());
     } else {
-        print_text(&st, args.samples, &pm4);
+        print_text(&st, &pops::emit(&st));
     }
     if st.has_errors() {
         for d in st

@@ -100,3 +100,110 @@ fn unknown_and_compute_only_chips_are_refused() {
     }
     assert!(!dir.exists(), "nothing is created for a refused chip");
 }
+
+/// A render node the user may not open: pops says to join the `render` group. Simulated by a
+/// root-owned 0600 DRM node (mknod) opened by `pops` running as `nobody`; needs root to set up.
+#[test]
+fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
+    use nix::sys::stat::{makedev, mknod, Mode, SFlag};
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("pops-cli-perm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = dir.join("renderD128");
+    if mknod(
+        &node,
+        SFlag::S_IFCHR,
+        Mode::from_bits_truncate(0o600),
+        makedev(226, 128),
+    )
+    .is_err()
+    {
+        eprintln!("SKIPPED: needs root to create a DRM node and run pops as another user");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let out = match pops()
+        .args(["selftest", "--device"])
+        .arg(&node)
+        .uid(65534)
+        .gid(65534)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("SKIPPED: cannot run pops as nobody ({e})");
+            std::fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("Permission denied") && !err.contains("permission denied opening") {
+        eprintln!("SKIPPED: the pops binary is not reachable by nobody here: {err}");
+    } else {
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("add your user to the `render` group"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The capture is for people too: `pops decode --gfx <level> FILE` reads every recorded IB, and
+/// a state IB's register writes are those `pops state` gives for the same chip, mode and samples.
+#[test]
+fn pops_decode_reads_the_captured_ibs_back() {
+    let dir = std::env::temp_dir().join(format!("pops-cli-selftest-dec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = pops()
+        .args(["selftest", "--chip", "navi31", "--json", "--capture"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let level = index["gfx_level"].as_str().unwrap();
+    assert_eq!(level, "gfx11");
+    // Submission 12 is "sample-ordered 8x" (fence, then 4 sample counts per mode).
+    let s = &index["submissions"][12];
+    assert_eq!(s["ib_file"], "submit-0012.bin");
+    let decoded = pops()
+        .args(["decode", "--json", "--gfx", level])
+        .arg(dir.join("submit-0012.bin"))
+        .output()
+        .unwrap();
+    assert!(decoded.status.success(), "{decoded:?}");
+    let d: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    let writes: Vec<(u64, u64)> = d["packets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["writes"].as_array().unwrap().clone())
+        .map(|w| (w["address"].as_u64().unwrap(), w["value"].as_u64().unwrap()))
+        .collect();
+    let state = pops()
+        .args([
+            "state",
+            "--json",
+            "--chip",
+            "navi31",
+            "--interlock",
+            "sample-ordered",
+            "--samples",
+            "8",
+        ])
+        .output()
+        .unwrap();
+    assert!(state.status.success(), "{state:?}");
+    let st: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
+    let mut expected: Vec<(u64, u64)> = st["registers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| (r["address"].as_u64().unwrap(), r["value"].as_u64().unwrap()))
+        .collect();
+    let mut got = writes.clone();
+    expected.sort();
+    got.sort();
+    assert_eq!(got, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

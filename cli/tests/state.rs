@@ -1,8 +1,7 @@
 //! `pops state` end to end: the JSON document for every family, interlock mode and sample count,
-//! the PM4 re-parsed against the registers, and the refusals.
+//! the PM4 decoded by `pm4::decode` against the registers, and the refusals.
 
-use pm4::packet::{Header, Opcode};
-use pm4::{Family, GfxLevel, InterlockMode, RegSpace};
+use pm4::{Family, GfxLevel, InterlockMode};
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -26,27 +25,24 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("well-formed JSON")
 }
 
-/// Walks the SET_*_REG packets and returns (byte address, value) per written register.
-fn walk_pm4(words: &[u32]) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let h = Header::parse(words[i]);
-        assert_eq!(h.packet_type, 3, "type-3 header at dword {i}");
-        let op = Opcode::from_u8(h.opcode).expect("known opcode");
-        let space = RegSpace::ALL
-            .into_iter()
-            .find(|s| s.set_opcode() == op)
-            .unwrap_or_else(|| panic!("{} is not a SET_*_REG packet", op.name()));
-        let body = h.count as usize + 1;
-        assert!(i + 1 + body <= words.len(), "packet overruns the stream");
-        let first = space.start() + 4 * words[i + 1];
-        for k in 0..body - 1 {
-            out.push((first + 4 * k as u32, words[i + 2 + k]));
-        }
-        i += 1 + body;
+/// Decodes the PM4 with `pm4::decode` (what `pops decode` prints) and returns (byte address,
+/// value) per written register.
+fn decoded_writes(level: GfxLevel, words: &[u32]) -> Vec<(u32, u32)> {
+    let d = pm4::decode::decode(level, words);
+    assert!(d.is_ok(), "pm4 decodes: {:?}", d.error);
+    for p in &d.packets {
+        assert!(
+            p.opcode.name().starts_with("SET_") && p.opcode.name().ends_with("_REG"),
+            "only SET_*_REG packets, got {}",
+            p.opcode.name()
+        );
     }
-    out
+    d.writes()
+        .map(|w| {
+            assert!(w.desc.is_some(), "{:#x} is a known register", w.address);
+            (w.address, w.value)
+        })
+        .collect()
 }
 
 fn check_document(doc: &Value, family: Family, mode: &str, samples: u32) {
@@ -86,7 +82,7 @@ fn check_document(doc: &Value, family: Family, mode: &str, samples: u32) {
         .iter()
         .map(|w| w.as_u64().unwrap() as u32)
         .collect();
-    let mut written = walk_pm4(&pm4);
+    let mut written = decoded_writes(level, &pm4);
     written.sort();
     assert_eq!(written, expected, "pm4 writes exactly the registers");
     for k in [
@@ -357,4 +353,60 @@ fn error_diagnostics_exit_1_after_printing() {
         .iter()
         .any(|d| d["severity"] == "error" && d["code"] == "gfx11-depth-samples-mismatch"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("gfx11-depth-samples-mismatch"));
+}
+
+/// "`pm4` is exactly those writes as SET_*_REG packets and decodes with `pops decode`": the
+/// state's PM4, fed to `pops decode`, gives back every register with the same value and fields.
+#[test]
+fn pm4_decodes_with_pops_decode() {
+    use std::io::Write;
+    use std::process::Stdio;
+    for (chip, mode, samples) in [
+        ("raven", "sample-ordered", "8"),
+        ("navi10", "pixel-ordered", "4"),
+        ("navi21", "pixel-unordered", "2"),
+        ("navi31", "sample-ordered", "4"),
+        ("gfx1151", "none", "1"),
+    ] {
+        let doc = json(&["--chip", chip, "--interlock", mode, "--samples", samples]);
+        let text: Vec<String> = doc["pm4"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| format!("{:08x}", w.as_u64().unwrap()))
+            .collect();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pops"))
+            .args(["decode", "--gfx", chip, "-", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.join(" ").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{chip}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dec: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let regs = doc["registers"].as_object().unwrap();
+        let mut n = 0;
+        for p in dec["packets"].as_array().unwrap() {
+            for w in p["writes"].as_array().unwrap() {
+                let name = w["register"].as_str().unwrap();
+                let r = &regs[name];
+                assert_eq!(w["address"], r["address"], "{chip} {name}");
+                assert_eq!(w["value"], r["value"], "{chip} {name}");
+                assert_eq!(w["fields"], r["fields"], "{chip} {name}");
+                n += 1;
+            }
+        }
+        assert_eq!(n, regs.len(), "{chip}: every register decoded once");
+    }
 }

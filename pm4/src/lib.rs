@@ -6,7 +6,7 @@
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
 //! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
 //! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
-//! - [`decode`]: dwords back to packets and register writes, with typed errors.
+//! - [`mod@decode`]: dwords back to packets and register writes, with typed errors.
 //! - [`pops`]: the POPS driver state of a draw: register rules, PM4, features, diagnostics.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
@@ -27,6 +27,8 @@ pub mod decode;
 pub mod fields;
 
 pub use cmdbuf::{set_reg_form, CmdBuf, EncodeError, ReleaseMem, ReleaseMemOp};
-pub use decode::{decode, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite};
+pub use decode::{
+    decode, describe_body, BodyDword, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite,
+};
 pub use fields::EventType;
 pub use packet::SetRegForm;

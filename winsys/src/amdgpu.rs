@@ -207,8 +207,16 @@ fn open_node(path: &Path) -> Result<OwnedFd, WinsysError> {
     identify::check_drm_node(path)?;
     let raw = nix::fcntl::open(path, OFlag::O_RDWR | OFlag::O_CLOEXEC, Mode::empty()).map_err(
         |errno| match errno {
-            Errno::EACCES | Errno::EPERM => WinsysError::PermissionDenied {
-                path: path.to_path_buf(),
+            // A node we may not open may still be known not to be amdgpu's (sysfs is readable
+            // by all): say that rather than ask the user to join a group for another GPU.
+            Errno::EACCES | Errno::EPERM => match identify::sysfs_driver(path) {
+                Some(driver) if driver != "amdgpu" => WinsysError::NotAmdgpu {
+                    path: path.to_path_buf(),
+                    driver,
+                },
+                _ => WinsysError::PermissionDenied {
+                    path: path.to_path_buf(),
+                },
             },
             Errno::ENOENT => WinsysError::NotFound {
                 path: path.to_path_buf(),

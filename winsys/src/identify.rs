@@ -101,6 +101,25 @@ pub fn render_nodes(dri_dir: &Path) -> Result<Vec<PathBuf>, WinsysError> {
     Ok(nodes.into_iter().map(|(_, p)| p).collect())
 }
 
+/// The kernel driver bound to a node of the real `/dev/dri`, read from sysfs
+/// (`/sys/class/drm/<node>/device/driver`), which needs no permission on the node. `None` for
+/// nodes elsewhere (sysfs only describes the real directory) or when sysfs does not say.
+pub fn sysfs_driver(node: &Path) -> Option<String> {
+    let parent = std::fs::canonicalize(node.parent()?).ok()?;
+    if parent != Path::new(DEFAULT_DRI_DIR) {
+        return None;
+    }
+    let name = node.file_name()?;
+    let link = std::fs::read_link(
+        Path::new("/sys/class/drm")
+            .join(name)
+            .join("device")
+            .join("driver"),
+    )
+    .ok()?;
+    Some(link.file_name()?.to_string_lossy().into_owned())
+}
+
 /// Checks, from its metadata alone, that a path is a DRM character device, before anything is
 /// handed to libdrm (which assumes a DRM file descriptor).
 pub fn check_drm_node(path: &Path) -> Result<(), WinsysError> {
@@ -287,6 +306,15 @@ mod tests {
             .collect();
         assert_eq!(names, ["renderD128", "renderD129", "renderD1000"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sysfs_describes_only_the_real_dri_directory() {
+        let dir = std::env::temp_dir().join(format!("pops-dri-sysfs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(sysfs_driver(&dir.join("renderD128")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(sysfs_driver(Path::new("/nonexistent/renderD128")), None);
     }
 
     #[test]

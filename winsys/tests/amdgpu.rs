@@ -184,3 +184,42 @@ fn hardware_fence_test_writes_and_reads_back() {
     );
     assert!(report.all_ok());
 }
+
+/// A DRM character device (major 226) with no GPU behind it: made with mknod where the tests
+/// run as root, else skipped. Opening it fails in the kernel (ENXIO), which is reported with the
+/// errno, not mistaken for "not DRM" or "not amdgpu".
+#[test]
+fn a_drm_node_without_a_device_behind_it_fails_to_open_with_the_errno() {
+    use nix::sys::stat::{makedev, mknod, Mode, SFlag};
+    let dir = temp_dir("orphan");
+    let node = dir.join("renderD200");
+    if let Err(e) = mknod(
+        &node,
+        SFlag::S_IFCHR,
+        Mode::from_bits_truncate(0o666),
+        makedev(226, 200),
+    ) {
+        eprintln!("SKIPPED: cannot mknod a DRM node here ({e}); needs root");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    match AmdgpuWinsys::open(&node) {
+        Err(WinsysError::Open { path, errno }) => {
+            assert_eq!(path, node);
+            assert!(
+                matches!(errno, nix::errno::Errno::ENXIO | nix::errno::Errno::ENODEV),
+                "{errno}"
+            );
+        }
+        Err(WinsysError::PermissionDenied { .. }) => {
+            eprintln!("SKIPPED: device nodes cannot be opened on this filesystem (nodev mount)")
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    // Enumeration reports that node's problem rather than "no amdgpu node".
+    assert!(matches!(
+        AmdgpuWinsys::open_first(&dir),
+        Err(WinsysError::Open { .. } | WinsysError::PermissionDenied { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,48 +19,89 @@ pub fn emit_into(state: &PopsState, out: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Header, Opcode};
+    use crate::decode::decode;
     use crate::pops::{derive, DrawState, Experiments, InterlockDesc};
-    use crate::{Family, InterlockMode, RegSpace};
+    use crate::{Family, InterlockMode};
 
-    /// Walks the packets and checks they write exactly the state's registers, in order.
+    /// The decoder reads back exactly the state's registers, in order, from the packets.
     #[test]
-    fn packets_write_exactly_the_registers() {
+    fn packets_decode_to_exactly_the_registers() {
         for f in Family::ALL {
-            let st = derive(
-                *f,
-                &InterlockDesc::with_mode(Some(InterlockMode::ALL[2])),
-                &DrawState {
-                    rasterization_samples: 8,
-                    ..DrawState::default()
-                },
-                &Experiments::default(),
-            )
-            .unwrap();
-            let words = emit(&st);
-            let mut i = 0;
-            let mut written = Vec::new();
-            while i < words.len() {
-                let h = Header::parse(words[i]);
-                assert_eq!(h.packet_type, 3);
-                let op = Opcode::from_u8(h.opcode).unwrap();
-                let space = RegSpace::ALL
-                    .into_iter()
-                    .find(|s| s.set_opcode() == op)
-                    .unwrap();
-                let body = h.count as usize + 1;
-                let first = space.start() + 4 * words[i + 1];
-                for k in 0..body - 1 {
-                    written.push((first + 4 * k as u32, words[i + 2 + k]));
-                }
-                i += 1 + body;
+            for mode in [
+                None,
+                Some(InterlockMode::ALL[0]),
+                Some(InterlockMode::ALL[2]),
+            ] {
+                let st = derive(
+                    *f,
+                    &InterlockDesc::with_mode(mode),
+                    &DrawState {
+                        rasterization_samples: 8,
+                        ..DrawState::default()
+                    },
+                    &Experiments::default(),
+                )
+                .unwrap();
+                let d = decode(st.level, &emit(&st));
+                assert!(d.is_ok(), "{f}: {:?}", d.error);
+                let written: Vec<_> = d.writes().map(|w| (w.reg(), w.value)).collect();
+                let want: Vec<_> = st
+                    .registers
+                    .iter()
+                    .map(|r| (Some(r.reg()), r.value))
+                    .collect();
+                assert_eq!(written, want, "{f}");
             }
-            let want: Vec<_> = st
-                .registers
-                .iter()
-                .map(|r| (r.desc.address, r.value))
-                .collect();
-            assert_eq!(written, want, "{f}");
+        }
+    }
+
+    #[test]
+    fn emit_into_appends() {
+        let st = derive(
+            Family::Navi31,
+            &InterlockDesc::default(),
+            &DrawState::default(),
+            &Experiments::default(),
+        )
+        .unwrap();
+        let mut out = vec![crate::packet::NOP_ONE_DWORD];
+        emit_into(&st, &mut out);
+        assert_eq!(out[0], crate::packet::NOP_ONE_DWORD);
+        assert_eq!(&out[1..], emit(&st).as_slice());
+    }
+
+    /// "No explicit flushes/synchronization are needed when changing the pipeline state
+    /// variables that may be involved in POPS, such as the rasterization sample count." The
+    /// emitted stream for a sample-count change is register writes only: no event, no wait.
+    #[test]
+    fn sample_count_changes_need_no_flush() {
+        for f in Family::ALL {
+            let mut stream = Vec::new();
+            for samples in [1, 8, 2, 4] {
+                let st = derive(
+                    *f,
+                    &InterlockDesc::with_mode(Some(InterlockMode::ALL[2])),
+                    &DrawState {
+                        rasterization_samples: samples,
+                        ..DrawState::default()
+                    },
+                    &Experiments::default(),
+                )
+                .unwrap();
+                emit_into(&st, &mut stream);
+            }
+            let d = decode(f.gfx_level(), &stream);
+            assert!(d.is_ok());
+            for p in &d.packets {
+                assert!(
+                    matches!(
+                        p.opcode,
+                        crate::Opcode::SET_CONTEXT_REG | crate::Opcode::SET_SH_REG
+                    ),
+                    "{f}: {}",
+                    p.opcode.name()
+                );
+            }
         }
     }
 }

@@ -5,6 +5,28 @@ use super::{Features, PopsState};
 use serde_json::{json, Map, Value};
 
 impl PopsState {
+    /// The whole report, as `pops state --json` prints it and the layer records it:
+    /// `{"chip", "gfx_level", "interlock", "samples", "registers", "pm4", "features",
+    /// "diagnostics", "reasons", "out_of_order_rasterization": {"enabled", "reason"}}`, where
+    /// `pm4` is [`super::emit`] of this state.
+    pub fn report_json(&self) -> Value {
+        json!({
+            "chip": self.family.name(),
+            "gfx_level": self.level.name(),
+            "interlock": self.interlock.mode.map_or("none", |m| m.name()),
+            "samples": self.draw.rasterization_samples,
+            "registers": self.registers_json(),
+            "pm4": super::emit(self),
+            "features": self.features_json(),
+            "diagnostics": self.diagnostics_json(),
+            "reasons": self.reasons_json(),
+            "out_of_order_rasterization": {
+                "enabled": self.out_of_order.enabled,
+                "reason": self.out_of_order.reason,
+            },
+        })
+    }
+
     /// `{"DB_SHADER_CONTROL": {"address": <byte address>, "value": <u32>, "fields": {"NAME":
     /// <value>, ...every field}}, ...}`.
     pub fn registers_json(&self) -> Value {
@@ -111,6 +133,13 @@ mod tests {
             st.features_json()["fragmentShaderShadingRateInterlock"],
             false
         );
+        let doc = st.report_json();
+        assert_eq!(doc["chip"], "raven");
+        assert_eq!(doc["gfx_level"], "gfx9");
+        assert_eq!(doc["interlock"], "sample-ordered");
+        assert_eq!(doc["samples"], 8);
+        assert_eq!(doc["registers"], j);
+        assert_eq!(doc["pm4"].as_array().unwrap().len(), emit(&st).len());
         let d = st.diagnostics_json();
         assert!(d
             .as_array()

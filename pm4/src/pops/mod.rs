@@ -366,6 +366,8 @@ pub struct PopsState {
     pub family: Family,
     pub level: GfxLevel,
     pub interlock: InterlockDesc,
+    /// The draw state the values were derived from.
+    pub draw: DrawState,
     /// Every register the draw must write for POPS on this chip, each present on `level`,
     /// sorted by byte address.
     pub registers: Vec<RegValue>,
@@ -443,6 +445,7 @@ pub fn derive(
         family,
         level,
         interlock: *interlock,
+        draw: *draw,
         registers: Vec::with_capacity(12),
         reasons: Vec::with_capacity(24),
         features: features::state_features(family, exp),

@@ -307,7 +307,7 @@ fn spi_shader_col_format(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Resu
         w.st.reasons.push(Reason {
             reg: Reg::SPI_SHADER_COL_FORMAT,
             field: Field::COL0_EXPORT_FORMAT,
-            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM): the export requirement is met",
+            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM), which also meets the POPS export requirement",
         });
     } else {
         w.st.reasons.push(Reason {
@@ -606,6 +606,15 @@ fn pa_sc_binner_cntl_0(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Resul
 }
 
 fn other_diagnostics(st: &mut PopsState, cx: &Ctx, draw: &DrawState) {
+    let ds = &draw.depth_stencil;
+    if draw.depth_stencil_samples == 0 && (ds.depth_test || ds.depth_write || ds.stencil_test) {
+        diag(
+            st,
+            Severity::Info,
+            "depth-state-without-attachment",
+            "depth/stencil tests are set but no depth/stencil attachment is bound (0 samples): ignored",
+        );
+    }
     if cx.pops && !cx.per_sample && draw.rasterization_samples > 1 {
         diag(
             st,
