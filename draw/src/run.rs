@@ -470,3 +470,40 @@ fn run_variant(
         (None, Some(_)) => Outcome::Passed,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_statistics() {
+        let t = Timing {
+            ticks: vec![30, 10, 20, 50],
+        };
+        assert_eq!(
+            (t.min(), t.median(), t.max()),
+            (Some(10), Some(20), Some(50))
+        );
+        let one = Timing { ticks: vec![7] };
+        assert_eq!(one.median(), Some(7));
+        let none = Timing { ticks: vec![] };
+        assert_eq!((none.min(), none.median(), none.max()), (None, None, None));
+    }
+
+    #[test]
+    fn only_passing_reported_and_unexecuted_outcomes_are_ok() {
+        assert!(
+            Outcome::Passed.is_ok() && Outcome::Reported.is_ok() && Outcome::NotExecuted.is_ok()
+        );
+        for o in [
+            Outcome::Failed("x".into()),
+            Outcome::Timeout("x".into()),
+            Outcome::Reset("x".into()),
+            Outcome::NotSubmitted("x".into()),
+            Outcome::Error("x".into()),
+        ] {
+            assert!(!o.is_ok(), "{o:?}");
+            assert_eq!(o.detail(), "x");
+        }
+    }
+}

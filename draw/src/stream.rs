@@ -503,3 +503,128 @@ fn emit_packet(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::standard;
+    use pm4::Opcode;
+
+    const A: Addresses = Addresses {
+        vs: 0x1_0000_0000,
+        ps: 0x1_0000_2000,
+        storage: 0x1_0010_0000,
+        color: 0x1_0020_0000,
+        attr_ring: 0x1_0030_0000,
+        timestamps: 0x1_0040_0000,
+        fence: 0x1_0040_0040,
+    };
+
+    fn last(level: GfxLevel, dw: &[u32], reg: Reg) -> Option<pm4::RegWrite> {
+        let addr = level.register(reg)?.address;
+        pm4::decode(level, dw)
+            .writes()
+            .filter(|w| w.address == addr)
+            .last()
+            .cloned()
+    }
+
+    /// The rectangles are drawn one DRAW_INDEX_AUTO each, in order, each with its primitive
+    /// index and corners, between two timestamps and before the fence.
+    #[test]
+    fn draws_in_order_between_timestamps_then_the_fence() {
+        for fam in [
+            Family::Raven,
+            Family::Navi14,
+            Family::Navi23,
+            Family::Phoenix,
+            Family::Gfx1151,
+        ] {
+            let level = fam.gfx_level();
+            let rects = rectangles(5);
+            let s = build(fam, &standard()[0], &A, &rects).unwrap();
+            let packets = pm4::decode(level, &s.dwords).into_result().unwrap();
+            let ops: Vec<Opcode> = packets.iter().map(|p| p.opcode).collect();
+            let draws: Vec<usize> = ops
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| **o == Opcode::DRAW_INDEX_AUTO)
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(draws.len(), 5, "{fam}");
+            let rm: Vec<usize> = ops
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| **o == Opcode::RELEASE_MEM)
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(rm.len(), 3, "{fam}: two timestamps and the fence");
+            assert!(rm[0] < draws[0] && rm[1] > draws[4] && rm[2] > rm[1]);
+            // Each draw is preceded by its primitive index.
+            let ps2 = level
+                .register(Reg::SPI_SHADER_USER_DATA_PS_2)
+                .unwrap()
+                .address;
+            let mut seen = Vec::new();
+            for p in &packets[draws[0] - 2..] {
+                for w in p.writes.iter().filter(|w| w.address == ps2) {
+                    seen.push(w.value);
+                }
+            }
+            assert_eq!(seen, [0, 1, 2, 3, 4], "{fam}");
+            assert_eq!(
+                s.dwords.last(),
+                Some(&0),
+                "RELEASE_MEM ends with its reserved dword"
+            );
+        }
+    }
+
+    /// "If the shader specifies an ordered interlock execution mode, out-of-order rasterization
+    /// likely must not be enabled implicitly" — only the experiment switch turns it on.
+    #[test]
+    fn out_of_order_only_by_the_experiment() {
+        for fam in Family::ALL {
+            let level = fam.gfx_level();
+            for v in standard() {
+                let s = build(*fam, &v, &A, &rectangles(2)).unwrap();
+                let w = last(level, &s.dwords, Reg::PA_SC_MODE_CNTL_1).unwrap();
+                let on = w.field(Field::OUT_OF_ORDER_PRIMITIVE_ENABLE).unwrap_or(0);
+                let want = match v.switches.out_of_order {
+                    OutOfOrder::On => 1,
+                    OutOfOrder::Off => 0,
+                    OutOfOrder::Auto if v.expects_order() => 0,
+                    OutOfOrder::Auto => on,
+                };
+                assert_eq!(on, want, "{fam} {v}");
+            }
+        }
+    }
+
+    /// Collision arguments only where the level has them, and only with POPS; "the export
+    /// requirement": export space is always allocated.
+    #[test]
+    fn collision_argument_and_export_space() {
+        for fam in Family::ALL {
+            let level = fam.gfx_level();
+            for v in standard() {
+                let s = build(*fam, &v, &A, &rectangles(2)).unwrap();
+                let rsrc2 = last(level, &s.dwords, Reg::SPI_SHADER_PGM_RSRC2_PS).unwrap();
+                let load = rsrc2.field(Field::LOAD_COLLISION_WAVEID);
+                if level.is_gfx11_plus() {
+                    assert!(load.is_none() || load == Some(0), "{fam} {v}");
+                } else {
+                    assert_eq!(load, Some(v.interlock.is_some() as u32), "{fam} {v}");
+                }
+                let col = last(level, &s.dwords, Reg::SPI_SHADER_COL_FORMAT).unwrap();
+                assert_ne!(col.value, 0, "{fam} {v}");
+                let dsc = last(level, &s.dwords, Reg::DB_SHADER_CONTROL).unwrap();
+                assert_eq!(
+                    dsc.field(Field::PRIMITIVE_ORDERED_PIXEL_SHADER),
+                    Some(v.interlock.is_some() as u32)
+                );
+                assert_eq!(dsc.field(Field::EXEC_ON_NOOP), Some(1));
+            }
+        }
+    }
+}
