@@ -15,8 +15,6 @@ pub enum Reason {
     ShaderResources,
     /// A field a POPS rule of `pm4::pops` decides.
     Pops,
-    /// The pixel shader writes memory (the storage buffer).
-    MemoryWrites,
     /// Multisampling (4x/8x) or sample-rate shading of the variant.
     Samples,
     /// MSAA variants export to MRT0 with no colour target bound (the article's null export).
@@ -32,7 +30,6 @@ impl Reason {
             Reason::ShaderArguments => "shader arguments",
             Reason::ShaderResources => "shader resources",
             Reason::Pops => "POPS",
-            Reason::MemoryWrites => "memory writes",
             Reason::Samples => "samples",
             Reason::NullExport => "null export",
             Reason::Experiment => "experiment",

@@ -446,7 +446,7 @@ pub fn build(
         cb.draw_index_auto(3)?;
     }
     cb.release_mem(&timestamp(level, addrs.timestamps + 8))?;
-    cb.release_mem(&ReleaseMem::eop_fence(level, addrs.fence, FENCE_VALUE))?;
+    cb.release_mem(&fence(level, addrs.fence))?;
     Ok(DrawStream {
         family,
         variant: *variant,
@@ -470,6 +470,32 @@ fn timestamp(level: GfxLevel, address: u64) -> ReleaseMem {
         address,
         data: 0,
     }
+}
+
+/// The fence: at the end of pipe, write back and invalidate the L2 (so the CPU reads the
+/// storage buffer as the shaders left it and the next run's loads miss), then write
+/// [`FENCE_VALUE`].
+fn fence(level: GfxLevel, address: u64) -> ReleaseMem {
+    let mut rm = ReleaseMem::eop_fence(level, address, FENCE_VALUE);
+    match &mut rm.op {
+        ReleaseMemOp::Gfx9(o) => {
+            o.tc_action_en = 1;
+            o.tc_wb_action_en = 1;
+        }
+        ReleaseMemOp::Gfx10(o) => {
+            o.gl2_wb = 1;
+            o.gl2_inv = 1;
+            o.glm_wb = 1;
+            o.glm_inv = 1;
+        }
+        ReleaseMemOp::Gfx11(o) => {
+            o.gl2_wb = 1;
+            o.gl2_inv = 1;
+            o.glm_wb = 1;
+            o.glm_inv = 1;
+        }
+    }
+    rm
 }
 
 /// One SET_*_REG packet for the registers at `addrs` (consecutive, one space), with their

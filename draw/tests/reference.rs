@@ -156,3 +156,26 @@ fn list_the_differences_in_use() {
         eprintln!("{fam}: differ: {seen:?}\n{fam}: additional: {extra:?}");
     }
 }
+
+/// docs/hardware-draw.md lists every entry of the differences table.
+#[test]
+fn the_document_lists_every_difference() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/hardware-draw.md"
+    ))
+    .expect("docs/hardware-draw.md");
+    for d in draw::differences::TABLE {
+        let row = format!(
+            "| `{}` | {} | {} | {} |",
+            d.register,
+            d.levels.name(),
+            d.reason.name(),
+            d.why
+        );
+        assert!(
+            doc.contains(&row),
+            "docs/hardware-draw.md lacks the row:\n{row}"
+        );
+    }
+}
