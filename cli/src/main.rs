@@ -7,6 +7,7 @@ mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
 mod cmd_selftest;
+mod cmd_isa;
 mod cmd_state;
 mod selftest_draw;
 
@@ -36,6 +37,8 @@ enum Command {
     Devices(cmd_devices::Args),
     /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
     Selftest(cmd_selftest::Args),
+    /// Print the machine code that enters and leaves the POPS ordered section on a chip.
+    Isa(cmd_isa::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +49,6 @@ fn main() -> ExitCode {
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
+        Command::Isa(a) => cmd_isa::run(a),
     }
 }
