@@ -6,8 +6,8 @@
 mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
-mod cmd_selftest;
 mod cmd_isa;
+mod cmd_selftest;
 mod cmd_state;
 mod selftest_draw;
 

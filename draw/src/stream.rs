@@ -653,4 +653,98 @@ mod tests {
             }
         }
     }
+
+    /// Highest VGPR and SGPR a listing names (`v7`, `s[0:1]` → 1, …).
+    fn max_regs(l: &shaders::isa::Listing) -> (u32, u32) {
+        let (mut v, mut s) = (0, 0);
+        for t in l.instruction_texts() {
+            let mut rest = t.as_str();
+            while let Some(i) = rest.find(['v', 's']) {
+                let kind = rest.as_bytes()[i];
+                let tail = &rest[i + 1..];
+                let digits: String = tail
+                    .trim_start_matches('[')
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                let boundary = i == 0
+                    || !rest.as_bytes()[i - 1].is_ascii_alphanumeric()
+                        && rest.as_bytes()[i - 1] != b'_';
+                if boundary && !digits.is_empty() {
+                    let mut n: u32 = digits.parse().unwrap();
+                    if tail.starts_with('[') {
+                        if let Some(hi) = tail.split(':').nth(1) {
+                            n = hi
+                                .trim_end_matches(|c: char| !c.is_ascii_digit())
+                                .split(']')
+                                .next()
+                                .unwrap()
+                                .parse()
+                                .unwrap_or(n);
+                        }
+                    }
+                    if kind == b'v' {
+                        v = v.max(n);
+                    } else {
+                        s = s.max(n);
+                    }
+                }
+                rest = &rest[i + 1..];
+            }
+        }
+        (v, s)
+    }
+
+    /// The shader registers match the programs: the VGPR (and on GFX9 SGPR) allocation covers
+    /// every register the code names, the pixel shader's inputs are the ones it reads, and the
+    /// user-SGPR counts are the ones the programs expect.
+    #[test]
+    fn shader_registers_cover_the_programs() {
+        for fam in Family::ALL {
+            let level = fam.gfx_level();
+            for v in standard() {
+                let s = build(*fam, &v, &A, &rectangles(2)).unwrap();
+                let (ps_v, ps_s) = max_regs(&s.programs.ps);
+                let (vs_v, _) = max_regs(&s.programs.vs);
+                if level == GfxLevel::Gfx9 && v == standard()[0] {
+                    assert_eq!(
+                        (ps_v, ps_s, vs_v),
+                        (7, 10, 5),
+                        "the parser reads the listing"
+                    );
+                }
+                let rsrc1 = last(level, &s.dwords, Reg::SPI_SHADER_PGM_RSRC1_PS).unwrap();
+                let vgprs = (rsrc1.field(Field::VGPRS).unwrap() + 1) * 4;
+                assert!(ps_v < vgprs, "{fam} {v}: v{ps_v} with {vgprs} VGPRs");
+                if level == GfxLevel::Gfx9 {
+                    // VCC is allocated on top of the named SGPRs.
+                    let sgprs = (rsrc1.field(Field::SGPRS).unwrap() + 1) * 8;
+                    assert!(
+                        ps_s + 1 + 2 <= sgprs,
+                        "{fam} {v}: s{ps_s} with {sgprs} SGPRs"
+                    );
+                }
+                let vs_rsrc1 = if level.is_gfx11_plus() {
+                    Reg::SPI_SHADER_PGM_RSRC1_GS
+                } else {
+                    Reg::SPI_SHADER_PGM_RSRC1_VS
+                };
+                let r = last(level, &s.dwords, vs_rsrc1).unwrap();
+                let vs_vgprs = (r.field(Field::VGPRS).unwrap() + 1) * 4;
+                assert!(
+                    vs_v < vs_vgprs,
+                    "{fam} {v}: vertex stage v{vs_v} with {vs_vgprs} VGPRs"
+                );
+                let ena = last(level, &s.dwords, Reg::SPI_PS_INPUT_ENA).unwrap();
+                assert_eq!(ena.field(Field::ANCILLARY_ENA), Some(v.per_sample() as u32));
+                assert_eq!(ena.field(Field::POS_X_FLOAT_ENA), Some(1));
+                assert_eq!(ena.field(Field::POS_Y_FLOAT_ENA), Some(1));
+                let rsrc2 = last(level, &s.dwords, Reg::SPI_SHADER_PGM_RSRC2_PS).unwrap();
+                assert_eq!(
+                    rsrc2.field(Field::USER_SGPR),
+                    Some(crate::shader::PS_USER_SGPRS)
+                );
+            }
+        }
+    }
 }
