@@ -11,6 +11,7 @@ mod cmd_isa;
 mod cmd_layer;
 mod cmd_selftest;
 mod cmd_state;
+mod selftest_draw;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
