@@ -6,9 +6,12 @@
 mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
+mod cmd_inspect;
+mod cmd_isa;
 mod cmd_layer;
 mod cmd_selftest;
 mod cmd_state;
+mod selftest_draw;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -38,6 +41,10 @@ enum Command {
     Devices(cmd_devices::Args),
     /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
     Selftest(cmd_selftest::Args),
+    /// Print the machine code that enters and leaves the POPS ordered section on a chip.
+    Isa(cmd_isa::Args),
+    /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
+    Inspect(cmd_inspect::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +56,7 @@ fn main() -> ExitCode {
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
+        Command::Isa(a) => cmd_isa::run(a),
+        Command::Inspect(a) => cmd_inspect::run(a),
     }
 }
