@@ -279,6 +279,20 @@ fn lavapipe_frame_is_byte_identical_with_and_without_the_layer() {
         .as_str()
         .is_some_and(|d| d.contains("llvmpipe")));
     assert_eq!(rec[0]["chip"], Value::Null, "lavapipe is not an AMD device");
+
+    // A non-AMD device gets the chosen target chip when the chip setting names one.
+    let report = dir.join("report-chip.jsonl");
+    let out = Scenario::new(BIN, "render", LVP_ICD)
+        .with_layers(&[LAYER])
+        .env("POPS_SCENARIO_OUT", &with)
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+        .env("VK_POPS_INTERLOCK_CHIP", "navi21")
+        .run();
+    assert!(check_ok(&out, "render on lavapipe with a target chip"));
+    let rec = read_report(&report);
+    assert_eq!(rec[0]["chip"], "navi21");
+    assert_eq!(std::fs::read(&with).expect("frame"), a);
 }
 
 fn vuids(stderr: &[u8]) -> std::collections::BTreeSet<String> {
