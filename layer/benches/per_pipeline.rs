@@ -14,9 +14,10 @@ use VkLayer_pops_interlock::report::Kind;
 fn bench(c: &mut Criterion) {
     let sh = shaders::corpus::get("oit_interlock.frag").expect("corpus shader");
     let words = sh.words();
-    c.bench_function("vkCreateShaderModule: analyse oit_interlock.frag", |b| {
-        b.iter(|| compute::analyze_module(black_box(&words)))
-    });
+    c.bench_function(
+        "first fragment use of a module: analyse oit_interlock.frag",
+        |b| b.iter(|| compute::analyze_module(black_box(&words))),
+    );
 
     let stages = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::FRAGMENT)

@@ -26,6 +26,28 @@ pub struct InstanceData {
     pub app: String,
 }
 
+/// A shader module's SPIR-V, analysed the first time a graphics pipeline uses it as a fragment
+/// stage: vertex, compute and unused modules never cost an analysis.
+pub struct ModuleEntry {
+    words: Box<[u32]>,
+    analysis: OnceLock<Arc<ModuleAnalysis>>,
+}
+
+impl ModuleEntry {
+    pub fn new(words: Vec<u32>) -> Self {
+        ModuleEntry {
+            words: words.into_boxed_slice(),
+            analysis: OnceLock::new(),
+        }
+    }
+
+    pub fn analysis(&self) -> Arc<ModuleAnalysis> {
+        self.analysis
+            .get_or_init(|| Arc::new(crate::compute::analyze_module(&self.words)))
+            .clone()
+    }
+}
+
 /// What a graphics pipeline library contributes to pipelines linked from it.
 #[derive(Clone, Debug)]
 pub struct LibraryInfo {
@@ -67,7 +89,7 @@ pub struct DeviceData {
     pub chip: Option<Family>,
     pub features: InterlockFeatures,
     pub settings: Settings,
-    pub modules: Mutex<HashMap<u64, Arc<ModuleAnalysis>>>,
+    pub modules: Mutex<HashMap<u64, Arc<ModuleEntry>>>,
     pub libraries: Mutex<HashMap<u64, Arc<LibraryInfo>>>,
     pub stats: Stats,
 }

@@ -570,12 +570,9 @@ unsafe extern "system" fn create_shader_module(
                 vk::Handle::as_raw(*p_module),
             )
         };
-        let analysis = compute::analyze_module(&words);
-        if let Err(e) = &analysis {
-            log::debug!("shader module 0x{module:x}: {e}");
-        }
+        let entry = Arc::new(dispatch::ModuleEntry::new(words));
         let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-        m.insert(module, Arc::new(analysis));
+        m.insert(module, entry);
     });
     result
 }
@@ -660,10 +657,15 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
     let mut fragment: Option<LibraryFragment> = cap.fragment.as_ref().map(|src| {
         let analysis = match src {
             FragmentSource::Module { module, .. } => {
-                let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-                m.get(module).cloned().unwrap_or_else(|| {
-                    unknown("the shader module was not created through the layer")
-                })
+                let entry = {
+                    let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+                    m.get(module).cloned()
+                };
+                // Analysed outside the map's lock, once per module.
+                match entry {
+                    Some(e) => e.analysis(),
+                    None => unknown("the shader module was not created through the layer"),
+                }
             }
             FragmentSource::Inline { words, .. } => Arc::new(compute::analyze_module(words)),
             FragmentSource::Identifier { .. } => unknown(
