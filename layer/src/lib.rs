@@ -19,6 +19,7 @@ pub mod ffi;
 pub mod hooks;
 pub mod report;
 pub mod settings;
+pub mod worker;
 
 #[cfg(test)]
 mod fake_next;

@@ -429,6 +429,7 @@ fn two_instances_two_devices_and_exit_with_live_device() {
         .collect();
     assert!(apps.contains("pops-scenario-two-a"), "{apps:?}");
     assert!(apps.contains("pops-scenario-two-b"), "{apps:?}");
+    assert!(apps.contains("pops-scenario-two-c"), "{apps:?}");
     assert!(rec.len() >= created.len());
 
     let report = dir.join("exit.jsonl");

@@ -892,6 +892,12 @@ fn scenario_two() -> Res<()> {
     let ma2 = all_ways(&a, shader, 1, true)?;
     println!("{}", serde_json::json!({"after_destroy_b": ma2.len()}));
     a.destroy();
+    // No instance left: the loader may unload the layer; a new instance loads it again.
+    let c = create_ctx(c"pops-scenario-two-c")?;
+    for m in all_ways(&c, shader, 1, true)? {
+        print_made(shader, 1, &m);
+    }
+    c.destroy();
     Ok(())
 }
 
