@@ -18,6 +18,8 @@ struct Queue {
     running: bool,
     stopping: bool,
     spawned: bool,
+    /// The worker waits on `work`: only then does a submission need a (syscall) wake-up.
+    sleeping: bool,
 }
 
 #[derive(Default)]
@@ -63,7 +65,9 @@ pub fn submit(job: Job) {
         }
     }
     q.jobs.push_back(job);
-    w.work.notify_one();
+    if q.sleeping {
+        w.work.notify_one();
+    }
 }
 
 fn run() {
@@ -80,7 +84,9 @@ fn run() {
                     w.idle.notify_all();
                     return;
                 }
+                q.sleeping = true;
                 q = w.work.wait(q).unwrap_or_else(|p| p.into_inner());
+                q.sleeping = false;
             }
         };
         // Jobs contain their own panics (dispatch::guarded); this is the last line of defence.

@@ -5,7 +5,8 @@
 //! instance enables the layer, one without — alternating pipeline by pipeline, and sums wall and
 //! thread-CPU time for each. Several such processes give a median ratio.
 //!
-//! `cargo bench -p pops-tests --bench pipeline_overhead` (env: POPS_BENCH_RUNS, default 9;
+//! `cargo bench -p pops-tests --bench pipeline_overhead` (env: POPS_BENCH_RUNS, default 10 (even: half the processes create the
+//! layered device first, half second);
 //! POPS_BENCH_ITERS, default 5; POPS_BENCH_FAMILY, default navi31).
 
 use pops_tests::*;
@@ -44,13 +45,17 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(d)
     };
-    let runs = env_num("POPS_BENCH_RUNS", 9);
+    let runs = env_num("POPS_BENCH_RUNS", 10);
     let iters = env_num("POPS_BENCH_ITERS", 5);
     let family = std::env::var("POPS_BENCH_FAMILY").unwrap_or_else(|_| "navi31".into());
     let manifests = layer_manifest_dir();
     let dir = temp_dir("bench");
     let report = dir.join("bench.jsonl");
     let configs: Vec<Config> = vec![
+        (
+            "control (A/A: neither device has the layer)",
+            vec![("POPS_BENCH_CONTROL", "1".into())],
+        ),
         (
             "layer logging at warn",
             vec![("VK_POPS_INTERLOCK_LOG", "warn".into())],
@@ -69,8 +74,9 @@ fn main() {
     for (name, env) in configs {
         let (mut wall, mut cpu) = (Vec::new(), Vec::new());
         let mut per_pipeline = (0.0, 0.0);
-        for _ in 0..runs {
+        for run in 0..runs {
             let mut s = Scenario::new(&bin, "bench", RADV_ICD)
+                .env("POPS_BENCH_SWAP", if run % 2 == 1 { "1" } else { "0" })
                 .env("RADV_FORCE_FAMILY", &family)
                 .env("RADV_DEBUG", "nocache")
                 .env("POPS_BENCH_ITERS", iters.to_string())
