@@ -56,22 +56,11 @@ pub struct LibraryInfo {
     pub draw: DrawState,
 }
 
-/// A fragment stage as the application's thread resolves it: the module's SPIR-V (analysed
-/// later, on the worker) or why it cannot be seen.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct LibraryFragment {
-    pub code: Result<Arc<ModuleEntry>, String>,
+    pub analysis: Arc<ModuleAnalysis>,
     pub entry: String,
     pub source: &'static str,
-}
-
-impl std::fmt::Debug for LibraryFragment {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LibraryFragment")
-            .field("entry", &self.entry)
-            .field("source", &self.source)
-            .finish()
-    }
 }
 
 /// Counters for the summary at vkDestroyDevice.

@@ -313,10 +313,7 @@ unsafe extern "system" fn destroy_instance(
     let Some(inst) = dispatch::remove_instance(unsafe { dispatch_key(instance) }) else {
         return;
     };
-    let _ = guarded("vkDestroyInstance", || {
-        crate::worker::drain();
-        report::flush_all(true)
-    });
+    let _ = guarded("vkDestroyInstance", || report::flush_all(true));
     if let Some(f) = inst.destroy_instance {
         // SAFETY: the application's arguments, unchanged.
         unsafe { f(instance, p_allocator) };
@@ -513,7 +510,6 @@ unsafe extern "system" fn destroy_device(
         return;
     };
     let _ = guarded("vkDestroyDevice", || {
-        crate::worker::drain();
         summary(&d);
         report::flush_all(true);
     });
@@ -655,28 +651,29 @@ fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
     Arc::new(Err(reason.to_string()))
 }
 
-/// The per-pipeline work. On the application's thread: resolve the fragment stage (own or from
-/// linked libraries) to its module, merge the draw state, remember libraries. On the worker: the
-/// analysis, the state, the log line and the report.
-pub fn process_pipeline(d: &Arc<DeviceData>, handle: u64, cap: capture::PipelineCapture) {
+/// The per-pipeline work: resolve the fragment stage (own or from linked libraries), merge the
+/// draw state, remember libraries, report.
+pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCapture) {
     let mut fragment: Option<LibraryFragment> = cap.fragment.as_ref().map(|src| {
-        let code = match src {
+        let analysis = match src {
             FragmentSource::Module { module, .. } => {
-                let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-                m.get(module).cloned().ok_or_else(|| {
-                    "the shader module was not created through the layer".to_string()
-                })
+                let entry = {
+                    let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+                    m.get(module).cloned()
+                };
+                // Analysed outside the map's lock, once per module.
+                match entry {
+                    Some(e) => e.analysis(),
+                    None => unknown("the shader module was not created through the layer"),
+                }
             }
-            FragmentSource::Inline { words, .. } => {
-                Ok(Arc::new(dispatch::ModuleEntry::new(words.clone())))
-            }
-            FragmentSource::Identifier { .. } => Err(
-                "the stage gives a shader module identifier; its SPIR-V is not visible to layers"
-                    .to_string(),
+            FragmentSource::Inline { words, .. } => Arc::new(compute::analyze_module(words)),
+            FragmentSource::Identifier { .. } => unknown(
+                "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
             ),
         };
         LibraryFragment {
-            code,
+            analysis,
             entry: src.entry().to_string(),
             source: src.label(),
         }
@@ -714,17 +711,8 @@ pub fn process_pipeline(d: &Arc<DeviceData>, handle: u64, cap: capture::Pipeline
     } else {
         Kind::Pipeline
     };
-    let d = d.clone();
-    crate::worker::submit(Box::new(move || {
-        let _ = guarded("pipeline analysis", || {
-            let analysis = match &frag.code {
-                Ok(m) => m.analysis(),
-                Err(reason) => unknown(reason),
-            };
-            let entry = compute::fragment_entry(&analysis, &frag.entry);
-            emit(&d, kind, handle, frag.source, &frag.entry, entry, &draw);
-        });
-    }));
+    let entry = compute::fragment_entry(&frag.analysis, &frag.entry);
+    emit(d, kind, handle, frag.source, &frag.entry, entry, &draw);
 }
 
 fn emit(
@@ -885,41 +873,31 @@ unsafe extern "system" fn create_shaders_ext(
                     .to_string_lossy()
                     .into_owned()
             };
-            let (code, source) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
+            let (analysis, source) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
                 // SAFETY: pCode holds codeSize bytes.
                 let words =
                     unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
-                (Ok(dispatch::ModuleEntry::new(words)), "shader_object_spirv")
+                (compute::analyze_module(&words), "shader_object_spirv")
             } else {
                 (
                     Err("the shader object was created from a driver binary".to_string()),
                     "shader_object_binary",
                 )
             };
-            let handle = vk::Handle::as_raw(*s);
-            let d = d.clone();
-            crate::worker::submit(Box::new(move || {
-                let _ = guarded("shader object analysis", || {
-                    let analysis = match &code {
-                        Ok(m) => m.analysis(),
-                        Err(reason) => unknown(reason),
-                    };
-                    let draw = DrawState {
-                        samples: Some(Samples::Dynamic),
-                        ..Default::default()
-                    };
-                    let entry = compute::fragment_entry(&analysis, &entry_name);
-                    emit(
-                        &d,
-                        Kind::ShaderObject,
-                        handle,
-                        source,
-                        &entry_name,
-                        entry,
-                        &draw,
-                    );
-                });
-            }));
+            let draw = DrawState {
+                samples: Some(Samples::Dynamic),
+                ..Default::default()
+            };
+            let entry = compute::fragment_entry(&analysis, &entry_name);
+            emit(
+                &d,
+                Kind::ShaderObject,
+                vk::Handle::as_raw(*s),
+                source,
+                &entry_name,
+                entry,
+                &draw,
+            );
         }
     });
     result

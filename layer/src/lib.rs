@@ -19,7 +19,6 @@ pub mod ffi;
 pub mod hooks;
 pub mod report;
 pub mod settings;
-pub mod worker;
 
 #[cfg(test)]
 mod fake_next;

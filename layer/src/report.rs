@@ -243,10 +243,7 @@ pub fn flush_all(blocking: bool) {
 /// Runs at process exit and when the loader unloads the layer (ELF `.fini_array` of the
 /// library), so buffered lines survive an application that exits with live devices.
 extern "C" fn flush_at_exit() {
-    let _ = std::panic::catch_unwind(|| {
-        crate::worker::stop();
-        flush_all(false)
-    });
+    let _ = std::panic::catch_unwind(|| flush_all(false));
 }
 
 #[used]
