@@ -4,6 +4,7 @@
 //! function returning the process exit code; this file only dispatches.
 
 mod cmd_chips;
+mod cmd_decode;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,11 +24,14 @@ struct Cli {
 enum Command {
     /// List the chip database: families, levels, LLVM processors and POPS quirks.
     Chips(cmd_chips::Args),
+    /// Decode a PM4 stream (binary or hex text) into packets and register writes.
+    Decode(cmd_decode::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
+        Command::Decode(a) => cmd_decode::run(a),
     }
 }

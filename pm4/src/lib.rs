@@ -4,6 +4,9 @@
 //! - [`regs`]: the per-generation register model, names as in the AMD register database.
 //! - [`interlock`]: the interlock modes a fragment shader can declare.
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
+//! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
+//! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
+//! - [`decode`]: dwords back to packets and register writes, with typed errors.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
 
@@ -17,3 +20,11 @@ pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
 
 pub use packet::{emit_set_regs, pkt3, Header, Opcode};
+pub mod cmdbuf;
+pub mod decode;
+pub mod fields;
+
+pub use cmdbuf::{set_reg_form, CmdBuf, EncodeError, ReleaseMem, ReleaseMemOp};
+pub use decode::{decode, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite};
+pub use fields::EventType;
+pub use packet::SetRegForm;

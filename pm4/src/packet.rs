@@ -169,7 +169,32 @@ impl RegSpace {
 
 /// Emits register writes as SET_*_REG packets, one packet per run of consecutive registers of one
 /// space, in the order given. The packet for each write is chosen from its register's address.
+/// This is level-blind: [`crate::CmdBuf::set_regs`] also applies the SET_*_REG_INDEX rules of a
+/// level.
 pub fn emit_set_regs(out: &mut Vec<u32>, writes: &[RegValue]) {
+    emit_set_reg_runs(out, writes, |_| None);
+}
+
+/// How one register must be written: by which opcode, and with which index in bits 31:28 of the
+/// offset dword (0 when none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetRegForm {
+    pub opcode: Opcode,
+    /// Written to bits 31:28 of the offset dword.
+    pub index: u32,
+}
+
+/// Offset dword bits 31:28: the index of SET_*_REG_INDEX (and of GFX9's indexed
+/// SET_UCONFIG_REG); the register offset is the bits below.
+pub const SET_REG_INDEX_SHIFT: u32 = 28;
+
+/// The run-grouping core of [`emit_set_regs`]. `form` returns `Some` for a register that must be
+/// written in a packet of its own with a particular opcode and index.
+pub(crate) fn emit_set_reg_runs(
+    out: &mut Vec<u32>,
+    writes: &[RegValue],
+    form: impl Fn(&RegValue) -> Option<SetRegForm>,
+) {
     let mut i = 0;
     while i < writes.len() {
         let first = &writes[i];
@@ -177,15 +202,25 @@ pub fn emit_set_regs(out: &mut Vec<u32>, writes: &[RegValue]) {
             .desc
             .space()
             .expect("the register model only holds PM4-addressable registers");
+        let offset = (first.desc.address - space.start()) / 4;
+        if let Some(f) = form(first) {
+            out.push(pkt3(f.opcode, 2, false));
+            out.push(offset | (f.index << SET_REG_INDEX_SHIFT));
+            out.push(first.value);
+            i += 1;
+            continue;
+        }
         let mut n = 1;
         while i + n < writes.len()
             && n < MAX_BODY_DWORDS - 1
             && writes[i + n].desc.address == first.desc.address + 4 * n as u32
+            && writes[i + n].desc.space() == Some(space)
+            && form(&writes[i + n]).is_none()
         {
             n += 1;
         }
         out.push(pkt3(space.set_opcode(), n + 1, false));
-        out.push((first.desc.address - space.start()) / 4);
+        out.push(offset);
         out.extend(writes[i..i + n].iter().map(|w| w.value));
         i += n;
     }

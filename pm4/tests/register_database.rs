@@ -9,7 +9,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn reference_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/registers");
+    // $POPS_SHARED_DIR stands in for ../shared in checkouts that do not sit beside it.
+    let shared = std::env::var_os("POPS_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let dir = shared.join("reference/registers");
     if dir.is_dir() {
         return Some(dir);
     }

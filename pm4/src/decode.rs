@@ -1,0 +1,443 @@
+//! PM4 decoding: dwords → packets → register writes with field values, for one [`GfxLevel`].
+//!
+//! The decoder never panics. Malformed input stops decoding with a [`DecodeError`] carrying the
+//! dword index of the offending packet header; the packets decoded before it are kept in
+//! [`Decoded::packets`], so a tool can still show them.
+//!
+//! Decisions, following Mesa's IB parser (`ac_parse_ib`) where it has one:
+//! - The one-dword NOP (type 3, opcode NOP, count 0x3fff, e.g. 0xffff1000) is one dword.
+//! - Only type-3 packets are accepted. Type-0/1 packets (register writes of old rings) and the
+//!   type-2 filler 0x80000000 (GFX6-era padding; GFX9+ drivers pad with 0xffff1000) are errors,
+//!   so a stream that is not GFX9+ PM4 is not silently half-decoded.
+//! - SET_*_REG: the offset dword holds the register offset (dwords from the start of the
+//!   packet's space) in bits 27:0 and an index in bits 31:28 (SET_*_REG_INDEX, and GFX9's indexed
+//!   SET_UCONFIG_REG). Every written register must fall inside the space, else
+//!   [`DecodeErrorKind::RegisterOutOfSpace`].
+//! - NUM_INSTANCES writes VGT_NUM_INSTANCES, DRAW_INDEX_AUTO writes VGT_NUM_INDICES and
+//!   VGT_DRAW_INITIATOR, INDEX_TYPE writes VGT_DMA_INDEX_TYPE (as Mesa's parser prints them).
+//! - Other packets (SET_SH_REG_OFFSET, NOP, RELEASE_MEM, …) are delimited by their count and
+//!   write no register.
+
+use crate::chip::GfxLevel;
+use crate::packet::{Header, Opcode, SET_REG_INDEX_SHIFT};
+use crate::regs::{Field, Reg, RegDesc, RegSpace};
+use std::fmt;
+
+/// One register write found in a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegWrite {
+    /// Byte address.
+    pub address: u32,
+    /// The register at that address on the decoding level, when the model has it.
+    pub desc: Option<&'static RegDesc>,
+    pub value: u32,
+}
+
+impl RegWrite {
+    pub fn name(&self) -> Option<&'static str> {
+        self.desc.map(|d| d.name())
+    }
+
+    pub fn reg(&self) -> Option<Reg> {
+        self.desc.map(|d| d.reg)
+    }
+
+    /// Every field of the register with its value, in bit order (none for unknown registers).
+    pub fn fields(&self) -> impl Iterator<Item = (Field, u32)> + '_ {
+        self.desc
+            .into_iter()
+            .flat_map(|d| d.fields.iter())
+            .map(move |f| (f.field, f.extract(self.value)))
+    }
+
+    /// One field's value, when the register is known and has the field.
+    pub fn field(&self, field: Field) -> Option<u32> {
+        self.desc?.field(field).map(|f| f.extract(self.value))
+    }
+}
+
+/// One decoded packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Dword index of the header in the stream.
+    pub index: usize,
+    pub opcode: Opcode,
+    pub header: Header,
+    /// Dwords including the header.
+    pub dwords: usize,
+    /// For SET_*_REG packets, the index in bits 31:28 of the offset dword.
+    pub reg_index: Option<u32>,
+    pub writes: Vec<RegWrite>,
+}
+
+/// Why decoding stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// A type-0, -1 or -2 packet header.
+    PacketType { packet_type: u32, header: u32 },
+    /// A type-3 header whose opcode is not in the opcode table.
+    UnknownOpcode { opcode: u8, header: u32 },
+    /// The header's count runs past the end of the stream.
+    Truncated {
+        opcode: Opcode,
+        body_dwords: usize,
+        available: usize,
+    },
+    /// The body is shorter than the packet's fixed fields.
+    BodyTooShort {
+        opcode: Opcode,
+        body_dwords: usize,
+        needed: usize,
+    },
+    /// A SET_*_REG packet whose registers do not all lie in its space.
+    RegisterOutOfSpace {
+        opcode: Opcode,
+        space: RegSpace,
+        /// Offset in dwords from the start of the space (bits 27:0 of the offset dword).
+        offset: u32,
+        count: usize,
+    },
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DecodeErrorKind::PacketType {
+                packet_type,
+                header,
+            } => write!(
+                f,
+                "type-{packet_type} packet (header {header:#010x}); only type-3 packets are \
+                 decoded (GFX9+ pads with the type-3 NOP 0xffff1000)"
+            ),
+            DecodeErrorKind::UnknownOpcode { opcode, header } => write!(
+                f,
+                "unknown type-3 opcode {opcode:#04x} (header {header:#010x})"
+            ),
+            DecodeErrorKind::Truncated {
+                opcode,
+                body_dwords,
+                available,
+            } => write!(
+                f,
+                "truncated {} packet: its count says {body_dwords} body dwords but only \
+                 {available} remain",
+                opcode.name()
+            ),
+            DecodeErrorKind::BodyTooShort {
+                opcode,
+                body_dwords,
+                needed,
+            } => write!(
+                f,
+                "{} packet has {body_dwords} body dwords, needs at least {needed}",
+                opcode.name()
+            ),
+            DecodeErrorKind::RegisterOutOfSpace {
+                opcode,
+                space,
+                offset,
+                count,
+            } => {
+                let (a, b) = space.range();
+                write!(
+                    f,
+                    "{} writes {count} register(s) from offset {offset:#x}, outside the {} \
+                     space ({a:#x}..{b:#x})",
+                    opcode.name(),
+                    space.name()
+                )
+            }
+        }
+    }
+}
+
+/// A malformed stream: what was wrong and the dword index of the packet's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("dword {index}: {kind}")]
+pub struct DecodeError {
+    pub index: usize,
+    pub kind: DecodeErrorKind,
+}
+
+/// The result of decoding: every packet decoded before the first error, and that error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    pub level: GfxLevel,
+    pub packets: Vec<Packet>,
+    pub error: Option<DecodeError>,
+}
+
+impl Decoded {
+    pub fn is_ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// All register writes of the stream, in order.
+    pub fn writes(&self) -> impl Iterator<Item = &RegWrite> + '_ {
+        self.packets.iter().flat_map(|p| p.writes.iter())
+    }
+
+    /// The packets, or the error when the stream was malformed.
+    pub fn into_result(self) -> Result<Vec<Packet>, DecodeError> {
+        match self.error {
+            None => Ok(self.packets),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+/// Mask of the register offset in a SET_*_REG offset dword (bits 27:0).
+const SET_REG_OFFSET_MASK: u32 = (1 << SET_REG_INDEX_SHIFT) - 1;
+
+fn set_space(op: Opcode) -> Option<RegSpace> {
+    Some(match op {
+        Opcode::SET_CONTEXT_REG => RegSpace::Context,
+        Opcode::SET_SH_REG | Opcode::SET_SH_REG_INDEX => RegSpace::Sh,
+        Opcode::SET_UCONFIG_REG | Opcode::SET_UCONFIG_REG_INDEX => RegSpace::Uconfig,
+        Opcode::SET_CONFIG_REG => RegSpace::Config,
+        _ => return None,
+    })
+}
+
+fn write_of(level: GfxLevel, reg: Reg, value: u32) -> Option<RegWrite> {
+    level.register(reg).map(|d| RegWrite {
+        address: d.address,
+        desc: Some(d),
+        value,
+    })
+}
+
+/// Decodes a stream of dwords for `level`.
+pub fn decode(level: GfxLevel, dwords: &[u32]) -> Decoded {
+    let mut packets = Vec::new();
+    let mut i = 0;
+    let error = loop {
+        if i >= dwords.len() {
+            break None;
+        }
+        match decode_packet(level, dwords, i) {
+            Ok(p) => {
+                i += p.dwords;
+                packets.push(p);
+            }
+            Err(kind) => break Some(DecodeError { index: i, kind }),
+        }
+    };
+    Decoded {
+        level,
+        packets,
+        error,
+    }
+}
+
+fn decode_packet(level: GfxLevel, dwords: &[u32], i: usize) -> Result<Packet, DecodeErrorKind> {
+    let raw = dwords[i];
+    let header = Header::parse(raw);
+    if header.packet_type != 3 {
+        return Err(DecodeErrorKind::PacketType {
+            packet_type: header.packet_type,
+            header: raw,
+        });
+    }
+    let opcode = Opcode::from_u8(header.opcode).ok_or(DecodeErrorKind::UnknownOpcode {
+        opcode: header.opcode,
+        header: raw,
+    })?;
+    let mut packet = Packet {
+        index: i,
+        opcode,
+        header,
+        dwords: 1,
+        reg_index: None,
+        writes: Vec::new(),
+    };
+    if opcode == Opcode::NOP && header.count == 0x3fff {
+        return Ok(packet);
+    }
+    let body_dwords = header.count as usize + 1;
+    let available = dwords.len() - i - 1;
+    if body_dwords > available {
+        return Err(DecodeErrorKind::Truncated {
+            opcode,
+            body_dwords,
+            available,
+        });
+    }
+    let body = &dwords[i + 1..i + 1 + body_dwords];
+    packet.dwords = 1 + body_dwords;
+    let need = |n: usize| {
+        if body_dwords < n {
+            Err(DecodeErrorKind::BodyTooShort {
+                opcode,
+                body_dwords,
+                needed: n,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    if let Some(space) = set_space(opcode) {
+        let offset = body[0] & SET_REG_OFFSET_MASK;
+        let count = body_dwords - 1;
+        let (start, end) = space.range();
+        let first = start as u64 + 4 * offset as u64;
+        if first + 4 * count as u64 > end as u64 {
+            return Err(DecodeErrorKind::RegisterOutOfSpace {
+                opcode,
+                space,
+                offset,
+                count,
+            });
+        }
+        packet.reg_index = Some(body[0] >> SET_REG_INDEX_SHIFT);
+        packet.writes = body[1..]
+            .iter()
+            .enumerate()
+            .map(|(k, &value)| {
+                // In range: first + 4 * count <= end < 2^32.
+                let address = (first + 4 * k as u64) as u32;
+                RegWrite {
+                    address,
+                    desc: level.register_at(address),
+                    value,
+                }
+            })
+            .collect();
+        return Ok(packet);
+    }
+    match opcode {
+        Opcode::NUM_INSTANCES => {
+            need(1)?;
+            packet
+                .writes
+                .extend(write_of(level, Reg::VGT_NUM_INSTANCES, body[0]));
+        }
+        Opcode::DRAW_INDEX_AUTO => {
+            need(2)?;
+            packet
+                .writes
+                .extend(write_of(level, Reg::VGT_NUM_INDICES, body[0]));
+            packet
+                .writes
+                .extend(write_of(level, Reg::VGT_DRAW_INITIATOR, body[1]));
+        }
+        Opcode::INDEX_TYPE => {
+            need(1)?;
+            packet
+                .writes
+                .extend(write_of(level, Reg::VGT_DMA_INDEX_TYPE, body[0]));
+        }
+        _ => {}
+    }
+    Ok(packet)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draw_packets_write_their_registers_on_every_level() {
+        for level in GfxLevel::ALL {
+            for r in [
+                Reg::VGT_NUM_INSTANCES,
+                Reg::VGT_NUM_INDICES,
+                Reg::VGT_DRAW_INITIATOR,
+                Reg::VGT_DMA_INDEX_TYPE,
+            ] {
+                assert!(level.register(r).is_some(), "{level} lacks {r}");
+            }
+            let d = decode(level, &[0xc000_2f00, 1, 0xc001_2d00, 3, 2, 0xc000_2a00, 1]);
+            assert!(d.is_ok());
+            let names: Vec<_> = d.writes().map(|w| (w.name().unwrap(), w.value)).collect();
+            assert_eq!(
+                names,
+                [
+                    ("VGT_NUM_INSTANCES", 1),
+                    ("VGT_NUM_INDICES", 3),
+                    ("VGT_DRAW_INITIATOR", 2),
+                    ("VGT_DMA_INDEX_TYPE", 1)
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn one_dword_nop_is_one_dword() {
+        let d = decode(GfxLevel::Gfx9, &[0xffff_1000, 0xffff_1000]);
+        assert!(d.is_ok());
+        assert_eq!(d.packets.len(), 2);
+        assert_eq!(d.packets[1].index, 1);
+        assert_eq!(d.packets[1].dwords, 1);
+    }
+
+    #[test]
+    fn malformed_streams_name_the_dword() {
+        let e = |d: &[u32]| decode(GfxLevel::Gfx10, d).error.unwrap();
+        assert_eq!(
+            e(&[0xffff_1000, 0x0000_0001]),
+            DecodeError {
+                index: 1,
+                kind: DecodeErrorKind::PacketType {
+                    packet_type: 0,
+                    header: 1
+                }
+            }
+        );
+        assert!(matches!(
+            e(&[0x8000_0000]).kind,
+            DecodeErrorKind::PacketType { packet_type: 2, .. }
+        ));
+        assert!(matches!(
+            e(&[0xc000_0100, 0]).kind,
+            DecodeErrorKind::UnknownOpcode { opcode: 1, .. }
+        ));
+        assert_eq!(
+            e(&[0xc002_6900, 0x81, 0]).kind,
+            DecodeErrorKind::Truncated {
+                opcode: Opcode::SET_CONTEXT_REG,
+                body_dwords: 3,
+                available: 2
+            }
+        );
+        // SH space is 0x400 dwords: offset 0x3ff with two values runs out of it.
+        assert!(matches!(
+            e(&[0xc002_7600, 0x3ff, 0, 0]).kind,
+            DecodeErrorKind::RegisterOutOfSpace {
+                space: RegSpace::Sh,
+                offset: 0x3ff,
+                count: 2,
+                ..
+            }
+        ));
+        assert!(decode(GfxLevel::Gfx10, &[0xc001_7600, 0x3ff, 0]).is_ok());
+        assert!(matches!(
+            e(&[0xc000_2d00, 3]).kind,
+            DecodeErrorKind::BodyTooShort { needed: 2, .. }
+        ));
+        // Packets before the error are kept.
+        let d = decode(GfxLevel::Gfx10, &[0xc000_2f00, 1, 0x4000_0000]);
+        assert_eq!(d.packets.len(), 1);
+        assert_eq!(d.error.unwrap().index, 2);
+        assert_eq!(
+            d.error.unwrap().to_string(),
+            "dword 2: type-1 packet (header 0x40000000); only type-3 packets are decoded \
+             (GFX9+ pads with the type-3 NOP 0xffff1000)"
+        );
+    }
+
+    #[test]
+    fn addresses_are_looked_up_on_the_decoding_level() {
+        // Context offset 0xe (byte 0x28038): DB_DFSM_CONTROL on GFX10, DB_Z_INFO on GFX9.
+        let s = [0xc001_6900, 0xe, 0];
+        assert_eq!(
+            decode(GfxLevel::Gfx9, &s).packets[0].writes[0].reg(),
+            Some(Reg::DB_Z_INFO)
+        );
+        assert_eq!(
+            decode(GfxLevel::Gfx10, &s).packets[0].writes[0].reg(),
+            Some(Reg::DB_DFSM_CONTROL)
+        );
+    }
+}
