@@ -5,6 +5,7 @@
 
 mod cmd_chips;
 mod cmd_decode;
+mod cmd_run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Run a program with VK_LAYER_POPS_interlock injected and summarise what it reported.
+    Run(cmd_run::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +36,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::Run(a) => cmd_run::run(a),
     }
 }
