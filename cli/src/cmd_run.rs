@@ -356,6 +356,7 @@ pub struct PipelineRow {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     pub records: usize,
+    /// Pipelines whose interlock is a mode or could not be told ("unknown"), in report order.
     pub interlocked: Vec<PipelineRow>,
     /// 1-based line numbers that are not JSON objects.
     pub bad_lines: Vec<usize>,
@@ -473,11 +474,21 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         );
         return o;
     }
+    let unknown = s
+        .interlocked
+        .iter()
+        .filter(|r| r.interlock == "unknown")
+        .count();
     let _ = writeln!(
         o,
-        "pops run: {} pipeline(s) reported, {} with fragment shader interlock:",
+        "pops run: {} pipeline(s) reported, {} with fragment shader interlock{}:",
         s.records,
-        s.interlocked.len()
+        s.interlocked.len() - unknown,
+        if unknown > 0 {
+            format!(", {unknown} whose interlock use the layer could not tell (see diagnostics)")
+        } else {
+            String::new()
+        }
     );
     if s.interlocked.is_empty() {
         return o;
@@ -613,6 +624,21 @@ mod tests {
         assert!(text.contains("NOTHING WAS RENDERED"));
         assert!(text.contains("warning:missed-overlap-drain"));
         assert!(text.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"));
+        assert!(text.contains("2 pipeline(s) reported, 1 with fragment shader interlock:"));
+    }
+
+    #[test]
+    fn unknown_interlock_is_counted_apart() {
+        let unknown = RECORD.replace("\"pixel-ordered\"", "\"unknown\"");
+        let s = summarize(&format!("{RECORD}\n{unknown}\n"));
+        let t = Target::Real { device: "d".into() };
+        let text = render_summary(&s, Path::new("/r"), &t, "p");
+        assert!(
+            text.contains(
+                "1 with fragment shader interlock, 1 whose interlock use the layer could not tell"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct Gpu {
     pub caps: Caps,
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub index: usize,
+    /// False for devices that cannot execute (RADV null hardware crashes in vkDeviceWaitIdle):
+    /// nothing was submitted, so there is nothing to wait for.
+    pub executes: bool,
 }
 
 fn cstr_field(raw: &[std::ffi::c_char]) -> String {
@@ -265,6 +268,7 @@ impl Gpu {
             caps: c,
             memory,
             index: chosen,
+            executes: true,
         })
     }
 }
@@ -274,7 +278,9 @@ impl Drop for Gpu {
         // SAFETY: every object created from the device is destroyed by its owner before the Gpu
         // (the owners borrow it); waiting idle makes sure none is still in use by the GPU.
         unsafe {
-            let _ = self.device.device_wait_idle();
+            if self.executes {
+                let _ = self.device.device_wait_idle();
+            }
             self.device.destroy_device(None);
             self.instance.destroy_instance(None);
         }

@@ -128,7 +128,9 @@ fn run(args: Args) -> Result<ExitCode, String> {
         None => None,
     };
 
-    let gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
+    let null_hw = std::env::var("RADV_FORCE_FAMILY").is_ok_and(|v| !v.is_empty());
+    let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
+    gpu.executes = !(args.create_only || null_hw);
     let c = &gpu.caps;
     println!(
         "device {}: {} ({}; {})",
@@ -148,7 +150,6 @@ fn run(args: Args) -> Result<ExitCode, String> {
             "  warning: non-standard sample locations; MSAA edges may differ from the reference"
         );
     }
-    let null_hw = std::env::var("RADV_FORCE_FAMILY").is_ok_and(|v| !v.is_empty());
     let create_only = args.create_only || null_hw;
     if create_only {
         println!(
