@@ -500,7 +500,10 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
     );
     for (i, r) in s.interlocked.iter().enumerate() {
         let fields = if r.fields.is_empty() {
-            "- (no AMD state: no chip)".to_string()
+            match r.chip {
+                None => "- (no AMD chip: pass --chip to model one)".to_string(),
+                Some(_) => "- (no register state in the record)".to_string(),
+            }
         } else {
             r.fields
                 .iter()
