@@ -270,8 +270,26 @@ fn run_inner(args: Args) -> Result<u8, String> {
         .open(&report)
         .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
 
-    let devices = interlock_devices();
-    let target = if let Some(d) = devices.first() {
+    // Already on null hardware (the caller set RADV_FORCE_FAMILY): say so, do not probe.
+    let forced = std::env::var("RADV_FORCE_FAMILY")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| Family::parse_chip_or_level(&v).map_err(|e| format!("RADV_FORCE_FAMILY: {e}")))
+        .transpose()?;
+    let devices = if forced.is_some() {
+        Vec::new()
+    } else {
+        interlock_devices()
+    };
+    let target = if let Some(family) = forced {
+        match find_radv_icd() {
+            Some(icd) => Target::Null {
+                chip: chip.unwrap_or(family),
+                icd,
+            },
+            None => Target::NoInterlock,
+        }
+    } else if let Some(d) = devices.first() {
         Target::Real { device: d.clone() }
     } else {
         match find_radv_icd() {
@@ -285,8 +303,13 @@ fn run_inner(args: Args) -> Result<u8, String> {
     match &target {
         Target::Real { device } => eprintln!("pops run: interlock device: {device}"),
         Target::Null { chip, .. } => eprintln!(
-            "pops run: no Vulkan device with fragment shader interlock; using RADV null hardware \
-             for {} (pipelines are compiled, nothing is rendered)",
+            "pops run: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
+             rendered)",
+            if std::env::var_os("RADV_FORCE_FAMILY").is_some() {
+                "RADV_FORCE_FAMILY is set"
+            } else {
+                "no Vulkan device with fragment shader interlock"
+            },
             chip.name()
         ),
         Target::NoInterlock => eprintln!(
