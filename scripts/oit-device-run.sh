@@ -2,7 +2,8 @@
 # The H100 verification of docs/oit.md: pops-oit --matrix with and without the layer, interleaved,
 # and 1600x1024 timings. Runs from a folder holding pops, pops-oit, libVkLayer_pops_interlock.so,
 # VkLayer_pops_interlock.json (library_path "./libVkLayer_pops_interlock.so") and trixie's
-# libvulkan1 .deb; writes $OUT/all.txt, which scripts/oit-overhead.py summarises.
+# libvulkan1 .deb; writes $OUT/all.txt, which scripts/oit-overhead.py summarises, and the
+# layer's reports.
 set -u
 cd "$(dirname "$0")"
 mkdir -p /tmp/vk && dpkg -x libvulkan1_1.4.309*.deb /tmp/vk
@@ -22,6 +23,11 @@ for i in 1 2 3; do
     sec "perf on $aa $i"; ./pops run --report /tmp/p_$i.jsonl -- ./pops-oit --width 1600 --height 1024 --algorithm interlock-pixel-ordered --aa $aa --frames 50 --output /tmp/p.png >> $L 2>&1; echo "rc=$?" >> $L
   done
 done
-sec "no chip (NVIDIA device's own: no AMD state)"; ./pops run -- ./pops-oit --algorithm interlock-sample-ordered --aa ssaa4 >> $L 2>&1; echo "rc=$?" >> $L
+for aa in noaa msaa4; do
+  sec "heavy off $aa"; ./pops-oit --width 1600 --height 1024 --triangles 6000 --algorithm interlock-pixel-ordered --aa $aa --frames 20 --output $OUT/heavy_$aa.png >> $L 2>&1; echo "rc=$?" >> $L
+  sec "heavy on $aa"; ./pops run --report /tmp/h.jsonl -- ./pops-oit --width 1600 --height 1024 --triangles 6000 --algorithm interlock-pixel-ordered --aa $aa --frames 20 --output /tmp/h.png >> $L 2>&1; echo "rc=$?" >> $L
+done
+sec "matrix vega10"; ./pops run --chip vega10 --report $OUT/report_matrix_vega10.jsonl -- ./pops-oit --matrix --frames 2 >> $L 2>&1; echo "rc=$?" >> $L
+sec "matrix no chip (NVIDIA device: no AMD state)"; ./pops run -- ./pops-oit --matrix --frames 2 >> $L 2>&1; echo "rc=$?" >> $L
 sec "bookworm loader 1.3.239"; LD_LIBRARY_PATH= ./pops-oit --matrix --frames 2 >> $L 2>&1; echo "rc=$?" >> $L
 echo done >> $L

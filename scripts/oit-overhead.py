@@ -2,7 +2,7 @@
 """Compares pops-oit runs with and without the layer from one log of interleaved runs.
 
 The log holds sections headed `===== matrix off|on N =====` (pops-oit --matrix output) and
-`===== perf off|on AA N =====` (single pops-oit runs). Prints, per combination, whether the image
+`===== perf|heavy off|on AA [N] =====` (single pops-oit runs). Prints, per combination, whether the image
 hashes agree across every run, and the ratio with/without layer of the median GPU and CPU frame
 times (mean over the interleaved pairs), then the overall figures.
 Usage: scripts/oit-overhead.py LOG
@@ -24,9 +24,9 @@ def parse(path):
     key = None
     last = None
     for line in open(path, encoding="utf-8", errors="replace"):
-        m = re.match(r"^===== (matrix|perf) (off|on) (?:(\S+) )?(\d+) =====", line)
+        m = re.match(r"^===== (matrix|perf|heavy) (off|on)(?: ([a-z0-9]+))?(?: (\d+))? =====", line)
         if m:
-            key = (m.group(1) + (":" + m.group(3) if m.group(3) else ""), m.group(2), int(m.group(4)))
+            key = (m.group(1) + (":" + m.group(3) if m.group(3) else ""), m.group(2), int(m.group(4) or 1))
             continue
         if line.startswith("====="):
             key = None
