@@ -75,13 +75,39 @@ fn lavapipe_renders_linked_list_within_tolerance() {
     assert!(r.contains("unsupported"), "{r}");
 }
 
-/// `pops` and the layer's development manifest, built next to pops-oit in target/<profile>/.
-fn built_tools() -> Option<(PathBuf, PathBuf)> {
-    let dir = Path::new(env!("CARGO_BIN_EXE_pops-oit")).parent()?;
+/// Builds `pops` and the layer (cheap when up to date: `cargo test` does not put the layer's
+/// cdylib in target/<profile>/) and returns `pops`, or what is missing.
+fn built_tools() -> Result<PathBuf, String> {
+    let dir = Path::new(env!("CARGO_BIN_EXE_pops-oit"))
+        .parent()
+        .ok_or("no target folder")?
+        .to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let release = dir.file_name().is_some_and(|n| n == "release");
+    for args in [
+        &["build", "--quiet", "-p", "pops-layer", "--lib"][..],
+        &["build", "--quiet", "-p", "pops-cli", "--bin", "pops"][..],
+    ] {
+        let mut cmd = Command::new(&cargo);
+        cmd.current_dir(&root).args(args);
+        if release {
+            cmd.arg("--release");
+        }
+        match cmd.status() {
+            Ok(s) if s.success() => {}
+            other => return Err(format!("cargo {} failed: {other:?}", args.join(" "))),
+        }
+    }
     let pops = dir.join("pops");
     let manifest = dir.join("explicit_layer.d/VkLayer_pops_interlock.json");
     let lib = dir.join("libVkLayer_pops_interlock.so");
-    (pops.is_file() && manifest.is_file() && lib.is_file()).then_some((pops, manifest))
+    for p in [&pops, &manifest, &lib] {
+        if !p.is_file() {
+            return Err(format!("{} not built", p.display()));
+        }
+    }
+    Ok(pops)
 }
 
 #[test]
@@ -89,11 +115,9 @@ fn radv_null_hardware_creates_interlock_pipelines_through_pops_run() {
     if !Path::new(RADV).is_file() {
         return skip(&format!("RADV ({RADV}) not installed"));
     }
-    let Some((pops, _manifest)) = built_tools() else {
-        return skip(
-            "pops or the layer (libVkLayer_pops_interlock.so + explicit_layer.d/) not built next to \
-             pops-oit; run cargo build --workspace first",
-        );
+    let pops = match built_tools() {
+        Ok(p) => p,
+        Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
     };
     let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("null-matrix.jsonl");
     let o = Command::new(pops)
