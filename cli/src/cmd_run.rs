@@ -57,6 +57,7 @@ pub enum Target {
 /// The environment to add for the child, from the decisions already made. Pure.
 pub fn child_env(
     layer_dir: &Path,
+    existing_add_path: Option<&str>,
     existing_layers: Option<&str>,
     report: &Path,
     chip: Option<Family>,
@@ -72,11 +73,14 @@ pub fn child_env(
         }
         _ => LAYER_NAME.to_string(),
     };
+    // Ours first; a path the caller already added stays searched after it.
+    let mut add_path = layer_dir.as_os_str().to_owned();
+    if let Some(p) = existing_add_path.filter(|p| !p.is_empty()) {
+        add_path.push(":");
+        add_path.push(p);
+    }
     let mut env = vec![
-        (
-            "VK_ADD_LAYER_PATH".to_string(),
-            layer_dir.as_os_str().to_owned(),
-        ),
+        ("VK_ADD_LAYER_PATH".to_string(), add_path),
         ("VK_INSTANCE_LAYERS".to_string(), layers.into()),
         (
             "VK_POPS_INTERLOCK_REPORT".to_string(),
@@ -319,7 +323,15 @@ fn run_inner(args: Args) -> Result<u8, String> {
     }
 
     let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
-    let env = child_env(&layer_dir, existing.as_deref(), &report, chip, &target);
+    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
+    let env = child_env(
+        &layer_dir,
+        existing_path.as_deref(),
+        existing.as_deref(),
+        &report,
+        chip,
+        &target,
+    );
     let status = Command::new(program)
         .args(program_args)
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -585,6 +597,7 @@ mod tests {
         let t = Target::Real { device: "x".into() };
         let e = child_env(
             Path::new("/l"),
+            Some("/x"),
             Some("VK_LAYER_A"),
             Path::new("/r"),
             None,
@@ -594,8 +607,10 @@ mod tests {
             "VK_INSTANCE_LAYERS",
             "VK_LAYER_A:VK_LAYER_POPS_interlock".into()
         )));
+        assert!(names(&e).contains(&("VK_ADD_LAYER_PATH", "/l:/x".into())));
         let e = child_env(
             Path::new("/l"),
+            None,
             Some("VK_LAYER_POPS_interlock"),
             Path::new("/r"),
             None,
@@ -613,7 +628,7 @@ mod tests {
             chip: Family::Vega10,
             icd: "/icd.json".into(),
         };
-        let env = child_env(Path::new("/l"), None, Path::new("/r"), None, &t);
+        let env = child_env(Path::new("/l"), None, None, Path::new("/r"), None, &t);
         let e = names(&env);
         assert!(e.contains(&("RADV_FORCE_FAMILY", "vega10".into())));
         assert!(e.contains(&("VK_DRIVER_FILES", "/icd.json".into())));
