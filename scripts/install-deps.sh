@@ -52,7 +52,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
   pkg-config libdrm-dev libvulkan1 libvulkan-dev \
-  glslang-tools spirv-tools vulkan-validationlayers \
+  glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
   llvm-19 binutils
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
 echo "install-deps: done"

@@ -5,7 +5,7 @@
 //! (the default) reads the input as text when every byte is printable ASCII or whitespace: real
 //! PM4 binaries are never that, since every type-3 header starts with the byte 0xc0.
 
-use pm4::{decode, Decoded, Family, GfxLevel};
+use pm4::{decode, describe_body, Decoded, EventType, Family, GfxLevel};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -104,6 +104,16 @@ pub fn parse_input(bytes: &[u8], format: Format) -> Result<Vec<u32>, InputError>
     }
 }
 
+/// ` NAME=v`, in hex from 10 up.
+fn write_field(s: &mut String, name: &str, v: u32) {
+    use std::fmt::Write as _;
+    let _ = if v < 10 {
+        write!(s, " {name}={v}")
+    } else {
+        write!(s, " {name}={v:#x}")
+    };
+}
+
 /// Body dwords shown for a packet that writes no register.
 const BODY_SHOWN: usize = 8;
 
@@ -120,7 +130,23 @@ pub fn render_text(d: &Decoded, dwords: &[u32]) -> String {
         }
         s.push_str(")\n");
         let body = dwords.get(p.index + 1..p.index + p.dwords).unwrap_or(&[]);
-        if p.writes.is_empty() && !body.is_empty() {
+        let named = describe_body(d.level, p.opcode, body);
+        for b in &named {
+            let _ = write!(s, "  {} = {:#010x}", b.name, b.value);
+            for &(f, v) in b.fields.iter().filter(|&&(_, v)| v != 0) {
+                let event = (f == "EVENT_TYPE")
+                    .then(|| u8::try_from(v).ok().and_then(EventType::from_u8))
+                    .flatten();
+                match event {
+                    Some(e) => {
+                        let _ = write!(s, " {f}={}", e.name());
+                    }
+                    None => write_field(&mut s, f, v),
+                }
+            }
+            s.push('\n');
+        }
+        if p.writes.is_empty() && named.is_empty() && !body.is_empty() {
             s.push_str("  body:");
             for b in body.iter().take(BODY_SHOWN) {
                 let _ = write!(s, " {b:08x}");
@@ -140,11 +166,7 @@ pub fn render_text(d: &Decoded, dwords: &[u32]) -> String {
                 }
             }
             for (f, v) in w.fields().filter(|&(_, v)| v != 0) {
-                if v < 10 {
-                    let _ = write!(s, " {f}={v}");
-                } else {
-                    let _ = write!(s, " {f}={v:#x}");
-                }
+                write_field(&mut s, f.name(), v);
             }
             s.push('\n');
         }

@@ -5,7 +5,11 @@
 
 mod cmd_chips;
 mod cmd_decode;
+mod cmd_devices;
+mod cmd_isa;
 mod cmd_run;
+mod cmd_selftest;
+mod cmd_state;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,6 +31,14 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
+    State(cmd_state::Args),
+    /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
+    Devices(cmd_devices::Args),
+    /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
+    Selftest(cmd_selftest::Args),
+    /// Print the machine code that enters and leaves the POPS ordered section on a chip.
+    Isa(cmd_isa::Args),
     /// Run a program with VK_LAYER_POPS_interlock injected and summarise what it reported.
     Run(cmd_run::Args),
 }
@@ -36,6 +48,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::State(a) => cmd_state::run(a),
+        Command::Devices(a) => cmd_devices::run(a),
+        Command::Selftest(a) => cmd_selftest::run(a),
+        Command::Isa(a) => cmd_isa::run(a),
         Command::Run(a) => cmd_run::run(a),
     }
 }

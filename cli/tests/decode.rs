@@ -135,6 +135,15 @@ fn sample_decodes_as_text_with_names_and_nonzero_fields() {
         "GFX9 indexed SET_UCONFIG_REG: {out}"
     );
     assert!(out.contains("DRAW_INDEX_AUTO"));
+    // Control packets are split into their fields, with event names.
+    assert!(
+        out.contains("EVENT_CNTL = 0x00000528 EVENT_TYPE=BOTTOM_OF_PIPE_TS EVENT_INDEX=5"),
+        "{out}"
+    );
+    assert!(
+        out.contains("SEL = 0x23000000 INT_SEL=3 DATA_SEL=1"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -89,6 +89,11 @@ pub struct Quirks {
     /// Out-of-order rasterization hardware exists (GFX8–GFX9 with two or more shader engines,
     /// as Mesa's ac_gpu_info decides it).
     pub out_of_order_rast: bool,
+    /// Mesa's has_export_conflict_bug (GFX11 only, not GFX11.5): with blending at one coverage
+    /// sample, drivers override the Depth Block intrinsic rate to 2. That override is the same
+    /// DB_SHADER_CONTROL field POPS uses for its interlock granularity, so it must never be applied
+    /// to a POPS draw.
+    pub export_conflict: bool,
 }
 
 macro_rules! families {
@@ -217,6 +222,7 @@ impl Family {
             stalled_pops_mode: matches!(self, Family::Navi10 | Family::Navi12 | Family::Navi14),
             out_of_order_rast: matches!(self.gfx_level(), GfxLevel::Gfx9)
                 && self.shader_engines() >= 2,
+            export_conflict: matches!(self.gfx_level(), GfxLevel::Gfx11),
         }
     }
 }

@@ -683,6 +683,21 @@ fn wrong_packet(event: EventType, packet: &'static str) -> EncodeError {
 mod tests {
     use super::*;
 
+    /// `set_regs` relies on it: every register of the model is PM4-addressable.
+    #[test]
+    fn every_register_of_every_level_lies_in_a_pm4_space() {
+        for level in GfxLevel::ALL {
+            for r in level.registers() {
+                assert!(
+                    r.space().is_some(),
+                    "{level} {} at {:#x}",
+                    r.name(),
+                    r.address
+                );
+            }
+        }
+    }
+
     #[test]
     fn padding_uses_one_nop_of_the_right_size() {
         for len in 0..40usize {

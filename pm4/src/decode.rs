@@ -19,6 +19,10 @@
 //!   write no register.
 
 use crate::chip::GfxLevel;
+use crate::fields::{
+    ContextControlLoad, ContextControlShadow, EventWriteDw1, GcrCntl, IbControl, PacketField,
+    ReleaseMemOpGfx10, ReleaseMemOpGfx11, ReleaseMemOpGfx9, ReleaseMemSel, WriteDataControl,
+};
 use crate::packet::{Header, Opcode, SET_REG_INDEX_SHIFT};
 use crate::regs::{Field, Reg, RegDesc, RegSpace};
 use std::fmt;
@@ -333,6 +337,100 @@ fn decode_packet(level: GfxLevel, dwords: &[u32], i: usize) -> Result<Packet, De
     Ok(packet)
 }
 
+/// One body dword of a non-register packet, split into its named fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyDword {
+    /// The dword's name in the packet (`GCR_CNTL`, `ADDRESS_LO`, …).
+    pub name: &'static str,
+    pub value: u32,
+    /// Named fields with their values, in bit order (empty for plain values such as addresses).
+    pub fields: Vec<(&'static str, u32)>,
+}
+
+fn packet_fields(dw: u32, fields: &'static [PacketField]) -> Vec<(&'static str, u32)> {
+    fields.iter().map(|f| (f.name, f.extract(dw))).collect()
+}
+
+/// Names the body dwords of the control packets the encoder writes (CONTEXT_CONTROL,
+/// EVENT_WRITE, RELEASE_MEM, ACQUIRE_MEM, WRITE_DATA, INDIRECT_BUFFER) and splits them into
+/// fields with the layout of `level`; empty for other packets. Dwords past the known layout
+/// are named `DATA`.
+pub fn describe_body(level: GfxLevel, opcode: Opcode, body: &[u32]) -> Vec<BodyDword> {
+    type Layout = (&'static str, Option<&'static [PacketField]>);
+    let release_op: &'static [PacketField] = match level {
+        GfxLevel::Gfx9 => ReleaseMemOpGfx9::FIELDS,
+        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => ReleaseMemOpGfx10::FIELDS,
+        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => ReleaseMemOpGfx11::FIELDS,
+    };
+    let layout: &[Layout] = match opcode {
+        Opcode::CONTEXT_CONTROL => &[
+            ("LOAD_CONTROL", Some(ContextControlLoad::FIELDS)),
+            ("SHADOW_CONTROL", Some(ContextControlShadow::FIELDS)),
+        ],
+        Opcode::EVENT_WRITE => &[
+            ("EVENT_CNTL", Some(EventWriteDw1::FIELDS)),
+            ("ADDRESS_LO", None),
+            ("ADDRESS_HI", None),
+        ],
+        Opcode::RELEASE_MEM => &[
+            ("EVENT_CNTL", None),
+            ("SEL", Some(ReleaseMemSel::FIELDS)),
+            ("ADDRESS_LO", None),
+            ("ADDRESS_HI", None),
+            ("DATA_LO", None),
+            ("DATA_HI", None),
+            ("RESERVED", None),
+        ],
+        Opcode::ACQUIRE_MEM => &[
+            ("CP_COHER_CNTL", None),
+            ("CP_COHER_SIZE", None),
+            ("CP_COHER_SIZE_HI", None),
+            ("CP_COHER_BASE", None),
+            ("CP_COHER_BASE_HI", None),
+            ("POLL_INTERVAL", None),
+            ("GCR_CNTL", Some(GcrCntl::FIELDS)),
+        ],
+        Opcode::WRITE_DATA => &[
+            ("CONTROL", Some(WriteDataControl::FIELDS)),
+            ("DST_ADDR_LO", None),
+            ("DST_ADDR_HI", None),
+        ],
+        Opcode::INDIRECT_BUFFER => &[
+            ("IB_BASE_LO", None),
+            ("IB_BASE_HI", None),
+            ("IB_CONTROL", Some(IbControl::FIELDS)),
+        ],
+        _ => return Vec::new(),
+    };
+    body.iter()
+        .enumerate()
+        .map(|(k, &value)| {
+            let (name, fields) = layout.get(k).copied().unwrap_or(("DATA", None));
+            let fields = match (opcode, k, fields) {
+                (Opcode::RELEASE_MEM, 0, _) => packet_fields(value, release_op),
+                (Opcode::ACQUIRE_MEM, 0, _) => level
+                    .register(Reg::CP_COHER_CNTL)
+                    .map(|d| {
+                        d.fields
+                            .iter()
+                            .map(|f| (f.field.name(), f.extract(value)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                // GFX9's ACQUIRE_MEM ends before GCR_CNTL.
+                (Opcode::ACQUIRE_MEM, 6, _) if level == GfxLevel::Gfx9 => Vec::new(),
+                (_, _, Some(f)) => packet_fields(value, f),
+                (_, _, None) => Vec::new(),
+            };
+            BodyDword {
+                name,
+                value,
+                fields,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +459,26 @@ mod tests {
                 ]
             );
         }
+    }
+
+    #[test]
+    fn control_packet_bodies_are_named_per_level() {
+        let mut cb = crate::CmdBuf::new(GfxLevel::Gfx11);
+        cb.release_mem(&crate::ReleaseMem::eop_fence(GfxLevel::Gfx11, 0x1000, 9))
+            .unwrap();
+        let b = describe_body(GfxLevel::Gfx11, Opcode::RELEASE_MEM, &cb.dwords()[1..]);
+        assert_eq!(b.len(), 7);
+        assert!(b[0].fields.contains(&("EVENT_TYPE", 40)));
+        assert!(b[0].fields.contains(&("PWS_ENABLE", 0)), "GFX11 layout");
+        assert!(b[1].fields.contains(&("DATA_SEL", 1)));
+        assert_eq!((b[4].name, b[4].value), ("DATA_LO", 9));
+        let b = describe_body(
+            GfxLevel::Gfx9,
+            Opcode::ACQUIRE_MEM,
+            &[1 << 23, 0, 0, 0, 0, 10],
+        );
+        assert!(b[0].fields.contains(&("TC_ACTION_ENA", 1)));
+        assert!(describe_body(GfxLevel::Gfx9, Opcode::NOP, &[1]).is_empty());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
 //! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
 //! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
-//! - [`decode`]: dwords back to packets and register writes, with typed errors.
+//! - [`mod@decode`]: dwords back to packets and register writes, with typed errors.
+//! - [`pops`]: the POPS driver state of a draw: register rules, PM4, features, diagnostics.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
 
@@ -18,6 +19,7 @@ pub use chip::{ChipError, Family, GfxLevel, Quirks};
 pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
+pub mod pops;
 
 pub use packet::{emit_set_regs, pkt3, Header, Opcode};
 pub mod cmdbuf;
@@ -25,6 +27,8 @@ pub mod decode;
 pub mod fields;
 
 pub use cmdbuf::{set_reg_form, CmdBuf, EncodeError, ReleaseMem, ReleaseMemOp};
-pub use decode::{decode, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite};
+pub use decode::{
+    decode, describe_body, BodyDword, DecodeError, DecodeErrorKind, Decoded, Packet, RegWrite,
+};
 pub use fields::EventType;
 pub use packet::SetRegForm;

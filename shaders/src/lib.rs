@@ -1,6 +1,15 @@
 //! `shaders`: what the fragment shader asks of POPS, and the machine code that gives it.
 //!
-//! This crate will hold the SPIR-V interlock analysis (execution modes, begin/end interlock
-//! instructions, per-sample shading, memory writes), the AMD ISA emitter for entering and leaving
-//! the ordered section on GFX9, GFX10–10.3 and GFX11, the GLSL test shaders in `glsl/`, and a
-//! deterministic model of the hardware's ordering contract that runs the emitted code.
+//! - [`spirv`]: the SPIR-V interlock analysis — execution modes, begin/end interlock instructions,
+//!   per-sample shading, memory access and colour outputs of every fragment entry point.
+//! - [`isa`]: the AMD ISA emitter — a typed scalar assembler for GFX9, GFX10(.3) and GFX11 and
+//!   the ordered-section entry/exit sequences of each level.
+//! - [`model`]: a deterministic simulator of the hardware's ordering contract that runs the very
+//!   instructions [`isa`] emits.
+//! - `corpus` (feature `corpus`): the GLSL test shaders of `glsl/`, compiled at build time.
+
+#[cfg(feature = "corpus")]
+pub mod corpus;
+pub mod isa;
+pub mod model;
+pub mod spirv;

@@ -1,0 +1,104 @@
+//! `pops selftest`: the hardware self-test (fence test, then the POPS register state of every
+//! interlock mode and sample count valid on the chip, each submitted, waited for and followed by
+//! a reset-status check), on an amdgpu device or recorded by the capture backend. With
+//! `--capture`, every recorded IB is also decoded and must be exactly the intended writes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use winsys::amdgpu::AmdgpuWinsys;
+use winsys::capture::CaptureWinsys;
+use winsys::identify::DEFAULT_DRI_DIR;
+use winsys::selftest::{self, Options};
+use winsys::Winsys;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Render node of the GPU to test (default: the first amdgpu node).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["capture", "dri_dir"])]
+    device: Option<PathBuf>,
+    /// Record to this directory with the capture backend instead of running on a GPU.
+    #[arg(long, value_name = "DIR", requires = "chip")]
+    capture: Option<PathBuf>,
+    /// The family the capture backend emulates (a family, LLVM processor or level name).
+    #[arg(long, value_name = "NAME", requires = "capture")]
+    chip: Option<String>,
+    /// Print JSON (one object per case) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// How long to wait for each submission before presuming the GPU hung, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Directory holding the DRM render nodes.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DRI_DIR)]
+    dri_dir: PathBuf,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("pops selftest: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_inner(args: Args) -> Result<ExitCode, String> {
+    let mut ws: Box<dyn Winsys> = match (&args.capture, &args.chip, &args.device) {
+        (Some(dir), Some(chip), _) => {
+            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
+            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
+        }
+        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
+        _ => Box::new(AmdgpuWinsys::open_first(&args.dri_dir).map_err(|e| e.to_string())?),
+    };
+    let family = ws.info().family;
+    let plan = selftest::pops_cases(family);
+    let opts = Options {
+        timeout: Duration::from_millis(args.timeout_ms),
+    };
+    let report = selftest::run(ws.as_mut(), &plan.cases, &opts).map_err(|e| e.to_string())?;
+    drop(ws);
+
+    let verification = match &args.capture {
+        Some(dir) => Some(selftest::verify_capture(dir, &plan.cases).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
+
+    if args.json {
+        let mut v = report.to_json();
+        v["excluded"] = serde_json::json!(plan
+            .excluded
+            .iter()
+            .map(|x| serde_json::json!({"case": x.name, "reason": x.reason}))
+            .collect::<Vec<_>>());
+        if let Some(ver) = &verification {
+            v["capture"] = ver.to_json();
+        }
+        v["ok"] = serde_json::json!(ok);
+        println!("{v}");
+    } else {
+        print!("{}", report.to_table());
+        for x in &plan.excluded {
+            println!("excluded {:<26} {}", x.name, x.reason);
+        }
+        if let Some(ver) = &verification {
+            print!("{}", ver.to_table());
+        }
+        println!(
+            "{}",
+            if ok {
+                "selftest: ok"
+            } else {
+                "selftest: FAILED"
+            }
+        );
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,296 @@
+//! `pops state`: the registers, PM4, device features and diagnostics a driver needs for a POPS
+//! draw on one chip, from `pm4::pops::derive`.
+//!
+//! Exit status: 0, or 1 when the input is refused (unknown chip, unsupported sample count,
+//! shading-rate interlock) or when the derived state carries an error diagnostic (a state that
+//! cannot be programmed correctly); the state is still printed in the latter case.
+
+use pm4::pops::{
+    self, BlendOp, BlendTarget, CompareOp, DrawState, Experiments, InterlockDesc, PopsState,
+    RasterizationOrder, MAX_COLOR_TARGETS,
+};
+use pm4::{Family, InterlockMode};
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BlendPreset {
+    /// No blending.
+    None,
+    /// src * As + dst * (1 - As).
+    Alpha,
+    /// src + dst.
+    Add,
+    /// min(src, dst).
+    Min,
+    /// max(src, dst).
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compare {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
+}
+
+impl From<Compare> for CompareOp {
+    fn from(c: Compare) -> CompareOp {
+        match c {
+            Compare::Never => CompareOp::Never,
+            Compare::Less => CompareOp::Less,
+            Compare::Equal => CompareOp::Equal,
+            Compare::LessOrEqual => CompareOp::LessOrEqual,
+            Compare::Greater => CompareOp::Greater,
+            Compare::NotEqual => CompareOp::NotEqual,
+            Compare::GreaterOrEqual => CompareOp::GreaterOrEqual,
+            Compare::Always => CompareOp::Always,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Chip: family (raven, navi31…), LLVM processor (gfx1030…) or level (gfx9, gfx10.3…).
+    #[arg(long)]
+    chip: String,
+    /// Interlock: none, pixel-ordered, pixel-unordered, sample-ordered, sample-unordered,
+    /// shading-rate-ordered, shading-rate-unordered.
+    #[arg(long)]
+    interlock: String,
+    /// Rasterization samples: 1, 2, 4 or 8.
+    #[arg(long, default_value_t = 1)]
+    samples: u32,
+    /// Depth/stencil attachment samples (0 = no attachment).
+    #[arg(long, default_value_t = 0)]
+    depth_samples: u32,
+    /// The shader resolves intrawave collisions (GFX9–10.3).
+    #[arg(long)]
+    intrawave: bool,
+    /// The shader writes no colour output.
+    #[arg(long)]
+    no_color_output: bool,
+    /// The shader does not store to memory (interlock used for reads only).
+    #[arg(long)]
+    no_memory_writes: bool,
+    /// Number of colour attachments (0–8), all with the --blend state.
+    #[arg(long, default_value_t = 1)]
+    targets: usize,
+    /// Blend state of the colour attachments.
+    #[arg(long, value_enum, default_value_t = BlendPreset::None)]
+    blend: BlendPreset,
+    /// Enable the depth test (needs --depth-samples).
+    #[arg(long)]
+    depth_test: bool,
+    /// Enable depth writes.
+    #[arg(long)]
+    depth_write: bool,
+    /// Depth compare op.
+    #[arg(long, value_enum, default_value_t = Compare::Less)]
+    depth_compare: Compare,
+    /// The depth/stencil format has stencil, and the stencil test is on (ops KEEP).
+    #[arg(long)]
+    stencil: bool,
+    /// Relaxed rasterization order (VK_AMD_rasterization_order).
+    #[arg(long)]
+    relaxed_order: bool,
+    /// A non-1x1 shading rate may be used.
+    #[arg(long)]
+    vrs: bool,
+    /// Treat additive blending as commutative (radeonsi_commutative_blend_add).
+    #[arg(long)]
+    allow_commutative_add: bool,
+    /// Assume no depth fights (radeonsi_assume_no_z_fights).
+    #[arg(long)]
+    assume_no_z_fights: bool,
+    /// Experiment: force DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP (GFX9–10.3).
+    #[arg(long)]
+    force_drain: bool,
+    /// Experiment: DB_SHADER_CONTROL.EXEC_IF_OVERLAPPED (GFX9–10.3).
+    #[arg(long)]
+    exec_if_overlapped: bool,
+    /// Experiment: PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE = BIN_MAP_MODE_POPS (GFX10+).
+    #[arg(long)]
+    bin_map_pops: bool,
+    /// Experiment: PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS (GFX11+).
+    #[arg(long)]
+    force_vrs_fine_pops: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The input the derivation needs, or why the arguments are refused.
+struct Input {
+    family: Family,
+    mode: Option<InterlockMode>,
+    interlock: InterlockDesc,
+    draw: DrawState,
+    exp: Experiments,
+}
+
+fn input(a: &Args) -> Result<Input, String> {
+    let family = Family::parse_chip_or_level(&a.chip).map_err(|e| e.to_string())?;
+    let mode = InterlockMode::parse_optional(&a.interlock).map_err(|e| e.to_string())?;
+    if a.targets > MAX_COLOR_TARGETS {
+        return Err(format!(
+            "--targets {}: at most {MAX_COLOR_TARGETS} colour attachments",
+            a.targets
+        ));
+    }
+    let target = match a.blend {
+        BlendPreset::None => BlendTarget::OPAQUE,
+        BlendPreset::Alpha => BlendTarget::ALPHA,
+        BlendPreset::Add => BlendTarget::one_one(BlendOp::Add),
+        BlendPreset::Min => BlendTarget::one_one(BlendOp::Min),
+        BlendPreset::Max => BlendTarget::one_one(BlendOp::Max),
+    };
+    let mut draw = DrawState {
+        rasterization_samples: a.samples,
+        depth_stencil_samples: a.depth_samples,
+        color_targets: [None; MAX_COLOR_TARGETS],
+        rasterization_order: if a.relaxed_order {
+            RasterizationOrder::Relaxed
+        } else {
+            RasterizationOrder::Strict
+        },
+        vrs_in_use: a.vrs,
+        allow_commutative_additive_blend: a.allow_commutative_add,
+        assume_no_z_fights: a.assume_no_z_fights,
+        ..DrawState::default()
+    };
+    for t in draw.color_targets.iter_mut().take(a.targets) {
+        *t = Some(target);
+    }
+    draw.depth_stencil.depth_test = a.depth_test;
+    draw.depth_stencil.depth_write = a.depth_write;
+    draw.depth_stencil.depth_compare = a.depth_compare.into();
+    draw.depth_stencil.has_stencil = a.stencil;
+    draw.depth_stencil.stencil_test = a.stencil;
+    Ok(Input {
+        family,
+        mode,
+        interlock: InterlockDesc {
+            mode,
+            resolves_intrawave: a.intrawave,
+            has_color_output: !a.no_color_output,
+            writes_memory: !a.no_memory_writes,
+        },
+        draw,
+        exp: Experiments {
+            force_drain_ps_on_overlap: a.force_drain,
+            exec_if_overlapped: a.exec_if_overlapped,
+            bin_map_mode_pops: a.bin_map_pops,
+            force_vrs_rate_fine_pops: a.force_vrs_fine_pops,
+        },
+    })
+}
+
+fn mode_name(mode: Option<InterlockMode>) -> &'static str {
+    mode.map_or("none", InterlockMode::name)
+}
+
+fn print_text(st: &PopsState, pm4: &[u32]) {
+    let samples = st.draw.rasterization_samples;
+    println!(
+        "{} ({}), interlock {}, {} sample{}",
+        st.family,
+        st.level,
+        mode_name(st.interlock.mode),
+        samples,
+        if samples == 1 { "" } else { "s" }
+    );
+    println!();
+    for r in &st.registers {
+        let space = r.desc.space().map_or("?", |s| s.name());
+        println!(
+            "{} @ {:#07x} ({space}) = {:#010x}",
+            r.desc.name(),
+            r.desc.address,
+            r.value
+        );
+        for (f, v) in r.fields() {
+            match st.reason(r.reg(), f) {
+                Some(why) => println!("    {:<40} {:>3}  <- {why}", f.name(), v),
+                None => println!("    {:<40} {:>3}", f.name(), v),
+            }
+        }
+    }
+    println!();
+    let f = st.features;
+    println!("features:");
+    println!(
+        "    fragmentShaderPixelInterlock                    {}",
+        f.fragment_shader_pixel_interlock
+    );
+    println!(
+        "    fragmentShaderSampleInterlock                   {}",
+        f.fragment_shader_sample_interlock
+    );
+    println!(
+        "    fragmentShaderShadingRateInterlock              {}",
+        f.fragment_shader_shading_rate_interlock
+    );
+    println!(
+        "    fragmentShadingRateWithFragmentShaderInterlock  {}",
+        f.fragment_shading_rate_with_fragment_shader_interlock
+    );
+    println!();
+    if st.diagnostics.is_empty() {
+        println!("diagnostics: none");
+    } else {
+        println!("diagnostics:");
+        for d in &st.diagnostics {
+            println!("    {:<7} [{}] {}", d.severity.name(), d.code, d.message);
+        }
+    }
+    println!();
+    println!("pm4 ({} dwords):", pm4.len());
+    for chunk in pm4.chunks(8) {
+        let words: Vec<String> = chunk.iter().map(|w| format!("{w:08x}")).collect();
+        println!("    {}", words.join(" "));
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let inp = match input(&args) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("pops state: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let st = match pops::derive(inp.family, &inp.interlock, &inp.draw, &inp.exp) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "pops state: {} ({}), interlock {}: {e}",
+                inp.family,
+                inp.family.gfx_level(),
+                mode_name(inp.mode)
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    if args.json {
+        // The same document the layer records (pm4::pops::PopsState::report_json).
+        println!("{}", st.report_json());
+    } else {
+        print_text(&st, &pops::emit(&st));
+    }
+    if st.has_errors() {
+        for d in st
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == pops::Severity::Error)
+        {
+            eprintln!("pops state: error [{}]: {}", d.code, d.message);
+        }
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

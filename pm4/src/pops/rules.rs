@@ -1,0 +1,1127 @@
+//! The register rules of the POPS article, one function per register. Each function writes the
+//! fields POPS decides, records a one-line reason for every POPS-related value, and adds
+//! diagnostics where a switch has no effect or the state cannot be programmed correctly.
+
+use super::enums::{self, EnumValue};
+use super::features::has_vrs;
+use super::ooo::OUT_OF_ORDER_WATER_MARK;
+use super::{
+    log2_samples, Diagnostic, DrawState, Experiments, PopsState, Reason, Severity, StateError,
+    MAX_COLOR_TARGETS,
+};
+use crate::chip::GfxLevel;
+use crate::interlock::Granularity;
+use crate::regs::{Field, Reg, RegError, RegValue};
+
+/// Composes one register and its reasons.
+struct Writer<'s> {
+    st: &'s mut PopsState,
+    value: RegValue,
+}
+
+impl<'s> Writer<'s> {
+    fn new(st: &'s mut PopsState, reg: Reg) -> Result<Writer<'s>, RegError> {
+        let value = RegValue::new(st.level, reg)?;
+        Ok(Writer { st, value })
+    }
+
+    fn set(&mut self, field: Field, v: u32, reason: &'static str) -> Result<&mut Self, RegError> {
+        self.value.set(field, v)?;
+        self.st.reasons.push(Reason {
+            reg: self.value.reg(),
+            field,
+            text: reason,
+        });
+        Ok(self)
+    }
+
+    fn set_enum(
+        &mut self,
+        field: Field,
+        e: EnumValue,
+        reason: &'static str,
+    ) -> Result<&mut Self, RegError> {
+        self.set(field, e.value, reason)
+    }
+
+    fn done(self) {
+        self.st.registers.push(self.value);
+    }
+}
+
+fn diag(st: &mut PopsState, severity: Severity, code: &'static str, message: impl Into<String>) {
+    st.diagnostics.push(Diagnostic {
+        severity,
+        code,
+        message: message.into(),
+    });
+}
+
+/// Facts of the draw the rules share.
+struct Ctx {
+    pops: bool,
+    per_sample: bool,
+    log2_samples: u32,
+    gfx11: bool,
+    /// The VEGA10/RAVEN drain condition holds (any interlock).
+    missed_overlap_condition: bool,
+    drain: bool,
+}
+
+pub(crate) fn apply(
+    st: &mut PopsState,
+    draw: &DrawState,
+    exp: &Experiments,
+) -> Result<(), StateError> {
+    let mode = st.interlock.mode;
+    let q = st.family.quirks();
+    let missed_overlap_condition = q.pops_missed_overlap
+        && (draw.rasterization_samples >= 8 || draw.depth_stencil_samples >= 8);
+    let gfx11 = st.level.is_gfx11_plus();
+    let pops = mode.is_some();
+    let cx = Ctx {
+        pops,
+        per_sample: matches!(mode, Some(m) if m.granularity == Granularity::Sample),
+        log2_samples: log2_samples(draw.rasterization_samples)
+            .ok_or(StateError::RasterizationSamples(draw.rasterization_samples))?,
+        gfx11,
+        missed_overlap_condition,
+        drain: !gfx11 && pops && (missed_overlap_condition || exp.force_drain_ps_on_overlap),
+    };
+
+    db_shader_control(st, &cx, draw, exp)?;
+    pa_sc_aa_config(st, &cx)?;
+    collision_arguments(st, &cx)?;
+    spi_shader_col_format(st, &cx, draw)?;
+    db_dfsm_control(st, &cx, exp)?;
+    db_render_override2(st, &cx)?;
+    pa_sc_mode_cntl_1(st, &cx)?;
+    vrs(st, &cx, draw, exp)?;
+    db_z_info(st, &cx, draw)?;
+    pa_sc_binner_cntl_0(st, &cx, exp)?;
+    other_diagnostics(st, &cx, draw);
+    Ok(())
+}
+
+/// Does any written render target blend? (The GFX11 export-conflict workaround's condition.)
+fn any_blending(draw: &DrawState) -> bool {
+    draw.color_targets
+        .iter()
+        .flatten()
+        .any(|t| t.enable && t.writes())
+}
+
+fn db_shader_control(
+    st: &mut PopsState,
+    cx: &Ctx,
+    draw: &DrawState,
+    exp: &Experiments,
+) -> Result<(), RegError> {
+    let export_conflict =
+        st.family.quirks().export_conflict && draw.rasterization_samples == 1 && any_blending(draw);
+    if export_conflict && cx.pops {
+        diag(
+            st,
+            Severity::Info,
+            "gfx11-blend-rate-workaround-skipped",
+            "the GFX11 export-conflict blending workaround (intrinsic rate 2 at 1 sample) is not applied: with POPS the intrinsic rate override controls only the interlock granularity",
+        );
+    }
+    if exp.exec_if_overlapped && cx.gfx11 {
+        diag(
+            st,
+            Severity::Warning,
+            "experiment-unavailable",
+            format!(
+                "DB_SHADER_CONTROL.EXEC_IF_OVERLAPPED exists on GFX9–10.3 only, not on {}: ignored",
+                st.level
+            ),
+        );
+    }
+    let mut w = Writer::new(st, Reg::DB_SHADER_CONTROL)?;
+    w.set(
+        Field::PRIMITIVE_ORDERED_PIXEL_SHADER,
+        cx.pops as u32,
+        if cx.pops {
+            "the shader uses fragment shader interlock: POPS is enabled for the draw"
+        } else {
+            "no interlock: POPS off"
+        },
+    )?;
+    if !cx.gfx11 {
+        let (v, why) = match (cx.pops, cx.per_sample) {
+            (true, true) => (
+                cx.log2_samples,
+                "sample interlock: only invocations sharing coverage samples overlap, so PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES",
+            ),
+            (true, false) => (0, "pixel interlock: must be 0 (1 sample)"),
+            (false, _) => (0, "no interlock: POPS off"),
+        };
+        w.set(Field::POPS_OVERLAP_NUM_SAMPLES, v, why)?;
+        if exp.exec_if_overlapped {
+            w.set(
+                Field::EXEC_IF_OVERLAPPED,
+                cx.pops as u32,
+                if cx.pops {
+                    "experiment: EXEC_IF_OVERLAPPED (unresearched, PAL does not use it)"
+                } else {
+                    "experiment EXEC_IF_OVERLAPPED has no meaning without POPS"
+                },
+            )?;
+        }
+    } else if cx.pops {
+        w.set(
+            Field::OVERRIDE_INTRINSIC_RATE_ENABLE,
+            1,
+            "GFX11: must be 1 with POPS; the intrinsic rate override sets the interlock granularity",
+        )?;
+        let (v, why) = if cx.per_sample {
+            (
+                cx.log2_samples,
+                "GFX11 sample interlock: intrinsic rate = PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES",
+            )
+        } else {
+            (
+                0,
+                "GFX11 pixel interlock: intrinsic rate 1x (one fine pixel); never the blending workaround's rate",
+            )
+        };
+        w.set(Field::OVERRIDE_INTRINSIC_RATE, v, why)?;
+    } else if export_conflict {
+        w.set(
+            Field::OVERRIDE_INTRINSIC_RATE_ENABLE,
+            1,
+            "GFX11 export-conflict workaround (Mesa has_export_conflict_bug): blending at 1 sample, no POPS",
+        )?;
+        w.set(
+            Field::OVERRIDE_INTRINSIC_RATE,
+            2,
+            "GFX11 export-conflict workaround: intrinsic rate 2 for blending at 1 sample (never on a POPS draw)",
+        )?;
+    } else {
+        w.set(
+            Field::OVERRIDE_INTRINSIC_RATE_ENABLE,
+            0,
+            "no POPS and no blending workaround: no intrinsic rate override",
+        )?;
+    }
+    w.done();
+    Ok(())
+}
+
+fn pa_sc_aa_config(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+    let mut w = Writer::new(st, Reg::PA_SC_AA_CONFIG)?;
+    w.set(
+        Field::MSAA_NUM_SAMPLES,
+        cx.log2_samples,
+        "log2 of the rasterization samples",
+    )?;
+    w.set(
+        Field::MSAA_EXPOSED_SAMPLES,
+        cx.log2_samples,
+        "coverage mask bits passed to the shader; sample interlock granularity and (GFX11) DB_Z_INFO.NUM_SAMPLES follow it",
+    )?;
+    w.done();
+    Ok(())
+}
+
+/// COLLISION_WAVEID and INTRAWAVE_COLLISION SGPR arguments (GFX9–10.3).
+fn collision_arguments(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+    let intrawave = st.interlock.resolves_intrawave;
+    if cx.gfx11 {
+        if intrawave {
+            diag(
+                st,
+                Severity::Warning,
+                "intrawave-unavailable",
+                "GFX11 has no intrawave collisions (overlapping invocations are always in different waves): LOAD_INTRAWAVE_COLLISION is not written",
+            );
+        }
+        return Ok(());
+    }
+    if intrawave && !cx.pops {
+        diag(
+            st,
+            Severity::Info,
+            "intrawave-without-interlock",
+            "intrawave collision resolution requested without interlock: ignored",
+        );
+    }
+    for reg in [Reg::PA_SC_SHADER_CONTROL, Reg::SPI_SHADER_PGM_RSRC2_PS] {
+        let mut w = Writer::new(st, reg)?;
+        w.set(
+            Field::LOAD_COLLISION_WAVEID,
+            cx.pops as u32,
+            if cx.pops {
+                "COLLISION_WAVEID must be loaded: enabled in both SPI_SHADER_PGM_RSRC2_PS and PA_SC_SHADER_CONTROL"
+            } else {
+                "no interlock: no collision wave ID"
+            },
+        )?;
+        w.set(
+            Field::LOAD_INTRAWAVE_COLLISION,
+            (cx.pops && intrawave) as u32,
+            match (cx.pops, intrawave) {
+                (true, true) => "the shader resolves intrawave collisions: INTRAWAVE_COLLISION enabled in both registers",
+                (true, false) => "the shader does not resolve intrawave collisions (optional)",
+                (false, _) => "no interlock: no intrawave collision mask",
+            },
+        )?;
+        w.done();
+    }
+    Ok(())
+}
+
+const COL_EXPORT_FIELDS: [Field; MAX_COLOR_TARGETS] = [
+    Field::COL0_EXPORT_FORMAT,
+    Field::COL1_EXPORT_FORMAT,
+    Field::COL2_EXPORT_FORMAT,
+    Field::COL3_EXPORT_FORMAT,
+    Field::COL4_EXPORT_FORMAT,
+    Field::COL5_EXPORT_FORMAT,
+    Field::COL6_EXPORT_FORMAT,
+    Field::COL7_EXPORT_FORMAT,
+];
+
+/// The export requirement: a POPS shader must export, and must have export space allocated.
+fn spi_shader_col_format(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
+    let has_color = st.interlock.has_color_output;
+    let mut w = Writer::new(st, Reg::SPI_SHADER_COL_FORMAT)?;
+    let mut any = false;
+    if has_color {
+        for (i, t) in draw.color_targets.iter().enumerate() {
+            if matches!(t, Some(t) if t.writes()) {
+                w.value
+                    .set(COL_EXPORT_FIELDS[i], enums::SPI_SHADER_FP16_ABGR.value)?;
+                any = true;
+            }
+        }
+    }
+    if !any && cx.pops {
+        w.set_enum(
+            Field::COL0_EXPORT_FORMAT,
+            enums::SPI_SHADER_32_R,
+            "export requirement: POPS needs an export and export space even without colour (no GFX10 export skipping), so MRT0 = SPI_SHADER_32_R",
+        )?;
+    } else if any {
+        w.st.reasons.push(Reason {
+            reg: Reg::SPI_SHADER_COL_FORMAT,
+            field: Field::COL0_EXPORT_FORMAT,
+            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM), which also meets the POPS export requirement",
+        });
+    } else {
+        w.st.reasons.push(Reason {
+            reg: Reg::SPI_SHADER_COL_FORMAT,
+            field: Field::COL0_EXPORT_FORMAT,
+            text: "no colour export and no POPS: nothing to allocate",
+        });
+    }
+    w.done();
+    Ok(())
+}
+
+/// DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP (GFX9–10.3): PAL's waMiscPopsMissedOverlap.
+fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<(), RegError> {
+    let quirk = st.family.quirks().pops_missed_overlap;
+    if cx.gfx11 {
+        if exp.force_drain_ps_on_overlap {
+            diag(
+                st,
+                Severity::Warning,
+                "experiment-unavailable",
+                format!(
+                    "DB_DFSM_CONTROL (POPS_DRAIN_PS_ON_OVERLAP) does not exist on {}: ignored",
+                    st.level
+                ),
+            );
+        }
+        return Ok(());
+    }
+    let wa = cx.pops && cx.missed_overlap_condition;
+    if wa {
+        diag(
+            st,
+            Severity::Info,
+            "pops-missed-overlap-workaround",
+            format!(
+                "{}: POPS with 8 or more rasterization or depth/stencil samples may hang; POPS_DRAIN_PS_ON_OVERLAP set (roughly 1.5-2x frame time in such draws)",
+                st.family
+            ),
+        );
+    }
+    if exp.force_drain_ps_on_overlap && !cx.pops {
+        diag(
+            st,
+            Severity::Info,
+            "experiment-without-interlock",
+            "force-drain requested without interlock: the drain bit only matters with POPS, left clear",
+        );
+    }
+    let why = if wa {
+        "VEGA10/RAVEN hang workaround (waMiscPopsMissedOverlap): POPS with 8+ rasterization or depth/stencil samples"
+    } else if cx.drain {
+        "experiment: drain forced on overlap"
+    } else if quirk && cx.pops {
+        "VEGA10/RAVEN: fewer than 8 rasterization and depth/stencil samples, so the workaround is explicitly cleared"
+    } else if cx.pops {
+        "not needed on this chip"
+    } else {
+        "no interlock: POPS off"
+    };
+    let mut w = Writer::new(st, Reg::DB_DFSM_CONTROL)?;
+    w.set_enum(
+        Field::PUNCHOUT_MODE,
+        enums::PUNCHOUT_MODE_FORCE_OFF,
+        "DFSM punchout off, as Mesa programs the register",
+    )?;
+    w.set(Field::POPS_DRAIN_PS_ON_OVERLAP, cx.drain as u32, why)?;
+    w.done();
+    Ok(())
+}
+
+/// DB_RENDER_OVERRIDE2.PARTIAL_SQUAD_LAUNCH_CONTROL on NAVI10/12/14 (PAL's waStalledPopsMode).
+fn db_render_override2(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+    if !st.family.quirks().stalled_pops_mode {
+        return Ok(());
+    }
+    let hazard = cx.pops && cx.drain;
+    if hazard {
+        diag(
+            st,
+            Severity::Info,
+            "stalled-pops-workaround",
+            format!(
+                "{}: POPS_DRAIN_PS_ON_OVERLAP with POPS on GFX10.1 needs PARTIAL_SQUAD_LAUNCH_CONTROL = PSLC_ON_HANG_ONLY to avoid a hang",
+                st.family
+            ),
+        );
+    }
+    let mut w = Writer::new(st, Reg::DB_RENDER_OVERRIDE2)?;
+    if hazard {
+        w.set_enum(
+            Field::PARTIAL_SQUAD_LAUNCH_CONTROL,
+            enums::PSLC_ON_HANG_ONLY,
+            "GFX10.1 hang workaround (waStalledPopsMode): drain bit set with POPS",
+        )?;
+    } else {
+        w.set_enum(
+            Field::PARTIAL_SQUAD_LAUNCH_CONTROL,
+            enums::PSLC_AUTO,
+            "drain bit clear or no POPS: default partial squad launch",
+        )?;
+    }
+    w.done();
+    Ok(())
+}
+
+fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+    let ooo = st.out_of_order;
+    let force_1x1 = st.level == GfxLevel::Gfx10_3 && cx.pops;
+    let mut w = Writer::new(st, Reg::PA_SC_MODE_CNTL_1)?;
+    w.set(
+        Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
+        ooo.enabled as u32,
+        ooo.reason,
+    )?;
+    w.set(
+        Field::OUT_OF_ORDER_WATER_MARK,
+        if ooo.enabled {
+            OUT_OF_ORDER_WATER_MARK
+        } else {
+            0
+        },
+        if ooo.enabled {
+            "Mesa's water mark for out-of-order rasterization"
+        } else {
+            "out-of-order rasterization off"
+        },
+    )?;
+    if force_1x1 {
+        w.set(
+            Field::PS_ITER_SAMPLE,
+            1,
+            "GFX10.3 POPS forces 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample (as RADV does)",
+        )?;
+    }
+    w.done();
+    Ok(())
+}
+
+/// PA_CL_VRS_CNTL (GFX10.3+) and PA_SC_VRS_SURFACE_CNTL_1 (GFX11+).
+fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Result<(), RegError> {
+    let level = st.level;
+    if !has_vrs(level) {
+        if draw.vrs_in_use {
+            diag(
+                st,
+                Severity::Warning,
+                "vrs-unavailable",
+                format!("{level} has no variable-rate shading: VRS ignored"),
+            );
+        }
+        if exp.force_vrs_rate_fine_pops {
+            diag(
+                st,
+                Severity::Warning,
+                "experiment-unavailable",
+                format!("PA_SC_VRS_SURFACE_CNTL_1 does not exist on {level}: ignored"),
+            );
+        }
+        return Ok(());
+    }
+    let gfx10_3_pops = level == GfxLevel::Gfx10_3 && cx.pops;
+    if cx.pops && draw.vrs_in_use {
+        if level == GfxLevel::Gfx10_3 {
+            diag(
+                st,
+                Severity::Warning,
+                "pops-forces-vrs-1x1",
+                "GFX10.3: POPS forces the shading rate to 1x1 (fragmentShadingRateWithFragmentShaderInterlock is false); the requested coarse rate is not used",
+            );
+        } else if exp.force_vrs_rate_fine_pops {
+            diag(
+                st,
+                Severity::Info,
+                "pops-forces-vrs-1x1",
+                "FORCE_SC_VRS_RATE_FINE_POPS is set: POPS forces 1x1 shading",
+            );
+        } else {
+            diag(
+                st,
+                Severity::Info,
+                "pops-interlock-per-fine-pixel",
+                "GFX11 POPS works with coarse shading, but interlock is per fine pixel: coarse invocations that share no fine pixel are not ordered",
+            );
+        }
+    }
+    if level == GfxLevel::Gfx10_3 && exp.force_vrs_rate_fine_pops {
+        diag(
+            st,
+            Severity::Warning,
+            "experiment-unavailable",
+            "PA_SC_VRS_SURFACE_CNTL_1 does not exist on gfx10.3: ignored",
+        );
+    }
+    let mut w = Writer::new(st, Reg::PA_CL_VRS_CNTL)?;
+    if gfx10_3_pops {
+        w.set_enum(
+            Field::SAMPLE_ITER_COMBINER_MODE,
+            enums::SC_VRS_COMB_MODE_OVERRIDE,
+            "GFX10.3: POPS forces 1x1, so the SAMPLE_ITER combiner overrides any coarse rate (RADV force_sample_iter_shading_rate)",
+        )?;
+    } else {
+        w.set_enum(
+            Field::SAMPLE_ITER_COMBINER_MODE,
+            enums::SC_VRS_COMB_MODE_PASSTHRU,
+            if cx.pops {
+                "GFX11: POPS works with coarse shading rates, no 1x1 override"
+            } else {
+                "no interlock: no shading-rate override"
+            },
+        )?;
+    }
+    w.done();
+    if level.is_gfx11_plus() {
+        let mut w = Writer::new(st, Reg::PA_SC_VRS_SURFACE_CNTL_1)?;
+        w.set(
+            Field::FORCE_SC_VRS_RATE_FINE_POPS,
+            exp.force_vrs_rate_fine_pops as u32,
+            if exp.force_vrs_rate_fine_pops {
+                "experiment: POPS forces 1x1 shading, fragmentShadingRateWithFragmentShaderInterlock becomes false"
+            } else {
+                "clear: POPS keeps coarse rates, fragmentShadingRateWithFragmentShaderInterlock is true"
+            },
+        )?;
+        w.done();
+    }
+    Ok(())
+}
+
+/// DB_Z_INFO.NUM_SAMPLES on GFX11: POPS takes the coverage sample count from it.
+fn db_z_info(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
+    if !cx.gfx11 {
+        return Ok(());
+    }
+    let ds = draw.depth_stencil_samples;
+    if cx.pops && ds != 0 && ds != draw.rasterization_samples {
+        diag(
+            st,
+            Severity::Error,
+            "gfx11-depth-samples-mismatch",
+            format!(
+                "GFX11 POPS needs DB_Z_INFO.NUM_SAMPLES = MSAA_EXPOSED_SAMPLES ({} samples), but the depth/stencil target has {ds}: both cannot hold",
+                draw.rasterization_samples
+            ),
+        );
+    }
+    let (v, why) = if cx.pops {
+        (
+            cx.log2_samples,
+            "GFX11: POPS reads the coverage sample count here; must equal PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES, even with no depth/stencil target",
+        )
+    } else if ds != 0 {
+        (
+            log2_samples(ds).unwrap_or(0),
+            "no interlock: the depth/stencil target's sample count",
+        )
+    } else {
+        (0, "no interlock and no depth/stencil target")
+    };
+    let mut w = Writer::new(st, Reg::DB_Z_INFO)?;
+    w.set(Field::NUM_SAMPLES, v, why)?;
+    w.done();
+    Ok(())
+}
+
+/// PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE = BIN_MAP_MODE_POPS (GFX10+), only under the experiment.
+fn pa_sc_binner_cntl_0(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<(), RegError> {
+    if !exp.bin_map_mode_pops {
+        return Ok(());
+    }
+    if st.level == GfxLevel::Gfx9 {
+        diag(
+            st,
+            Severity::Warning,
+            "experiment-unavailable",
+            "PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE exists on GFX10+ only: ignored on gfx9",
+        );
+        return Ok(());
+    }
+    let mut w = Writer::new(st, Reg::PA_SC_BINNER_CNTL_0)?;
+    if cx.pops {
+        w.set_enum(
+            Field::BIN_MAPPING_MODE,
+            enums::BIN_MAP_MODE_POPS,
+            "experiment: BIN_MAP_MODE_POPS (unresearched, PAL does not use it)",
+        )?;
+    } else {
+        w.set_enum(
+            Field::BIN_MAPPING_MODE,
+            enums::BIN_MAP_MODE_NONE,
+            "experiment BIN_MAP_MODE_POPS has no meaning without POPS",
+        )?;
+    }
+    w.done();
+    Ok(())
+}
+
+fn other_diagnostics(st: &mut PopsState, cx: &Ctx, draw: &DrawState) {
+    let ds = &draw.depth_stencil;
+    if draw.depth_stencil_samples == 0 && (ds.depth_test || ds.depth_write || ds.stencil_test) {
+        diag(
+            st,
+            Severity::Info,
+            "depth-state-without-attachment",
+            "depth/stencil tests are set but no depth/stencil attachment is bound (0 samples): ignored",
+        );
+    }
+    if cx.pops && !cx.per_sample && draw.rasterization_samples > 1 {
+        diag(
+            st,
+            Severity::Info,
+            "pixel-interlock-with-msaa",
+            "pixel interlock with MSAA orders invocations along shared primitive edges and is much slower than sample interlock; use sample interlock if it is enough",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::chip::{Family, GfxLevel};
+    use crate::interlock::InterlockMode;
+    use crate::pops::enums;
+    use crate::pops::*;
+    use crate::regs::{Field, Reg};
+
+    fn mode(s: &str) -> Option<InterlockMode> {
+        InterlockMode::parse_optional(s).unwrap()
+    }
+
+    fn state(f: Family, m: &str, samples: u32) -> PopsState {
+        state_with(f, m, samples, |_, _, _| {})
+    }
+
+    fn state_with(
+        f: Family,
+        m: &str,
+        samples: u32,
+        tweak: impl FnOnce(&mut InterlockDesc, &mut DrawState, &mut Experiments),
+    ) -> PopsState {
+        let mut i = InterlockDesc::with_mode(mode(m));
+        let mut d = DrawState {
+            rasterization_samples: samples,
+            ..DrawState::default()
+        };
+        let mut e = Experiments::default();
+        tweak(&mut i, &mut d, &mut e);
+        derive(f, &i, &d, &e).unwrap()
+    }
+
+    fn levels() -> impl Iterator<Item = Family> {
+        GfxLevel::ALL.into_iter().map(|l| l.representative())
+    }
+
+    /// "To enable POPS for the draw, DB_SHADER_CONTROL.PRIMITIVE_ORDERED_PIXEL_SHADER should be
+    /// set to 1."
+    #[test]
+    fn primitive_ordered_pixel_shader_enables_pops() {
+        for f in Family::ALL {
+            for m in [
+                "pixel-ordered",
+                "pixel-unordered",
+                "sample-ordered",
+                "sample-unordered",
+            ] {
+                let s = state(*f, m, 4);
+                assert_eq!(
+                    s.field(
+                        Reg::DB_SHADER_CONTROL,
+                        Field::PRIMITIVE_ORDERED_PIXEL_SHADER
+                    ),
+                    Some(1),
+                    "{f} {m}"
+                );
+                assert!(s
+                    .reason(
+                        Reg::DB_SHADER_CONTROL,
+                        Field::PRIMITIVE_ORDERED_PIXEL_SHADER
+                    )
+                    .is_some());
+            }
+            let s = state(*f, "none", 4);
+            assert_eq!(
+                s.field(
+                    Reg::DB_SHADER_CONTROL,
+                    Field::PRIMITIVE_ORDERED_PIXEL_SHADER
+                ),
+                Some(0)
+            );
+        }
+    }
+
+    /// "For pixel interlock, it must be set to 0 (1 sample)." / "If sample interlock is
+    /// sufficient ... it may be set to PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES".
+    #[test]
+    fn pops_overlap_num_samples_pixel_zero_sample_exposed() {
+        for f in levels().filter(|f| !f.gfx_level().is_gfx11_plus()) {
+            for (samples, log2) in [(1, 0), (2, 1), (4, 2), (8, 3)] {
+                for m in ["pixel-ordered", "pixel-unordered"] {
+                    let s = state(f, m, samples);
+                    assert_eq!(
+                        s.field(Reg::DB_SHADER_CONTROL, Field::POPS_OVERLAP_NUM_SAMPLES),
+                        Some(0)
+                    );
+                }
+                for m in ["sample-ordered", "sample-unordered"] {
+                    let s = state(f, m, samples);
+                    let exposed = s
+                        .field(Reg::PA_SC_AA_CONFIG, Field::MSAA_EXPOSED_SAMPLES)
+                        .unwrap();
+                    assert_eq!(exposed, log2);
+                    assert_eq!(
+                        s.field(Reg::DB_SHADER_CONTROL, Field::POPS_OVERLAP_NUM_SAMPLES),
+                        Some(exposed),
+                        "{f} {m} {samples}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// "On GFX11, when POPS is enabled, DB_SHADER_CONTROL.OVERRIDE_INTRINSIC_RATE is used in place
+    /// of DB_SHADER_CONTROL.POPS_OVERLAP_NUM_SAMPLES ... and
+    /// DB_SHADER_CONTROL.OVERRIDE_INTRINSIC_RATE_ENABLE must be set to 1."
+    #[test]
+    fn gfx11_override_intrinsic_rate() {
+        for f in Family::ALL.iter().filter(|f| f.gfx_level().is_gfx11_plus()) {
+            for (samples, log2) in [(1, 0), (2, 1), (4, 2), (8, 3)] {
+                for m in [
+                    "pixel-ordered",
+                    "pixel-unordered",
+                    "sample-ordered",
+                    "sample-unordered",
+                ] {
+                    let s = state(*f, m, samples);
+                    let dsc = s.register(Reg::DB_SHADER_CONTROL).unwrap();
+                    assert_eq!(dsc.get(Field::OVERRIDE_INTRINSIC_RATE_ENABLE), Ok(1));
+                    let want = if m.starts_with("sample") { log2 } else { 0 };
+                    assert_eq!(dsc.get(Field::OVERRIDE_INTRINSIC_RATE), Ok(want), "{f} {m}");
+                    assert!(dsc.get(Field::POPS_OVERLAP_NUM_SAMPLES).is_err());
+                }
+            }
+        }
+    }
+
+    /// "The GFX11 blending performance workaround overriding the intrinsic rate must not be
+    /// applied if POPS is used in the draw — the intrinsic rate override must be used solely to
+    /// control the interlock granularity in this case."
+    #[test]
+    fn gfx11_blend_rate_workaround_never_on_a_pops_draw() {
+        let blend = |_: &mut InterlockDesc, d: &mut DrawState, _: &mut Experiments| {
+            d.color_targets[0] = Some(BlendTarget::ALPHA);
+        };
+        // Without POPS the workaround applies on GFX11 (Mesa's has_export_conflict_bug) ...
+        let off = state_with(Family::Navi31, "none", 1, blend);
+        assert_eq!(
+            off.field(
+                Reg::DB_SHADER_CONTROL,
+                Field::OVERRIDE_INTRINSIC_RATE_ENABLE
+            ),
+            Some(1)
+        );
+        assert_eq!(
+            off.field(Reg::DB_SHADER_CONTROL, Field::OVERRIDE_INTRINSIC_RATE),
+            Some(2)
+        );
+        // ... not on GFX11.5, and not without blending.
+        let s = state_with(Family::Gfx1150, "none", 1, blend);
+        assert_eq!(
+            s.field(
+                Reg::DB_SHADER_CONTROL,
+                Field::OVERRIDE_INTRINSIC_RATE_ENABLE
+            ),
+            Some(0)
+        );
+        let s = state(Family::Navi31, "none", 1);
+        assert_eq!(
+            s.field(Reg::DB_SHADER_CONTROL, Field::OVERRIDE_INTRINSIC_RATE),
+            Some(0)
+        );
+        // With POPS: the rate is the interlock granularity, never 2.
+        for m in ["pixel-ordered", "sample-ordered"] {
+            let on = state_with(Family::Navi31, m, 1, blend);
+            assert_eq!(
+                on.field(Reg::DB_SHADER_CONTROL, Field::OVERRIDE_INTRINSIC_RATE),
+                Some(0),
+                "{m}"
+            );
+            assert!(on
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "gfx11-blend-rate-workaround-skipped"));
+        }
+    }
+
+    /// "Its loading needs to be enabled in the SPI_SHADER_PGM_RSRC2_PS and PA_SC_SHADER_CONTROL
+    /// registers" / "it can be activated by enabling loading of the INTRAWAVE_COLLISION SGPR
+    /// argument in SPI_SHADER_PGM_RSRC2_PS and PA_SC_SHADER_CONTROL" / "GFX11 removes this
+    /// concept entirely".
+    #[test]
+    fn collision_arguments_in_both_registers_never_on_gfx11() {
+        for f in Family::ALL {
+            for intrawave in [false, true] {
+                let s = state_with(*f, "pixel-ordered", 1, |i, _, _| {
+                    i.resolves_intrawave = intrawave
+                });
+                for reg in [Reg::PA_SC_SHADER_CONTROL, Reg::SPI_SHADER_PGM_RSRC2_PS] {
+                    if f.gfx_level().is_gfx11_plus() {
+                        assert!(s.register(reg).is_none(), "{f} {reg}");
+                    } else {
+                        assert_eq!(s.field(reg, Field::LOAD_COLLISION_WAVEID), Some(1));
+                        assert_eq!(
+                            s.field(reg, Field::LOAD_INTRAWAVE_COLLISION),
+                            Some(intrawave as u32),
+                            "{f} {reg}"
+                        );
+                    }
+                }
+                if f.gfx_level().is_gfx11_plus() && intrawave {
+                    assert!(s
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == "intrawave-unavailable"));
+                }
+            }
+        }
+    }
+
+    /// "Also, on GFX11, POPS uses DB_Z_INFO.NUM_SAMPLES to determine the coverage sample count,
+    /// and it must be equal to PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES even if there's no
+    /// depth/stencil target."
+    #[test]
+    fn gfx11_db_z_info_num_samples_equals_exposed_samples() {
+        for f in Family::ALL {
+            for samples in [1, 2, 4, 8] {
+                let s = state(*f, "sample-ordered", samples);
+                let z = s.field(Reg::DB_Z_INFO, Field::NUM_SAMPLES);
+                if f.gfx_level().is_gfx11_plus() {
+                    assert_eq!(
+                        z,
+                        s.field(Reg::PA_SC_AA_CONFIG, Field::MSAA_EXPOSED_SAMPLES),
+                        "{f}"
+                    );
+                    assert!(!s.has_errors());
+                } else {
+                    assert_eq!(z, None, "{f}: DB_Z_INFO is not a POPS register there");
+                }
+            }
+        }
+        // A depth target with a different sample count cannot satisfy it: an error.
+        let s = state_with(Family::Navi31, "pixel-ordered", 4, |_, d, _| {
+            d.depth_stencil_samples = 8
+        });
+        assert_eq!(s.field(Reg::DB_Z_INFO, Field::NUM_SAMPLES), Some(2));
+        assert!(s
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "gfx11-depth-samples-mismatch" && d.severity == Severity::Error));
+        let s = state_with(Family::Navi31, "pixel-ordered", 4, |_, d, _| {
+            d.depth_stencil_samples = 4
+        });
+        assert!(!s.has_errors());
+    }
+
+    /// "if POPS is used with 8 or more rasterization samples, or with 8 or more depth/stencil
+    /// target samples, DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP must be set to 1 for draws that
+    /// satisfy this condition."
+    #[test]
+    fn vega10_raven_drain_at_8_raster_or_depth_samples() {
+        for f in Family::ALL {
+            for (raster, depth) in [(1, 0), (4, 4), (8, 0), (8, 8), (1, 8), (4, 8), (2, 1)] {
+                let s = state_with(*f, "pixel-ordered", raster, |_, d, _| {
+                    d.depth_stencil_samples = depth
+                });
+                let want = f.quirks().pops_missed_overlap && (raster >= 8 || depth >= 8);
+                let got = s.field(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP);
+                if f.gfx_level().is_gfx11_plus() {
+                    assert_eq!(got, None);
+                } else {
+                    assert_eq!(got, Some(want as u32), "{f} {raster} {depth}");
+                }
+            }
+            // Only with POPS.
+            let s = state(*f, "none", 8);
+            if let Some(v) = s.field(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP) {
+                assert_eq!(v, 0);
+            }
+        }
+    }
+
+    /// "... must be set to 1 for draws that satisfy this condition": the register is still
+    /// written, with 0, once a later draw no longer satisfies it.
+    #[test]
+    fn drain_is_explicitly_cleared_when_the_condition_no_longer_holds() {
+        let at8 = state(Family::Raven, "sample-ordered", 8);
+        let at4 = state(Family::Raven, "sample-ordered", 4);
+        assert_eq!(
+            at8.field(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP),
+            Some(1)
+        );
+        assert_eq!(
+            at4.field(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP),
+            Some(0)
+        );
+        assert!(at4
+            .reason(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP)
+            .unwrap()
+            .contains("explicitly cleared"));
+        let words = emit(&at4);
+        let dfsm = GfxLevel::Gfx9.require(Reg::DB_DFSM_CONTROL).unwrap();
+        assert!(
+            words.contains(&((dfsm.address - 0x28000) / 4)),
+            "the cleared value is emitted"
+        );
+    }
+
+    /// "if it's enabled for some reason on GFX10.1 (CHIP_NAVI10, CHIP_NAVI12, CHIP_NAVI14), and
+    /// the draw uses POPS, DB_RENDER_OVERRIDE2.PARTIAL_SQUAD_LAUNCH_CONTROL must be set to
+    /// PSLC_ON_HANG_ONLY to avoid a hang (see waStalledPopsMode in PAL)."
+    #[test]
+    fn navi1x_pslc_on_hang_only_whenever_drain_is_set() {
+        for f in Family::ALL {
+            for force in [false, true] {
+                for m in ["none", "pixel-ordered"] {
+                    let s = state_with(*f, m, 4, |_, _, e| e.force_drain_ps_on_overlap = force);
+                    let pslc = s.field(
+                        Reg::DB_RENDER_OVERRIDE2,
+                        Field::PARTIAL_SQUAD_LAUNCH_CONTROL,
+                    );
+                    if !f.quirks().stalled_pops_mode {
+                        assert_eq!(pslc, None, "{f}");
+                        continue;
+                    }
+                    let drain = s
+                        .field(Reg::DB_DFSM_CONTROL, Field::POPS_DRAIN_PS_ON_OVERLAP)
+                        .unwrap();
+                    assert_eq!(drain, (force && m != "none") as u32);
+                    let want = if drain == 1 {
+                        enums::PSLC_ON_HANG_ONLY.value
+                    } else {
+                        enums::PSLC_AUTO.value
+                    };
+                    assert_eq!(pslc, Some(want), "{f} {m} force={force}");
+                }
+            }
+        }
+    }
+
+    /// "even if the shader doesn't need to export any real data ... some space must be allocated
+    /// in the export buffer, such as by setting SPI_SHADER_COL_FORMAT for some color output to
+    /// SPI_SHADER_32_R."
+    #[test]
+    fn export_requirement_without_colour_output() {
+        for f in Family::ALL {
+            let s = state_with(*f, "pixel-ordered", 1, |i, _, _| i.has_color_output = false);
+            assert_eq!(
+                s.field(Reg::SPI_SHADER_COL_FORMAT, Field::COL0_EXPORT_FORMAT),
+                Some(enums::SPI_SHADER_32_R.value),
+                "{f}"
+            );
+            // No colour targets at all: same.
+            let s = state_with(*f, "sample-unordered", 1, |_, d, _| {
+                d.color_targets = [None; MAX_COLOR_TARGETS]
+            });
+            assert_ne!(s.register(Reg::SPI_SHADER_COL_FORMAT).unwrap().value, 0);
+            // Without POPS nothing needs to be allocated.
+            let s = state_with(*f, "none", 1, |i, _, _| i.has_color_output = false);
+            assert_eq!(s.register(Reg::SPI_SHADER_COL_FORMAT).unwrap().value, 0);
+            // With colour, the real exports already satisfy it.
+            let s = state(*f, "pixel-ordered", 1);
+            assert_eq!(
+                s.field(Reg::SPI_SHADER_COL_FORMAT, Field::COL0_EXPORT_FORMAT),
+                Some(enums::SPI_SHADER_FP16_ABGR.value)
+            );
+        }
+    }
+
+    /// "On GFX10.3, enabling DB_SHADER_CONTROL.PRIMITIVE_ORDERED_PIXEL_SHADER forces the shading
+    /// rate to be 1x1" — programmed as RADV does: the SAMPLE_ITER combiner overrides, and
+    /// PS_ITER_SAMPLE keeps that combiner active.
+    #[test]
+    fn gfx10_3_forces_1x1_through_pa_cl_vrs_cntl() {
+        for f in Family::ALL {
+            let s = state_with(*f, "pixel-ordered", 1, |_, d, _| d.vrs_in_use = true);
+            let comb = s.field(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE);
+            match f.gfx_level() {
+                GfxLevel::Gfx9 | GfxLevel::Gfx10 => {
+                    assert_eq!(comb, None);
+                    assert!(s.diagnostics.iter().any(|d| d.code == "vrs-unavailable"));
+                }
+                GfxLevel::Gfx10_3 => {
+                    assert_eq!(comb, Some(enums::SC_VRS_COMB_MODE_OVERRIDE.value));
+                    assert_eq!(
+                        s.field(Reg::PA_SC_MODE_CNTL_1, Field::PS_ITER_SAMPLE),
+                        Some(1)
+                    );
+                    assert!(s
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == "pops-forces-vrs-1x1"));
+                    assert!(
+                        !s.features
+                            .fragment_shading_rate_with_fragment_shader_interlock
+                    );
+                    let off = state(*f, "none", 1);
+                    assert_eq!(
+                        off.field(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE),
+                        Some(enums::SC_VRS_COMB_MODE_PASSTHRU.value)
+                    );
+                }
+                GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => {
+                    assert_eq!(comb, Some(enums::SC_VRS_COMB_MODE_PASSTHRU.value));
+                    assert!(
+                        s.features
+                            .fragment_shading_rate_with_fragment_shader_interlock
+                    );
+                }
+            }
+        }
+    }
+
+    /// "On GFX11, by default, POPS itself can work with non-1x1 shading rates ... However, if
+    /// PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS is set, enabling POPS will force 1x1
+    /// shading rate."
+    #[test]
+    fn gfx11_force_sc_vrs_rate_fine_pops() {
+        for f in levels().filter(|f| f.gfx_level().is_gfx11_plus()) {
+            let s = state(f, "pixel-ordered", 1);
+            assert_eq!(
+                s.field(
+                    Reg::PA_SC_VRS_SURFACE_CNTL_1,
+                    Field::FORCE_SC_VRS_RATE_FINE_POPS
+                ),
+                Some(0)
+            );
+            assert!(
+                s.features
+                    .fragment_shading_rate_with_fragment_shader_interlock
+            );
+            let s = state_with(f, "pixel-ordered", 1, |_, _, e| {
+                e.force_vrs_rate_fine_pops = true
+            });
+            assert_eq!(
+                s.field(
+                    Reg::PA_SC_VRS_SURFACE_CNTL_1,
+                    Field::FORCE_SC_VRS_RATE_FINE_POPS
+                ),
+                Some(1)
+            );
+            assert!(
+                !s.features
+                    .fragment_shading_rate_with_fragment_shader_interlock
+            );
+        }
+    }
+
+    /// "DB_SHADER_CONTROL.EXEC_IF_OVERLAPPED on GFX9–10.3." /
+    /// "PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE = BIN_MAP_MODE_POPS on GFX10+."
+    #[test]
+    fn experiment_switches() {
+        for f in levels() {
+            let s = state_with(f, "pixel-ordered", 1, |_, _, e| {
+                e.exec_if_overlapped = true;
+                e.bin_map_mode_pops = true;
+            });
+            let exec = s.field(Reg::DB_SHADER_CONTROL, Field::EXEC_IF_OVERLAPPED);
+            let bin = s.field(Reg::PA_SC_BINNER_CNTL_0, Field::BIN_MAPPING_MODE);
+            let l = f.gfx_level();
+            assert_eq!(exec, (!l.is_gfx11_plus()).then_some(1), "{f}");
+            assert_eq!(
+                bin,
+                (l != GfxLevel::Gfx9).then_some(enums::BIN_MAP_MODE_POPS.value),
+                "{f}"
+            );
+            let unavailable = s
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == "experiment-unavailable")
+                .count();
+            assert_eq!(
+                unavailable,
+                (l == GfxLevel::Gfx9 || l.is_gfx11_plus()) as usize
+            );
+            // Off by default: no EXEC_IF_OVERLAPPED, no binner register.
+            let s = state(f, "pixel-ordered", 1);
+            assert_ne!(
+                s.field(Reg::DB_SHADER_CONTROL, Field::EXEC_IF_OVERLAPPED),
+                Some(1)
+            );
+            assert!(s.register(Reg::PA_SC_BINNER_CNTL_0).is_none());
+        }
+    }
+
+    /// The out-of-order decision lands in PA_SC_MODE_CNTL_1 with its water mark.
+    #[test]
+    fn out_of_order_fields_follow_the_decision() {
+        let relaxed = state_with(Family::Vega10, "pixel-ordered", 1, |_, d, _| {
+            d.rasterization_order = RasterizationOrder::Relaxed
+        });
+        assert_eq!(
+            relaxed.field(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_PRIMITIVE_ENABLE),
+            Some(1)
+        );
+        assert_eq!(
+            relaxed.field(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_WATER_MARK),
+            Some(7)
+        );
+        let strict = state(Family::Vega10, "pixel-ordered", 1);
+        assert_eq!(
+            strict.field(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_PRIMITIVE_ENABLE),
+            Some(0)
+        );
+        assert!(strict
+            .reason(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_PRIMITIVE_ENABLE)
+            .unwrap()
+            .contains("ordered interlock"));
+    }
+}

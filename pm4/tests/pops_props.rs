@@ -1,0 +1,218 @@
+//! Properties of `pm4::pops::derive` over arbitrary input: it never panics, refuses exactly the
+//! invalid inputs with a typed error, writes only registers of the chip's level, and its PM4
+//! writes exactly those registers.
+
+use pm4::decode::decode;
+use pm4::pops::{
+    derive, emit, BlendFactor, BlendOp, BlendTarget, CompareOp, DepthStencilState, DrawState,
+    Experiments, InterlockDesc, RasterizationOrder, StateError, StencilOp, StencilOpState,
+};
+use pm4::{Family, Granularity, InterlockMode, Ordering};
+use proptest::prelude::*;
+
+fn blend_op() -> impl Strategy<Value = BlendOp> {
+    prop::sample::select(vec![
+        BlendOp::Add,
+        BlendOp::Subtract,
+        BlendOp::ReverseSubtract,
+        BlendOp::Min,
+        BlendOp::Max,
+    ])
+}
+
+fn factor() -> impl Strategy<Value = BlendFactor> {
+    use BlendFactor::*;
+    prop::sample::select(vec![
+        Zero,
+        One,
+        SrcColor,
+        OneMinusSrcColor,
+        DstColor,
+        OneMinusDstColor,
+        SrcAlpha,
+        OneMinusSrcAlpha,
+        DstAlpha,
+        OneMinusDstAlpha,
+        ConstantColor,
+        SrcAlphaSaturate,
+        Src1Alpha,
+    ])
+}
+
+fn target() -> impl Strategy<Value = Option<BlendTarget>> {
+    prop::option::of(
+        (
+            any::<bool>(),
+            blend_op(),
+            blend_op(),
+            factor(),
+            factor(),
+            factor(),
+            factor(),
+            0u8..16,
+        )
+            .prop_map(|(enable, co, ao, sc, dc, sa, da, m)| BlendTarget {
+                enable,
+                color_op: co,
+                alpha_op: ao,
+                src_color: sc,
+                dst_color: dc,
+                src_alpha: sa,
+                dst_alpha: da,
+                write_mask: m,
+            }),
+    )
+}
+
+fn compare() -> impl Strategy<Value = CompareOp> {
+    use CompareOp::*;
+    prop::sample::select(vec![
+        Never,
+        Less,
+        Equal,
+        LessOrEqual,
+        Greater,
+        NotEqual,
+        GreaterOrEqual,
+        Always,
+    ])
+}
+
+fn stencil() -> impl Strategy<Value = StencilOpState> {
+    use StencilOp::*;
+    let op = prop::sample::select(vec![
+        Keep,
+        Zero,
+        Replace,
+        IncrementAndClamp,
+        DecrementAndClamp,
+        Invert,
+        IncrementAndWrap,
+        DecrementAndWrap,
+    ]);
+    (op.clone(), op.clone(), op, compare(), 0u32..3).prop_map(|(f, p, d, c, m)| StencilOpState {
+        fail: f,
+        pass: p,
+        depth_fail: d,
+        compare: c,
+        write_mask: m,
+    })
+}
+
+fn draw() -> impl Strategy<Value = DrawState> {
+    (
+        (0u32..10, 0u32..10),
+        prop::array::uniform8(target()),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            compare(),
+            any::<bool>(),
+            stencil(),
+            stencil(),
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_map(
+            |((rs, ds), targets, (hs, dt, dw, dc, st, fr, bk), (rel, vrs, add, nzf))| DrawState {
+                rasterization_samples: rs,
+                depth_stencil_samples: ds,
+                color_targets: targets,
+                depth_stencil: DepthStencilState {
+                    has_stencil: hs,
+                    depth_test: dt,
+                    depth_write: dw,
+                    depth_compare: dc,
+                    stencil_test: st,
+                    front: fr,
+                    back: bk,
+                },
+                rasterization_order: if rel {
+                    RasterizationOrder::Relaxed
+                } else {
+                    RasterizationOrder::Strict
+                },
+                vrs_in_use: vrs,
+                allow_commutative_additive_blend: add,
+                assume_no_z_fights: nzf,
+            },
+        )
+}
+
+fn interlock() -> impl Strategy<Value = InterlockDesc> {
+    (
+        prop::option::of(prop::sample::select(InterlockMode::ALL.to_vec())),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(mode, i, c, w)| InterlockDesc {
+            mode,
+            resolves_intrawave: i,
+            has_color_output: c,
+            writes_memory: w,
+        })
+}
+
+fn experiments() -> impl Strategy<Value = Experiments> {
+    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, b, c, d)| {
+        Experiments {
+            force_drain_ps_on_overlap: a,
+            exec_if_overlapped: b,
+            bin_map_mode_pops: c,
+            force_vrs_rate_fine_pops: d,
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn derive_is_total_and_consistent(
+        family in prop::sample::select(Family::ALL.to_vec()),
+        il in interlock(),
+        d in draw(),
+        e in experiments(),
+    ) {
+        let valid = |s: u32| matches!(s, 1 | 2 | 4 | 8);
+        match derive(family, &il, &d, &e) {
+            Err(StateError::RasterizationSamples(s)) => prop_assert!(!valid(s)),
+            Err(StateError::DepthStencilSamples(s)) => {
+                prop_assert!(valid(d.rasterization_samples) && s != 0 && !valid(s))
+            }
+            Err(StateError::ShadingRateInterlock(m)) => {
+                prop_assert_eq!(m.granularity, Granularity::ShadingRate)
+            }
+            Err(e) => prop_assert!(false, "unexpected error {}", e),
+            Ok(st) => {
+                prop_assert!(valid(d.rasterization_samples));
+                prop_assert!(d.depth_stencil_samples == 0 || valid(d.depth_stencil_samples));
+                prop_assert!(!matches!(il.mode, Some(m) if m.granularity == Granularity::ShadingRate));
+                let level = family.gfx_level();
+                for r in &st.registers {
+                    prop_assert_eq!(level.register(r.reg()), Some(r.desc));
+                }
+                for r in &st.reasons {
+                    prop_assert!(st.register(r.reg).is_some());
+                }
+                // Decode the PM4: exactly the registers, in order.
+                let decoded = decode(level, &emit(&st));
+                prop_assert!(decoded.is_ok());
+                let written: Vec<_> = decoded.writes().map(|w| (w.address, w.value)).collect();
+                let want: Vec<_> =
+                    st.registers.iter().map(|r| (r.desc.address, r.value)).collect();
+                prop_assert_eq!(written, want);
+                // Out-of-order rasterization: only with the hardware, and an ordered interlock
+                // never enables it implicitly (only an explicit relaxed order does).
+                if st.out_of_order.enabled {
+                    prop_assert!(family.quirks().out_of_order_rast);
+                    if matches!(il.mode, Some(m) if m.ordering == Ordering::Ordered) {
+                        prop_assert_eq!(d.rasterization_order, RasterizationOrder::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}

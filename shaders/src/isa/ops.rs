@@ -1,0 +1,174 @@
+//! Opcode tables of the scalar instruction formats, per encoding generation.
+//!
+//! GFX9 uses the "VI" opcode map, GFX10/10.3 went back to the GFX6-style numbering for most of
+//! SOP1/SOP2/SOPK, and GFX11 renumbered everything again (and renamed some mnemonics). Each row
+//! gives the GFX9/GFX10 mnemonic, the GFX11 mnemonic and the three opcodes (`NONE` where the
+//! instruction does not exist on that generation). Every row is cross-checked against LLVM's
+//! assembler in `tests/isa_llvm.rs`.
+
+use pm4::GfxLevel;
+
+/// The three encoding generations of the scalar formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    Gfx9,
+    Gfx10,
+    Gfx11,
+}
+
+impl Encoding {
+    pub const fn of(level: GfxLevel) -> Encoding {
+        match level {
+            GfxLevel::Gfx9 => Encoding::Gfx9,
+            GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => Encoding::Gfx10,
+            GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => Encoding::Gfx11,
+        }
+    }
+
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Encoding::Gfx9 => 0,
+            Encoding::Gfx10 => 1,
+            Encoding::Gfx11 => 2,
+        }
+    }
+}
+
+/// Marks an opcode slot of a generation that lacks the instruction.
+pub(crate) const NONE: u8 = 0xff;
+
+/// Operand widths (in dwords) of an instruction: destination, source 0, source 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Widths {
+    pub dst: u8,
+    pub src0: u8,
+    pub src1: u8,
+}
+
+macro_rules! op_table {
+    (
+        $(#[$meta:meta])* $enum:ident {
+            $( $variant:ident = $name:literal, $name11:literal, [$g9:expr, $g10:expr, $g11:expr], ($d:expr, $s0:expr, $s1:expr); )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $enum { $( $variant, )* }
+
+        impl $enum {
+            pub const ALL: &'static [$enum] = &[ $( $enum::$variant, )* ];
+
+            /// The LLVM mnemonic on `enc` (GFX11 renamed a few instructions).
+            pub const fn mnemonic(self, enc: Encoding) -> &'static str {
+                match (self, enc) {
+                    $( ($enum::$variant, Encoding::Gfx11) => $name11,
+                       ($enum::$variant, _) => $name, )*
+                }
+            }
+
+            /// The opcode on `enc`, or `None` where the generation lacks the instruction.
+            pub const fn opcode(self, enc: Encoding) -> Option<u8> {
+                let table: [u8; 3] = match self { $( $enum::$variant => [$g9, $g10, $g11], )* };
+                let op = table[enc.index()];
+                if op == NONE { None } else { Some(op) }
+            }
+
+            /// Operand widths in dwords (64-bit operands are SGPR pairs).
+            pub const fn widths(self) -> Widths {
+                match self { $( $enum::$variant => Widths { dst: $d, src0: $s0, src1: $s1 }, )* }
+            }
+        }
+    };
+}
+
+op_table! {
+    /// SOP1: `sdst = op(ssrc0)`.
+    Sop1 {
+        MovB32 = "s_mov_b32", "s_mov_b32", [0, 3, 0], (1, 1, 0);
+        MovB64 = "s_mov_b64", "s_mov_b64", [1, 4, 1], (2, 2, 0);
+        NotB32 = "s_not_b32", "s_not_b32", [4, 7, 30], (1, 1, 0);
+        Ff1I32B32 = "s_ff1_i32_b32", "s_ctz_i32_b32", [16, 19, 8], (1, 1, 0);
+        Bitset0B32 = "s_bitset0_b32", "s_bitset0_b32", [24, 27, 16], (1, 1, 0);
+        Bitset1B32 = "s_bitset1_b32", "s_bitset1_b32", [26, 29, 18], (1, 1, 0);
+    }
+}
+
+op_table! {
+    /// SOP2: `sdst = op(ssrc0, ssrc1)`, SCC as a side output.
+    Sop2 {
+        AddU32 = "s_add_u32", "s_add_u32", [0, 0, 0], (1, 1, 1);
+        SubU32 = "s_sub_u32", "s_sub_u32", [1, 1, 1], (1, 1, 1);
+        AddI32 = "s_add_i32", "s_add_i32", [2, 2, 2], (1, 1, 1);
+        SubI32 = "s_sub_i32", "s_sub_i32", [3, 3, 3], (1, 1, 1);
+        AddcU32 = "s_addc_u32", "s_addc_u32", [4, 4, 4], (1, 1, 1);
+        AndB32 = "s_and_b32", "s_and_b32", [12, 14, 22], (1, 1, 1);
+        AndB64 = "s_and_b64", "s_and_b64", [13, 15, 23], (2, 2, 2);
+        OrB32 = "s_or_b32", "s_or_b32", [14, 16, 24], (1, 1, 1);
+        OrB64 = "s_or_b64", "s_or_b64", [15, 17, 25], (2, 2, 2);
+        Andn2B32 = "s_andn2_b32", "s_and_not1_b32", [18, 20, 34], (1, 1, 1);
+        Andn2B64 = "s_andn2_b64", "s_and_not1_b64", [19, 21, 35], (2, 2, 2);
+        NandB32 = "s_nand_b32", "s_nand_b32", [22, 24, 28], (1, 1, 1);
+        LshlB32 = "s_lshl_b32", "s_lshl_b32", [28, 30, 8], (1, 1, 1);
+        LshlB64 = "s_lshl_b64", "s_lshl_b64", [29, 31, 9], (2, 2, 1);
+        LshrB32 = "s_lshr_b32", "s_lshr_b32", [30, 32, 10], (1, 1, 1);
+        BfeU32 = "s_bfe_u32", "s_bfe_u32", [37, 39, 38], (1, 1, 1);
+        Lshl1AddU32 = "s_lshl1_add_u32", "s_lshl1_add_u32", [46, 46, 14], (1, 1, 1);
+    }
+}
+
+op_table! {
+    /// SOPC: `SCC = op(ssrc0, ssrc1)`.
+    Sopc {
+        CmpEqU32 = "s_cmp_eq_u32", "s_cmp_eq_u32", [6, 6, 6], (0, 1, 1);
+        CmpLgU32 = "s_cmp_lg_u32", "s_cmp_lg_u32", [7, 7, 7], (0, 1, 1);
+        CmpGtU32 = "s_cmp_gt_u32", "s_cmp_gt_u32", [8, 8, 8], (0, 1, 1);
+        CmpGeU32 = "s_cmp_ge_u32", "s_cmp_ge_u32", [9, 9, 9], (0, 1, 1);
+        CmpLtU32 = "s_cmp_lt_u32", "s_cmp_lt_u32", [10, 10, 10], (0, 1, 1);
+        CmpLeU32 = "s_cmp_le_u32", "s_cmp_le_u32", [11, 11, 11], (0, 1, 1);
+        Bitcmp0B32 = "s_bitcmp0_b32", "s_bitcmp0_b32", [12, 12, 12], (0, 1, 1);
+        Bitcmp1B32 = "s_bitcmp1_b32", "s_bitcmp1_b32", [13, 13, 13], (0, 1, 1);
+        CmpEqU64 = "s_cmp_eq_u64", "s_cmp_eq_u64", [18, 18, 16], (0, 2, 2);
+        CmpLgU64 = "s_cmp_lg_u64", "s_cmp_lg_u64", [19, 19, 17], (0, 2, 2);
+    }
+}
+
+op_table! {
+    /// SOPK: a 16-bit immediate with `sdst` (which is a *source* for s_setreg_b32).
+    Sopk {
+        MovkI32 = "s_movk_i32", "s_movk_i32", [0, 0, 0], (1, 0, 0);
+        GetregB32 = "s_getreg_b32", "s_getreg_b32", [17, 18, 17], (1, 0, 0);
+        SetregB32 = "s_setreg_b32", "s_setreg_b32", [18, 19, 18], (1, 0, 0);
+        WaitcntVscnt = "s_waitcnt_vscnt", "s_waitcnt_vscnt", [NONE, 23, 24], (1, 0, 0);
+    }
+}
+
+op_table! {
+    /// SOPP: program control with a 16-bit immediate.
+    Sopp {
+        Nop = "s_nop", "s_nop", [0, 0, 0], (0, 0, 0);
+        Endpgm = "s_endpgm", "s_endpgm", [1, 1, 48], (0, 0, 0);
+        Branch = "s_branch", "s_branch", [2, 2, 32], (0, 0, 0);
+        CbranchScc0 = "s_cbranch_scc0", "s_cbranch_scc0", [4, 4, 33], (0, 0, 0);
+        CbranchScc1 = "s_cbranch_scc1", "s_cbranch_scc1", [5, 5, 34], (0, 0, 0);
+        CbranchExecz = "s_cbranch_execz", "s_cbranch_execz", [8, 8, 37], (0, 0, 0);
+        CbranchExecnz = "s_cbranch_execnz", "s_cbranch_execnz", [9, 9, 38], (0, 0, 0);
+        Waitcnt = "s_waitcnt", "s_waitcnt", [12, 12, 9], (0, 0, 0);
+        Sleep = "s_sleep", "s_sleep", [14, 14, 3], (0, 0, 0);
+        Sendmsg = "s_sendmsg", "s_sendmsg", [16, 16, 54], (0, 0, 0);
+        WaitEvent = "s_wait_event", "s_wait_event", [NONE, NONE, 11], (0, 0, 0);
+    }
+}
+
+impl Sopp {
+    /// Branches take a label (a signed dword offset from the next instruction once encoded).
+    pub const fn is_branch(self) -> bool {
+        matches!(
+            self,
+            Sopp::Branch
+                | Sopp::CbranchScc0
+                | Sopp::CbranchScc1
+                | Sopp::CbranchExecz
+                | Sopp::CbranchExecnz
+        )
+    }
+}

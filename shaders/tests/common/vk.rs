@@ -1,0 +1,261 @@
+//! RADV as an oracle: builds an interlocked graphics pipeline on RADV's "null hardware" device
+//! (`RADV_FORCE_FAMILY=<chip>`, no GPU needed) and returns ACO's disassembly of the fragment shader
+//! through VK_KHR_pipeline_executable_properties.
+
+use super::Skip;
+use ash::vk;
+
+const RADV_ICD: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
+
+/// Compiles `vert`/`frag` SPIR-V into a graphics pipeline on RADV forced to `family` and returns
+/// the text of the fragment shader executable's "Assembly" (or "Disassembly") representation.
+///
+/// Sets process environment variables, so call it from a test binary with a single test.
+pub fn aco_fragment_disassembly(family: &str, vert: &[u32], frag: &[u32]) -> Result<String, Skip> {
+    if !std::path::Path::new(RADV_ICD).exists() {
+        return Err(Skip(format!("RADV ICD manifest {RADV_ICD} not installed")));
+    }
+    std::env::set_var("VK_DRIVER_FILES", RADV_ICD);
+    std::env::set_var("VK_ICD_FILENAMES", RADV_ICD);
+    std::env::set_var("RADV_FORCE_FAMILY", family);
+    // SAFETY: loading the system Vulkan loader; its initialisation has no preconditions.
+    let entry = match unsafe { ash::Entry::load() } {
+        Ok(e) => e,
+        Err(e) => {
+            return Err(Skip(format!(
+                "Vulkan loader (libvulkan1) not loadable: {e}"
+            )))
+        }
+    };
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+    let ici = vk::InstanceCreateInfo::default().application_info(&app);
+    // SAFETY: valid create info; the instance is destroyed before returning.
+    let instance = match unsafe { entry.create_instance(&ici, None) } {
+        Ok(i) => i,
+        Err(e) => return Err(Skip(format!("vkCreateInstance failed with RADV: {e}"))),
+    };
+    let result = with_instance(&instance, family, vert, frag);
+    // SAFETY: every child object was destroyed in with_instance.
+    unsafe { instance.destroy_instance(None) };
+    result
+}
+
+fn with_instance(
+    instance: &ash::Instance,
+    family: &str,
+    vert: &[u32],
+    frag: &[u32],
+) -> Result<String, Skip> {
+    // SAFETY: the instance is valid.
+    let pdevs = unsafe { instance.enumerate_physical_devices() }.map_err(|e| {
+        Skip(format!(
+            "no physical device with RADV_FORCE_FAMILY={family}: {e}"
+        ))
+    })?;
+    let pdev = pdevs
+        .into_iter()
+        .find(|&p| {
+            // SAFETY: p comes from enumerate_physical_devices.
+            let props = unsafe { instance.get_physical_device_properties(p) };
+            props.vendor_id == 0x1002
+        })
+        .ok_or_else(|| Skip(format!("RADV exposed no device for {family}")))?;
+
+    let exts = [
+        ash::ext::fragment_shader_interlock::NAME.as_ptr(),
+        ash::khr::pipeline_executable_properties::NAME.as_ptr(),
+    ];
+    let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
+        .fragment_shader_pixel_interlock(true);
+    let mut exec_props = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+    let prio = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&prio)];
+    let dci = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&exts)
+        .push_next(&mut interlock)
+        .push_next(&mut exec_props)
+        .push_next(&mut v13);
+    // SAFETY: valid create info chain whose structs outlive the call.
+    let device = unsafe { instance.create_device(pdev, &dci, None) }
+        .map_err(|e| Skip(format!("vkCreateDevice on RADV {family} failed: {e}")))?;
+    let result = with_device(instance, &device, vert, frag);
+    // SAFETY: all children destroyed in with_device.
+    unsafe { device.destroy_device(None) };
+    result
+}
+
+fn with_device(
+    instance: &ash::Instance,
+    device: &ash::Device,
+    vert: &[u32],
+    frag: &[u32],
+) -> Result<String, Skip> {
+    // SAFETY (whole function): every handle is created from `device` here, used while alive and
+    // destroyed before returning; create infos point at locals that outlive the calls.
+    unsafe {
+        let vs = device
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(vert), None)
+            .expect("vertex shader module");
+        let fs = device
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(frag), None)
+            .expect("fragment shader module");
+        let bindings = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::FRAGMENT)];
+        let dsl = device
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .expect("descriptor set layout");
+        let set_layouts = [dsl];
+        let layout = device
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .expect("pipeline layout");
+
+        let main = c"main";
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vs)
+                .name(main),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fs)
+                .name(main),
+        ];
+        let vi = vk::PipelineVertexInputStateCreateInfo::default();
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: 64.0,
+            height: 64.0,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        let scissors = [vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: 64,
+                height: 64,
+            },
+        }];
+        let vp = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
+        let ms = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let att = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
+        let formats = [vk::Format::R8G8B8A8_UNORM];
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let gpci = vk::GraphicsPipelineCreateInfo::default()
+            .flags(vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR)
+            .stages(&stages)
+            .vertex_input_state(&vi)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .multisample_state(&ms)
+            .color_blend_state(&cb)
+            .layout(layout)
+            .push_next(&mut rendering);
+        let pipeline = device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[gpci], None)
+            .map_err(|(_, e)| e)
+            .expect("RADV compiles the interlocked pipeline")[0];
+
+        let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
+        let execs = ext
+            .get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))
+            .expect("pipeline executable properties");
+        let index = execs
+            .iter()
+            .position(|e| e.stages.contains(vk::ShaderStageFlags::FRAGMENT))
+            .expect("a fragment shader executable") as u32;
+        let info = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(index);
+        let text = read_representation(&ext, &info);
+
+        device.destroy_pipeline(pipeline, None);
+        device.destroy_pipeline_layout(layout, None);
+        device.destroy_descriptor_set_layout(dsl, None);
+        device.destroy_shader_module(vs, None);
+        device.destroy_shader_module(fs, None);
+        Ok(text)
+    }
+}
+
+/// Reads the textual "Assembly"/"Disassembly" representation (the two-call protocol: sizes
+/// first, then caller-allocated buffers, which ash's wrapper does not do for pData).
+///
+/// # Safety
+/// `info` names a live pipeline created with CAPTURE_INTERNAL_REPRESENTATIONS.
+unsafe fn read_representation(
+    ext: &ash::khr::pipeline_executable_properties::Device,
+    info: &vk::PipelineExecutableInfoKHR<'_>,
+) -> String {
+    let fp = ext.fp();
+    let mut count = 0u32;
+    (fp.get_pipeline_executable_internal_representations_khr)(
+        ext.device(),
+        info,
+        &mut count,
+        std::ptr::null_mut(),
+    )
+    .result()
+    .expect("count representations");
+    let mut reps = vec![vk::PipelineExecutableInternalRepresentationKHR::default(); count as usize];
+    (fp.get_pipeline_executable_internal_representations_khr)(
+        ext.device(),
+        info,
+        &mut count,
+        reps.as_mut_ptr(),
+    )
+    .result()
+    .expect("size representations");
+    let mut buffers: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
+    for (r, b) in reps.iter_mut().zip(buffers.iter_mut()) {
+        r.p_data = b.as_mut_ptr().cast();
+    }
+    (fp.get_pipeline_executable_internal_representations_khr)(
+        ext.device(),
+        info,
+        &mut count,
+        reps.as_mut_ptr(),
+    )
+    .result()
+    .expect("read representations");
+    let mut names = Vec::new();
+    for (r, b) in reps.iter().zip(buffers.iter()) {
+        let name = r
+            .name_as_c_str()
+            .map(|c| c.to_string_lossy().to_string())
+            .unwrap_or_default();
+        names.push(name.clone());
+        if r.is_text == vk::TRUE && name.to_ascii_lowercase().contains("assembly") {
+            let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            return String::from_utf8_lossy(&b[..end]).to_string();
+        }
+    }
+    panic!("RADV returned no assembly representation; got {names:?}");
+}
