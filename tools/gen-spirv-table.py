@@ -99,7 +99,7 @@ def main():
             s |= 2
         shape[i["opcode"]] = s
     w("/// Operand shape of every opcode up to the largest the grammar defines (0 for unknown ones).")
-    w("pub static OP_SHAPE: [u8; %d] = [" % (maxop + 1))
+    w("pub const OP_SHAPE: [u8; %d] = [" % (maxop + 1))
     for k in range(0, len(shape), 32):
         w("    " + ", ".join(str(x) for x in shape[k:k + 32]) + ",")
     w("];")

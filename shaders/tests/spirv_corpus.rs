@@ -76,6 +76,8 @@ fn corpus_covers_the_issue_list() {
         "oit_interlock_sample.frag",
         "interlock_reads_only.frag",
         "no_color_output.frag",
+        "input_attachment_interlock.frag",
+        "interlock_buffer_reference.frag",
         "divergent_interlock.spvasm",
         "multi_entry_linked.link",
         "fullscreen.vert",

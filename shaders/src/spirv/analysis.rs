@@ -31,6 +31,7 @@ use super::module::{
 use super::table::{BuiltIn, Capability, Decoration, Dim, ExecutionMode, ExecutionModel, Op};
 use super::table::{StorageClass, OP_SHAPE, SHAPE_RESULT, SHAPE_RESULT_TYPE};
 use pm4::InterlockMode;
+use std::cell::Cell;
 
 /// The analysis of a whole module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,24 +140,46 @@ const F_MEMBER_SAMPLE: u32 = 1 << 10;
 const F_VARIABLE: u32 = 1 << 11;
 const F_FUNCTION: u32 = 1 << 12;
 const F_LABEL: u32 = 1 << 13;
+/// Pointer values (variables, access chains, copies) into memory whose pointer *type* cannot say
+/// so: members of a legacy Uniform + BufferBlock storage buffer have Uniform pointer types like
+/// uniform-buffer members do. Set on variables of an `F_PTR_MEMORY` type and carried through
+/// access chains and `OpCopyObject` within a function (not through function parameters, which
+/// glslang never uses for them).
+const F_MEMORY_VALUE: u32 = 1 << 15;
+/// Functions: the EarlyFragmentTests execution mode.
+const F_EARLY_FRAGMENT_TESTS: u32 = 1 << 14;
+/// Functions: bits from here hold the first interlock execution mode minus
+/// [`INTERLOCK_MODE_BASE`] (1..=6; 0 for none).
+const F_INTERLOCK_SHIFT: u32 = 16;
+const INTERLOCK_MODE_BASE: u32 = ExecutionMode::PixelInterlockOrderedEXT.0 - 1;
 /// What an array type inherits from its element type.
 const F_INHERITED: u32 =
     F_BUFFER_BLOCK | F_MEMBER_BUILTIN | F_MEMBER_BUILTIN_SAMPLE | F_MEMBER_SAMPLE;
 
-/// Facts per <id>, indexed by <id> (all < bound, checked on the way in).
+/// Facts per <id>, indexed by <id> (all < bound, checked on the way in), one row of four words
+/// per <id> so that what one instruction asks about an <id> is one cache line away.
 struct Ids {
-    flags: Vec<u32>,
-    /// Values: their result type. Pointer types: the pointee type. Variables: their pointer type.
-    ty: Vec<u32>,
-    /// Pointer types and variables: the storage class. Integer types: the width. Labels: the
-    /// block index. Functions: the function index.
-    aux: Vec<u32>,
+    rows: Vec<[u32; 4]>,
 }
 
+/// Row word: the `F_*` bits.
+const FLAGS: usize = 0;
+/// Row word: values' result type; pointer types' pointee type; variables' pointer type.
+const TY: usize = 1;
+/// Row word: storage class of pointer types and variables; width of integer types; block index
+/// of labels; function index of functions.
+const AUX: usize = 2;
+/// Row word: word index of the <id>'s `OpName` (0, the magic number, when there is none).
+const NAME: usize = 3;
+
 struct Block {
-    /// Range of `Parser::succs`: label <id>s while parsing, block indices after the function ends.
+    /// Range of `succs`: label <id>s while parsing, block indices after the function ends.
     succ: (u32, u32),
     returns: bool,
+    /// Divergence within its function, once asked: 0 not yet, 1 uniform, 2 divergent.
+    divergent: Cell<u8>,
+    /// Search epoch that last visited it (saves a visited set per query).
+    seen: Cell<u32>,
     /// Where its terminator is, for errors.
     term_word: usize,
     term_op: Op,
@@ -187,7 +210,8 @@ struct RawEntry {
     model: ExecutionModel,
     function: u32,
     name: String,
-    interface: (u32, u32),
+    /// Word range of the interface <id>s (checked against the bound while parsing).
+    interface: (usize, usize),
     word: usize,
 }
 
@@ -195,22 +219,18 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let header = parse_header(words)?;
     let bound = header.bound;
     let n = bound as usize;
-    // vec![0; n] of a primitive is a zeroed allocation: pages a huge (but legal) bound never
-    // touches cost nothing.
+    // vec![[0; 4]; n] is a zeroed allocation: pages a huge (but legal) bound never touches cost
+    // nothing.
     let mut ids = Ids {
-        flags: vec![0; n],
-        ty: vec![0; n],
-        aux: vec![0; n],
+        rows: vec![[0; 4]; n],
     };
-    let mut blocks: Vec<Block> = Vec::new();
-    let mut succs: Vec<u32> = Vec::new();
-    let mut funcs: Vec<Func> = Vec::new();
+    // Capacities from the module size, so realistic modules grow nothing while parsing.
+    let mut blocks: Vec<Block> = Vec::with_capacity(words.len() / 64 + 4);
+    let mut succs: Vec<u32> = Vec::with_capacity(words.len() / 48 + 4);
+    let mut funcs: Vec<Func> = Vec::with_capacity(4);
     let mut calls: Vec<Call> = Vec::new();
-    let mut sites: Vec<Site> = Vec::new();
-    let mut entries: Vec<RawEntry> = Vec::new();
-    let mut interfaces: Vec<u32> = Vec::new();
-    let mut modes: Vec<(u32, ExecutionMode)> = Vec::new();
-    let mut names: Vec<(u32, usize, usize)> = Vec::new();
+    let mut sites: Vec<Site> = Vec::with_capacity(4);
+    let mut entries: Vec<RawEntry> = Vec::with_capacity(2);
     let mut sample_rate_shading = false;
     let mut in_function = false;
     let mut in_block = false;
@@ -220,15 +240,18 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
         let w = inst.words;
         // Every instruction with a result type defines a typed value: remember its type (the
         // grammar's operand shape makes this exact, not a guess), and check both <id>s.
-        let shape = OP_SHAPE.get(usize::from(inst.op.0)).copied().unwrap_or(0);
+        let shape = ROUTE.get(usize::from(inst.op.0)).copied().unwrap_or(0);
         if shape & SHAPE_RESULT_TYPE != 0 {
             inst.need(3)?;
             let rt = inst.check_id(w[1], bound)?;
             let res = inst.check_id(w[2], bound)?;
-            ids.ty[res as usize] = rt;
+            ids.rows[res as usize][TY] = rt;
         } else if shape & SHAPE_RESULT != 0 {
             inst.need(2)?;
             inst.check_id(w[1], bound)?;
+        }
+        if shape & ROUTED == 0 {
+            continue;
         }
         match inst.op {
             Op::Capability => {
@@ -239,26 +262,33 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 let model = ExecutionModel(inst.operand(1)?);
                 let function = inst.id(2, bound)?;
                 let (name, next) = inst.string(3)?;
-                let start = interfaces.len() as u32;
                 for k in next..w.len() {
-                    interfaces.push(inst.id(k, bound)?);
+                    inst.id(k, bound)?;
                 }
                 entries.push(RawEntry {
                     model,
                     function,
                     name,
-                    interface: (start, interfaces.len() as u32),
+                    interface: (inst.word + next, inst.word + w.len()),
                     word: inst.word,
                 });
             }
             Op::ExecutionMode | Op::ExecutionModeId => {
-                let f = inst.id(1, bound)?;
-                modes.push((f, ExecutionMode(inst.operand(2)?)));
+                let f = inst.id(1, bound)? as usize;
+                let mode = ExecutionMode(inst.operand(2)?);
+                let row = &mut ids.rows[f];
+                if mode == ExecutionMode::EarlyFragmentTests {
+                    row[FLAGS] |= F_EARLY_FRAGMENT_TESTS;
+                } else if row[FLAGS] >> F_INTERLOCK_SHIFT == 0
+                    && InterlockMode::from_spirv_execution_mode(mode.0).is_some()
+                {
+                    row[FLAGS] |= (mode.0 - INTERLOCK_MODE_BASE) << F_INTERLOCK_SHIFT;
+                }
             }
             Op::Name => {
                 let id = inst.id(1, bound)?;
                 inst.need(3)?;
-                names.push((id, inst.word, inst.word + w.len()));
+                ids.rows[id as usize][NAME] = inst.word as u32;
             }
             Op::Decorate => {
                 let target = inst.id(1, bound)? as usize;
@@ -268,7 +298,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     Decoration::BufferBlock => F_BUFFER_BLOCK,
                     _ => 0,
                 };
-                ids.flags[target] |= f;
+                ids.rows[target][FLAGS] |= f;
             }
             Op::MemberDecorate => {
                 let target = inst.id(1, bound)? as usize;
@@ -277,24 +307,24 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     Decoration::Sample => F_MEMBER_SAMPLE,
                     _ => 0,
                 };
-                ids.flags[target] |= f;
+                ids.rows[target][FLAGS] |= f;
             }
             Op::TypeInt => {
                 let id = w[1] as usize;
-                ids.flags[id] |= F_TYPE;
-                ids.aux[id] = inst.operand(2)?;
+                ids.rows[id][FLAGS] |= F_TYPE;
+                ids.rows[id][AUX] = inst.operand(2)?;
             }
             Op::TypeImage => {
                 let id = w[1] as usize;
-                ids.flags[id] |= F_TYPE;
+                ids.rows[id][FLAGS] |= F_TYPE;
                 if Dim(inst.operand(3)?) == Dim::SubpassData {
-                    ids.flags[id] |= F_IMAGE_SUBPASS;
+                    ids.rows[id][FLAGS] |= F_IMAGE_SUBPASS;
                 }
             }
             Op::TypeArray | Op::TypeRuntimeArray => {
                 let id = w[1] as usize;
                 let elem = inst.id(2, bound)? as usize;
-                ids.flags[id] |= F_TYPE | (ids.flags[elem] & F_INHERITED);
+                ids.rows[id][FLAGS] |= F_TYPE | (ids.rows[elem][FLAGS] & F_INHERITED);
             }
             Op::TypePointer => {
                 let id = w[1] as usize;
@@ -304,17 +334,28 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     StorageClass::StorageBuffer
                     | StorageClass::PhysicalStorageBuffer
                     | StorageClass::Image => true,
-                    StorageClass::Uniform => ids.flags[pointee as usize] & F_BUFFER_BLOCK != 0,
+                    StorageClass::Uniform => {
+                        ids.rows[pointee as usize][FLAGS] & F_BUFFER_BLOCK != 0
+                    }
                     _ => false,
                 };
-                ids.flags[id] |= F_TYPE | F_PTR_TYPE | if memory { F_PTR_MEMORY } else { 0 };
-                ids.ty[id] = pointee;
-                ids.aux[id] = class.0;
+                ids.rows[id][FLAGS] |= F_TYPE | F_PTR_TYPE | if memory { F_PTR_MEMORY } else { 0 };
+                ids.rows[id][TY] = pointee;
+                ids.rows[id][AUX] = class.0;
             }
             Op::Variable => {
                 let id = w[2] as usize;
-                ids.flags[id] |= F_VARIABLE;
-                ids.aux[id] = inst.operand(3)?;
+                let memory = ids.rows[w[1] as usize][FLAGS] & F_PTR_MEMORY != 0;
+                ids.rows[id][FLAGS] |= F_VARIABLE | if memory { F_MEMORY_VALUE } else { 0 };
+                ids.rows[id][AUX] = inst.operand(3)?;
+            }
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain
+            | Op::CopyObject => {
+                let base = inst.id(3, bound)? as usize;
+                ids.rows[w[2] as usize][FLAGS] |= ids.rows[base][FLAGS] & F_MEMORY_VALUE;
             }
             Op::Function => {
                 if in_function {
@@ -326,8 +367,8 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 in_function = true;
                 in_block = false;
                 let id = w[2];
-                ids.flags[id as usize] |= F_FUNCTION;
-                ids.aux[id as usize] = funcs.len() as u32;
+                ids.rows[id as usize][FLAGS] |= F_FUNCTION;
+                ids.rows[id as usize][AUX] = funcs.len() as u32;
                 let b = blocks.len() as u32;
                 let c = calls.len() as u32;
                 let s = sites.len() as u32;
@@ -358,12 +399,14 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     return Err(misplaced(&inst, "is outside a function"));
                 }
                 let id = w[1] as usize;
-                ids.flags[id] |= F_LABEL;
-                ids.aux[id] = blocks.len() as u32;
+                ids.rows[id][FLAGS] |= F_LABEL;
+                ids.rows[id][AUX] = blocks.len() as u32;
                 let s = succs.len() as u32;
                 blocks.push(Block {
                     succ: (s, s),
                     returns: false,
+                    divergent: Cell::new(0),
+                    seen: Cell::new(0),
                     term_word: inst.word,
                     term_op: inst.op,
                 });
@@ -384,7 +427,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 let selector = inst.id(1, bound)?;
                 let default = inst.id(2, bound)?;
                 // Case literals are as wide as the selector's integer type.
-                let width = ids.aux[ids.ty[selector as usize] as usize];
+                let width = ids.rows[ids.rows[selector as usize][TY] as usize][AUX];
                 let lit = if width > 32 { 2 } else { 1 };
                 let mut targets = vec![default];
                 let mut k = 3;
@@ -453,7 +496,8 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             }
             Op::ImageRead | Op::ImageSparseRead => {
                 let image = inst.id(3, bound)?;
-                let subpass = ids.flags[ids.ty[image as usize] as usize] & F_IMAGE_SUBPASS != 0;
+                let subpass =
+                    ids.rows[ids.rows[image as usize][TY] as usize][FLAGS] & F_IMAGE_SUBPASS != 0;
                 body(&inst, in_block, &mut funcs)?.note(false, !subpass);
             }
             Op::FunctionCall => {
@@ -492,7 +536,6 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
         funcs: &funcs,
         calls: &calls,
         sites: &sites,
-        names: &names,
     };
     // Resolve every call once: callee <id> to function index.
     let mut callee_index = Vec::with_capacity(calls.len());
@@ -505,7 +548,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             },
         )?);
     }
-    let mut divergent_memo = vec![0u8; blocks.len()];
+    let mut scratch = Scratch::default();
     let fragment_entries = entries
         .iter()
         .filter(|e| e.model == ExecutionModel::Fragment)
@@ -535,28 +578,25 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             has_color_output: false,
             early_fragment_tests: false,
         };
-        for &(f, m) in &modes {
-            if f != e.function {
-                continue;
-            }
-            if m == ExecutionMode::EarlyFragmentTests {
-                info.early_fragment_tests = true;
-            } else if info.interlock.is_none() {
-                info.interlock = InterlockMode::from_spirv_execution_mode(m.0);
-            }
+        let fflags = ids.rows[e.function as usize][FLAGS];
+        info.early_fragment_tests = fflags & F_EARLY_FRAGMENT_TESTS != 0;
+        if fflags >> F_INTERLOCK_SHIFT != 0 {
+            info.interlock = InterlockMode::from_spirv_execution_mode(
+                (fflags >> F_INTERLOCK_SHIFT) + INTERLOCK_MODE_BASE,
+            );
         }
         if e.model == ExecutionModel::Fragment {
             info.per_sample = sample_rate_shading && fragment_entries == 1;
-            for &v in &interfaces[e.interface.0 as usize..e.interface.1 as usize] {
+            for &v in &words[e.interface.0..e.interface.1] {
                 let v = v as usize;
-                if ids.flags[v] & F_VARIABLE == 0 {
+                if ids.rows[v][FLAGS] & F_VARIABLE == 0 {
                     continue;
                 }
-                let pointee = ids.ty[ids.ty[v] as usize] as usize;
-                let fl = ids.flags[v] | ids.flags[pointee];
+                let pointee = ids.rows[ids.rows[v][TY] as usize][TY] as usize;
+                let fl = ids.rows[v][FLAGS] | ids.rows[pointee][FLAGS];
                 let sample =
                     F_BUILTIN_SAMPLE | F_MEMBER_BUILTIN_SAMPLE | F_SAMPLE | F_MEMBER_SAMPLE;
-                match StorageClass(ids.aux[v]) {
+                match StorageClass(ids.rows[v][AUX]) {
                     StorageClass::Output => {
                         info.has_color_output |= fl & (F_BUILTIN | F_MEMBER_BUILTIN) == 0;
                     }
@@ -565,7 +605,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 }
             }
         }
-        summary.call_graph(fi, &callee_index, &mut divergent_memo, &mut info);
+        summary.call_graph(fi, &callee_index, &mut scratch, &mut info);
         entry_points.push(info);
     }
     Ok(ModuleInfo {
@@ -574,6 +614,89 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
         entry_points,
     })
 }
+
+/// `ROUTE[opcode]` bit: the opcode is one the analysis looks at (an arm of the big match).
+const ROUTED: u8 = 4;
+
+/// The opcodes with an arm in `analyze_host`'s match; every other instruction only has its result
+/// <id>s checked and its type recorded.
+const ROUTED_OPS: &[Op] = &[
+    Op::Capability,
+    Op::EntryPoint,
+    Op::ExecutionMode,
+    Op::ExecutionModeId,
+    Op::Name,
+    Op::Decorate,
+    Op::MemberDecorate,
+    Op::TypeInt,
+    Op::TypeImage,
+    Op::TypeArray,
+    Op::TypeRuntimeArray,
+    Op::TypePointer,
+    Op::Variable,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::PtrAccessChain,
+    Op::InBoundsPtrAccessChain,
+    Op::CopyObject,
+    Op::Function,
+    Op::FunctionEnd,
+    Op::Label,
+    Op::Branch,
+    Op::BranchConditional,
+    Op::Switch,
+    Op::Return,
+    Op::ReturnValue,
+    Op::Kill,
+    Op::Unreachable,
+    Op::TerminateInvocation,
+    Op::IgnoreIntersectionKHR,
+    Op::TerminateRayKHR,
+    Op::EmitMeshTasksEXT,
+    Op::Store,
+    Op::AtomicStore,
+    Op::AtomicFlagClear,
+    Op::CopyMemory,
+    Op::CopyMemorySized,
+    Op::Load,
+    Op::AtomicLoad,
+    Op::AtomicExchange,
+    Op::AtomicCompareExchange,
+    Op::AtomicCompareExchangeWeak,
+    Op::AtomicIIncrement,
+    Op::AtomicIDecrement,
+    Op::AtomicIAdd,
+    Op::AtomicISub,
+    Op::AtomicSMin,
+    Op::AtomicUMin,
+    Op::AtomicSMax,
+    Op::AtomicUMax,
+    Op::AtomicAnd,
+    Op::AtomicOr,
+    Op::AtomicXor,
+    Op::AtomicFlagTestAndSet,
+    Op::AtomicFMinEXT,
+    Op::AtomicFMaxEXT,
+    Op::AtomicFAddEXT,
+    Op::ImageWrite,
+    Op::ImageRead,
+    Op::ImageSparseRead,
+    Op::FunctionCall,
+    Op::BeginInvocationInterlockEXT,
+    Op::EndInvocationInterlockEXT,
+];
+
+/// The grammar's operand shapes plus the [`ROUTED`] bit: one table lookup per instruction
+/// decides both what to check and whether to look further.
+static ROUTE: [u8; OP_SHAPE.len()] = {
+    let mut t = OP_SHAPE;
+    let mut i = 0;
+    while i < ROUTED_OPS.len() {
+        t[ROUTED_OPS[i].0 as usize] |= ROUTED;
+        i += 1;
+    }
+    t
+};
 
 fn builtin_flags(b: BuiltIn, member: bool) -> u32 {
     let sample = b == BuiltIn::SampleId || b == BuiltIn::SamplePosition;
@@ -587,7 +710,8 @@ fn builtin_flags(b: BuiltIn, member: bool) -> u32 {
 
 #[inline]
 fn points_to_memory(ids: &Ids, pointer: u32) -> bool {
-    ids.flags[ids.ty[pointer as usize] as usize] & F_PTR_MEMORY != 0
+    let row = ids.rows[pointer as usize];
+    row[FLAGS] & F_MEMORY_VALUE != 0 || ids.rows[row[TY] as usize][FLAGS] & F_PTR_MEMORY != 0
 }
 
 fn misplaced(inst: &Instruction<'_>, why: &'static str) -> SpirvError {
@@ -649,8 +773,8 @@ fn resolve_successors(
     for b in &blocks[f.blocks.0 as usize..f.blocks.1 as usize] {
         for s in &mut succs[b.succ.0 as usize..b.succ.1 as usize] {
             let label = *s as usize;
-            let idx = ids.aux[label];
-            if ids.flags[label] & F_LABEL == 0 || idx < f.blocks.0 || idx >= f.blocks.1 {
+            let idx = ids.rows[label][AUX];
+            if ids.rows[label][FLAGS] & F_LABEL == 0 || idx < f.blocks.0 || idx >= f.blocks.1 {
                 return Err(SpirvError::BadBranchTarget {
                     word: b.term_word,
                     opcode: b.term_op,
@@ -663,6 +787,14 @@ fn resolve_successors(
     Ok(())
 }
 
+/// State shared by every divergence query of one analysis.
+#[derive(Default)]
+struct Scratch {
+    /// Bumped per search; a block is visited in this search when its `seen` equals it.
+    epoch: u32,
+    stack: Vec<usize>,
+}
+
 struct Summary<'a> {
     words: &'a [u32],
     ids: &'a Ids,
@@ -671,14 +803,13 @@ struct Summary<'a> {
     funcs: &'a [Func],
     calls: &'a [Call],
     sites: &'a [Site],
-    names: &'a [(u32, usize, usize)],
 }
 
 impl Summary<'_> {
     fn function_index(&self, id: u32) -> Option<usize> {
         let i = id as usize;
-        if i < self.ids.flags.len() && self.ids.flags[i] & F_FUNCTION != 0 {
-            let fi = self.ids.aux[i] as usize;
+        if i < self.ids.rows.len() && self.ids.rows[i][FLAGS] & F_FUNCTION != 0 {
+            let fi = self.ids.rows[i][AUX] as usize;
             (fi < self.funcs.len()).then_some(fi)
         } else {
             None
@@ -686,11 +817,15 @@ impl Summary<'_> {
     }
 
     fn name_of(&self, id: u32) -> Option<String> {
-        let &(_, start, end) = self.names.iter().find(|n| n.0 == id)?;
+        let start = self.ids.rows.get(id as usize)?[NAME] as usize;
+        if start == 0 {
+            return None;
+        }
+        let count = (*self.words.get(start)? >> 16) as usize;
         let inst = Instruction {
             word: start,
             op: Op::Name,
-            words: self.words.get(start..end)?,
+            words: self.words.get(start..start + count)?,
         };
         inst.string(2).ok().map(|(s, _)| s)
     }
@@ -702,39 +837,46 @@ impl Summary<'_> {
 
     /// Whether block `b` of function `f` is in divergent control flow within `f` (rules 1 and 2
     /// of the module documentation), memoized per block.
-    fn block_divergent(&self, f: &Func, b: u32, memo: &mut [u8]) -> bool {
-        if memo[b as usize] != 0 {
-            return memo[b as usize] == 2;
+    fn block_divergent(&self, f: &Func, b: u32, scratch: &mut Scratch) -> bool {
+        let block = &self.blocks[b as usize];
+        if block.divergent.get() == 0 {
+            let d = self.block_divergent_uncached(f, b as usize, scratch);
+            block.divergent.set(if d { 2 } else { 1 });
         }
-        let d = self.block_divergent_uncached(f, b as usize);
-        memo[b as usize] = if d { 2 } else { 1 };
-        d
+        block.divergent.get() == 2
     }
 
-    fn block_divergent_uncached(&self, f: &Func, b: usize) -> bool {
+    /// Marks `x` visited in the current search; false if it already was.
+    fn visit(&self, x: usize, epoch: u32) -> bool {
+        self.blocks[x].seen.replace(epoch) != epoch
+    }
+
+    fn block_divergent_uncached(&self, f: &Func, b: usize, scratch: &mut Scratch) -> bool {
         let base = f.blocks.0 as usize;
-        let n = f.blocks.1 as usize - base;
-        let mut seen = vec![false; n];
+        let stack = &mut scratch.stack;
         // Rule 2: on a cycle — b reachable from its own successors.
-        let mut stack: Vec<usize> = self.successors(b).iter().map(|&s| s as usize).collect();
+        scratch.epoch += 1;
+        let epoch = scratch.epoch;
+        stack.clear();
+        stack.extend(self.successors(b).iter().map(|&s| s as usize));
         while let Some(x) = stack.pop() {
             if x == b {
                 return true;
             }
-            if std::mem::replace(&mut seen[x - base], true) {
-                continue;
+            if self.visit(x, epoch) {
+                stack.extend(self.successors(x).iter().map(|&s| s as usize));
             }
-            stack.extend(self.successors(x).iter().map(|&s| s as usize));
         }
         // Rule 1: a path from the entry block to a return that avoids b.
         if b == base {
             return false;
         }
-        seen.fill(false);
+        scratch.epoch += 1;
+        let epoch = scratch.epoch;
         stack.clear();
         stack.push(base);
         while let Some(x) = stack.pop() {
-            if x == b || std::mem::replace(&mut seen[x - base], true) {
+            if x == b || !self.visit(x, epoch) {
                 continue;
             }
             if self.blocks[x].returns {
@@ -751,9 +893,15 @@ impl Summary<'_> {
         &self,
         entry: usize,
         callee_index: &[usize],
-        memo: &mut [u8],
+        scratch: &mut Scratch,
         info: &mut EntryPointInfo,
     ) {
+        let (c0, c1) = self.funcs[entry].calls;
+        if c0 == c1 {
+            // The common case (glslang output): the entry function calls nothing.
+            self.collect(entry, 1, false, scratch, info);
+            return;
+        }
         let nf = self.funcs.len();
         // Iterative depth-first search for a postorder of the reachable functions. A call back
         // into a function still on the stack (recursion, which Vulkan forbids) is ignored.
@@ -800,37 +948,203 @@ impl Summary<'_> {
                 if has_sites[g]
                     && !divergent_ctx[g]
                     && (divergent_ctx[f]
-                        || self.block_divergent(&self.funcs[f], self.calls[c].block, memo))
+                        || self.block_divergent(&self.funcs[f], self.calls[c].block, scratch))
                 {
                     divergent_ctx[g] = true;
                 }
             }
         }
-        let mut reachable: Vec<usize> = post.clone();
-        reachable.sort_unstable();
-        for f in reachable {
-            let func = &self.funcs[f];
-            info.writes_memory |= func.writes;
-            info.accesses_memory |= func.accesses;
-            let (s, e) = func.sites;
-            for site in &self.sites[s as usize..e as usize] {
-                let divergent = divergent_ctx[f] || self.block_divergent(func, site.block, memo);
-                if site.is_begin {
-                    info.begin_count = info.begin_count.saturating_add(paths[f]);
-                    info.begin_in_divergent_control_flow |= divergent;
-                } else {
-                    info.end_count = info.end_count.saturating_add(paths[f]);
-                    info.end_in_divergent_control_flow |= divergent;
-                }
-                info.interlock_sites.push(InterlockSite {
-                    function: func.id,
-                    function_name: self.name_of(func.id),
-                    is_begin: site.is_begin,
-                    divergent,
-                    paths: paths[f],
-                    word: site.word,
-                });
-            }
+        // Module order, so that sites are listed as they appear.
+        post.sort_unstable();
+        for f in post {
+            self.collect(f, paths[f], divergent_ctx[f], scratch, info);
         }
+    }
+
+    /// Adds reachable function `f` (reached by `paths` call paths, in a divergent calling context
+    /// or not) to the entry point's memory accesses and interlock sites.
+    fn collect(
+        &self,
+        f: usize,
+        paths: u32,
+        divergent_ctx: bool,
+        scratch: &mut Scratch,
+        info: &mut EntryPointInfo,
+    ) {
+        let func = &self.funcs[f];
+        info.writes_memory |= func.writes;
+        info.accesses_memory |= func.accesses;
+        let (s, e) = func.sites;
+        for site in &self.sites[s as usize..e as usize] {
+            let divergent = divergent_ctx || self.block_divergent(func, site.block, scratch);
+            if site.is_begin {
+                info.begin_count = info.begin_count.saturating_add(paths);
+                info.begin_in_divergent_control_flow |= divergent;
+            } else {
+                info.end_count = info.end_count.saturating_add(paths);
+                info.end_in_divergent_control_flow |= divergent;
+            }
+            info.interlock_sites.push(InterlockSite {
+                function: func.id,
+                function_name: self.name_of(func.id),
+                is_begin: site.is_begin,
+                divergent,
+                paths,
+                word: site.word,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::module::MAGIC;
+
+    fn inst(op: Op, operands: &[u32]) -> Vec<u32> {
+        let mut v = vec![((operands.len() as u32 + 1) << 16) | u32::from(op.0)];
+        v.extend_from_slice(operands);
+        v
+    }
+
+    /// A fragment shader `main` (%3, pixel-ordered) with types `types` and body `body`
+    /// (which starts after the entry label %4 and must end every block). Ids: %1 void,
+    /// %2 fn type; the caller uses %10 and up.
+    fn fragment(types: &[Vec<u32>], body: &[Vec<u32>]) -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x0001_0500, 0, 64, 0];
+        let name = u32::from_le_bytes(*b"main");
+        for i in [
+            inst(Op::Capability, &[1]),
+            inst(Op::MemoryModel, &[0, 1]),
+            inst(Op::EntryPoint, &[4, 3, name, 0]),
+            inst(Op::ExecutionMode, &[3, 5366]),
+            inst(Op::TypeVoid, &[1]),
+            inst(Op::TypeFunction, &[2, 1]),
+        ]
+        .iter()
+        .chain(types)
+        .chain(&[inst(Op::Function, &[1, 3, 0, 2]), inst(Op::Label, &[4])])
+        .chain(body)
+        .chain(&[inst(Op::FunctionEnd, &[])])
+        {
+            w.extend_from_slice(i);
+        }
+        w
+    }
+
+    fn main_info(m: &[u32]) -> EntryPointInfo {
+        analyze(m).unwrap().entry_points.remove(0)
+    }
+
+    #[test]
+    fn a_do_while_body_is_divergent_though_it_post_dominates_the_entry() {
+        // %4: branch %10; %10 (body): begin, end, loop back to %10 or go to %11; %11: return.
+        // Every path to the return passes %10 (rule 1 holds), but %10 repeats (rule 2 fails):
+        // begin would run more than once per invocation.
+        let m = fragment(
+            &[inst(Op::TypeBool, &[20]), inst(Op::ConstantTrue, &[20, 21])],
+            &[
+                inst(Op::Branch, &[10]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::BranchConditional, &[21, 10, 11]),
+                inst(Op::Label, &[11]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        let e = main_info(&m);
+        assert_eq!((e.begin_count, e.end_count), (1, 1));
+        assert!(e.begin_in_divergent_control_flow);
+        assert!(e.end_in_divergent_control_flow);
+        // The same blocks without the back edge are uniform.
+        let m = fragment(
+            &[inst(Op::TypeBool, &[20]), inst(Op::ConstantTrue, &[20, 21])],
+            &[
+                inst(Op::Branch, &[10]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::Branch, &[11]),
+                inst(Op::Label, &[11]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        assert!(!main_info(&m).begin_in_divergent_control_flow);
+    }
+
+    #[test]
+    fn switch_case_literals_are_as_wide_as_the_selector() {
+        // A 64-bit selector: each case is two literal words then a label. Reading one word per
+        // literal would take the high word (0) for a label and fail the branch-target check.
+        let m = fragment(
+            &[
+                inst(Op::TypeInt, &[20, 64, 0]),
+                inst(Op::Constant, &[20, 21, 7, 0]),
+            ],
+            &[
+                inst(Op::SelectionMerge, &[12, 0]),
+                inst(Op::Switch, &[21, 12, 7, 0, 10, 8, 0, 11]),
+                inst(Op::Label, &[10]),
+                inst(Op::BeginInvocationInterlockEXT, &[]),
+                inst(Op::EndInvocationInterlockEXT, &[]),
+                inst(Op::Branch, &[12]),
+                inst(Op::Label, &[11]),
+                inst(Op::Branch, &[12]),
+                inst(Op::Label, &[12]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        let e = main_info(&m);
+        assert_eq!(e.begin_count, 1);
+        assert!(e.begin_in_divergent_control_flow);
+    }
+
+    /// %20 uint, %21 struct { uint } decorated `decoration`, %22 pointer `class` to it, %23 the
+    /// variable, %24 pointer to the member, %25 constant 0; main stores 0 to the member.
+    fn store_to_block(class: StorageClass, decoration: Decoration) -> EntryPointInfo {
+        // (The decoration comes after the types here; facts are kept per <id>, so the analysis
+        // does not depend on the layout order.)
+        let w = fragment(
+            &[
+                inst(Op::Decorate, &[21, decoration.0]),
+                inst(Op::TypeInt, &[20, 32, 0]),
+                inst(Op::TypeStruct, &[21, 20]),
+                inst(Op::TypePointer, &[22, class.0, 21]),
+                inst(Op::Variable, &[22, 23, class.0]),
+                inst(Op::TypePointer, &[24, class.0, 20]),
+                inst(Op::Constant, &[20, 25, 0]),
+            ],
+            &[
+                inst(Op::AccessChain, &[24, 26, 23, 25]),
+                inst(Op::Store, &[26, 25]),
+                inst(Op::Return, &[]),
+            ],
+        );
+        main_info(&w)
+    }
+
+    #[test]
+    fn storage_buffers_in_both_spellings_are_memory_uniform_buffers_are_not() {
+        let sb = store_to_block(StorageClass::StorageBuffer, Decoration::Block);
+        assert!(sb.writes_memory && sb.accesses_memory);
+        // SPIR-V 1.0–1.2 storage buffers: Uniform storage class + BufferBlock.
+        let legacy = store_to_block(StorageClass::Uniform, Decoration::BufferBlock);
+        assert!(legacy.writes_memory && legacy.accesses_memory);
+        let ubo = store_to_block(StorageClass::Uniform, Decoration::Block);
+        assert!(!ubo.writes_memory && !ubo.accesses_memory);
+        let private = store_to_block(StorageClass::Private, Decoration::Block);
+        assert!(!private.writes_memory);
+    }
+
+    #[test]
+    fn interlock_mode_is_per_entry_point_and_first_wins() {
+        let mut m = fragment(&[], &[inst(Op::Return, &[])]);
+        // A second interlock mode for %3 (malformed): the first declared stays.
+        let extra = inst(Op::ExecutionMode, &[3, 5369]);
+        let at = 5 + 2 + 3 + 5; // after Capability, MemoryModel, EntryPoint(5 words)
+        m.splice(at + 3..at + 3, extra);
+        let e = main_info(&m);
+        assert_eq!(e.interlock.map(|m| m.name()), Some("pixel-ordered"));
     }
 }

@@ -241,7 +241,9 @@ impl<'a> Instruction<'a> {
         if let Some(nul) = bytes.iter().position(|&b| b == 0) {
             bytes.truncate(nul);
         }
-        Ok((String::from_utf8_lossy(&bytes).into_owned(), end))
+        let s = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Ok((s, end))
     }
 
     /// The index of the word after the literal string starting at word `k`.

@@ -1436,7 +1436,7 @@ pub const SHAPE_RESULT_TYPE: u8 = 1;
 pub const SHAPE_RESULT: u8 = 2;
 
 /// Operand shape of every opcode up to the largest the grammar defines (0 for unknown ones).
-pub static OP_SHAPE: [u8; 6409] = [
+pub const OP_SHAPE: [u8; 6409] = [
     0, 3, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 0, 0, 3, 3, 3, 3, 3, 3, 0, 3, 3, 3, 3, 3, 0, 3, 3, 0, 3, 0, 3, 3, 3, 0, 0,
     0, 3, 3, 3, 3, 3, 3, 0, 0, 2, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
