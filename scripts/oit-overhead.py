@@ -24,7 +24,7 @@ def parse(path):
     key = None
     last = None
     for line in open(path, encoding="utf-8", errors="replace"):
-        m = re.match(r"^===== (matrix|perf|heavy) (off|on)(?: ([a-z0-9]+))?(?: (\d+))? =====", line)
+        m = re.match(r"^===== (matrix|perf|heavy) (off|on)(?: ([a-z][a-z0-9]*))?(?: (\d+))? =====", line)
         if m:
             key = (m.group(1) + (":" + m.group(3) if m.group(3) else ""), m.group(2), int(m.group(4) or 1))
             continue
@@ -75,9 +75,10 @@ def main():
             all_cpu += cr
             print(f"{c:<40} {results:<8} {hashes:<10} {goff:>10.3f} {gon:>10.3f} {statistics.mean(gr):>10.4f} {statistics.mean(cr):>10.4f}")
         print()
-    print(f"overall median-frame-time ratio with/without layer: GPU {statistics.mean(all_gpu):.4f} "
-          f"(range {min(all_gpu):.4f}..{max(all_gpu):.4f}), CPU wall {statistics.mean(all_cpu):.4f} "
-          f"(range {min(all_cpu):.4f}..{max(all_cpu):.4f}) over {len(all_gpu)} pairs")
+    print(f"overall median-frame-time ratio with/without layer over {len(all_gpu)} pairs: "
+          f"GPU mean {statistics.mean(all_gpu):.4f}, median {statistics.median(all_gpu):.4f} "
+          f"(range {min(all_gpu):.4f}..{max(all_gpu):.4f}); CPU wall mean {statistics.mean(all_cpu):.4f}, "
+          f"median {statistics.median(all_cpu):.4f} (range {min(all_cpu):.4f}..{max(all_cpu):.4f})")
 
 
 if __name__ == "__main__":
