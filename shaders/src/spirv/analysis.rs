@@ -857,7 +857,7 @@ impl Summary<'_> {
         let base = f.blocks.0 as usize;
         let stack = &mut scratch.stack;
         // Rule 2: on a cycle — b reachable from its own successors.
-        scratch.epoch += 1;
+        scratch.epoch = scratch.epoch.wrapping_add(1);
         let epoch = scratch.epoch;
         stack.clear();
         stack.extend(self.successors(b).iter().map(|&s| s as usize));
@@ -873,7 +873,7 @@ impl Summary<'_> {
         if b == base {
             return false;
         }
-        scratch.epoch += 1;
+        scratch.epoch = scratch.epoch.wrapping_add(1);
         let epoch = scratch.epoch;
         stack.clear();
         stack.push(base);
