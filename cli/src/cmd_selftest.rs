@@ -32,6 +32,18 @@ pub struct Args {
     /// Directory holding the DRM render nodes.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DRI_DIR)]
     dri_dir: PathBuf,
+    /// Run the POPS draw (issue 8) instead: overlapping rectangles, per-pixel order check, timing.
+    #[arg(long)]
+    pub draw: bool,
+    /// With --draw: only the variants whose name starts with this (`pixel-ordered`, `control`, …).
+    #[arg(long, value_name = "NAME", requires = "draw")]
+    pub variant: Option<String>,
+    /// With --draw: submissions per variant on a GPU (the capture backend records one).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "draw")]
+    pub runs: u32,
+    /// With --draw --capture: libdrm's reference draw folder to compare the captured IBs with.
+    #[arg(long, value_name = "DIR", requires = "draw")]
+    pub reference: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -45,6 +57,20 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn run_inner(args: Args) -> Result<ExitCode, String> {
+    if args.draw {
+        let opts = crate::selftest_draw::DrawArgs {
+            capture: args.capture.clone(),
+            chip: args.chip.clone(),
+            device: args.device.clone(),
+            dri_dir: args.dri_dir.clone(),
+            json: args.json,
+            timeout_ms: args.timeout_ms,
+            variant: args.variant.clone(),
+            runs: args.runs,
+            reference: args.reference.clone(),
+        };
+        return crate::selftest_draw::run(&opts);
+    }
     let mut ws: Box<dyn Winsys> = match (&args.capture, &args.chip, &args.device) {
         (Some(dir), Some(chip), _) => {
             let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;

@@ -7,8 +7,11 @@ mod cmd_chips;
 mod cmd_decode;
 mod cmd_devices;
 mod cmd_inspect;
+mod cmd_isa;
+mod cmd_layer;
 mod cmd_selftest;
 mod cmd_state;
+mod selftest_draw;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,12 +33,16 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Install or uninstall the Vulkan layer VK_LAYER_POPS_interlock.
+    Layer(cmd_layer::Args),
     /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
     State(cmd_state::Args),
     /// List the amdgpu GPUs of this machine: render node, family, level, POPS quirks.
     Devices(cmd_devices::Args),
     /// Hardware self-test: fence, then every POPS register state of the chip, on a GPU or captured.
     Selftest(cmd_selftest::Args),
+    /// Print the machine code that enters and leaves the POPS ordered section on a chip.
+    Isa(cmd_isa::Args),
     /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
     Inspect(cmd_inspect::Args),
 }
@@ -45,9 +52,11 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::Layer(a) => cmd_layer::run(a),
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
+        Command::Isa(a) => cmd_isa::run(a),
         Command::Inspect(a) => cmd_inspect::run(a),
     }
 }

@@ -10,13 +10,14 @@ use shaders::isa::{
     Sop1, Sop2, Sopc, Sopk, Sopp, Waitcnt,
 };
 
-/// One processor per level the issue names.
+/// The processors the issue names, and GFX11.5 (encoded like GFX11).
 const CHIPS: &[Family] = &[
     Family::Vega10,
     Family::Raven,
     Family::Navi10,
     Family::Navi21,
     Family::Navi31,
+    Family::Gfx1150,
 ];
 
 /// Whitespace collapsed and every hexadecimal number written in decimal, so that `0x3ff` and
@@ -124,8 +125,8 @@ fn every_ordered_section_disassembles_as_intended() {
             checked += 1;
         }
     }
-    // gfx9 ×2 (wave64, intrawave on/off), gfx10/10.3 ×4 each, gfx11 ×2 (wave32/64).
-    assert_eq!(checked, 2 * 2 + 4 * 2 + 2);
+    // gfx9 ×2 (wave64, intrawave on/off), gfx10/10.3 ×4 each, gfx11/11.5 ×2 (wave32/64).
+    assert_eq!(checked, 2 * 2 + 4 * 2 + 2 * 2);
 }
 
 fn sample(enc: Encoding, inst: InstKind) -> Vec<Inst> {

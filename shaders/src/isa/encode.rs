@@ -7,8 +7,8 @@ use pm4::GfxLevel;
 use std::collections::HashMap;
 use std::fmt;
 
-/// Field prefixes of the scalar formats (bits [31:23] for SOP1/SOPC/SOPP, [31:28] for SOPK,
-/// [31:30] for SOP2), identical on GFX9–GFX11.
+/// Field prefixes of the scalar formats (bits `[31:23]` for SOP1/SOPC/SOPP, `[31:28]` for SOPK,
+/// `[31:30]` for SOP2), identical on GFX9–GFX11.
 const SOP1_PREFIX: u32 = 0x17d << 23;
 const SOPC_PREFIX: u32 = 0x17e << 23;
 const SOPP_PREFIX: u32 = 0x17f << 23;

@@ -63,10 +63,10 @@ impl Operand {
 /// A hardware register of `s_setreg_b32`/`s_getreg_b32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HwregId {
-    /// HW_REG_MODE (1). On GFX9 bits [25:24] pick the POPS packer (bit 24: packer 0, bit 25:
+    /// HW_REG_MODE (1). On GFX9 bits `[25:24]` pick the POPS packer (bit 24: packer 0, bit 25:
     /// packer 1); both 0 means POPS is off for the wave.
     Mode,
-    /// HW_REG_POPS_PACKER (25), GFX10–10.3: [0] POPS enabled for the wave, [2:1] packer ID.
+    /// HW_REG_POPS_PACKER (25), GFX10–10.3: `[0]` POPS enabled for the wave, `[2:1]` packer ID.
     PopsPacker,
 }
 
@@ -102,7 +102,7 @@ pub struct Hwreg {
 }
 
 impl Hwreg {
-    /// SIMM16 layout: id [5:0], offset [10:6], size - 1 [15:11].
+    /// SIMM16 layout: id `[5:0]`, offset `[10:6]`, size - 1 `[15:11]`.
     pub const fn simm16(self) -> u16 {
         self.id.code()
             | ((self.offset as u16) << 6)

@@ -7,9 +7,13 @@
 //! [`crate::model`], disassembled by LLVM and compared with RADV's in the tests.
 
 pub mod encode;
+pub mod export;
 pub mod inst;
+pub mod memory;
 pub mod ops;
+pub mod program;
 pub mod section;
+pub mod vector;
 
 pub use encode::{assemble, encode, max_sgpr, Line, Listing};
 pub use inst::{Hwreg, HwregId, Inst, Label, Marker, Msg, Operand, SopkImm, SoppImm, Waitcnt};

@@ -400,3 +400,95 @@ fn intrawave_enter(e: &mut Vec<Inst>, r: &Regs, wave64: bool) {
     e.push(Inst::sop2(and, r.pending, r.pending, r.upper));
     e.push(Inst::branch(Sopp::CbranchExecz, LABEL_NEXT_LAYER));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(intrawave: bool, wave64: bool) -> SectionOptions {
+        SectionOptions {
+            intrawave,
+            wave64,
+            ..SectionOptions::default()
+        }
+    }
+
+    /// "GFX11 removes this concept entirely, instead overlapping invocations are always placed in
+    /// different waves."
+    #[test]
+    fn intrawave_is_refused_on_gfx11_and_wave32_on_gfx9() {
+        for level in [GfxLevel::Gfx11, GfxLevel::Gfx11_5] {
+            assert_eq!(
+                ordered_section(level, &opts(true, true)),
+                Err(IsaError::IntrawaveUnsupported { level })
+            );
+        }
+        assert_eq!(
+            ordered_section(GfxLevel::Gfx9, &opts(false, false)),
+            Err(IsaError::Wave32Unsupported {
+                level: GfxLevel::Gfx9
+            })
+        );
+    }
+
+    #[test]
+    fn sgpr_allocation_is_validated() {
+        let mut o = opts(true, true);
+        o.scratch_sgprs = 5;
+        assert!(matches!(
+            ordered_section(GfxLevel::Gfx10, &o),
+            Err(IsaError::MisalignedPair { sgpr: 5, .. })
+        ));
+        o.scratch_sgprs = 2;
+        assert!(matches!(
+            ordered_section(GfxLevel::Gfx10, &o),
+            Err(IsaError::SgprConflict { sgpr: 2, .. })
+        ));
+        o.scratch_sgprs = 100;
+        assert!(matches!(
+            ordered_section(GfxLevel::Gfx9, &o),
+            Err(IsaError::SgprOutOfRange { .. })
+        ));
+        let mut o = opts(true, false);
+        o.intrawave_sgpr = o.collision_sgpr;
+        assert!(matches!(
+            ordered_section(GfxLevel::Gfx10_3, &o),
+            Err(IsaError::SgprConflict { .. })
+        ));
+    }
+
+    /// "it must still be ensured that ORDERED_PS_DONE is sent by the wave only once": exactly one
+    /// s_sendmsg on GFX9–10.3, none on GFX11; s_sleep 3 on GFX9, 0xffff on GFX10+.
+    #[test]
+    fn one_done_message_and_the_levels_sleep() {
+        for level in GfxLevel::ALL {
+            for intrawave in [false, true] {
+                let Ok(s) = ordered_section(level, &opts(intrawave, true)) else {
+                    continue;
+                };
+                let prog = s.program(&[]);
+                let dones = prog
+                    .iter()
+                    .filter(|i| **i == Inst::sendmsg(Msg::OrderedPsDone))
+                    .count();
+                assert_eq!(dones, usize::from(!level.is_gfx11_plus()), "{level}");
+                let sleeps: Vec<_> = prog
+                    .iter()
+                    .filter_map(|i| match i {
+                        Inst::Sopp {
+                            op: Sopp::Sleep,
+                            imm: crate::isa::SoppImm::Simm16(v),
+                        } => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                let want: Vec<u16> = match level {
+                    GfxLevel::Gfx9 => vec![3],
+                    l if l.is_gfx11_plus() => vec![],
+                    _ => vec![0xffff],
+                };
+                assert_eq!(sleeps, want, "{level}");
+            }
+        }
+    }
+}

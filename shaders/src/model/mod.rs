@@ -1,1 +1,771 @@
-//! placeholder
+//! A deterministic model of the POPS ordering contract that runs the emitted machine code.
+//!
+//! The hardware side follows the article's "Shader code" sections: waves get 10-bit wrapping IDs
+//! per packer; a wave's COLLISION_WAVEID reports whether it overlaps (bit 31), its packer (`[28]` on
+//! GFX9, `[29:28]` on GFX10+), the newest overlapped wave (`[25:16]`, one less than the truth on GFX9
+//! past a wraparound) and its own ID (`[9:0]`); `src_pops_exiting_wave_id` is the oldest wave of the
+//! packer that has not sent ORDERED_PS_DONE (or ended); on GFX11 `s_wait_event` waits for "export
+//! ready" — every overlapped wave having made its last export. The shader side is *not* modelled:
+//! every wave interprets the very [`Inst`] list the emitter produced ([`interp`]), with the
+//! ordered-section body as a [`crate::isa::Marker::OrderedBody`] that issues memory accesses.
+//!
+//! The scheduler interleaves waves one instruction at a time in an order drawn from a seed, and
+//! the run fails with a [`ModelError`] on any breach of the contract: a body running before an
+//! overlapping earlier invocation finished its own, a wait when the did-overlap bit is clear,
+//! ORDERED_PS_DONE twice or with memory accesses outstanding, a wave ending with POPS enabled and
+//! no ORDERED_PS_DONE, or a deadlock (every live wave spinning with nothing left that could change
+//! what it polls).
+//!
+//! Modelling choices the article leaves open (documented in docs/isa.md): the hardware tracks,
+//! per pixel or sample, the last wave that covered it until that wave ends; a wave with only
+//! intrawave collisions reports the wave before it as the newest overlapped; bits of the arguments
+//! outside the documented fields, and all other SGPRs, hold random garbage.
+
+pub mod interp;
+pub mod raster;
+
+use crate::isa::{Inst, Msg, SectionOptions};
+use interp::{Counters, Env, Event, InterpError, Program, StepError, WaveState, SGPRS};
+use pm4::{GfxLevel, Granularity};
+pub use raster::{
+    generate_stream, pack_waves, Fragment, Key, Packing, Primitive, Rng, StreamShape, WavePlan,
+};
+use std::collections::{HashMap, VecDeque};
+
+/// One invocation: a lane of a wave (waves numbered in launch order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Invocation {
+    pub wave: usize,
+    pub lane: u8,
+    pub prim: usize,
+}
+
+/// How the hardware and the run are set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub level: GfxLevel,
+    /// Wave size, intrawave collisions and where the arguments are loaded — the same options the
+    /// program was emitted with.
+    pub section: SectionOptions,
+    /// Pixel or sample interlock (POPS_OVERLAP_NUM_SAMPLES / OVERRIDE_INTRINSIC_RATE).
+    pub granularity: Granularity,
+    /// Packers: 1–2 on GFX9, 1–4 on GFX10+ (ignored on GFX11).
+    pub packers: u8,
+    /// Waves in flight at most (< 1024, so 10-bit IDs stay unambiguous).
+    pub max_in_flight: usize,
+    /// The first wave ID of every packer (to reach wraparounds quickly).
+    pub first_wave_id: u16,
+    /// Seeds the interleaving and the garbage in unused bits and registers.
+    pub seed: u64,
+    /// Upper bound on scheduler steps before the run counts as a hang.
+    pub max_steps: u64,
+}
+
+impl Config {
+    pub fn new(level: GfxLevel, section: SectionOptions) -> Config {
+        Config {
+            level,
+            section,
+            granularity: Granularity::Pixel,
+            packers: if level.is_gfx11_plus() { 1 } else { 2 },
+            max_in_flight: 32,
+            first_wave_id: 0,
+            seed: 1,
+            max_steps: 50_000_000,
+        }
+    }
+}
+
+/// What a successful run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub waves: usize,
+    pub invocations: usize,
+    /// Times a packer's wave ID wrapped from 1023 to 0.
+    pub wraps: usize,
+    /// Waves with the did-overlap bit set.
+    pub overlapped_waves: usize,
+    /// Waves whose INTRAWAVE_COLLISION mask split them into several layers.
+    pub intrawave_waves: usize,
+    /// Ordered-section bodies executed (one per layer with active lanes).
+    pub bodies: usize,
+    /// Reads of `src_pops_exiting_wave_id`.
+    pub polls: u64,
+    /// Reads of `src_pops_exiting_wave_id` by waves whose did-overlap bit was clear.
+    pub polls_without_overlap: u64,
+    pub sleeps: u64,
+    pub steps: u64,
+}
+
+/// A breach of the contract, or a run that could not be carried out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("invalid model configuration: {0}")]
+    Config(String),
+    #[error("the program cannot run: {0}")]
+    Program(InterpError),
+    #[error("wave {wave}: {error}")]
+    Interp { wave: usize, error: InterpError },
+    #[error("ordered sections out of primitive order on {key:?}: {later:?} ran before {earlier:?} finished ({why})")]
+    OutOfOrder {
+        key: Key,
+        earlier: Invocation,
+        later: Invocation,
+        why: &'static str,
+    },
+    #[error("{0:?} never ran its ordered section")]
+    BodyMissing(Invocation),
+    #[error("{0:?} ran its ordered section twice")]
+    BodyTwice(Invocation),
+    #[error("wave {wave} ran the ordered-section body for lanes {lanes:#x} it does not have")]
+    PhantomLanes { wave: usize, lanes: u64 },
+    #[error("wave {wave} sent ORDERED_PS_DONE twice")]
+    DoneTwice { wave: usize },
+    #[error("wave {wave} enabled POPS and ended without sending ORDERED_PS_DONE")]
+    EndedWithoutDone { wave: usize },
+    #[error("wave {wave} waited although its did-overlap bit is clear: \"otherwise it will result in a hang\"")]
+    WaitedWithoutOverlap { wave: usize },
+    #[error("wave {wave} read src_pops_exiting_wave_id without a valid packer: {why}")]
+    PackerNotSet { wave: usize, why: String },
+    #[error(
+        "wave {wave} resumed overlapping waves with memory accesses outstanding: {counters:?}"
+    )]
+    DoneWithOutstandingMemory { wave: usize, counters: Counters },
+    #[error("deadlock: waves {waiting:?} spin with nothing left that could change what they poll ({launched} of {total} waves launched)")]
+    Deadlock {
+        waiting: Vec<usize>,
+        launched: usize,
+        total: usize,
+    },
+    #[error("no end after {steps} steps")]
+    StepLimit { steps: u64 },
+}
+
+struct LaneRt {
+    inv: Invocation,
+    /// (key, index of this invocation in the key's primitive-ordered list).
+    keys: Vec<(Key, usize)>,
+    bodies: u8,
+}
+
+struct WaveRt {
+    plan: usize,
+    id: u16,
+    packer: u8,
+    did_overlap: bool,
+    /// Waves overlapped at launch (the last wave on each shared key, if still in flight).
+    overlapped: Vec<usize>,
+    state: WaveState,
+    lanes: Vec<Option<LaneRt>>,
+    done: bool,
+    ended: bool,
+    last_sleep: Option<(WaveState, u64)>,
+    blocked_at: Option<u64>,
+}
+
+#[derive(Default)]
+struct PackerRt {
+    /// Waves of this packer in ID order that have not yet left the ordered section.
+    order: VecDeque<usize>,
+    next_id: u16,
+}
+
+/// What a wave may observe of the packers during one step.
+struct StepEnv<'a> {
+    level: GfxLevel,
+    exiting: &'a [u16],
+    packer: u8,
+    did_overlap: bool,
+    polls: u64,
+    violation: Option<ModelError>,
+    wave: usize,
+}
+
+impl Env for StepEnv<'_> {
+    fn exiting_wave_id(&mut self, w: &WaveState) -> Result<u32, String> {
+        self.polls += 1;
+        if !self.did_overlap {
+            self.violation = Some(ModelError::WaitedWithoutOverlap { wave: self.wave });
+            return Err("did-overlap clear".into());
+        }
+        let configured = if self.level == GfxLevel::Gfx9 {
+            match (w.mode >> 24) & 3 {
+                0b01 => Some(0u8),
+                0b10 => Some(1u8),
+                _ => None,
+            }
+        } else if w.pops_packer & 1 == 1 {
+            Some(((w.pops_packer >> 1) & 3) as u8)
+        } else {
+            None
+        };
+        let why = match configured {
+            None => Some("the packer hardware register does not enable POPS".to_string()),
+            Some(p) if p != self.packer => Some(format!(
+                "it selects packer {p}, but the wave belongs to packer {}",
+                self.packer
+            )),
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            self.violation = Some(ModelError::PackerNotSet {
+                wave: self.wave,
+                why: why.clone(),
+            });
+            return Err(why);
+        }
+        Ok(self.exiting[self.packer as usize] as u32)
+    }
+}
+
+/// Runs `program` (entry, [`crate::isa::Marker::OrderedBody`], exit; `s_endpgm` is appended) on
+/// every wave of `prims` under `cfg`.
+pub fn simulate(cfg: &Config, program: &[Inst], prims: &[Primitive]) -> Result<Report, ModelError> {
+    Sim::new(cfg, program, prims)?.run()
+}
+
+struct Sim<'a> {
+    cfg: &'a Config,
+    prog: Program,
+    plans: Vec<WavePlan>,
+    waves: Vec<WaveRt>,
+    packers: Vec<PackerRt>,
+    /// Per key, the invocations covering it in primitive order.
+    key_lists: HashMap<Key, Vec<Invocation>>,
+    /// Where each (wave, lane, key) sits in its key's list.
+    key_pos: HashMap<(usize, u8, Key), usize>,
+    /// Per key, the last wave (launch index) that covered it.
+    last_cover: HashMap<Key, usize>,
+    live: Vec<usize>,
+    rng: Rng,
+    epoch: u64,
+    report: Report,
+}
+
+impl<'a> Sim<'a> {
+    fn new(cfg: &'a Config, program: &[Inst], prims: &[Primitive]) -> Result<Sim<'a>, ModelError> {
+        let level = cfg.level;
+        let gfx11 = level.is_gfx11_plus();
+        if cfg.granularity == Granularity::ShadingRate {
+            return Err(ModelError::Config(
+                "shading-rate interlock is not available on AMD hardware".into(),
+            ));
+        }
+        let max_packers = match level {
+            GfxLevel::Gfx9 => 2,
+            _ if gfx11 => 1,
+            _ => 4,
+        };
+        if cfg.packers == 0 || (!gfx11 && cfg.packers > max_packers) {
+            return Err(ModelError::Config(format!(
+                "{} packers on {level} (1–{max_packers})",
+                cfg.packers
+            )));
+        }
+        if cfg.max_in_flight == 0 || cfg.max_in_flight > 1000 {
+            return Err(ModelError::Config(
+                "max_in_flight must be 1–1000 so that 10-bit wave IDs stay unambiguous".into(),
+            ));
+        }
+        if cfg.section.intrawave && gfx11 {
+            return Err(ModelError::Config(
+                "no intrawave collisions on GFX11".into(),
+            ));
+        }
+        let prog = Program::new(level, program).map_err(ModelError::Program)?;
+        let plans = pack_waves(
+            prims,
+            Packing {
+                wave64: cfg.section.wave64,
+                intrawave: cfg.section.intrawave,
+                granularity: cfg.granularity,
+                packers: if gfx11 { 1 } else { cfg.packers },
+            },
+        );
+        let mut key_lists: HashMap<Key, Vec<Invocation>> = HashMap::new();
+        for (w, plan) in plans.iter().enumerate() {
+            for (l, lane) in plan.lanes.iter().enumerate() {
+                if let Some(lane) = lane {
+                    for k in &lane.keys {
+                        key_lists.entry(*k).or_default().push(Invocation {
+                            wave: w,
+                            lane: l as u8,
+                            prim: lane.prim,
+                        });
+                    }
+                }
+            }
+        }
+        let mut key_pos = HashMap::new();
+        for (key, list) in key_lists.iter_mut() {
+            list.sort_by_key(|i| i.prim);
+            for (pos, inv) in list.iter().enumerate() {
+                key_pos.insert((inv.wave, inv.lane, *key), pos);
+            }
+        }
+        let packers = (0..cfg.packers.max(1))
+            .map(|_| PackerRt {
+                order: VecDeque::new(),
+                next_id: cfg.first_wave_id & 0x3ff,
+            })
+            .collect();
+        Ok(Sim {
+            cfg,
+            prog,
+            plans,
+            waves: Vec::new(),
+            packers,
+            key_lists,
+            key_pos,
+            last_cover: HashMap::new(),
+            live: Vec::new(),
+            rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
+            epoch: 0,
+            report: Report::default(),
+        })
+    }
+
+    fn launch(&mut self) {
+        let level = self.cfg.level;
+        let seq = self.waves.len();
+        let plan = &self.plans[seq];
+        let p = plan.packer as usize;
+        let id = self.packers[p].next_id;
+        self.packers[p].next_id = (id + 1) & 0x3ff;
+        if id == 0x3ff {
+            self.report.wraps += 1;
+        }
+        self.packers[p].order.push_back(seq);
+
+        let mut overlapped: Vec<usize> = Vec::new();
+        let mut lanes = Vec::with_capacity(plan.lanes.len());
+        for (l, lane) in plan.lanes.iter().enumerate() {
+            let Some(lane) = lane else {
+                lanes.push(None);
+                continue;
+            };
+            let mut keys = Vec::new();
+            for k in &lane.keys {
+                if let Some(&w) = self.last_cover.get(k) {
+                    if w != seq && !self.waves[w].ended && !overlapped.contains(&w) {
+                        overlapped.push(w);
+                    }
+                }
+                let pos = self.key_pos.get(&(seq, l as u8, *k)).copied().unwrap_or(0);
+                keys.push((*k, pos));
+            }
+            lanes.push(Some(LaneRt {
+                inv: Invocation {
+                    wave: seq,
+                    lane: l as u8,
+                    prim: lane.prim,
+                },
+                keys,
+                bodies: 0,
+            }));
+        }
+        for lane in plan.lanes.iter().flatten() {
+            for k in &lane.keys {
+                self.last_cover.insert(*k, seq);
+            }
+        }
+        let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
+        let layers = plan.layer_mask & !1;
+        let newest = overlapped.iter().copied().max();
+        let did_overlap = newest.is_some() || layers != 0;
+
+        // COLLISION_WAVEID as the hardware reports it.
+        let cur = id as u32;
+        let newest_true = match newest {
+            Some(w) => self.waves[w].id as u32,
+            None if did_overlap => (cur + 0x3ff) & 0x3ff,
+            None => cur,
+        };
+        let newest_reported = if level == GfxLevel::Gfx9 && did_overlap && newest_true > cur {
+            (newest_true + 0x3ff) & 0x3ff
+        } else {
+            newest_true
+        };
+        let (packer_field, garbage_mask) = if level == GfxLevel::Gfx9 {
+            ((p as u32 & 1) << 28, 0x6c00_fc00u32)
+        } else {
+            ((p as u32 & 3) << 28, 0x4c00_fc00u32)
+        };
+        let garbage = self.rng.next_u64() as u32 & garbage_mask;
+        let collision =
+            (did_overlap as u32) << 31 | packer_field | newest_reported << 16 | cur | garbage;
+        let intrawave = (plan.layer_mask as u32 & ((1 << quad_bits) - 1))
+            | ((self.rng.next_u64() as u32) << quad_bits);
+
+        let mut sgpr: Vec<u32> = (0..SGPRS).map(|_| self.rng.next_u64() as u32).collect();
+        sgpr[self.cfg.section.collision_sgpr as usize % SGPRS] = collision;
+        if self.cfg.section.intrawave {
+            sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
+        }
+        let mut state = WaveState::new(sgpr, plan.exec());
+        state.scc = self.rng.next_u64() & 1 == 1;
+
+        self.report.waves += 1;
+        self.report.invocations += plan.lanes.iter().flatten().count();
+        self.report.overlapped_waves += did_overlap as usize;
+        self.report.intrawave_waves += (layers != 0) as usize;
+        self.waves.push(WaveRt {
+            plan: seq,
+            id,
+            packer: p as u8,
+            did_overlap,
+            overlapped,
+            state,
+            lanes,
+            done: false,
+            ended: false,
+            last_sleep: None,
+            blocked_at: None,
+        });
+        self.live.push(seq);
+    }
+
+    fn exiting_ids(&mut self) -> Vec<u16> {
+        let waves = &self.waves;
+        self.packers
+            .iter_mut()
+            .map(|pk| {
+                while let Some(&w) = pk.order.front() {
+                    if waves[w].done {
+                        pk.order.pop_front();
+                    } else {
+                        break;
+                    }
+                }
+                pk.order.front().map(|&w| waves[w].id).unwrap_or(pk.next_id)
+            })
+            .collect()
+    }
+
+    fn run(mut self) -> Result<Report, ModelError> {
+        let total = self.plans.len();
+        let mut exiting = self.exiting_ids();
+        loop {
+            self.report.steps += 1;
+            if self.report.steps > self.cfg.max_steps {
+                return Err(ModelError::StepLimit {
+                    steps: self.report.steps,
+                });
+            }
+            let epoch = self.epoch;
+            let runnable: Vec<usize> = self
+                .live
+                .iter()
+                .copied()
+                .filter(|&w| self.waves[w].blocked_at != Some(epoch))
+                .collect();
+            let can_launch = self.waves.len() < total && self.live.len() < self.cfg.max_in_flight;
+            let choices = runnable.len() + can_launch as usize;
+            if choices == 0 {
+                if self.live.is_empty() {
+                    break;
+                }
+                return Err(ModelError::Deadlock {
+                    waiting: self.live.clone(),
+                    launched: self.waves.len(),
+                    total,
+                });
+            }
+            let pick = self.rng.below(choices as u64) as usize;
+            if pick == runnable.len() {
+                self.launch();
+                continue;
+            }
+            let w = runnable[pick];
+            let before = self.epoch;
+            self.step_wave(w, &exiting)?;
+            if self.epoch != before {
+                exiting = self.exiting_ids();
+            }
+        }
+        Ok(self.report)
+    }
+
+    fn step_wave(&mut self, w: usize, exiting: &[u16]) -> Result<(), ModelError> {
+        let level = self.cfg.level;
+        let wave = &mut self.waves[w];
+        let mut env = StepEnv {
+            level,
+            exiting,
+            packer: wave.packer,
+            did_overlap: wave.did_overlap,
+            polls: 0,
+            violation: None,
+            wave: w,
+        };
+        let event = wave.state.step(&self.prog, &mut env);
+        self.report.polls += env.polls;
+        if !wave.did_overlap {
+            self.report.polls_without_overlap += env.polls;
+        }
+        let event = match event {
+            Ok(e) => e,
+            Err(StepError::Interp(error)) => return Err(ModelError::Interp { wave: w, error }),
+            Err(StepError::Env(why)) => {
+                return Err(env
+                    .violation
+                    .unwrap_or(ModelError::PackerNotSet { wave: w, why }))
+            }
+        };
+        match event {
+            Event::None => {}
+            Event::Sleep(_) => {
+                self.report.sleeps += 1;
+                let wave = &mut self.waves[w];
+                let snap = (wave.state.clone(), self.epoch);
+                if wave.last_sleep.as_ref() == Some(&snap) {
+                    // Same registers, same hardware state as the last sleep: it will poll the
+                    // same values again, so it only becomes runnable when something exits.
+                    wave.blocked_at = Some(self.epoch);
+                }
+                wave.last_sleep = Some(snap);
+            }
+            Event::WaitEvent(imm) => {
+                // Bit 0: "don't wait for export_ready".
+                let ready = imm & 1 == 1
+                    || self.waves[w]
+                        .overlapped
+                        .iter()
+                        .all(|&o| self.waves[o].ended);
+                if ready {
+                    self.waves[w].state.retire_wait_event();
+                } else {
+                    self.waves[w].blocked_at = Some(self.epoch);
+                }
+            }
+            Event::Message(Msg::OrderedPsDone) => {
+                if level.is_gfx11_plus() {
+                    return Err(ModelError::Interp {
+                        wave: w,
+                        error: InterpError::Unsupported {
+                            pc: self.waves[w].state.pc - 1,
+                            text: "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)".into(),
+                            why: "GFX11 has no ORDERED_PS_DONE",
+                        },
+                    });
+                }
+                self.exit_section(w)?;
+            }
+            Event::Body(exec) => self.body(w, exec)?,
+            Event::End => {
+                let wave = &self.waves[w];
+                if level.is_gfx11_plus() {
+                    // "The overlapping waves are resumed when the wave performs the last export
+                    // (with the done flag)" — at the end of the program in the model.
+                    self.exit_section(w)?;
+                } else {
+                    let enabled = if level == GfxLevel::Gfx9 {
+                        (wave.state.mode >> 24) & 3 != 0
+                    } else {
+                        wave.state.pops_packer & 1 == 1
+                    };
+                    if enabled && !wave.done {
+                        return Err(ModelError::EndedWithoutDone { wave: w });
+                    }
+                    if !wave.done {
+                        self.waves[w].done = true;
+                    }
+                }
+                let wave = &mut self.waves[w];
+                wave.ended = true;
+                for lane in wave.lanes.iter().flatten() {
+                    if lane.bodies == 0 {
+                        return Err(ModelError::BodyMissing(lane.inv));
+                    }
+                }
+                self.live.retain(|&x| x != w);
+                self.epoch += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn exit_section(&mut self, w: usize) -> Result<(), ModelError> {
+        let wave = &mut self.waves[w];
+        if wave.done {
+            return Err(ModelError::DoneTwice { wave: w });
+        }
+        // "Before the message is sent, all counters for memory accesses that need to be
+        // primitive-ordered ... must be awaited."
+        if !wave.state.counters.is_zero() {
+            return Err(ModelError::DoneWithOutstandingMemory {
+                wave: w,
+                counters: wave.state.counters,
+            });
+        }
+        wave.done = true;
+        self.epoch += 1;
+        Ok(())
+    }
+
+    fn body(&mut self, w: usize, exec: u64) -> Result<(), ModelError> {
+        let plan_exec = self.plans[self.waves[w].plan].exec();
+        if exec & !plan_exec != 0 {
+            return Err(ModelError::PhantomLanes {
+                wave: w,
+                lanes: exec & !plan_exec,
+            });
+        }
+        if exec == 0 {
+            return Ok(());
+        }
+        self.report.bodies += 1;
+        let wave = &self.waves[w];
+        for lane in wave.lanes.iter().flatten() {
+            if exec >> lane.inv.lane & 1 == 0 {
+                continue;
+            }
+            if lane.bodies > 0 {
+                return Err(ModelError::BodyTwice(lane.inv));
+            }
+            for &(key, pos) in &lane.keys {
+                if pos == 0 {
+                    continue;
+                }
+                // By induction, checking the immediate predecessor on the key suffices.
+                let earlier = self.key_lists[&key][pos - 1];
+                let why = if earlier.wave == w {
+                    let other = wave.lanes[earlier.lane as usize]
+                        .as_ref()
+                        .map(|l| l.bodies)
+                        .unwrap_or(0);
+                    if other == 0 {
+                        Some("an overlapping invocation of an earlier layer of the same wave has not run")
+                    } else if !wave.state.counters.is_zero() {
+                        Some("the memory accesses of the earlier layer are still outstanding")
+                    } else {
+                        None
+                    }
+                } else {
+                    let ew = &self.waves.get(earlier.wave);
+                    match ew {
+                        None => Some("the earlier wave has not even launched"),
+                        Some(ew) if !ew.done => {
+                            Some("the earlier wave has not left its ordered section")
+                        }
+                        Some(ew) => match &ew.lanes[earlier.lane as usize] {
+                            Some(l) if l.bodies > 0 => None,
+                            _ => Some("the earlier invocation never ran its ordered section"),
+                        },
+                    }
+                };
+                if let Some(why) = why {
+                    return Err(ModelError::OutOfOrder {
+                        key,
+                        earlier,
+                        later: lane.inv,
+                        why,
+                    });
+                }
+            }
+        }
+        let level = self.cfg.level;
+        let wave = &mut self.waves[w];
+        for lane in wave.lanes.iter_mut().flatten() {
+            if exec >> lane.inv.lane & 1 == 1 {
+                lane.bodies += 1;
+            }
+        }
+        // The body reads and writes per-pixel data: a load, a store, and (the article's
+        // waterfall case) a scalar access.
+        let c = &mut wave.state.counters;
+        c.vm += 1;
+        c.lgkm += 1;
+        if level == GfxLevel::Gfx9 {
+            c.vm += 1; // stores count in vmcnt before GFX10
+        } else {
+            c.vs += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The program a wave runs for `section`: entry, the body marker, exit.
+pub fn wave_program(section: &crate::isa::OrderedSection) -> Vec<Inst> {
+    section.program(&[Inst::Marker(crate::isa::Marker::OrderedBody)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{ordered_section, SectionOptions};
+
+    struct NoHw;
+    impl Env for NoHw {
+        fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, String> {
+            Err("no packer in this test".into())
+        }
+    }
+
+    /// Runs one wave whose did-overlap bit is clear but whose INTRAWAVE_COLLISION mask is
+    /// `mask`, and returns the EXEC of each body execution.
+    fn layers(level: GfxLevel, wave64: bool, mask: u32, exec: u64) -> Vec<u64> {
+        let opts = SectionOptions {
+            intrawave: true,
+            wave64,
+            ..SectionOptions::default()
+        };
+        let prog = Program::new(
+            level,
+            &wave_program(&ordered_section(level, &opts).unwrap()),
+        )
+        .unwrap();
+        let mut sgpr = vec![0xdead_beefu32; SGPRS];
+        sgpr[opts.collision_sgpr as usize] = 0x0000_0005; // bit 31 clear
+        sgpr[opts.intrawave_sgpr as usize] = mask;
+        let mut w = WaveState::new(sgpr, exec);
+        let mut bodies = Vec::new();
+        for _ in 0..10_000 {
+            match w.step(&prog, &mut NoHw).unwrap() {
+                Event::Body(e) => bodies.push(e),
+                Event::End => return bodies,
+                _ => {}
+            }
+        }
+        panic!("no end");
+    }
+
+    /// "if the intrawave collision mask is 0b0000001110000100 ... the code of the ordered section
+    /// needs to be executed first only for quads 1:0 (lanes 7:0), then only for quads 6:2 (lanes
+    /// 27:8), then for quad 7 (lanes 31:28), then for quad 8 (lanes 35:32), and then for the
+    /// remaining quads 15:9 (lanes 63:36)."
+    #[test]
+    fn the_articles_intrawave_example_runs_five_layers() {
+        for level in [GfxLevel::Gfx9, GfxLevel::Gfx10, GfxLevel::Gfx10_3] {
+            // Garbage above bit 15 must be ignored.
+            let got = layers(level, true, 0xabcd_0000 | 0b0000_0011_1000_0100, u64::MAX);
+            assert_eq!(
+                got,
+                vec![
+                    0xff,
+                    0x0fff_ff00,
+                    0xf000_0000,
+                    0xf_0000_0000,
+                    0xffff_fff0_0000_0000
+                ],
+                "{level}"
+            );
+        }
+        // Wave32: the low 8 bits.
+        let got = layers(
+            GfxLevel::Gfx10_3,
+            false,
+            0xffff_ff00 | 0b1000_0100,
+            0xffff_ffff,
+        );
+        assert_eq!(got, vec![0xff, 0x0fff_ff00, 0xf000_0000]);
+    }
+
+    #[test]
+    fn layers_without_active_lanes_are_skipped_and_exec_is_restored() {
+        let got = layers(GfxLevel::Gfx10, true, 0b100, 0xf0);
+        assert_eq!(got, vec![0xf0], "quads 0-1 hold the only active lanes");
+        let got = layers(GfxLevel::Gfx9, true, 0, 0x1234);
+        assert_eq!(got, vec![0x1234], "no collision: one layer, the whole wave");
+    }
+}

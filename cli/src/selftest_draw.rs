@@ -1,0 +1,104 @@
+//! `pops selftest --draw`: the POPS draw of issue 8 on an amdgpu device, or recorded by the
+//! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
+//! one `--draw` branch of `cmd_selftest`.
+
+use draw::run::{self, Options};
+use draw::variant;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use winsys::amdgpu::AmdgpuWinsys;
+use winsys::capture::CaptureWinsys;
+use winsys::Winsys;
+
+/// The `pops selftest` arguments the draw uses.
+pub struct DrawArgs {
+    pub capture: Option<PathBuf>,
+    pub chip: Option<String>,
+    pub device: Option<PathBuf>,
+    pub dri_dir: PathBuf,
+    pub json: bool,
+    pub timeout_ms: u64,
+    pub variant: Option<String>,
+    pub runs: u32,
+    pub reference: Option<PathBuf>,
+}
+
+/// The reference folder beside a checkout (`../shared/reference/libdrm-draw`), if present.
+fn default_reference() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/reference/libdrm-draw"
+    ));
+    p.exists().then_some(p)
+}
+
+pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
+    let variants = match &a.variant {
+        Some(f) => variant::select(f),
+        None => variant::standard(),
+    };
+    if variants.is_empty() {
+        let names: Vec<String> = variant::standard().iter().map(|v| v.name()).collect();
+        return Err(format!(
+            "no variant starts with '{}'; variants: {}",
+            a.variant.as_deref().unwrap_or_default(),
+            names.join(", ")
+        ));
+    }
+    if a.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    let mut ws: Box<dyn Winsys> = match (&a.capture, &a.chip, &a.device) {
+        (Some(dir), Some(chip), _) => {
+            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
+            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
+        }
+        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
+        _ => Box::new(AmdgpuWinsys::open_first(&a.dri_dir).map_err(|e| e.to_string())?),
+    };
+    let opts = Options {
+        runs: a.runs,
+        timeout: Duration::from_millis(a.timeout_ms),
+        ..Options::default()
+    };
+    let report = run::run(ws.as_mut(), &variants, &opts).map_err(|e| e.to_string())?;
+    drop(ws);
+    let verification = match &a.capture {
+        Some(dir) => {
+            let reference = a.reference.clone().or_else(default_reference);
+            Some(
+                draw::verify::verify_capture(dir, &report, reference.as_deref())
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        None => None,
+    };
+    let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
+    if a.json {
+        let mut v = report.to_json();
+        if let Some(ver) = &verification {
+            v["capture"] = ver.to_json();
+        }
+        v["ok"] = serde_json::json!(ok);
+        println!("{v}");
+    } else {
+        print!("{}", report.to_table());
+        if let Some(ver) = &verification {
+            print!("{}", ver.to_table());
+        }
+        println!(
+            "{}",
+            if ok {
+                "selftest --draw: ok"
+            } else {
+                "selftest --draw: FAILED"
+            }
+        );
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

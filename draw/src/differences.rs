@@ -1,0 +1,162 @@
+//! Every register where the POPS draw departs from libdrm's reference draw, with the reason.
+//! `reference::compare` accepts a difference only when it is listed here for the level; the
+//! capture tests fail on any other. `docs/hardware-draw.md` prints this table.
+
+use pm4::GfxLevel;
+
+/// Why a register differs from the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// A GPU address of one of our buffers (the reference's addresses are placeholders).
+    Address,
+    /// The arguments our shaders take in user SGPRs.
+    ShaderArguments,
+    /// The registers and inputs our shaders use.
+    ShaderResources,
+    /// A field a POPS rule of `pm4::pops` decides.
+    Pops,
+    /// Multisampling (4x/8x) or sample-rate shading of the variant.
+    Samples,
+    /// MSAA variants export to MRT0 with no colour target bound (the article's null export).
+    NullExport,
+    /// An experiment switch of the variant.
+    Experiment,
+}
+
+impl Reason {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reason::Address => "address",
+            Reason::ShaderArguments => "shader arguments",
+            Reason::ShaderResources => "shader resources",
+            Reason::Pops => "POPS",
+            Reason::Samples => "samples",
+            Reason::NullExport => "null export",
+            Reason::Experiment => "experiment",
+        }
+    }
+}
+
+/// Levels an entry applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Levels {
+    All,
+    /// GFX9–GFX10.3 (legacy VS, wave IDs).
+    PreGfx11,
+    /// GFX11 and GFX11.5 (NGG, export ready).
+    Gfx11Plus,
+}
+
+impl Levels {
+    pub const fn contains(self, level: GfxLevel) -> bool {
+        match self {
+            Levels::All => true,
+            Levels::PreGfx11 => !level.is_gfx11_plus(),
+            Levels::Gfx11Plus => level.is_gfx11_plus(),
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Levels::All => "all",
+            Levels::PreGfx11 => "gfx9–gfx10.3",
+            Levels::Gfx11Plus => "gfx11, gfx11.5",
+        }
+    }
+}
+
+/// One allowed difference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub register: &'static str,
+    pub levels: Levels,
+    pub reason: Reason,
+    pub why: &'static str,
+}
+
+macro_rules! table {
+    ($( $reg:ident, $levels:ident, $reason:ident, $why:literal; )*) => {
+        /// The differences, by register.
+        pub const TABLE: &[Difference] = &[ $( Difference {
+            register: stringify!($reg),
+            levels: Levels::$levels,
+            reason: Reason::$reason,
+            why: $why,
+        }, )* ];
+    };
+}
+
+table! {
+    SPI_SHADER_PGM_LO_VS, PreGfx11, Address, "our vertex shader";
+    SPI_SHADER_PGM_HI_VS, PreGfx11, Address, "our vertex shader";
+    SPI_SHADER_PGM_LO_ES, Gfx11Plus, Address, "our NGG primitive shader";
+    SPI_SHADER_PGM_HI_ES, Gfx11Plus, Address, "our NGG primitive shader";
+    SPI_SHADER_PGM_LO_PS, All, Address, "our pixel shader";
+    SPI_SHADER_PGM_HI_PS, All, Address, "our pixel shader";
+    CB_COLOR0_BASE, All, Address, "our 32x32 colour target";
+    CB_COLOR0_BASE_EXT, All, Address, "our 32x32 colour target";
+    SPI_ATTRIBUTE_RING_BASE, Gfx11Plus, Address, "our attribute ring buffer (64 KiB aligned, >> 16)";
+    SPI_SHADER_USER_DATA_PS_0, All, ShaderArguments, "storage buffer address, low 32 bits";
+    SPI_SHADER_USER_DATA_PS_1, All, ShaderArguments, "storage buffer address, high 32 bits";
+    SPI_SHADER_USER_DATA_PS_2, All, ShaderArguments, "the primitive index, rewritten before each draw";
+    SPI_SHADER_USER_DATA_PS_3, All, ShaderArguments, "unused, 0";
+    SPI_SHADER_PGM_RSRC1_PS, All, ShaderResources, "8 VGPRs (v0-v7); GFX9 also 24 SGPRs (s0-s10 and VCC)";
+    SPI_PS_INPUT_ENA, All, ShaderResources, "POS_X_FLOAT/POS_Y_FLOAT for the slot, ANCILLARY for the sample ID (sample interlock)";
+    SPI_PS_INPUT_ADDR, All, ShaderResources, "the same inputs as SPI_PS_INPUT_ENA";
+    SPI_VS_OUT_CONFIG, Gfx11Plus, ShaderResources, "NO_PC_EXPORT: the primitive shader writes no parameters to the attribute ring (the pixel shader reads none)";
+    SPI_SHADER_PGM_RSRC2_PS, PreGfx11, Pops, "LOAD_COLLISION_WAVEID: the COLLISION_WAVEID argument (POPS rule)";
+    PA_SC_SHADER_CONTROL, PreGfx11, Pops, "LOAD_COLLISION_WAVEID, needed here as well as in RSRC2 (POPS rule)";
+    DB_SHADER_CONTROL, All, Pops, "PRIMITIVE_ORDERED_PIXEL_SHADER, POPS_OVERLAP_NUM_SAMPLES / OVERRIDE_INTRINSIC_RATE(_ENABLE), EXEC_IF_OVERLAPPED (POPS rules); EXEC_ON_HIER_FAIL and EXEC_ON_NOOP because the shader writes memory";
+    DB_DFSM_CONTROL, PreGfx11, Pops, "PUNCHOUT_MODE and POPS_DRAIN_PS_ON_OVERLAP (POPS rule, VEGA10/RAVEN workaround, forced-drain experiment)";
+    DB_RENDER_OVERRIDE2, PreGfx11, Pops, "PARTIAL_SQUAD_LAUNCH_CONTROL = PSLC_ON_HANG_ONLY with drain on GFX10.1 (POPS rule)";
+    DB_Z_INFO, Gfx11Plus, Pops, "NUM_SAMPLES = MSAA_EXPOSED_SAMPLES on GFX11 (POPS rule)";
+    PA_CL_VRS_CNTL, All, Pops, "SAMPLE_ITER_COMBINER_MODE for POPS' forced 1x1 rate (POPS rule, GFX10.3+)";
+    PA_SC_MODE_CNTL_1, All, Pops, "out-of-order rasterization decision and water mark (POPS rule or experiment), PS_ITER_SAMPLE (sample-rate shading; GFX10.3 POPS 1x1)";
+    PA_SC_AA_CONFIG, All, Samples, "MSAA_NUM_SAMPLES and MSAA_EXPOSED_SAMPLES of the variant (POPS rule)";
+    PA_SC_MODE_CNTL_0, All, Samples, "MSAA_ENABLE at 4x/8x";
+    DB_EQAA, All, Samples, "anchor, mask-export and alpha-to-mask sample counts; PS_ITER_SAMPLES for sample-rate shading";
+    SPI_SHADER_COL_FORMAT, All, NullExport, "MSAA: SPI_SHADER_32_R for MRT0 with no target (export space POPS requires)";
+    CB_COLOR0_INFO, All, NullExport, "MSAA: no colour target (COLOR_INVALID)";
+    CB_TARGET_MASK, All, NullExport, "MSAA: nothing written";
+    CB_SHADER_MASK, All, NullExport, "MSAA: the shader exports one channel to MRT0";
+    CB_COLOR_CONTROL, All, NullExport, "MSAA: MODE = CB_DISABLE";
+    PA_SC_BINNER_CNTL_0, All, Experiment, "BIN_MAPPING_MODE = BIN_MAP_MODE_POPS (GFX10+ experiment)";
+}
+
+/// The entry allowing `register` to differ on `level`, if any.
+pub fn find(level: GfxLevel, register: &str) -> Option<&'static Difference> {
+    TABLE
+        .iter()
+        .find(|d| d.register == register && d.levels.contains(level))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_names_a_register_of_a_level_it_applies_to() {
+        for d in TABLE {
+            let reg = pm4::Reg::from_name(d.register)
+                .unwrap_or_else(|| panic!("{} is not a register", d.register));
+            assert!(
+                GfxLevel::ALL
+                    .iter()
+                    .any(|l| d.levels.contains(*l) && l.register(reg).is_some()),
+                "{} exists on none of its levels",
+                d.register
+            );
+        }
+        let mut names: Vec<_> = TABLE
+            .iter()
+            .map(|d| (d.register, d.levels.name()))
+            .collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            TABLE.len(),
+            "one entry per register and level set"
+        );
+    }
+}

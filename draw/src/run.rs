@@ -1,0 +1,509 @@
+//! Running the draw variants on a [`Winsys`]: upload, submit, wait with a timeout, check the
+//! reset status after every submission, read back, check, time. On the capture backend every
+//! variant is recorded once and reported as not executed; nothing is ever reported as having run
+//! on a GPU that did not run it. After a reset or a hang nothing more is submitted.
+
+use crate::check::{self, CheckReport};
+use crate::shader::SLOT_DWORDS;
+use crate::stream::{self, Addresses, DrawStream, FENCE_VALUE};
+use crate::variant::Variant;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::time::Duration;
+use winsys::{cs, BufferId, ContextId, Domain, Readback, Winsys, WinsysError};
+
+/// How to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Submissions per variant on real hardware (the capture backend records one).
+    pub runs: u32,
+    /// How long each wait may take before the GPU is presumed hung.
+    pub timeout: Duration,
+    /// Overlapping rectangles per run.
+    pub rects: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            runs: 5,
+            timeout: Duration::from_secs(5),
+            rects: stream::DEFAULT_RECTS,
+        }
+    }
+}
+
+/// GPU time of the runs of one variant, in GPU timestamp ticks (RELEASE_MEM DATA_SEL = GPU
+/// clock, bottom of pipe, before the first and after the last draw).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timing {
+    pub ticks: Vec<u64>,
+}
+
+impl Timing {
+    fn sorted(&self) -> Vec<u64> {
+        let mut t = self.ticks.clone();
+        t.sort_unstable();
+        t
+    }
+    pub fn min(&self) -> Option<u64> {
+        self.sorted().first().copied()
+    }
+    pub fn max(&self) -> Option<u64> {
+        self.sorted().last().copied()
+    }
+    /// The median (the lower middle for an even count).
+    pub fn median(&self) -> Option<u64> {
+        let s = self.sorted();
+        s.get(s.len().saturating_sub(1) / 2).copied()
+    }
+}
+
+/// How a variant ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Ran; every run's result is correct.
+    Passed,
+    /// Ran; a run's result is wrong (the message says how).
+    Failed(String),
+    /// The POPS-disabled control ran; its violations are counted, not judged.
+    Reported,
+    /// Recorded by the capture backend; nothing ran.
+    NotExecuted,
+    /// A wait timed out: the GPU may be hung.
+    Timeout(String),
+    /// The context was reset (or the kernel reported this context lost).
+    Reset(String),
+    /// Not submitted because an earlier variant reset the context or hung the GPU.
+    NotSubmitted(String),
+    /// Submission or read-back failed for another reason.
+    Error(String),
+}
+
+impl Outcome {
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed(_) => "FAILED",
+            Outcome::Reported => "reported",
+            Outcome::NotExecuted => "not executed (capture)",
+            Outcome::Timeout(_) => "TIMEOUT",
+            Outcome::Reset(_) => "RESET",
+            Outcome::NotSubmitted(_) => "not submitted",
+            Outcome::Error(_) => "ERROR",
+        }
+    }
+    pub fn detail(&self) -> &str {
+        match self {
+            Outcome::Failed(s)
+            | Outcome::Timeout(s)
+            | Outcome::Reset(s)
+            | Outcome::NotSubmitted(s)
+            | Outcome::Error(s) => s,
+            _ => "",
+        }
+    }
+    /// Whether the run as a whole may pass with this outcome.
+    pub const fn is_ok(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Passed | Outcome::Reported | Outcome::NotExecuted
+        )
+    }
+}
+
+/// One row of the report.
+#[derive(Clone, Debug)]
+pub struct VariantResult {
+    pub variant: Variant,
+    pub outcome: Outcome,
+    /// Runs that completed and were checked.
+    pub runs: u32,
+    /// The check of each completed run.
+    pub checks: Vec<CheckReport>,
+    pub timing: Timing,
+    /// The built IB (unpadded), for capture verification.
+    pub ib: Vec<u32>,
+    /// POPS diagnostics of the variant's state (`code: message`).
+    pub diagnostics: Vec<String>,
+}
+
+/// The whole run.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub family: pm4::Family,
+    pub executed: bool,
+    pub device: String,
+    pub results: Vec<VariantResult>,
+}
+
+impl Report {
+    pub fn all_ok(&self) -> bool {
+        self.results.iter().all(|r| r.outcome.is_ok())
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "family": self.family.name(),
+            "gfx_level": self.family.gfx_level().name(),
+            "device": self.device,
+            "executed": self.executed,
+            "timestamp_unit": "GPU timestamp ticks (RELEASE_MEM, GPU clock; 100 MHz on most GFX9-GFX11 parts)",
+            "ok": self.all_ok(),
+            "variants": self.results.iter().map(|r| json!({
+                "variant": r.variant.name(),
+                "interlock": r.variant.interlock.map(|m| m.name()),
+                "samples": r.variant.samples,
+                "outcome": r.outcome.name(),
+                "detail": r.outcome.detail(),
+                "runs": r.runs,
+                "order_violations": r.checks.iter().map(|c| c.order_violations).collect::<Vec<_>>(),
+                "count_errors": r.checks.iter().map(|c| c.count_errors()).collect::<Vec<_>>(),
+                "check": r.checks.last().map(CheckReport::to_json),
+                "gpu_ticks": {
+                    "runs": r.timing.ticks,
+                    "median": r.timing.median(),
+                    "min": r.timing.min(),
+                    "max": r.timing.max(),
+                },
+                "ib_dwords": r.ib.len(),
+                "diagnostics": r.diagnostics,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "pops selftest --draw on {} ({}), {}",
+            self.family,
+            self.family.gfx_level(),
+            if self.executed {
+                "executed on the GPU"
+            } else {
+                "NOT executed: capture backend, streams recorded only"
+            }
+        );
+        let _ = writeln!(
+            s,
+            "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10}",
+            "variant", "outcome", "runs", "violations", "errors", "median", "min", "max"
+        );
+        for r in &self.results {
+            let t = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |x| x.to_string());
+            let viol = r.checks.iter().map(|c| c.order_violations).max();
+            let errs = r.checks.iter().map(|c| c.count_errors()).max();
+            let _ = writeln!(
+                s,
+                "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10}",
+                r.variant.name(),
+                r.outcome.name(),
+                r.runs,
+                t(viol.map(|x| x as u64)),
+                t(errs.map(|x| x as u64)),
+                t(r.timing.median()),
+                t(r.timing.min()),
+                t(r.timing.max()),
+            );
+            if !r.outcome.detail().is_empty() {
+                let _ = writeln!(s, "    {}", r.outcome.detail());
+            }
+        }
+        let _ = writeln!(s, "GPU time in timestamp ticks from the draws' first to last RELEASE_MEM (bottom of pipe).");
+        s
+    }
+}
+
+/// Buffers of one run.
+struct Buffers {
+    code: BufferId,
+    storage: BufferId,
+    color: BufferId,
+    attr_ring: BufferId,
+    stamps: BufferId,
+    ib: BufferId,
+    addrs: Addresses,
+    storage_bytes: u64,
+}
+
+const CODE_BYTES: u64 = 16 * 1024;
+const PS_OFFSET: u64 = 8 * 1024;
+const COLOR_BYTES: u64 = 256 * 1024;
+const ATTR_RING_BYTES: u64 = 2 * 1024 * 1024;
+const STAMPS_BYTES: u64 = 4096;
+const FENCE_OFFSET: u64 = 64;
+const IB_BYTES: u64 = 256 * 1024;
+
+fn allocate(ws: &mut dyn Winsys, variants: &[Variant]) -> Result<Buffers, WinsysError> {
+    let max_slots = variants.iter().map(Variant::slots).max().unwrap_or(1) as u64;
+    let storage_bytes = max_slots * SLOT_DWORDS as u64 * 4;
+    let code = ws.create_buffer(CODE_BYTES, Domain::Gtt)?;
+    let storage = ws.create_buffer(storage_bytes, Domain::Gtt)?;
+    let color = ws.create_buffer(COLOR_BYTES, Domain::Gtt)?;
+    let attr_ring = ws.create_buffer(ATTR_RING_BYTES, Domain::Gtt)?;
+    let stamps = ws.create_buffer(STAMPS_BYTES, Domain::Gtt)?;
+    let ib = ws.create_buffer(IB_BYTES, Domain::Gtt)?;
+    let code_va = ws.gpu_address(code)?;
+    let ring_va = ws.gpu_address(attr_ring)?;
+    let stamps_va = ws.gpu_address(stamps)?;
+    let addrs = Addresses {
+        vs: code_va,
+        ps: code_va + PS_OFFSET,
+        storage: ws.gpu_address(storage)?,
+        color: ws.gpu_address(color)?,
+        // SPI_ATTRIBUTE_RING_BASE holds the address >> 16: the first 64 KiB boundary inside.
+        attr_ring: (ring_va + 0xffff) & !0xffff,
+        timestamps: stamps_va,
+        fence: stamps_va + FENCE_OFFSET,
+    };
+    Ok(Buffers {
+        code,
+        storage,
+        color,
+        attr_ring,
+        stamps,
+        ib,
+        addrs,
+        storage_bytes,
+    })
+}
+
+fn free(ws: &mut dyn Winsys, b: &Buffers) {
+    for id in [b.code, b.storage, b.color, b.attr_ring, b.stamps, b.ib] {
+        // Freeing after a reset can fail; the winsys releases everything when dropped anyway.
+        let _ = ws.free_buffer(id);
+    }
+}
+
+/// What stopped further submissions.
+enum Stop {
+    Reset(String),
+    Hang(String),
+}
+
+/// Runs `variants` on `ws`.
+pub fn run(
+    ws: &mut dyn Winsys,
+    variants: &[Variant],
+    opts: &Options,
+) -> Result<Report, WinsysError> {
+    let info = ws.info().clone();
+    let family = info.family;
+    let executes = ws.executes();
+    let bufs = allocate(ws, variants)?;
+    let ctx = ws.create_context()?;
+    let rects = stream::rectangles(opts.rects);
+    let mut results = Vec::with_capacity(variants.len());
+    let mut stop: Option<Stop> = None;
+    for v in variants {
+        let built = stream::build(family, v, &bufs.addrs, &rects);
+        let mut res = VariantResult {
+            variant: *v,
+            outcome: Outcome::NotExecuted,
+            runs: 0,
+            checks: Vec::new(),
+            timing: Timing { ticks: Vec::new() },
+            ib: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+        let built = match built {
+            Ok(b) => b,
+            Err(e) => {
+                res.outcome = Outcome::Error(format!("cannot build the stream: {e}"));
+                results.push(res);
+                continue;
+            }
+        };
+        res.ib = built.dwords.clone();
+        res.diagnostics = built
+            .pops
+            .diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        if let Some(s) = &stop {
+            res.outcome = Outcome::NotSubmitted(match s {
+                Stop::Reset(v) => {
+                    format!("the context was reset by variant {v}: no further submissions")
+                }
+                Stop::Hang(v) => {
+                    format!("the GPU may be hung since variant {v}: no further submissions")
+                }
+            });
+            results.push(res);
+            continue;
+        }
+        res.outcome = run_variant(
+            ws, ctx, &bufs, &built, opts, &info, &mut res, executes, &mut stop,
+        );
+        results.push(res);
+    }
+    if stop.is_none() {
+        free(ws, &bufs);
+    }
+    Ok(Report {
+        family,
+        executed: executes,
+        device: info.render_node.as_ref().map_or_else(
+            || info.asic.clone(),
+            |p| format!("{} ({})", p.display(), info.asic),
+        ),
+        results,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_variant(
+    ws: &mut dyn Winsys,
+    ctx: ContextId,
+    b: &Buffers,
+    built: &DrawStream,
+    opts: &Options,
+    info: &winsys::DeviceInfo,
+    res: &mut VariantResult,
+    executes: bool,
+    stop: &mut Option<Stop>,
+) -> Outcome {
+    let name = built.variant.name();
+    let step = |r: Result<(), WinsysError>| r.map_err(|e| Outcome::Error(e.to_string()));
+    // Upload the programs of this variant.
+    let upload = (|| {
+        ws.write(b.code, 0, &built.programs.vs.words())?;
+        ws.write(b.code, PS_OFFSET, &built.programs.ps.words())
+    })();
+    if let Err(o) = step(upload) {
+        return o;
+    }
+    let mut pcb = pm4::CmdBuf::new(info.gfx_level);
+    pcb.raw(&built.dwords);
+    let ib = cs::finish(pcb, info);
+    let expected = check::expected(&built.variant, &built.rects);
+    let ordered = built.variant.expects_order();
+    let slots_dwords = (built.variant.slots() * SLOT_DWORDS) as usize;
+    let runs = if executes { opts.runs.max(1) } else { 1 };
+    let list = [b.code, b.storage, b.color, b.attr_ring, b.stamps, b.ib];
+    let mut failure = None;
+    for run in 0..runs {
+        let clear = (|| {
+            let zeros = vec![0u32; (b.storage_bytes / 4) as usize];
+            ws.write(b.storage, 0, &zeros)?;
+            ws.write(b.stamps, 0, &[0u32; 32])
+        })();
+        if let Err(o) = step(clear) {
+            return o;
+        }
+        let label = format!("{name} run {run}");
+        let fence = match cs::submit_ib(ws, ctx, b.ib, &ib, &list, &label) {
+            Ok(f) => f,
+            Err(WinsysError::ContextLost { kind, .. }) => {
+                *stop = Some(Stop::Reset(name.clone()));
+                return Outcome::Reset(format!("{name}: {}", kind.describe()));
+            }
+            Err(e) => return Outcome::Error(e.to_string()),
+        };
+        let waited = ws.wait(fence, opts.timeout);
+        // Reset status after every submission, whatever the wait said.
+        match ws.reset_status(ctx) {
+            Ok(st) if !st.is_clean() => {
+                *stop = Some(Stop::Reset(name.clone()));
+                return Outcome::Reset(format!(
+                    "after {name} run {run}: reset={} guilty={} vram_lost={} in_progress={}",
+                    st.reset, st.guilty, st.vram_lost, st.in_progress
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                *stop = Some(Stop::Reset(name.clone()));
+                return Outcome::Reset(format!(
+                    "after {name} run {run}: reset status unknown: {e}"
+                ));
+            }
+        }
+        match waited {
+            Ok(()) => {}
+            Err(WinsysError::FenceTimeout { .. }) => {
+                *stop = Some(Stop::Hang(name.clone()));
+                return Outcome::Timeout(format!(
+                    "{name} run {run} did not finish within {:?}: the GPU may be hung",
+                    opts.timeout
+                ));
+            }
+            Err(WinsysError::ContextLost { kind, .. }) => {
+                *stop = Some(Stop::Reset(name.clone()));
+                return Outcome::Reset(format!("{name}: {}", kind.describe()));
+            }
+            Err(e) => return Outcome::Error(e.to_string()),
+        }
+        let stamps = match ws.read(b.stamps, 0, 32) {
+            Ok(Readback::Executed(d)) => d,
+            Ok(Readback::NotExecuted) => return Outcome::NotExecuted,
+            Err(e) => return Outcome::Error(e.to_string()),
+        };
+        if stamps[(FENCE_OFFSET / 4) as usize] != FENCE_VALUE {
+            return Outcome::Failed(format!(
+                "run {run}: fence holds {:#x}, expected {FENCE_VALUE:#x}",
+                stamps[(FENCE_OFFSET / 4) as usize]
+            ));
+        }
+        let t0 = stamps[0] as u64 | (stamps[1] as u64) << 32;
+        let t1 = stamps[2] as u64 | (stamps[3] as u64) << 32;
+        res.timing.ticks.push(t1.wrapping_sub(t0));
+        let data = match ws.read(b.storage, 0, slots_dwords) {
+            Ok(Readback::Executed(d)) => d,
+            Ok(Readback::NotExecuted) => return Outcome::NotExecuted,
+            Err(e) => return Outcome::Error(e.to_string()),
+        };
+        let c = check::check(&data, &expected, ordered);
+        res.runs += 1;
+        if !c.passed() && failure.is_none() && built.variant.interlock.is_some() {
+            failure = Some(format!(
+                "run {run}: {} order violations, {} missing, {} duplicates, {} unexpected, {} overflows; first: {:?}",
+                c.order_violations, c.missing, c.duplicates, c.unexpected, c.overflows, c.examples.first()
+            ));
+        }
+        res.checks.push(c);
+    }
+    match (failure, built.variant.interlock) {
+        (Some(f), _) => Outcome::Failed(f),
+        (None, None) => Outcome::Reported,
+        (None, Some(_)) => Outcome::Passed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_statistics() {
+        let t = Timing {
+            ticks: vec![30, 10, 20, 50],
+        };
+        assert_eq!(
+            (t.min(), t.median(), t.max()),
+            (Some(10), Some(20), Some(50))
+        );
+        let one = Timing { ticks: vec![7] };
+        assert_eq!(one.median(), Some(7));
+        let none = Timing { ticks: vec![] };
+        assert_eq!((none.min(), none.median(), none.max()), (None, None, None));
+    }
+
+    #[test]
+    fn only_passing_reported_and_unexecuted_outcomes_are_ok() {
+        assert!(
+            Outcome::Passed.is_ok() && Outcome::Reported.is_ok() && Outcome::NotExecuted.is_ok()
+        );
+        for o in [
+            Outcome::Failed("x".into()),
+            Outcome::Timeout("x".into()),
+            Outcome::Reset("x".into()),
+            Outcome::NotSubmitted("x".into()),
+            Outcome::Error("x".into()),
+        ] {
+            assert!(!o.is_ok(), "{o:?}");
+            assert_eq!(o.detail(), "x");
+        }
+    }
+}

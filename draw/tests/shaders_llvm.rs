@@ -1,0 +1,63 @@
+//! The draw's programs, as the stream uploads them, read back through LLVM's disassembler for
+//! every processor of the chip database: what we emit is what we meant, on every target.
+
+mod common;
+
+use draw::shader::{Programs, PsOptions};
+use pm4::Family;
+
+#[test]
+fn every_draw_program_disassembles_as_intended_on_every_family() {
+    let Some(mc) = common::llvm_mc() else { return };
+    let mut checked = 0;
+    let mut seen = std::collections::HashSet::new();
+    for fam in Family::ALL {
+        if !seen.insert(fam.llvm_processor()) {
+            continue;
+        }
+        let level = fam.gfx_level();
+        if common::disassemble(&mc, fam.llvm_processor(), &[0xbf81_0000]).is_err() {
+            eprintln!(
+                "SKIPPED: {fam}: this llvm-mc does not know {}",
+                fam.llvm_processor()
+            );
+            continue;
+        }
+        for pops in [true, false] {
+            for (per_sample, samples, color_target) in
+                [(false, 1, true), (true, 8, false), (false, 4, false)]
+            {
+                let p = Programs::build(
+                    level,
+                    &PsOptions {
+                        pops,
+                        per_sample,
+                        samples,
+                        color_target,
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{fam}: {e}"));
+                for (what, l) in [("vertex", &p.vs), ("pixel", &p.ps)] {
+                    let ours: Vec<String> = l
+                        .instruction_texts()
+                        .iter()
+                        .map(|t| common::normalize(t))
+                        .collect();
+                    let theirs = common::disassemble(&mc, fam.llvm_processor(), &l.words())
+                        .unwrap_or_else(|e| {
+                            panic!("llvm-mc rejected the {what} shader on {fam}:\n{e}\n{l}")
+                        });
+                    let theirs: Vec<String> = theirs.iter().map(|t| common::normalize(t)).collect();
+                    assert_eq!(
+                        ours,
+                        theirs,
+                        "{what} shader on {fam} ({}):\n{l}",
+                        fam.llvm_processor()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 6 * 5 * 2);
+}

@@ -1,0 +1,472 @@
+//! What a pipeline create info shows about its fragment stage and draw state, read without
+//! touching any pointer the Vulkan specification says is ignored for this pipeline (graphics
+//! pipeline library subsets, static rasterizer discard).
+
+use crate::ffi::find_in_chain;
+use ash::vk;
+use std::ffi::CStr;
+
+/// Where a fragment shader's SPIR-V comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FragmentSource {
+    /// A `VkShaderModule` created earlier (analysed at vkCreateShaderModule).
+    Module { module: u64, entry: String },
+    /// A `VkShaderModuleCreateInfo` chained to the stage (module is VK_NULL_HANDLE).
+    Inline { words: Vec<u32>, entry: String },
+    /// A module identifier (VK_EXT_shader_module_identifier): the SPIR-V is not visible.
+    Identifier { entry: String },
+}
+
+impl FragmentSource {
+    pub fn entry(&self) -> &str {
+        match self {
+            FragmentSource::Module { entry, .. }
+            | FragmentSource::Inline { entry, .. }
+            | FragmentSource::Identifier { entry } => entry,
+        }
+    }
+
+    /// The report's `source` field.
+    pub fn label(&self) -> &'static str {
+        match self {
+            FragmentSource::Module { .. } => "shader_module",
+            FragmentSource::Inline { .. } => "inline_create_info",
+            FragmentSource::Identifier { .. } => "module_identifier",
+        }
+    }
+}
+
+/// The sample count the pipeline rasterizes with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Samples {
+    Static(u32),
+    /// VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT: only known at draw time.
+    Dynamic,
+}
+
+/// One colour attachment's blend state (raw Vulkan enum values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlendTarget {
+    pub blend_enable: bool,
+    pub write_mask: u32,
+    pub color_op: i32,
+    pub alpha_op: i32,
+    pub src_color: i32,
+    pub dst_color: i32,
+    pub src_alpha: i32,
+    pub dst_alpha: i32,
+}
+
+/// One face's stencil operations (raw Vulkan enum values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct StencilFace {
+    pub fail: i32,
+    pub pass: i32,
+    pub depth_fail: i32,
+    pub compare: i32,
+    pub write_mask: u32,
+}
+
+/// Depth/stencil state visible at creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct DepthStencil {
+    pub depth_test: bool,
+    pub depth_write: bool,
+    pub depth_compare: i32,
+    pub stencil_test: bool,
+    pub front: StencilFace,
+    pub back: StencilFace,
+}
+
+/// AMD's rasterization order (VK_AMD_rasterization_order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RasterizationOrder {
+    Strict,
+    Relaxed,
+}
+
+/// The draw state a pipeline (or one library part of it) fixes at creation. `None`: not part of
+/// this pipeline or library; merged from the linked libraries.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DrawState {
+    pub samples: Option<Samples>,
+    pub sample_shading: Option<bool>,
+    pub blend: Option<Vec<BlendTarget>>,
+    pub depth_stencil: Option<DepthStencil>,
+    pub vrs: Option<bool>,
+    pub rasterization_order: Option<RasterizationOrder>,
+}
+
+impl DrawState {
+    /// Fills what `self` lacks from `other` (a linked library).
+    pub fn merge_from(&mut self, other: &DrawState) {
+        self.samples = self.samples.or(other.samples);
+        self.sample_shading = self.sample_shading.or(other.sample_shading);
+        if self.blend.is_none() {
+            self.blend.clone_from(&other.blend);
+        }
+        self.depth_stencil = self.depth_stencil.or(other.depth_stencil);
+        self.vrs = self.vrs.or(other.vrs);
+        self.rasterization_order = self.rasterization_order.or(other.rasterization_order);
+    }
+}
+
+/// Everything the layer reads from one `VkGraphicsPipelineCreateInfo`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PipelineCapture {
+    /// Created with VK_PIPELINE_CREATE_LIBRARY_BIT_KHR.
+    pub is_library: bool,
+    pub fragment: Option<FragmentSource>,
+    pub draw: DrawState,
+    /// Libraries linked in through VkPipelineLibraryCreateInfoKHR.
+    pub libraries: Vec<u64>,
+}
+
+const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
+
+/// Reads a create info.
+///
+/// # Safety
+/// `info` must be a valid `VkGraphicsPipelineCreateInfo` as the application passed it to
+/// vkCreateGraphicsPipelines (the call has already returned successfully).
+pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture {
+    let mut out = PipelineCapture::default();
+    let p_next = info.p_next;
+    // SAFETY (whole function): every pointer is read only where the specification requires it
+    // to be valid for this pipeline's subsets, as the caller's valid usage guarantees.
+    unsafe {
+        let flags2 = find_in_chain(
+            p_next,
+            vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
+        ) as *const vk::PipelineCreateFlags2CreateInfoKHR;
+        let flags: u64 = if flags2.is_null() {
+            info.flags.as_raw() as u64
+        } else {
+            (*flags2).flags.as_raw()
+        };
+        out.is_library = flags & LIBRARY_BIT != 0;
+
+        let lib_info = find_in_chain(p_next, vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR)
+            as *const vk::PipelineLibraryCreateInfoKHR;
+        if !lib_info.is_null() && !(*lib_info).p_libraries.is_null() {
+            let libs = std::slice::from_raw_parts(
+                (*lib_info).p_libraries,
+                (*lib_info).library_count as usize,
+            );
+            out.libraries = libs.iter().map(|l| vk::Handle::as_raw(*l)).collect();
+        }
+
+        let gpl = find_in_chain(
+            p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        ) as *const vk::GraphicsPipelineLibraryCreateInfoEXT;
+        use vk::GraphicsPipelineLibraryFlagsEXT as G;
+        let subsets = if !gpl.is_null() {
+            (*gpl).flags
+        } else if out.is_library || !out.libraries.is_empty() {
+            G::empty()
+        } else {
+            G::VERTEX_INPUT_INTERFACE
+                | G::PRE_RASTERIZATION_SHADERS
+                | G::FRAGMENT_SHADER
+                | G::FRAGMENT_OUTPUT_INTERFACE
+        };
+        let pre_raster = subsets.contains(G::PRE_RASTERIZATION_SHADERS);
+        let frag = subsets.contains(G::FRAGMENT_SHADER);
+        let output = subsets.contains(G::FRAGMENT_OUTPUT_INTERFACE);
+
+        let dynamic: &[vk::DynamicState] = if info.p_dynamic_state.is_null()
+            || (*info.p_dynamic_state).p_dynamic_states.is_null()
+        {
+            &[]
+        } else {
+            let d = &*info.p_dynamic_state;
+            std::slice::from_raw_parts(d.p_dynamic_states, d.dynamic_state_count as usize)
+        };
+        let is_dynamic = |s: vk::DynamicState| dynamic.contains(&s);
+
+        if pre_raster && !info.p_rasterization_state.is_null() {
+            let rs = &*info.p_rasterization_state;
+            if rs.rasterizer_discard_enable == vk::TRUE
+                && !is_dynamic(vk::DynamicState::RASTERIZER_DISCARD_ENABLE)
+            {
+                // Static rasterizer discard: fragment state is ignored and may be garbage.
+                return out;
+            }
+            let order = find_in_chain(
+                rs.p_next,
+                vk::StructureType::PIPELINE_RASTERIZATION_STATE_RASTERIZATION_ORDER_AMD,
+            ) as *const vk::PipelineRasterizationStateRasterizationOrderAMD;
+            if !order.is_null() {
+                out.draw.rasterization_order = Some(
+                    if (*order).rasterization_order == vk::RasterizationOrderAMD::RELAXED {
+                        RasterizationOrder::Relaxed
+                    } else {
+                        RasterizationOrder::Strict
+                    },
+                );
+            }
+        }
+
+        if pre_raster || frag {
+            let vrs = find_in_chain(
+                p_next,
+                vk::StructureType::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR,
+            ) as *const vk::PipelineFragmentShadingRateStateCreateInfoKHR;
+            let dynamic_vrs = is_dynamic(vk::DynamicState::FRAGMENT_SHADING_RATE_KHR);
+            let static_vrs = !vrs.is_null() && {
+                let v = &*vrs;
+                v.fragment_size.width > 1
+                    || v.fragment_size.height > 1
+                    || v.combiner_ops[0] != vk::FragmentShadingRateCombinerOpKHR::KEEP
+                    || v.combiner_ops[1] != vk::FragmentShadingRateCombinerOpKHR::KEEP
+            };
+            out.draw.vrs = Some(dynamic_vrs || static_vrs);
+        }
+
+        if frag && info.stage_count > 0 && !info.p_stages.is_null() {
+            let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
+            if let Some(st) = stages
+                .iter()
+                .find(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
+            {
+                out.fragment = fragment_source(st);
+            }
+        }
+
+        if frag || output {
+            if is_dynamic(vk::DynamicState::RASTERIZATION_SAMPLES_EXT) {
+                out.draw.samples = Some(Samples::Dynamic);
+            }
+            if !info.p_multisample_state.is_null() {
+                let ms = &*info.p_multisample_state;
+                if out.draw.samples.is_none() {
+                    out.draw.samples =
+                        Some(Samples::Static(ms.rasterization_samples.as_raw().max(1)));
+                }
+                out.draw.sample_shading = Some(ms.sample_shading_enable == vk::TRUE);
+            }
+        }
+        if frag && !info.p_depth_stencil_state.is_null() {
+            let ds = &*info.p_depth_stencil_state;
+            let face = |f: &vk::StencilOpState| StencilFace {
+                fail: f.fail_op.as_raw(),
+                pass: f.pass_op.as_raw(),
+                depth_fail: f.depth_fail_op.as_raw(),
+                compare: f.compare_op.as_raw(),
+                write_mask: f.write_mask,
+            };
+            out.draw.depth_stencil = Some(DepthStencil {
+                depth_test: ds.depth_test_enable == vk::TRUE,
+                depth_write: ds.depth_write_enable == vk::TRUE,
+                depth_compare: ds.depth_compare_op.as_raw(),
+                stencil_test: ds.stencil_test_enable == vk::TRUE,
+                front: face(&ds.front),
+                back: face(&ds.back),
+            });
+        }
+        if output && !info.p_color_blend_state.is_null() {
+            let cb = &*info.p_color_blend_state;
+            let atts = if cb.p_attachments.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(cb.p_attachments, cb.attachment_count as usize)
+            };
+            out.draw.blend = Some(
+                atts.iter()
+                    .map(|a| BlendTarget {
+                        blend_enable: a.blend_enable == vk::TRUE,
+                        write_mask: a.color_write_mask.as_raw(),
+                        color_op: a.color_blend_op.as_raw(),
+                        alpha_op: a.alpha_blend_op.as_raw(),
+                        src_color: a.src_color_blend_factor.as_raw(),
+                        dst_color: a.dst_color_blend_factor.as_raw(),
+                        src_alpha: a.src_alpha_blend_factor.as_raw(),
+                        dst_alpha: a.dst_alpha_blend_factor.as_raw(),
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// The fragment stage's SPIR-V source.
+///
+/// # Safety
+/// `st` must be a valid `VkPipelineShaderStageCreateInfo`.
+pub unsafe fn fragment_source(st: &vk::PipelineShaderStageCreateInfo) -> Option<FragmentSource> {
+    // SAFETY: pName is a valid null-terminated string per valid usage.
+    let entry = if st.p_name.is_null() {
+        "main".to_string()
+    } else {
+        unsafe { CStr::from_ptr(st.p_name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    if st.module != vk::ShaderModule::null() {
+        return Some(FragmentSource::Module {
+            module: vk::Handle::as_raw(st.module),
+            entry,
+        });
+    }
+    // SAFETY: the stage's pNext chain is valid per valid usage.
+    let smci = unsafe { find_in_chain(st.p_next, vk::StructureType::SHADER_MODULE_CREATE_INFO) }
+        as *const vk::ShaderModuleCreateInfo;
+    if !smci.is_null() {
+        // SAFETY: sType identifies the structure; pCode holds codeSize bytes.
+        let words = unsafe { code_words((*smci).p_code as *const u8, (*smci).code_size) };
+        return Some(FragmentSource::Inline { words, entry });
+    }
+    // SAFETY: as above.
+    let ident = unsafe {
+        find_in_chain(
+            st.p_next,
+            vk::StructureType::PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT,
+        )
+    };
+    if !ident.is_null() {
+        return Some(FragmentSource::Identifier { entry });
+    }
+    None
+}
+
+/// Copies SPIR-V code into words, whatever the pointer's alignment; a trailing partial word is
+/// dropped (the analysis then reports the module as malformed).
+///
+/// # Safety
+/// `code` must be null or point to `size` readable bytes.
+pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
+    if code.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: forwarded from the caller.
+    let bytes = unsafe { std::slice::from_raw_parts(code, size) };
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage<'a>(
+        module: vk::ShaderModule,
+        name: &'a CStr,
+    ) -> vk::PipelineShaderStageCreateInfo<'a> {
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(module)
+            .name(name)
+    }
+
+    #[test]
+    fn full_pipeline_reads_fragment_and_draw_state() {
+        let name = c"main";
+        let stages = [stage(vk::Handle::from_raw(0x1234), name)];
+        let ms = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_4)
+            .sample_shading_enable(true);
+        let att = [vk::PipelineColorBlendAttachmentState::default()
+            .blend_enable(true)
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
+        let ds = vk::PipelineDepthStencilStateCreateInfo::default().depth_test_enable(true);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .multisample_state(&ms)
+            .color_blend_state(&cb)
+            .depth_stencil_state(&ds);
+        // SAFETY: a well-formed create info built above.
+        let c = unsafe { capture(&info) };
+        assert!(!c.is_library);
+        assert_eq!(
+            c.fragment,
+            Some(FragmentSource::Module {
+                module: 0x1234,
+                entry: "main".into()
+            })
+        );
+        assert_eq!(c.draw.samples, Some(Samples::Static(4)));
+        assert_eq!(c.draw.sample_shading, Some(true));
+        assert_eq!(c.draw.blend.as_ref().map(|b| b.len()), Some(1));
+        assert_eq!(c.draw.depth_stencil.map(|d| d.depth_test), Some(true));
+        assert_eq!(c.draw.vrs, Some(false));
+    }
+
+    #[test]
+    fn inline_module_and_dynamic_samples() {
+        let code = [0x0723_0203u32, 0x0001_0000, 0, 1, 0];
+        let mut smci = vk::ShaderModuleCreateInfo::default().code(&code);
+        let name = c"fs";
+        let stages = [stage(vk::ShaderModule::null(), name).push_next(&mut smci)];
+        let dyn_states = [vk::DynamicState::RASTERIZATION_SAMPLES_EXT];
+        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .dynamic_state(&dy);
+        // SAFETY: a well-formed create info built above.
+        let c = unsafe { capture(&info) };
+        assert_eq!(
+            c.fragment,
+            Some(FragmentSource::Inline {
+                words: code.to_vec(),
+                entry: "fs".into()
+            })
+        );
+        assert_eq!(c.draw.samples, Some(Samples::Dynamic));
+    }
+
+    #[test]
+    fn library_subsets_limit_what_is_read() {
+        // A fragment-output library: pStages is ignored by the spec, so a dangling pointer there
+        // must not be read.
+        let mut gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+            .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
+        let ms = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_8);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .flags(vk::PipelineCreateFlags::LIBRARY_KHR)
+            .multisample_state(&ms)
+            .push_next(&mut gpl);
+        info.stage_count = 3;
+        info.p_stages = 0x10 as *const _; // never dereferenced for this subset
+                                          // SAFETY: only the fragment-output subset is read, which is valid.
+        let c = unsafe { capture(&info) };
+        assert!(c.is_library);
+        assert_eq!(c.fragment, None);
+        assert_eq!(c.draw.samples, Some(Samples::Static(8)));
+        assert_eq!(c.draw.depth_stencil, None);
+    }
+
+    #[test]
+    fn linked_pipeline_lists_libraries_and_merges_state() {
+        let libs = [vk::Handle::from_raw(7u64), vk::Handle::from_raw(9u64)];
+        let mut li = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+        let info = vk::GraphicsPipelineCreateInfo::default().push_next(&mut li);
+        // SAFETY: well-formed.
+        let c = unsafe { capture(&info) };
+        assert_eq!(c.libraries, vec![7, 9]);
+        assert!(!c.is_library);
+        let mut d = c.draw.clone();
+        d.merge_from(&DrawState {
+            samples: Some(Samples::Static(2)),
+            ..Default::default()
+        });
+        assert_eq!(d.samples, Some(Samples::Static(2)));
+    }
+
+    #[test]
+    fn static_rasterizer_discard_ignores_fragment_state() {
+        let rs =
+            vk::PipelineRasterizationStateCreateInfo::default().rasterizer_discard_enable(true);
+        let mut info = vk::GraphicsPipelineCreateInfo::default().rasterization_state(&rs);
+        info.p_multisample_state = 0x10 as *const _; // ignored per the spec
+                                                     // SAFETY: only the rasterization state is read.
+        let c = unsafe { capture(&info) };
+        assert_eq!(c.fragment, None);
+        assert_eq!(c.draw.samples, None);
+    }
+}

@@ -1,0 +1,170 @@
+//! Per-instance and per-device state, keyed by the loader's dispatch key.
+//!
+//! The maps sit behind `RwLock`s that are held only to clone an `Arc` out or to insert/remove;
+//! no lock is ever held while calling down the chain, so a layer or driver below that calls back
+//! into the loader (or another thread creating pipelines) never waits on us.
+
+use crate::capture::DrawState;
+use crate::compute::{InterlockFeatures, ModuleAnalysis};
+use crate::settings::Settings;
+use ash::vk;
+use pm4::{Family, InterlockMode};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// The next layer's instance-level functions this layer calls.
+pub struct InstanceData {
+    pub handle: vk::Instance,
+    pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
+    pub destroy_instance: Option<vk::PFN_vkDestroyInstance>,
+    pub get_physical_device_properties: Option<vk::PFN_vkGetPhysicalDeviceProperties>,
+    pub get_physical_device_properties2: Option<vk::PFN_vkGetPhysicalDeviceProperties2>,
+    pub enumerate_device_extension_properties: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
+    pub settings: Settings,
+    pub app: String,
+}
+
+/// What a graphics pipeline library contributes to pipelines linked from it.
+#[derive(Clone, Debug)]
+pub struct LibraryInfo {
+    /// The fragment stage: the module analysis and entry point, with where it came from.
+    pub fragment: Option<LibraryFragment>,
+    pub draw: DrawState,
+}
+
+#[derive(Clone, Debug)]
+pub struct LibraryFragment {
+    pub analysis: Arc<ModuleAnalysis>,
+    pub entry: String,
+    pub source: &'static str,
+}
+
+/// Counters for the summary at vkDestroyDevice.
+#[derive(Default)]
+pub struct Stats {
+    pub analysed: AtomicU64,
+    pub interlocked: AtomicU64,
+    pub flagged: AtomicU64,
+    pub unknown: AtomicU64,
+    pub by_mode: Mutex<HashMap<InterlockMode, u64>>,
+}
+
+/// The next layer's device-level functions and what the layer knows of the device.
+pub struct DeviceData {
+    pub handle: vk::Device,
+    pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    pub destroy_device: Option<vk::PFN_vkDestroyDevice>,
+    pub create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
+    pub destroy_shader_module: Option<vk::PFN_vkDestroyShaderModule>,
+    pub create_graphics_pipelines: Option<vk::PFN_vkCreateGraphicsPipelines>,
+    pub destroy_pipeline: Option<vk::PFN_vkDestroyPipeline>,
+    pub create_shaders_ext: Option<vk::PFN_vkCreateShadersEXT>,
+    pub destroy_shader_ext: Option<vk::PFN_vkDestroyShaderEXT>,
+    pub device_name: String,
+    pub app: String,
+    pub chip: Option<Family>,
+    pub features: InterlockFeatures,
+    pub settings: Settings,
+    pub modules: Mutex<HashMap<u64, Arc<ModuleAnalysis>>>,
+    pub libraries: Mutex<HashMap<u64, Arc<LibraryInfo>>>,
+    pub stats: Stats,
+}
+
+type Map<T> = RwLock<HashMap<usize, Arc<T>>>;
+
+fn instances() -> &'static Map<InstanceData> {
+    static M: OnceLock<Map<InstanceData>> = OnceLock::new();
+    M.get_or_init(Default::default)
+}
+
+fn devices() -> &'static Map<DeviceData> {
+    static M: OnceLock<Map<DeviceData>> = OnceLock::new();
+    M.get_or_init(Default::default)
+}
+
+pub fn insert_instance(key: usize, data: InstanceData) {
+    let mut m = instances().write().unwrap_or_else(|p| p.into_inner());
+    m.insert(key, Arc::new(data));
+}
+
+pub fn instance(key: usize) -> Option<Arc<InstanceData>> {
+    let m = instances().read().unwrap_or_else(|p| p.into_inner());
+    m.get(&key).cloned()
+}
+
+pub fn remove_instance(key: usize) -> Option<Arc<InstanceData>> {
+    let mut m = instances().write().unwrap_or_else(|p| p.into_inner());
+    m.remove(&key)
+}
+
+pub fn insert_device(key: usize, data: DeviceData) {
+    let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
+    m.insert(key, Arc::new(data));
+}
+
+pub fn device(key: usize) -> Option<Arc<DeviceData>> {
+    let m = devices().read().unwrap_or_else(|p| p.into_inner());
+    m.get(&key).cloned()
+}
+
+pub fn remove_device(key: usize) -> Option<Arc<DeviceData>> {
+    let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
+    m.remove(&key)
+}
+
+static DEGRADED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a contained panic switched the layer to pure pass-through.
+pub fn degraded() -> bool {
+    DEGRADED.load(Ordering::Relaxed)
+}
+
+/// Runs the layer's own work (never a call down the chain) with panics contained: a panic
+/// switches the whole layer to pass-through and is logged once.
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Option<T> {
+    if degraded() {
+        return None;
+    }
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => Some(v),
+        Err(payload) => {
+            if !DEGRADED.swap(true, Ordering::Relaxed) {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic".to_string());
+                log::error!(
+                    "internal error in {what}: {msg}; VK_LAYER_POPS_interlock now passes every call through without analysis"
+                );
+            }
+            None
+        }
+    }
+}
+
+/// Test hook: clear the degraded flag (unit tests only run the guard, never the FFI).
+#[cfg(test)]
+pub fn reset_degraded() {
+    DEGRADED.store(false, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_contained_and_degrades_once() {
+        reset_degraded();
+        assert_eq!(guarded("test", || 3), Some(3));
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        assert_eq!(guarded::<u32>("test", || panic!("boom")), None);
+        std::panic::set_hook(prev);
+        assert!(degraded());
+        assert_eq!(guarded("test", || 3), None);
+        reset_degraded();
+    }
+}

@@ -1,0 +1,487 @@
+//! A fake next layer: drives the layer's entry points exactly as the loader does and checks the
+//! chain rules — link info advanced before calling down, each intercepted call forwarded exactly
+//! once with the caller's own arguments, pass-through pointers identical to the next layer's,
+//! hooks only where the next layer has the function.
+
+use crate::ffi;
+use ash::vk;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Mutex;
+
+/// Dispatchable fake objects: the first word is the dispatch key, as the loader lays them out.
+#[repr(C)]
+struct Obj {
+    dispatch: usize,
+}
+
+static INSTANCE_TABLE: u8 = 0;
+static DEVICE_TABLE: u8 = 0;
+
+fn leak(dispatch: &'static u8) -> u64 {
+    Box::into_raw(Box::new(Obj {
+        dispatch: dispatch as *const u8 as usize,
+    })) as u64
+}
+
+static CALLS: Mutex<Vec<(&'static str, Vec<usize>)>> = Mutex::new(Vec::new());
+static LINK_SEEN: AtomicUsize = AtomicUsize::new(usize::MAX);
+static PIPELINE_RESULT: AtomicUsize = AtomicUsize::new(0);
+
+fn record(name: &'static str, args: &[usize]) {
+    CALLS.lock().unwrap().push((name, args.to_vec()));
+}
+
+fn calls(name: &str) -> Vec<Vec<usize>> {
+    CALLS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(n, _)| *n == name)
+        .map(|(_, a)| a.clone())
+        .collect()
+}
+
+type Void = unsafe extern "system" fn();
+
+macro_rules! void {
+    ($f:expr, $t:ty) => {{
+        let f: $t = $f;
+        // SAFETY: function pointer to PFN_vkVoidFunction, cast back by name.
+        Some(unsafe { std::mem::transmute::<$t, Void>(f) })
+    }};
+}
+
+unsafe extern "system" fn next_create_instance(
+    ci: *const vk::InstanceCreateInfo,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::Instance,
+) -> vk::Result {
+    // SAFETY: test-owned structures.
+    unsafe {
+        let chain = ffi::find_in_chain((*ci).p_next, vk::StructureType::LOADER_INSTANCE_CREATE_INFO)
+            as *const ffi::LayerInstanceCreateInfo;
+        LINK_SEEN.store((*chain).u.p_layer_info as usize, SeqCst);
+        record("vkCreateInstance", &[ci as usize, alloc as usize]);
+        *out = vk::Handle::from_raw(leak(&INSTANCE_TABLE));
+    }
+    vk::Result::SUCCESS
+}
+
+unsafe extern "system" fn next_destroy_instance(
+    i: vk::Instance,
+    a: *const vk::AllocationCallbacks,
+) {
+    record(
+        "vkDestroyInstance",
+        &[vk::Handle::as_raw(i) as usize, a as usize],
+    );
+}
+
+unsafe extern "system" fn next_props(_: vk::PhysicalDevice, p: *mut vk::PhysicalDeviceProperties) {
+    // SAFETY: test-owned output.
+    unsafe {
+        (*p).vendor_id = 0x1002;
+        let name = b"AMD Radeon RX 6800 (RADV NAVI21)\0";
+        for (d, s) in (*p).device_name.iter_mut().zip(name) {
+            *d = *s as c_char;
+        }
+    }
+}
+
+unsafe extern "system" fn next_enumerate(
+    _: vk::Instance,
+    _: *mut u32,
+    _: *mut vk::PhysicalDevice,
+) -> vk::Result {
+    vk::Result::SUCCESS
+}
+
+unsafe extern "system" fn next_create_device(
+    pd: vk::PhysicalDevice,
+    ci: *const vk::DeviceCreateInfo,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::Device,
+) -> vk::Result {
+    // SAFETY: test-owned structures.
+    unsafe {
+        let chain = ffi::find_in_chain((*ci).p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO)
+            as *const ffi::LayerDeviceCreateInfo;
+        LINK_SEEN.store((*chain).u.p_layer_info as usize, SeqCst);
+        record(
+            "vkCreateDevice",
+            &[vk::Handle::as_raw(pd) as usize, ci as usize, alloc as usize],
+        );
+        *out = vk::Handle::from_raw(leak(&DEVICE_TABLE));
+    }
+    vk::Result::SUCCESS
+}
+
+unsafe extern "system" fn next_destroy_device(d: vk::Device, a: *const vk::AllocationCallbacks) {
+    record(
+        "vkDestroyDevice",
+        &[vk::Handle::as_raw(d) as usize, a as usize],
+    );
+}
+
+unsafe extern "system" fn next_create_module(
+    d: vk::Device,
+    ci: *const vk::ShaderModuleCreateInfo,
+    a: *const vk::AllocationCallbacks,
+    out: *mut vk::ShaderModule,
+) -> vk::Result {
+    record(
+        "vkCreateShaderModule",
+        &[
+            vk::Handle::as_raw(d) as usize,
+            ci as usize,
+            a as usize,
+            out as usize,
+        ],
+    );
+    // SAFETY: test-owned output.
+    unsafe { *out = vk::Handle::from_raw(0x5150) };
+    vk::Result::SUCCESS
+}
+
+unsafe extern "system" fn next_destroy_module(
+    d: vk::Device,
+    m: vk::ShaderModule,
+    a: *const vk::AllocationCallbacks,
+) {
+    record(
+        "vkDestroyShaderModule",
+        &[
+            vk::Handle::as_raw(d) as usize,
+            vk::Handle::as_raw(m) as usize,
+            a as usize,
+        ],
+    );
+}
+
+unsafe extern "system" fn next_create_pipelines(
+    d: vk::Device,
+    cache: vk::PipelineCache,
+    n: u32,
+    ci: *const vk::GraphicsPipelineCreateInfo,
+    a: *const vk::AllocationCallbacks,
+    out: *mut vk::Pipeline,
+) -> vk::Result {
+    record(
+        "vkCreateGraphicsPipelines",
+        &[
+            vk::Handle::as_raw(d) as usize,
+            vk::Handle::as_raw(cache) as usize,
+            n as usize,
+            ci as usize,
+            a as usize,
+            out as usize,
+        ],
+    );
+    let r = vk::Result::from_raw(PIPELINE_RESULT.load(SeqCst) as i32);
+    // SAFETY: test-owned output array of n elements.
+    unsafe {
+        for i in 0..n as usize {
+            *out.add(i) = if r == vk::Result::SUCCESS {
+                vk::Handle::from_raw(0x9000 + i as u64)
+            } else {
+                vk::Pipeline::null()
+            };
+        }
+    }
+    r
+}
+
+unsafe extern "system" fn next_destroy_pipeline(
+    d: vk::Device,
+    p: vk::Pipeline,
+    a: *const vk::AllocationCallbacks,
+) {
+    record(
+        "vkDestroyPipeline",
+        &[
+            vk::Handle::as_raw(d) as usize,
+            vk::Handle::as_raw(p) as usize,
+            a as usize,
+        ],
+    );
+}
+
+unsafe extern "system" fn next_cmd_draw(_: vk::CommandBuffer, _: u32, _: u32, _: u32, _: u32) {}
+
+unsafe extern "system" fn next_gipa(
+    _: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: null-terminated names from the layer.
+    match unsafe { CStr::from_ptr(name) }.to_bytes() {
+        b"vkCreateInstance" => void!(next_create_instance, vk::PFN_vkCreateInstance),
+        b"vkDestroyInstance" => void!(next_destroy_instance, vk::PFN_vkDestroyInstance),
+        b"vkCreateDevice" => void!(next_create_device, vk::PFN_vkCreateDevice),
+        b"vkGetPhysicalDeviceProperties" => {
+            void!(next_props, vk::PFN_vkGetPhysicalDeviceProperties)
+        }
+        b"vkEnumeratePhysicalDevices" => void!(next_enumerate, vk::PFN_vkEnumeratePhysicalDevices),
+        b"vkCmdDraw" => void!(next_cmd_draw, vk::PFN_vkCmdDraw),
+        b"vkCreateGraphicsPipelines" => {
+            void!(next_create_pipelines, vk::PFN_vkCreateGraphicsPipelines)
+        }
+        _ => None,
+    }
+}
+
+unsafe extern "system" fn next_gdpa(_: vk::Device, name: *const c_char) -> vk::PFN_vkVoidFunction {
+    // SAFETY: null-terminated names from the layer.
+    match unsafe { CStr::from_ptr(name) }.to_bytes() {
+        b"vkDestroyDevice" => void!(next_destroy_device, vk::PFN_vkDestroyDevice),
+        b"vkCreateShaderModule" => void!(next_create_module, vk::PFN_vkCreateShaderModule),
+        b"vkDestroyShaderModule" => void!(next_destroy_module, vk::PFN_vkDestroyShaderModule),
+        b"vkCreateGraphicsPipelines" => {
+            void!(next_create_pipelines, vk::PFN_vkCreateGraphicsPipelines)
+        }
+        b"vkDestroyPipeline" => void!(next_destroy_pipeline, vk::PFN_vkDestroyPipeline),
+        b"vkCmdDraw" => void!(next_cmd_draw, vk::PFN_vkCmdDraw),
+        // vkCreateShadersEXT deliberately absent: the layer must not offer a hook for it.
+        _ => None,
+    }
+}
+
+fn addr(f: vk::PFN_vkVoidFunction) -> usize {
+    f.map_or(0, |f| f as usize)
+}
+
+#[test]
+fn chain_rules_pass_through_identity_and_exactly_once() {
+    // SAFETY (whole test): every structure handed to the layer is built here and outlives the
+    // calls; the function pointers are cast back to the prototypes their names imply.
+    unsafe {
+        let mut neg = ffi::NegotiateLayerInterface {
+            s_type: ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT,
+            p_next: std::ptr::null_mut(),
+            loader_layer_interface_version: 2,
+            pfn_get_instance_proc_addr: None,
+            pfn_get_device_proc_addr: None,
+            pfn_get_physical_device_proc_addr: None,
+        };
+        assert_eq!(
+            crate::vkNegotiateLoaderLayerInterfaceVersion(&mut neg),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(neg.loader_layer_interface_version, 2);
+        assert!(neg.pfn_get_physical_device_proc_addr.is_none());
+        let gipa = neg.pfn_get_instance_proc_addr.expect("GIPA");
+        let gdpa = neg.pfn_get_device_proc_addr.expect("GDPA");
+
+        // NULL-instance rules: global commands only.
+        let null = vk::Instance::null();
+        assert!(gipa(null, c"vkCreateInstance".as_ptr()).is_some());
+        assert_eq!(
+            addr(gipa(null, c"vkGetInstanceProcAddr".as_ptr())),
+            gipa as usize
+        );
+        assert!(gipa(null, c"vkEnumeratePhysicalDevices".as_ptr()).is_none());
+        assert!(gipa(null, c"vkCreateDevice".as_ptr()).is_none());
+
+        // vkCreateInstance with the loader's link info.
+        let mut link = ffi::LayerInstanceLink {
+            p_next: 0x1234 as *mut ffi::LayerInstanceLink,
+            pfn_next_get_instance_proc_addr: Some(next_gipa),
+            pfn_next_get_physical_device_proc_addr: None,
+        };
+        let chain = ffi::LayerInstanceCreateInfo {
+            s_type: vk::StructureType::LOADER_INSTANCE_CREATE_INFO,
+            p_next: std::ptr::null(),
+            function: ffi::LayerFunction::LAYER_LINK_INFO,
+            u: ffi::LayerInstanceCreateInfoUnion {
+                p_layer_info: &mut link,
+            },
+        };
+        let ici = vk::InstanceCreateInfo {
+            p_next: &chain as *const _ as *const c_void,
+            ..Default::default()
+        };
+        let create: vk::PFN_vkCreateInstance =
+            std::mem::transmute(gipa(null, c"vkCreateInstance".as_ptr()).unwrap());
+        let mut instance = vk::Instance::null();
+        let alloc = 0x77 as *const vk::AllocationCallbacks;
+        assert_eq!(create(&ici, alloc, &mut instance), vk::Result::SUCCESS);
+        assert_eq!(
+            LINK_SEEN.load(SeqCst),
+            0x1234,
+            "link info advanced before calling down"
+        );
+        assert_eq!(
+            calls("vkCreateInstance"),
+            [vec![&ici as *const _ as usize, 0x77]]
+        );
+
+        // Pass-through: the next layer's own pointers; hooks only for intercepted names.
+        assert_eq!(
+            addr(gipa(instance, c"vkEnumeratePhysicalDevices".as_ptr())),
+            addr(next_gipa(instance, c"vkEnumeratePhysicalDevices".as_ptr()))
+        );
+        assert_eq!(
+            addr(gipa(instance, c"vkCmdDraw".as_ptr())),
+            next_cmd_draw as *const () as usize
+        );
+        assert!(gipa(instance, c"vkNotAFunction".as_ptr()).is_none());
+        let create_device_hook = gipa(instance, c"vkCreateDevice".as_ptr());
+        assert!(create_device_hook.is_some());
+        assert_ne!(
+            addr(create_device_hook),
+            next_create_device as *const () as usize
+        );
+
+        // vkCreateDevice: the physical device shares the instance's dispatch key.
+        let pd: vk::PhysicalDevice = vk::Handle::from_raw(leak(&INSTANCE_TABLE));
+        let mut dlink = ffi::LayerDeviceLink {
+            p_next: 0x5678 as *mut ffi::LayerDeviceLink,
+            pfn_next_get_instance_proc_addr: Some(next_gipa),
+            pfn_next_get_device_proc_addr: Some(next_gdpa),
+        };
+        let dchain = ffi::LayerDeviceCreateInfo {
+            s_type: vk::StructureType::LOADER_DEVICE_CREATE_INFO,
+            p_next: std::ptr::null(),
+            function: ffi::LayerFunction::LAYER_LINK_INFO,
+            u: ffi::LayerDeviceCreateInfoUnion {
+                p_layer_info: &mut dlink,
+            },
+        };
+        let dci = vk::DeviceCreateInfo {
+            p_next: &dchain as *const _ as *const c_void,
+            ..Default::default()
+        };
+        let create_device: vk::PFN_vkCreateDevice =
+            std::mem::transmute(create_device_hook.unwrap());
+        let mut device = vk::Device::null();
+        assert_eq!(
+            create_device(pd, &dci, alloc, &mut device),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(LINK_SEEN.load(SeqCst), 0x5678);
+        assert_eq!(
+            calls("vkCreateDevice"),
+            [vec![
+                vk::Handle::as_raw(pd) as usize,
+                &dci as *const _ as usize,
+                0x77
+            ]]
+        );
+
+        // Device-level identity and "hook only where the next layer has it".
+        assert_eq!(
+            addr(gdpa(device, c"vkCmdDraw".as_ptr())),
+            next_cmd_draw as *const () as usize
+        );
+        assert!(gdpa(device, c"vkCreateShadersEXT".as_ptr()).is_none());
+        assert!(gipa(instance, c"vkCreateShadersEXT".as_ptr()).is_none());
+        assert_eq!(
+            addr(gdpa(device, c"vkGetDeviceProcAddr".as_ptr())),
+            gdpa as usize
+        );
+        for name in crate::hooks::INTERCEPTED {
+            let n = std::ffi::CString::new(*name).unwrap();
+            let ours = addr(gdpa(device, n.as_ptr()));
+            let theirs = addr(next_gdpa(device, n.as_ptr()));
+            if theirs == 0 && *name != "vkGetDeviceProcAddr" {
+                assert_eq!(ours, 0, "{name}");
+            }
+        }
+
+        // Shader module: forwarded once, original pointers; malformed SPIR-V is fine.
+        let create_module: vk::PFN_vkCreateShaderModule =
+            std::mem::transmute(gdpa(device, c"vkCreateShaderModule".as_ptr()).unwrap());
+        let code = [0xdead_beefu32, 1, 2];
+        let mci = vk::ShaderModuleCreateInfo::default().code(&code);
+        let mut module = vk::ShaderModule::null();
+        assert_eq!(
+            create_module(device, &mci, alloc, &mut module),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(
+            calls("vkCreateShaderModule"),
+            [vec![
+                device.raw_usize(),
+                &mci as *const _ as usize,
+                0x77,
+                &mut module as *mut _ as usize
+            ]]
+        );
+        assert_eq!(module, vk::Handle::from_raw(0x5150));
+
+        // Pipelines: forwarded once with the caller's arrays; results returned unchanged.
+        let create_pipelines: vk::PFN_vkCreateGraphicsPipelines =
+            std::mem::transmute(gdpa(device, c"vkCreateGraphicsPipelines".as_ptr()).unwrap());
+        let stages = [vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(module)
+            .name(c"main")];
+        let infos = [
+            vk::GraphicsPipelineCreateInfo::default().stages(&stages),
+            vk::GraphicsPipelineCreateInfo::default(),
+        ];
+        let mut out = [vk::Pipeline::null(); 2];
+        let cache: vk::PipelineCache = vk::Handle::from_raw(0xcace);
+        PIPELINE_RESULT.store(0, SeqCst);
+        assert_eq!(
+            create_pipelines(device, cache, 2, infos.as_ptr(), alloc, out.as_mut_ptr()),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(
+            out,
+            [vk::Handle::from_raw(0x9000), vk::Handle::from_raw(0x9001)]
+        );
+        PIPELINE_RESULT.store(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY.as_raw() as usize,
+            SeqCst,
+        );
+        assert_eq!(
+            create_pipelines(device, cache, 2, infos.as_ptr(), alloc, out.as_mut_ptr()),
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+        );
+        PIPELINE_RESULT.store(0, SeqCst);
+        let expect = vec![
+            device.raw_usize(),
+            0xcace,
+            2,
+            infos.as_ptr() as usize,
+            0x77,
+            out.as_mut_ptr() as usize,
+        ];
+        assert_eq!(calls("vkCreateGraphicsPipelines"), [expect.clone(), expect]);
+
+        // Destroying handles the layer never saw goes down once, unchanged.
+        let destroy_pipeline: vk::PFN_vkDestroyPipeline =
+            std::mem::transmute(gdpa(device, c"vkDestroyPipeline".as_ptr()).unwrap());
+        destroy_pipeline(device, vk::Handle::from_raw(0xabad), alloc);
+        destroy_pipeline(device, vk::Pipeline::null(), alloc);
+        assert_eq!(calls("vkDestroyPipeline").len(), 2);
+        let destroy_module: vk::PFN_vkDestroyShaderModule =
+            std::mem::transmute(gdpa(device, c"vkDestroyShaderModule".as_ptr()).unwrap());
+        destroy_module(device, module, alloc);
+        assert_eq!(calls("vkDestroyShaderModule").len(), 1);
+
+        let destroy_device: vk::PFN_vkDestroyDevice =
+            std::mem::transmute(gdpa(device, c"vkDestroyDevice".as_ptr()).unwrap());
+        destroy_device(device, alloc);
+        assert_eq!(calls("vkDestroyDevice"), [vec![device.raw_usize(), 0x77]]);
+        // After destruction the device is unknown: no pointers are handed out.
+        assert!(gdpa(device, c"vkCmdDraw".as_ptr()).is_none());
+
+        let destroy_instance: vk::PFN_vkDestroyInstance =
+            std::mem::transmute(gipa(instance, c"vkDestroyInstance".as_ptr()).unwrap());
+        destroy_instance(instance, alloc);
+        assert_eq!(calls("vkDestroyInstance").len(), 1);
+        assert!(gipa(instance, c"vkCmdDraw".as_ptr()).is_none());
+    }
+}
+
+trait RawUsize {
+    fn raw_usize(self) -> usize;
+}
+
+impl<T: vk::Handle> RawUsize for T {
+    fn raw_usize(self) -> usize {
+        self.as_raw() as usize
+    }
+}

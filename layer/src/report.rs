@@ -1,0 +1,254 @@
+//! The JSON Lines report: one object per analysed pipeline, library or shader object.
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A diagnostic's severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+/// One finding about a pipeline's interlock use.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: String,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            code: code.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A JSON value computed at most once, on first use, and shared by every record that has it.
+pub trait LazyJson: Send + Sync {
+    fn raw(&self) -> &serde_json::value::RawValue;
+}
+
+/// The register state of a record: `null`, or JSON shared between all records of one (chip,
+/// shader facts, draw state). It is serialised only when a report line is written, and then only
+/// once per state: building it costs far more than deriving the state.
+#[derive(Clone, Default)]
+pub struct Shared(Option<Arc<dyn LazyJson>>);
+
+impl Shared {
+    pub fn null() -> Self {
+        Shared(None)
+    }
+
+    pub fn lazy(json: Arc<dyn LazyJson>) -> Self {
+        Shared(Some(json))
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The value as a `serde_json::Value` (parses the shared text: for tests and tools).
+    pub fn value(&self) -> serde_json::Value {
+        match &self.0 {
+            None => serde_json::Value::Null,
+            Some(j) => serde_json::from_str(j.raw().get()).unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value()
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            None => f.write_str("null"),
+            Some(j) => f.write_str(j.raw().get()),
+        }
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            None => s.serialize_unit(),
+            Some(j) => j.raw().serialize(s),
+        }
+    }
+}
+
+fn words<S: serde::Serializer>(w: &Arc<[u32]>, s: S) -> Result<S::Ok, S::Error> {
+    w[..].serialize(s)
+}
+
+/// What a report line describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Pipeline,
+    Library,
+    ShaderObject,
+}
+
+/// One report line. Field names and order are the documented schema (docs/layer.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    pub app: String,
+    pub device: String,
+    pub kind: Kind,
+    /// `0x…` of the VkPipeline or VkShaderEXT.
+    pub handle: String,
+    pub entry_point: String,
+    /// A mode name as `pops state` spells it, `none`, or `unknown` (SPIR-V not visible or not
+    /// analysable).
+    pub interlock: String,
+    pub begin_count: u32,
+    pub end_count: u32,
+    pub per_sample: bool,
+    /// Rasterization samples; null where the count is dynamic or not part of this object.
+    pub samples: Option<u32>,
+    /// The family the registers are for; null when none could be chosen.
+    pub chip: Option<String>,
+    /// The register state as `pops state --json` prints it; null without a chip or interlock.
+    pub registers: Shared,
+    /// The PM4 words programming `registers`.
+    #[serde(serialize_with = "words")]
+    pub pm4: Arc<[u32]>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Where the fragment SPIR-V came from: shader_module, inline_create_info,
+    /// module_identifier, library, shader_object_spirv or shader_object_binary.
+    pub source: String,
+}
+
+impl Record {
+    pub fn to_line(&self) -> String {
+        // Serializing this plain struct cannot fail (no maps with non-string keys).
+        let mut s = serde_json::to_string(self)
+            .unwrap_or_else(|e| format!("{{\"error\":\"report serialisation failed: {e}\"}}"));
+        s.push('\n');
+        s
+    }
+}
+
+type Sinks = Mutex<HashMap<PathBuf, Arc<Mutex<File>>>>;
+
+fn sinks() -> &'static Sinks {
+    static SINKS: OnceLock<Sinks> = OnceLock::new();
+    SINKS.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Appends one line to the report at `path`. Each line goes out in one `write` on an O_APPEND
+/// file, so lines of several devices, threads or processes never interleave, and nothing is
+/// buffered that process exit could lose.
+pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
+    let file = {
+        let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
+        match map.get(path) {
+            Some(f) => f.clone(),
+            None => {
+                let f = OpenOptions::new().create(true).append(true).open(path)?;
+                let f = Arc::new(Mutex::new(f));
+                map.insert(path.to_path_buf(), f.clone());
+                f
+            }
+        }
+    };
+    let line = record.to_line();
+    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+    f.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Record {
+        Record {
+            app: "app".into(),
+            device: "dev".into(),
+            kind: Kind::ShaderObject,
+            handle: "0x10".into(),
+            entry_point: "main".into(),
+            interlock: "pixel-ordered".into(),
+            begin_count: 1,
+            end_count: 1,
+            per_sample: false,
+            samples: None,
+            chip: Some("navi31".into()),
+            registers: Shared::null(),
+            pm4: vec![0xc001_6900, 1, 2].into(),
+            diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
+            source: "shader_object_spirv".into(),
+        }
+    }
+
+    #[test]
+    fn schema_field_names_and_order() {
+        let line = sample().to_line();
+        assert!(line.ends_with('\n'));
+        let keys: Vec<String> = {
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let serde_json::Value::Object(m) = v else {
+                panic!("not an object")
+            };
+            m.keys().cloned().collect()
+        };
+        for k in [
+            "app",
+            "device",
+            "kind",
+            "handle",
+            "entry_point",
+            "interlock",
+            "begin_count",
+            "end_count",
+            "per_sample",
+            "samples",
+            "chip",
+            "registers",
+            "pm4",
+            "diagnostics",
+        ] {
+            assert!(keys.iter().any(|x| x == k), "missing {k} in {line}");
+        }
+        assert!(line.starts_with("{\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""));
+        assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
+    }
+
+    #[test]
+    fn append_writes_whole_lines() {
+        let dir = std::env::temp_dir().join(format!("pops-layer-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.jsonl");
+        let _ = std::fs::remove_file(&path);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        append(&path, &sample()).unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 400);
+        for l in text.lines() {
+            serde_json::from_str::<serde_json::Value>(l).unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

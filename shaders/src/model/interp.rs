@@ -1,0 +1,461 @@
+//! A scalar-ALU interpreter for the instructions of [`crate::isa`]: SGPRs, SCC, EXEC, VCC, M0,
+//! the MODE and POPS_PACKER hardware registers, branches, and the memory counters that
+//! `s_waitcnt` drains. Everything outside the wave (the exiting wave ID, messages, events, the
+//! body of the ordered section) is handed to the caller as an [`Event`] or asked of an [`Env`].
+
+use crate::isa::{
+    Encoding, HwregId, Inst, Label, Marker, Msg, Operand, Sop1, Sop2, Sopc, Sopk, SopkImm, Sopp,
+    SoppImm,
+};
+use pm4::GfxLevel;
+use std::collections::HashMap;
+
+/// Number of SGPRs a wave owns in the model (GFX10+ addresses s0–s105).
+pub const SGPRS: usize = 106;
+
+/// Why the interpreter could not execute an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InterpError {
+    #[error("instruction {pc} `{text}` is not supported by the model: {why}")]
+    Unsupported {
+        pc: usize,
+        text: String,
+        why: &'static str,
+    },
+    #[error("branch to undefined label '{0}'")]
+    UndefinedLabel(&'static str),
+    #[error("the program counter left the program at {0} without s_endpgm")]
+    RanOff(usize),
+}
+
+/// A program with its labels resolved to instruction indices.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub level: GfxLevel,
+    pub insts: Vec<Inst>,
+    labels: HashMap<&'static str, usize>,
+}
+
+impl Program {
+    /// Resolves labels; appends `s_endpgm` when the program does not end with one.
+    pub fn new(level: GfxLevel, insts: &[Inst]) -> Result<Program, InterpError> {
+        let mut insts = insts.to_vec();
+        if !matches!(
+            insts.last(),
+            Some(Inst::Sopp {
+                op: Sopp::Endpgm,
+                ..
+            })
+        ) {
+            insts.push(Inst::endpgm());
+        }
+        let mut labels = HashMap::new();
+        for (i, inst) in insts.iter().enumerate() {
+            if let Inst::Label(Label(name)) = inst {
+                labels.insert(*name, i);
+            }
+        }
+        for inst in &insts {
+            if let Inst::Sopp {
+                imm: SoppImm::Target(Label(name)),
+                ..
+            } = inst
+            {
+                if !labels.contains_key(name) {
+                    return Err(InterpError::UndefinedLabel(name));
+                }
+            }
+        }
+        Ok(Program {
+            level,
+            insts,
+            labels,
+        })
+    }
+}
+
+/// Outstanding memory accesses, drained by `s_waitcnt` (vm, lgkm) and `s_waitcnt_vscnt` (vs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Counters {
+    pub vm: u32,
+    pub vs: u32,
+    pub lgkm: u32,
+}
+
+impl Counters {
+    pub fn is_zero(&self) -> bool {
+        self.vm == 0 && self.vs == 0 && self.lgkm == 0
+    }
+}
+
+/// The architectural state of one wave.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WaveState {
+    pub pc: usize,
+    pub sgpr: Vec<u32>,
+    pub scc: bool,
+    pub exec: u64,
+    pub vcc: u64,
+    pub m0: u32,
+    /// HW_REG_MODE; bits `[25:24]` select the POPS packer on GFX9.
+    pub mode: u32,
+    /// HW_REG_POPS_PACKER (GFX10–10.3).
+    pub pops_packer: u32,
+    pub counters: Counters,
+}
+
+impl WaveState {
+    pub fn new(sgpr: Vec<u32>, exec: u64) -> WaveState {
+        let mut sgpr = sgpr;
+        sgpr.resize(SGPRS, 0);
+        WaveState {
+            pc: 0,
+            sgpr,
+            scc: false,
+            exec,
+            vcc: 0,
+            m0: 0,
+            mode: 0,
+            pops_packer: 0,
+            counters: Counters::default(),
+        }
+    }
+}
+
+/// What happened in a step that concerns the world outside the wave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An ordinary instruction (or a label) ran.
+    None,
+    /// `s_sleep imm` ran: the wave yields.
+    Sleep(u16),
+    /// `s_sendmsg` ran.
+    Message(Msg),
+    /// `s_wait_event imm` is at the program counter and was *not* executed: the caller decides
+    /// whether the event has happened and then calls [`WaveState::retire_wait_event`].
+    WaitEvent(u16),
+    /// The ordered-section body runs with this EXEC mask.
+    Body(u64),
+    /// `s_endpgm`.
+    End,
+}
+
+/// What the interpreter asks of the hardware around the wave.
+pub trait Env {
+    /// The value of `src_pops_exiting_wave_id` for a wave in state `wave`, or a reason why
+    /// reading it is a violation.
+    fn exiting_wave_id(&mut self, wave: &WaveState) -> Result<u32, String>;
+}
+
+/// Why a step stopped: an interpreter error or an environment refusal (a contract violation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepError {
+    Interp(InterpError),
+    Env(String),
+}
+
+impl From<InterpError> for StepError {
+    fn from(e: InterpError) -> Self {
+        StepError::Interp(e)
+    }
+}
+
+impl WaveState {
+    /// Consumes an `s_wait_event` whose event has happened.
+    pub fn retire_wait_event(&mut self) {
+        self.pc += 1;
+    }
+
+    fn read32(&self, op: Operand, env: &mut dyn Env) -> Result<u32, StepError> {
+        Ok(match op {
+            Operand::Sgpr(n) => self.sgpr.get(n as usize).copied().unwrap_or(0),
+            Operand::Vcc => self.vcc as u32,
+            Operand::M0 => self.m0,
+            Operand::Null => 0,
+            Operand::Exec => self.exec as u32,
+            Operand::Const(v) => v as i32 as u32,
+            Operand::Literal(v) => v,
+            Operand::Scc => self.scc as u32,
+            Operand::PopsExitingWaveId => env.exiting_wave_id(self).map_err(StepError::Env)?,
+        })
+    }
+
+    fn read64(&self, op: Operand, env: &mut dyn Env) -> Result<u64, StepError> {
+        Ok(match op {
+            Operand::Sgpr(n) => {
+                let lo = self.sgpr.get(n as usize).copied().unwrap_or(0) as u64;
+                let hi = self.sgpr.get(n as usize + 1).copied().unwrap_or(0) as u64;
+                lo | hi << 32
+            }
+            Operand::Vcc => self.vcc,
+            Operand::Exec => self.exec,
+            Operand::Const(v) => v as i64 as u64,
+            other => self.read32(other, env)? as u64,
+        })
+    }
+
+    fn write32(&mut self, op: Operand, v: u32) {
+        match op {
+            Operand::Sgpr(n) => {
+                if let Some(r) = self.sgpr.get_mut(n as usize) {
+                    *r = v;
+                }
+            }
+            Operand::Vcc => self.vcc = (self.vcc & !0xffff_ffff) | v as u64,
+            Operand::M0 => self.m0 = v,
+            Operand::Exec => self.exec = (self.exec & !0xffff_ffff) | v as u64,
+            _ => {}
+        }
+    }
+
+    fn write64(&mut self, op: Operand, v: u64) {
+        match op {
+            Operand::Sgpr(n) => {
+                self.write32(Operand::Sgpr(n), v as u32);
+                self.write32(Operand::Sgpr(n.saturating_add(1)), (v >> 32) as u32);
+            }
+            Operand::Vcc => self.vcc = v,
+            Operand::Exec => self.exec = v,
+            _ => {}
+        }
+    }
+
+    fn read(&self, op: Operand, dwords: u8, env: &mut dyn Env) -> Result<u64, StepError> {
+        if dwords == 2 {
+            self.read64(op, env)
+        } else {
+            Ok(self.read32(op, env)? as u64)
+        }
+    }
+
+    fn write(&mut self, op: Operand, dwords: u8, v: u64) {
+        if dwords == 2 {
+            self.write64(op, v)
+        } else {
+            self.write32(op, v as u32)
+        }
+    }
+
+    /// Executes the instruction at the program counter.
+    pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
+        let pc = self.pc;
+        let inst = *prog.insts.get(pc).ok_or(InterpError::RanOff(pc))?;
+        let enc = Encoding::of(prog.level);
+        let unsupported = |why: &'static str| InterpError::Unsupported {
+            pc,
+            text: inst.text(prog.level, None),
+            why,
+        };
+        self.pc += 1;
+        match inst {
+            Inst::Label(_) => Ok(Event::None),
+            Inst::Marker(Marker::OrderedBody) => Ok(Event::Body(self.exec)),
+            Inst::Sop1 { op, dst, src0 } => {
+                let w = op.widths();
+                let a = self.read(src0, w.src0, env)?;
+                let (r, scc) = match op {
+                    Sop1::MovB32 | Sop1::MovB64 => (a, None),
+                    Sop1::NotB32 => {
+                        let r = !(a as u32) as u64;
+                        (r, Some(r != 0))
+                    }
+                    Sop1::Ff1I32B32 => {
+                        let a = a as u32;
+                        let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
+                        (r as u64, None)
+                    }
+                    Sop1::Bitset0B32 | Sop1::Bitset1B32 => {
+                        let d = self.read32(dst, env)?;
+                        let bit = 1u32 << (a as u32 & 31);
+                        let r = if op == Sop1::Bitset1B32 {
+                            d | bit
+                        } else {
+                            d & !bit
+                        };
+                        (r as u64, None)
+                    }
+                };
+                self.write(dst, w.dst, r);
+                if let Some(s) = scc {
+                    self.scc = s;
+                }
+                Ok(Event::None)
+            }
+            Inst::Sop2 {
+                op,
+                dst,
+                src0,
+                src1,
+            } => {
+                let w = op.widths();
+                let a = self.read(src0, w.src0, env)?;
+                let b = self.read(src1, w.src1, env)?;
+                let (a32, b32) = (a as u32, b as u32);
+                let (r, scc): (u64, bool) = match op {
+                    Sop2::AddU32 => {
+                        let (r, c) = a32.overflowing_add(b32);
+                        (r as u64, c)
+                    }
+                    Sop2::SubU32 => {
+                        let (r, c) = a32.overflowing_sub(b32);
+                        (r as u64, c)
+                    }
+                    Sop2::AddI32 => {
+                        let (r, o) = (a32 as i32).overflowing_add(b32 as i32);
+                        (r as u32 as u64, o)
+                    }
+                    Sop2::SubI32 => {
+                        let (r, o) = (a32 as i32).overflowing_sub(b32 as i32);
+                        (r as u32 as u64, o)
+                    }
+                    Sop2::AddcU32 => {
+                        let r = a32 as u64 + b32 as u64 + self.scc as u64;
+                        (r & 0xffff_ffff, r > 0xffff_ffff)
+                    }
+                    Sop2::AndB32 | Sop2::AndB64 => (a & b, a & b != 0),
+                    Sop2::OrB32 | Sop2::OrB64 => (a | b, a | b != 0),
+                    Sop2::Andn2B32 | Sop2::Andn2B64 => (a & !b, a & !b != 0),
+                    Sop2::NandB32 => {
+                        let r = !(a32 & b32) as u64;
+                        (r, r != 0)
+                    }
+                    Sop2::LshlB32 => {
+                        let r = (a32 << (b32 & 31)) as u64;
+                        (r, r != 0)
+                    }
+                    Sop2::LshlB64 => {
+                        let r = a << (b32 & 63);
+                        (r, r != 0)
+                    }
+                    Sop2::LshrB32 => {
+                        let r = (a32 >> (b32 & 31)) as u64;
+                        (r, r != 0)
+                    }
+                    Sop2::BfeU32 => {
+                        let offset = b32 & 31;
+                        let width = (b32 >> 16) & 0x7f;
+                        let mask = if width >= 32 {
+                            u32::MAX
+                        } else {
+                            (1u32 << width) - 1
+                        };
+                        let r = ((a32 >> offset) & mask) as u64;
+                        (r, r != 0)
+                    }
+                    Sop2::Lshl1AddU32 => {
+                        let r = ((a32 as u64) << 1) + b32 as u64;
+                        (r & 0xffff_ffff, r > 0xffff_ffff)
+                    }
+                };
+                let r = if w.dst == 2 { r } else { r & 0xffff_ffff };
+                self.write(dst, w.dst, r);
+                self.scc = scc;
+                Ok(Event::None)
+            }
+            Inst::Sopc { op, src0, src1 } => {
+                let w = op.widths();
+                let a = self.read(src0, w.src0, env)?;
+                let b = self.read(src1, w.src1, env)?;
+                let (a32, b32) = (a as u32, b as u32);
+                self.scc = match op {
+                    Sopc::CmpEqU32 => a32 == b32,
+                    Sopc::CmpLgU32 => a32 != b32,
+                    Sopc::CmpGtU32 => a32 > b32,
+                    Sopc::CmpGeU32 => a32 >= b32,
+                    Sopc::CmpLtU32 => a32 < b32,
+                    Sopc::CmpLeU32 => a32 <= b32,
+                    Sopc::Bitcmp0B32 => (a32 >> (b32 & 31)) & 1 == 0,
+                    Sopc::Bitcmp1B32 => (a32 >> (b32 & 31)) & 1 == 1,
+                    Sopc::CmpEqU64 => a == b,
+                    Sopc::CmpLgU64 => a != b,
+                };
+                Ok(Event::None)
+            }
+            Inst::Sopk { op, reg, imm } => {
+                match (op, imm) {
+                    (Sopk::SetregB32, SopkImm::Hwreg(h)) => {
+                        if !h.id.exists_on(enc) {
+                            return Err(
+                                unsupported("hardware register absent on this level").into()
+                            );
+                        }
+                        let v = self.read32(reg, env)?;
+                        let mask = if h.size >= 32 {
+                            u32::MAX
+                        } else {
+                            ((1u32 << h.size) - 1) << h.offset
+                        };
+                        let target = match h.id {
+                            HwregId::Mode => &mut self.mode,
+                            HwregId::PopsPacker => &mut self.pops_packer,
+                        };
+                        *target = (*target & !mask) | ((v << h.offset) & mask);
+                    }
+                    (Sopk::GetregB32, SopkImm::Hwreg(h)) => {
+                        let src = match h.id {
+                            HwregId::Mode => self.mode,
+                            HwregId::PopsPacker => self.pops_packer,
+                        };
+                        let mask = if h.size >= 32 {
+                            u32::MAX
+                        } else {
+                            (1u32 << h.size) - 1
+                        };
+                        self.write32(reg, (src >> h.offset) & mask);
+                    }
+                    (Sopk::MovkI32, SopkImm::Simm16(v)) => {
+                        self.write32(reg, v as i16 as i32 as u32)
+                    }
+                    (Sopk::WaitcntVscnt, SopkImm::Simm16(v)) => {
+                        self.counters.vs = self.counters.vs.min(v as u32)
+                    }
+                    _ => return Err(unsupported("immediate of the wrong kind").into()),
+                }
+                Ok(Event::None)
+            }
+            Inst::Sopp { op, imm } => match (op, imm) {
+                (_, SoppImm::Target(Label(name))) => {
+                    let take = match op {
+                        Sopp::Branch => true,
+                        Sopp::CbranchScc0 => !self.scc,
+                        Sopp::CbranchScc1 => self.scc,
+                        Sopp::CbranchExecz => self.exec == 0,
+                        Sopp::CbranchExecnz => self.exec != 0,
+                        _ => return Err(unsupported("not a branch").into()),
+                    };
+                    if take {
+                        self.pc = *prog
+                            .labels
+                            .get(name)
+                            .ok_or(InterpError::UndefinedLabel(name))?;
+                    }
+                    Ok(Event::None)
+                }
+                (Sopp::Waitcnt, SoppImm::Waitcnt(w)) => {
+                    if let Some(v) = w.vm {
+                        self.counters.vm = self.counters.vm.min(v as u32);
+                    }
+                    if let Some(v) = w.lgkm {
+                        self.counters.lgkm = self.counters.lgkm.min(v as u32);
+                    }
+                    Ok(Event::None)
+                }
+                (Sopp::Sendmsg, SoppImm::Msg(m)) => Ok(Event::Message(m)),
+                (Sopp::Nop, _) => Ok(Event::None),
+                (Sopp::Sleep, SoppImm::Simm16(v)) => Ok(Event::Sleep(v)),
+                (Sopp::Endpgm, _) => {
+                    self.pc = pc;
+                    Ok(Event::End)
+                }
+                (Sopp::WaitEvent, SoppImm::Simm16(v)) => {
+                    if enc != Encoding::Gfx11 {
+                        return Err(unsupported("s_wait_event exists on GFX11 only").into());
+                    }
+                    self.pc = pc;
+                    Ok(Event::WaitEvent(v))
+                }
+                _ => Err(unsupported("SOPP form not modelled").into()),
+            },
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! LLVM as the oracle of the vector, memory and export forms: every opcode row and every form
+//! the assembler emits is disassembled by `llvm-mc` (Debian llvm-19) for each target processor
+//! (wave64) and must read back as the text we print.
+
+mod common;
+
+use pm4::{Family, GfxLevel};
+use shaders::isa::export::{ExpTarget, ExportInst};
+use shaders::isa::memory::{CachePolicy, GlobalInst, GlobalOp};
+use shaders::isa::program::{assemble_program, Asm};
+use shaders::isa::vector::{InlineFloat, VInst, VOperand, Vop1, Vop2, Vop3, Vopc};
+use shaders::isa::{Encoding, Inst, Label, Operand, Sop2, Sopp};
+use std::path::Path;
+use std::process::Command;
+
+/// The processors the issue names, plus GFX11.5.
+const CHIPS: &[Family] = &[
+    Family::Vega10,
+    Family::Raven,
+    Family::Navi10,
+    Family::Navi21,
+    Family::Navi31,
+    Family::Gfx1150,
+];
+
+/// `llvm-mc --disassemble` in wave64 mode; one text per instruction.
+fn disassemble(mc: &Path, mcpu: &str, words: &[u32]) -> Result<Vec<String>, String> {
+    let dir = common::temp_dir("mc-vec");
+    let input = dir.join("in.txt");
+    let mut text = String::new();
+    for w in words {
+        for b in w.to_le_bytes() {
+            text.push_str(&format!("0x{b:02x} "));
+        }
+        text.push('\n');
+    }
+    std::fs::write(&input, text).expect("write llvm-mc input");
+    let mut cmd = Command::new(mc);
+    cmd.args(["-arch=amdgcn", &format!("-mcpu={mcpu}"), "--disassemble"]);
+    if mcpu != "gfx900" && mcpu != "gfx902" {
+        cmd.arg("-mattr=+wavefrontsize64");
+    }
+    let out = cmd
+        .arg(&input)
+        .output()
+        .map_err(|e| format!("cannot run llvm-mc: {e}"))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    if !out.status.success() || stderr.contains("invalid instruction encoding") {
+        return Err(stderr);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split(';').next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty() && !l.starts_with('.'))
+        .collect())
+}
+
+/// Whitespace collapsed, hexadecimal immediates in decimal, backward branches signed.
+fn normalize(s: &str) -> String {
+    let mut out = Vec::new();
+    for tok in s.split_whitespace() {
+        let (core, comma) = match tok.strip_suffix(',') {
+            Some(c) => (c, ","),
+            None => (tok, ""),
+        };
+        let core = match core.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|_| core.to_string()),
+            None => core.to_string(),
+        };
+        out.push(format!("{core}{comma}"));
+    }
+    let joined = out.join(" ");
+    if joined.starts_with("s_branch ") || joined.starts_with("s_cbranch_") {
+        if let Some((m, v)) = joined.split_once(' ') {
+            if let Ok(n) = v.parse::<i64>() {
+                let signed = if n > 0x7fff { n - 0x10000 } else { n };
+                return format!("{m} {signed}");
+            }
+        }
+    }
+    joined
+}
+
+/// Every form of every table, valid on `level`.
+fn all_forms(level: GfxLevel) -> Vec<Asm> {
+    let enc = Encoding::of(level);
+    let mut p: Vec<Asm> = Vec::new();
+    for op in Vop1::ALL {
+        if op.opcode(enc).is_none() {
+            continue;
+        }
+        p.push(match op {
+            Vop1::ReadfirstlaneB32 => VInst::readfirstlane(6, 3).into(),
+            _ => VInst::vop1(*op, 4, VOperand::Vgpr(2)).into(),
+        });
+    }
+    p.push(VInst::mov(1, VOperand::Sgpr(9)).into());
+    p.push(VInst::mov(2, VOperand::Float(InlineFloat::One)).into());
+    p.push(VInst::mov(2, VOperand::Float(InlineFloat::MinusOne)).into());
+    p.push(VInst::mov(3, VOperand::Const(-1)).into());
+    p.push(VInst::mov(3, VOperand::Literal(0x1234_5678)).into());
+    for op in Vop2::ALL {
+        p.push(VInst::vop2(*op, 5, VOperand::Vgpr(6), 7).into());
+        p.push(VInst::vop2(*op, 5, VOperand::Const(40), 7).into());
+        p.push(VInst::vop2(*op, 5, VOperand::Sgpr(2), 7).into());
+    }
+    for op in Vopc::ALL {
+        p.push(VInst::vopc(*op, VOperand::Const(1), 0).into());
+        p.push(VInst::vopc(*op, VOperand::Sgpr(1), 3).into());
+    }
+    for op in Vop3::ALL {
+        p.push(
+            VInst::vop3(
+                *op,
+                2,
+                VOperand::Vgpr(3),
+                VOperand::Const(32),
+                VOperand::Vgpr(2),
+            )
+            .into(),
+        );
+        p.push(
+            VInst::vop3(
+                *op,
+                1,
+                VOperand::Const(-1),
+                VOperand::Sgpr(4),
+                VOperand::Const(4),
+            )
+            .into(),
+        );
+    }
+    for op in GlobalOp::ALL {
+        for cache in [CachePolicy::default(), CachePolicy::coherent(level)] {
+            for offset in [0i16, 4, -8] {
+                let i = if op.is_store() {
+                    GlobalInst::store(6, 7, 0, offset, cache)
+                } else {
+                    GlobalInst::load(5, 2, 0, offset, cache)
+                };
+                p.push(i.into());
+            }
+        }
+        let glc_only = CachePolicy {
+            glc: true,
+            dlc: false,
+        };
+        p.push(GlobalInst::load(9, 8, 4, 0, glc_only).into());
+    }
+    let mut targets = vec![ExpTarget::Mrt(0), ExpTarget::Mrt(7), ExpTarget::Pos(0)];
+    if !level.is_gfx11_plus() {
+        targets.push(ExpTarget::Null);
+        targets.push(ExpTarget::Param(0));
+        targets.push(ExpTarget::Param(1));
+    }
+    if level != GfxLevel::Gfx9 {
+        targets.push(ExpTarget::Prim);
+    }
+    for t in targets {
+        for (src, done) in [
+            ([Some(1), Some(2), Some(3), Some(4)], false),
+            ([Some(7), None, None, None], true),
+            ([None, None, None, None], true),
+        ] {
+            p.push(
+                ExportInst {
+                    target: t,
+                    src,
+                    done,
+                    vm: false,
+                }
+                .into(),
+            );
+        }
+    }
+    if !level.is_gfx11_plus() {
+        p.push(
+            ExportInst::ps_last(
+                level,
+                ExpTarget::Mrt(0),
+                [Some(7), Some(5), Some(2), Some(7)],
+            )
+            .into(),
+        );
+    } else {
+        p.push(ExportInst::ps_last(level, ExpTarget::Mrt(0), [Some(7), None, None, None]).into());
+    }
+    // Scalar forms the draw programs add around them, and a branch across vector code.
+    let l = Label("end");
+    p.insert(0, Inst::branch(Sopp::CbranchExecz, l).into());
+    p.push(Inst::sop2(Sop2::AndB64, Operand::Exec, Operand::Exec, Operand::Vcc).into());
+    p.push(Inst::Label(l).into());
+    p.push(Inst::endpgm().into());
+    p
+}
+
+#[test]
+fn every_vector_memory_and_export_form_disassembles_as_intended() {
+    let Some(mc) = common::llvm_mc() else {
+        common::skip("llvm-mc (Debian llvm-19) not installed at /usr/lib/llvm-19/bin/llvm-mc");
+        return;
+    };
+    for &fam in CHIPS {
+        let level = fam.gfx_level();
+        let prog = all_forms(level);
+        let listing = assemble_program(level, &prog).unwrap_or_else(|e| panic!("{fam}: {e}"));
+        let ours: Vec<String> = listing
+            .instruction_texts()
+            .iter()
+            .map(|t| normalize(t))
+            .collect();
+        let theirs = disassemble(&mc, fam.llvm_processor(), &listing.words())
+            .unwrap_or_else(|e| panic!("llvm-mc rejected the forms on {fam}:\n{e}\n{listing}"));
+        let theirs: Vec<String> = theirs.iter().map(|t| normalize(t)).collect();
+        assert_eq!(
+            ours.len(),
+            theirs.len(),
+            "{fam}: instruction count\n{listing}"
+        );
+        for (o, t) in ours.iter().zip(&theirs) {
+            assert_eq!(o, t, "{fam} ({}):\n{listing}", fam.llvm_processor());
+        }
+    }
+}

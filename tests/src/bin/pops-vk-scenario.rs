@@ -1,0 +1,1154 @@
+//! A Vulkan application run by the loader-level tests, one scenario per process so that loader
+//! environment variables and crashes stay isolated.
+//!
+//! `pops-vk-scenario <scenario>`; scenarios print one JSON object per line on stdout. Exit code 0:
+//! done; 2: the device lacks something the scenario needs (the message says what); 1: failure.
+
+use ash::vk;
+use pops_tests::local_shaders;
+
+/// The interlocked fragment shaders of the corpus the scenarios build pipelines from, with a
+/// sample count. Shading-rate interlock is absent: no AMD device has the feature.
+pub const DEFAULT_SHADERS: &str = "pixel_interlock_ordered.frag:1,pixel_interlock_ordered.frag:4,pixel_interlock_unordered.frag:1,sample_interlock_ordered.frag:8,sample_interlock_unordered.frag:4,oit_interlock.frag:1,oit_interlock.frag:8,oit_interlock_sample.frag:4,interlock_reads_only.frag:1,no_color_output.frag:1,interlock_buffer_reference.frag:1,color.frag:1";
+use std::ffi::CStr;
+use std::process::ExitCode;
+
+type Res<T> = Result<T, String>;
+
+fn vkerr(what: &str) -> impl Fn(vk::Result) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// What the device supports and what was enabled.
+#[derive(Default, Clone, Copy)]
+struct Caps {
+    interlock: bool,
+    gpl: bool,
+    shader_object: bool,
+    module_identifier: bool,
+    dynamic_rendering: bool,
+    mutable: bool,
+}
+
+struct Ctx {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    pdev: vk::PhysicalDevice,
+    device: ash::Device,
+    caps: Caps,
+    queue_family: u32,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    name: String,
+}
+
+/// Push constants for every graphics stage (the corpus uses up to a few words).
+const PUSH_CONSTANTS: [vk::PushConstantRange; 1] = [vk::PushConstantRange {
+    stage_flags: vk::ShaderStageFlags::ALL_GRAPHICS,
+    offset: 0,
+    size: 128,
+}];
+
+fn has_ext(exts: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    exts.iter()
+        .any(|e| e.extension_name_as_c_str().ok() == Some(name))
+}
+
+fn create_ctx(app: &CStr) -> Res<Ctx> {
+    // SAFETY: loads libvulkan.so.1, the system loader.
+    let entry = unsafe { ash::Entry::load() }.map_err(|e| format!("loader: {e}"))?;
+    let app_info = vk::ApplicationInfo::default()
+        .application_name(app)
+        .api_version(vk::API_VERSION_1_3);
+    // POPS_SCENARIO_API_SETTINGS="report=path;chip=navi10": VK_EXT_layer_settings values for
+    // VK_LAYER_POPS_interlock, as an application would chain them.
+    let api: Vec<(std::ffi::CString, std::ffi::CString)> =
+        std::env::var("POPS_SCENARIO_API_SETTINGS")
+            .unwrap_or_default()
+            .split(';')
+            .filter_map(|kv| kv.split_once('='))
+            .filter_map(|(k, v)| {
+                Some((
+                    std::ffi::CString::new(k).ok()?,
+                    std::ffi::CString::new(v).ok()?,
+                ))
+            })
+            .collect();
+    let value_ptrs: Vec<*const std::ffi::c_char> = api.iter().map(|(_, v)| v.as_ptr()).collect();
+    let settings: Vec<vk::LayerSettingEXT> = api
+        .iter()
+        .zip(&value_ptrs)
+        .map(|((k, _), v)| {
+            let mut s = vk::LayerSettingEXT::default()
+                .layer_name(c"VK_LAYER_POPS_interlock")
+                .setting_name(k)
+                .ty(vk::LayerSettingTypeEXT::STRING);
+            s.value_count = 1;
+            s.p_values = v as *const *const std::ffi::c_char as *const std::ffi::c_void;
+            s
+        })
+        .collect();
+    let mut layer_settings = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
+    let mut ci = vk::InstanceCreateInfo::default().application_info(&app_info);
+    if !settings.is_empty() {
+        ci = ci.push_next(&mut layer_settings);
+    }
+    // SAFETY: valid create info.
+    let instance =
+        unsafe { entry.create_instance(&ci, None) }.map_err(vkerr("vkCreateInstance"))?;
+    // SAFETY: live instance.
+    let pdevs = unsafe { instance.enumerate_physical_devices() }
+        .map_err(vkerr("vkEnumeratePhysicalDevices"))?;
+    let pdev = *pdevs.first().ok_or("no physical device")?;
+    // SAFETY: live physical device.
+    let props = unsafe { instance.get_physical_device_properties(pdev) };
+    let name = props
+        .device_name_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if props.api_version < vk::API_VERSION_1_3 {
+        return Err(format!("{name}: Vulkan 1.3 needed"));
+    }
+    // SAFETY: live physical device.
+    let exts = unsafe { instance.enumerate_device_extension_properties(pdev) }
+        .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))?;
+
+    let mut f_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+    let mut f_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
+    let mut f_so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
+    let mut f_mi = vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT::default();
+    let mut f_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut f13)
+        .push_next(&mut f12);
+    let mut names: Vec<*const std::ffi::c_char> = Vec::new();
+    let want = [
+        (vk::EXT_FRAGMENT_SHADER_INTERLOCK_NAME, 0),
+        (vk::EXT_GRAPHICS_PIPELINE_LIBRARY_NAME, 1),
+        (vk::KHR_PIPELINE_LIBRARY_NAME, 9),
+        (vk::EXT_SHADER_OBJECT_NAME, 2),
+        (vk::EXT_SHADER_MODULE_IDENTIFIER_NAME, 3),
+        (vk::EXT_PIPELINE_CREATION_CACHE_CONTROL_NAME, 9),
+        (vk::EXT_MUTABLE_DESCRIPTOR_TYPE_NAME, 4),
+    ];
+    // POPS_SCENARIO_BASIC=1: no shader objects (VK_LAYER_KHRONOS_validation 1.3.239 predates
+    // VK_EXT_shader_object and crashes on its feature structure).
+    let basic = std::env::var("POPS_SCENARIO_BASIC").is_ok_and(|v| v == "1");
+    let mut present = [false; 5];
+    for (n, i) in want {
+        if basic && i == 2 {
+            continue;
+        }
+        if has_ext(&exts, n) {
+            names.push(n.as_ptr());
+            if i < present.len() {
+                present[i] = true;
+            }
+        }
+    }
+    if present[0] {
+        f2 = f2.push_next(&mut f_interlock);
+    }
+    if present[1] {
+        f2 = f2.push_next(&mut f_gpl);
+    }
+    if present[2] {
+        f2 = f2.push_next(&mut f_so);
+    }
+    if present[3] {
+        f2 = f2.push_next(&mut f_mi);
+    }
+    if present[4] {
+        f2 = f2.push_next(&mut f_mut);
+    }
+    // SAFETY: a valid features chain.
+    unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
+    let base = f2.features;
+    let caps = Caps {
+        interlock: f_interlock.fragment_shader_pixel_interlock == vk::TRUE,
+        gpl: f_gpl.graphics_pipeline_library == vk::TRUE,
+        shader_object: f_so.shader_object == vk::TRUE,
+        module_identifier: f_mi.shader_module_identifier == vk::TRUE,
+        dynamic_rendering: f13.dynamic_rendering == vk::TRUE,
+        mutable: f_mut.mutable_descriptor_type == vk::TRUE,
+    };
+    let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
+        .fragment_shader_pixel_interlock(f_interlock.fragment_shader_pixel_interlock == vk::TRUE)
+        .fragment_shader_sample_interlock(f_interlock.fragment_shader_sample_interlock == vk::TRUE);
+    let mut e_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+        .graphics_pipeline_library(caps.gpl);
+    let mut e_so =
+        vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(caps.shader_object);
+    let mut e_mi = vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT::default()
+        .shader_module_identifier(caps.module_identifier);
+    let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
+        .dynamic_rendering(caps.dynamic_rendering)
+        .pipeline_creation_cache_control(f13.pipeline_creation_cache_control == vk::TRUE);
+    let mut e_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default()
+        .mutable_descriptor_type(caps.mutable);
+    let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+        .buffer_device_address(f12.buffer_device_address == vk::TRUE);
+    let features = vk::PhysicalDeviceFeatures::default()
+        .sample_rate_shading(base.sample_rate_shading == vk::TRUE)
+        .fragment_stores_and_atomics(base.fragment_stores_and_atomics == vk::TRUE);
+    let prio = [1.0f32];
+    // SAFETY: live physical device.
+    let qf = unsafe { instance.get_physical_device_queue_family_properties(pdev) };
+    let queue_family = qf
+        .iter()
+        .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+        .ok_or("no graphics queue")? as u32;
+    let qci = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&prio)];
+    let mut dci = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&qci)
+        .enabled_extension_names(&names)
+        .enabled_features(&features)
+        .push_next(&mut e13)
+        .push_next(&mut e12);
+    if present[0] {
+        dci = dci.push_next(&mut e_interlock);
+    }
+    if present[1] {
+        dci = dci.push_next(&mut e_gpl);
+    }
+    if present[2] {
+        dci = dci.push_next(&mut e_so);
+    }
+    if present[3] {
+        dci = dci.push_next(&mut e_mi);
+    }
+    if present[4] {
+        dci = dci.push_next(&mut e_mut);
+    }
+    // SAFETY: valid create info.
+    let device =
+        unsafe { instance.create_device(pdev, &dci, None) }.map_err(vkerr("vkCreateDevice"))?;
+    // The corpus shaders use set 0 bindings 0 and 1 as storage images or storage buffers, and
+    // push constants: one layout fits all of them when each binding may hold either type
+    // (VK_EXT_mutable_descriptor_type).
+    let binding_type = if caps.mutable {
+        vk::DescriptorType::MUTABLE_EXT
+    } else {
+        vk::DescriptorType::STORAGE_BUFFER
+    };
+    let bindings = [
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(binding_type)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::FRAGMENT),
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(1)
+            .descriptor_type(if caps.mutable {
+                binding_type
+            } else {
+                vk::DescriptorType::STORAGE_IMAGE
+            })
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::FRAGMENT),
+    ];
+    let types = [
+        vk::DescriptorType::STORAGE_IMAGE,
+        vk::DescriptorType::STORAGE_BUFFER,
+    ];
+    let lists = [
+        vk::MutableDescriptorTypeListEXT::default().descriptor_types(&types),
+        vk::MutableDescriptorTypeListEXT::default().descriptor_types(&types),
+    ];
+    let mut mutable =
+        vk::MutableDescriptorTypeCreateInfoEXT::default().mutable_descriptor_type_lists(&lists);
+    let mut sci = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+    if caps.mutable {
+        sci = sci.push_next(&mut mutable);
+    }
+    // SAFETY: valid create info.
+    let set_layout = unsafe { device.create_descriptor_set_layout(&sci, None) }
+        .map_err(vkerr("vkCreateDescriptorSetLayout"))?;
+    let sets = [set_layout];
+    let lci = vk::PipelineLayoutCreateInfo::default()
+        .set_layouts(&sets)
+        .push_constant_ranges(&PUSH_CONSTANTS);
+    // SAFETY: valid create info.
+    let layout = unsafe { device.create_pipeline_layout(&lci, None) }
+        .map_err(vkerr("vkCreatePipelineLayout"))?;
+    Ok(Ctx {
+        _entry: entry,
+        instance,
+        pdev,
+        device,
+        caps,
+        queue_family,
+        set_layout,
+        layout,
+        name,
+    })
+}
+
+impl Ctx {
+    fn destroy(self) {
+        // SAFETY: every object of this context, destroyed once, children first.
+        unsafe {
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+
+    fn module(&self, spv: &[u8]) -> Res<vk::ShaderModule> {
+        let words =
+            ash::util::read_spv(&mut std::io::Cursor::new(spv)).map_err(|e| e.to_string())?;
+        let ci = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: valid create info.
+        unsafe { self.device.create_shader_module(&ci, None) }
+            .map_err(vkerr("vkCreateShaderModule"))
+    }
+}
+
+/// A shader of the corpus (`shaders/glsl/`) or of `tests/shaders/`, by file name.
+fn spv(name: &str) -> Res<&'static [u8]> {
+    if let Some(s) = shaders::corpus::get(name) {
+        return Ok(s.spirv);
+    }
+    local_shaders::SHADERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .ok_or_else(|| format!("shader {name} not built (glslangValidator missing?)"))
+}
+
+fn words(spv: &[u8]) -> Res<Vec<u32>> {
+    ash::util::read_spv(&mut std::io::Cursor::new(spv)).map_err(|e| e.to_string())
+}
+
+fn samples_flag(n: u32) -> vk::SampleCountFlags {
+    vk::SampleCountFlags::from_raw(n.max(1))
+}
+
+/// Fixed-function state shared by every pipeline of the scenarios.
+struct Fixed {
+    vi: vk::PipelineVertexInputStateCreateInfo<'static>,
+    ia: vk::PipelineInputAssemblyStateCreateInfo<'static>,
+    vp: vk::PipelineViewportStateCreateInfo<'static>,
+    rs: vk::PipelineRasterizationStateCreateInfo<'static>,
+    ms: vk::PipelineMultisampleStateCreateInfo<'static>,
+    ds: vk::PipelineDepthStencilStateCreateInfo<'static>,
+    att: [vk::PipelineColorBlendAttachmentState; 1],
+    dyn_states: [vk::DynamicState; 2],
+    formats: [vk::Format; 1],
+}
+
+impl Fixed {
+    fn new(samples: u32) -> Box<Fixed> {
+        Box::new(Fixed {
+            vi: vk::PipelineVertexInputStateCreateInfo::default(),
+            ia: vk::PipelineInputAssemblyStateCreateInfo::default()
+                .topology(vk::PrimitiveTopology::TRIANGLE_LIST),
+            vp: vk::PipelineViewportStateCreateInfo::default()
+                .viewport_count(1)
+                .scissor_count(1),
+            rs: vk::PipelineRasterizationStateCreateInfo::default()
+                .polygon_mode(vk::PolygonMode::FILL)
+                .cull_mode(vk::CullModeFlags::NONE)
+                .line_width(1.0),
+            ms: vk::PipelineMultisampleStateCreateInfo::default()
+                .rasterization_samples(samples_flag(samples)),
+            ds: vk::PipelineDepthStencilStateCreateInfo::default(),
+            att: [vk::PipelineColorBlendAttachmentState::default()
+                .color_write_mask(vk::ColorComponentFlags::RGBA)],
+            dyn_states: [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR],
+            formats: [vk::Format::R8G8B8A8_UNORM],
+        })
+    }
+}
+
+/// One created object, as the scenario prints it for the test to match with the report.
+struct Made {
+    way: &'static str,
+    kind: &'static str,
+    handle: u64,
+}
+
+fn print_made(shader: &str, samples: u32, m: &Made) {
+    println!(
+        "{}",
+        serde_json::json!({"shader": shader, "samples": samples, "way": m.way, "kind": m.kind, "handle": format!("0x{:x}", m.handle)})
+    );
+}
+
+/// Creates a complete pipeline with the fragment stage `frag` (a prepared stage create info).
+fn full_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    frag: vk::PipelineShaderStageCreateInfo<'_>,
+    cache: vk::PipelineCache,
+    flags: vk::PipelineCreateFlags,
+) -> Result<vk::Pipeline, vk::Result> {
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vert)
+            .name(c"main"),
+        frag,
+    ];
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .flags(flags)
+        .stages(&stages)
+        .vertex_input_state(&fx.vi)
+        .input_assembly_state(&fx.ia)
+        .viewport_state(&fx.vp)
+        .rasterization_state(&fx.rs)
+        .multisample_state(&fx.ms)
+        .depth_stencil_state(&fx.ds)
+        .color_blend_state(&cb)
+        .dynamic_state(&dy)
+        .layout(ctx.layout)
+        .push_next(&mut rendering);
+    // SAFETY: valid create info.
+    let r = unsafe { ctx.device.create_graphics_pipelines(cache, &[ci], None) };
+    match r {
+        Ok(p) => Ok(p[0]),
+        Err((p, e)) => {
+            if p.first().is_some_and(|p| *p != vk::Pipeline::null()) {
+                Ok(p[0])
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Builds the four graphics pipeline libraries and links them.
+fn gpl_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    frag: vk::ShaderModule,
+) -> Res<(vk::Pipeline, vk::Pipeline, Vec<vk::Pipeline>)> {
+    use vk::GraphicsPipelineLibraryFlagsEXT as G;
+    let lib = |flags: G, ci: vk::GraphicsPipelineCreateInfo<'_>| -> Res<vk::Pipeline> {
+        let gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(flags);
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
+        rendering.p_next = &gpl as *const _ as *const std::ffi::c_void;
+        let mut ci = ci
+            .flags(vk::PipelineCreateFlags::LIBRARY_KHR)
+            .layout(ctx.layout);
+        ci.p_next = &rendering as *const _ as *const std::ffi::c_void;
+        // SAFETY: valid create info; the chained structures outlive the call.
+        unsafe {
+            ctx.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+        }
+        .map(|p| p[0])
+        .map_err(|(_, e)| format!("library {flags:?}: {e}"))
+    };
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+    let vstage = [vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::VERTEX)
+        .module(vert)
+        .name(c"main")];
+    let fstage = [vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::FRAGMENT)
+        .module(frag)
+        .name(c"main")];
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
+    let c = vk::GraphicsPipelineCreateInfo::default;
+    let vi = lib(
+        G::VERTEX_INPUT_INTERFACE,
+        c().vertex_input_state(&fx.vi).input_assembly_state(&fx.ia),
+    )?;
+    let pre = lib(
+        G::PRE_RASTERIZATION_SHADERS,
+        c().stages(&vstage)
+            .viewport_state(&fx.vp)
+            .rasterization_state(&fx.rs)
+            .dynamic_state(&dy),
+    )?;
+    let fs = lib(
+        G::FRAGMENT_SHADER,
+        c().stages(&fstage)
+            .multisample_state(&fx.ms)
+            .depth_stencil_state(&fx.ds),
+    )?;
+    let out = lib(
+        G::FRAGMENT_OUTPUT_INTERFACE,
+        c().multisample_state(&fx.ms).color_blend_state(&cb),
+    )?;
+    let libs = [vi, pre, fs, out];
+    let mut li = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .layout(ctx.layout)
+        .push_next(&mut li);
+    // SAFETY: valid create info.
+    let linked = unsafe {
+        ctx.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .map(|p| p[0])
+    .map_err(|(_, e)| format!("link: {e}"))?;
+    Ok((fs, linked, libs.to_vec()))
+}
+
+/// Every way of delivering fragment SPIR-V for one shader; prints what was made.
+fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Made>> {
+    let fx = Fixed::new(samples);
+    let vert = ctx.module(spv("fullscreen.vert")?)?;
+    let frag_spv = spv(shader)?;
+    let frag = ctx.module(frag_spv)?;
+    let mut made = Vec::new();
+    let mut pipelines = Vec::new();
+
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::FRAGMENT)
+        .module(frag)
+        .name(c"main");
+    let p = full_pipeline(
+        ctx,
+        &fx,
+        vert,
+        stage,
+        vk::PipelineCache::null(),
+        vk::PipelineCreateFlags::empty(),
+    )
+    .map_err(vkerr("pipeline (module)"))?;
+    made.push(Made {
+        way: "module",
+        kind: "pipeline",
+        handle: vk::Handle::as_raw(p),
+    });
+    pipelines.push(p);
+
+    if ctx.caps.gpl {
+        let w = words(frag_spv)?;
+        let mut smci = vk::ShaderModuleCreateInfo::default().code(&w);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .name(c"main")
+            .push_next(&mut smci);
+        let p = full_pipeline(
+            ctx,
+            &fx,
+            vert,
+            stage,
+            vk::PipelineCache::null(),
+            vk::PipelineCreateFlags::empty(),
+        )
+        .map_err(vkerr("pipeline (inline)"))?;
+        made.push(Made {
+            way: "inline",
+            kind: "pipeline",
+            handle: vk::Handle::as_raw(p),
+        });
+        pipelines.push(p);
+
+        let (fs, linked, libs) = gpl_pipeline(ctx, &fx, vert, frag)?;
+        made.push(Made {
+            way: "gpl",
+            kind: "library",
+            handle: vk::Handle::as_raw(fs),
+        });
+        made.push(Made {
+            way: "gpl",
+            kind: "pipeline",
+            handle: vk::Handle::as_raw(linked),
+        });
+        pipelines.push(linked);
+        pipelines.extend(libs);
+    }
+
+    if ctx.caps.module_identifier {
+        let mi = ash::ext::shader_module_identifier::Device::new(&ctx.instance, &ctx.device);
+        let mut id = vk::ShaderModuleIdentifierEXT::default();
+        // SAFETY: live module.
+        unsafe { (mi.fp().get_shader_module_identifier_ext)(ctx.device.handle(), frag, &mut id) };
+        let cci = vk::PipelineCacheCreateInfo::default();
+        // SAFETY: valid create info.
+        let cache =
+            unsafe { ctx.device.create_pipeline_cache(&cci, None) }.map_err(vkerr("cache"))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(c"main");
+        // Warm the cache so that the identifier-only creation can succeed.
+        let warm = full_pipeline(
+            ctx,
+            &fx,
+            vert,
+            stage,
+            cache,
+            vk::PipelineCreateFlags::empty(),
+        )
+        .map_err(vkerr("pipeline (cache warm-up)"))?;
+        pipelines.push(warm);
+        let id_bytes = id.identifier[..id.identifier_size as usize].to_vec();
+        let mut ident =
+            vk::PipelineShaderStageModuleIdentifierCreateInfoEXT::default().identifier(&id_bytes);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .name(c"main")
+            .push_next(&mut ident);
+        match full_pipeline(
+            ctx,
+            &fx,
+            vert,
+            stage,
+            cache,
+            vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED_EXT,
+        ) {
+            Ok(p) => {
+                made.push(Made {
+                    way: "identifier",
+                    kind: "pipeline",
+                    handle: vk::Handle::as_raw(p),
+                });
+                pipelines.push(p);
+            }
+            Err(e) => println!(
+                "{}",
+                serde_json::json!({"shader": shader, "way": "identifier", "not_created": e.to_string()})
+            ),
+        }
+        // SAFETY: no pipeline creation is in flight on the cache.
+        unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
+    }
+
+    if ctx.caps.shader_object {
+        let so = ash::ext::shader_object::Device::new(&ctx.instance, &ctx.device);
+        let sets = [ctx.set_layout];
+        let ci = vk::ShaderCreateInfoEXT::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+            .code(frag_spv)
+            .name(c"main")
+            .set_layouts(&sets)
+            .push_constant_ranges(&PUSH_CONSTANTS);
+        // SAFETY: valid create info.
+        let s = unsafe { so.create_shaders(&[ci], None) }
+            .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
+        made.push(Made {
+            way: "shader_object",
+            kind: "shader_object",
+            handle: vk::Handle::as_raw(s[0]),
+        });
+        if cleanup {
+            // SAFETY: live shader object.
+            unsafe { so.destroy_shader(s[0], None) };
+        }
+    }
+
+    if cleanup {
+        // SAFETY: objects of this function, destroyed once; libraries after linked pipelines.
+        unsafe {
+            for p in pipelines {
+                ctx.device.destroy_pipeline(p, None);
+            }
+            ctx.device.destroy_shader_module(frag, None);
+            ctx.device.destroy_shader_module(vert, None);
+        }
+    }
+    Ok(made)
+}
+
+fn env_u32(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn scenario_pipelines() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-pipelines")?;
+    println!(
+        "{}",
+        serde_json::json!({"device": ctx.name, "caps": {
+        "interlock": ctx.caps.interlock, "gpl": ctx.caps.gpl, "shader_object": ctx.caps.shader_object,
+        "module_identifier": ctx.caps.module_identifier}})
+    );
+    if !ctx.caps.interlock {
+        return Err(format!(
+            "SKIP {}: no fragmentShaderPixelInterlock",
+            ctx.name
+        ));
+    }
+    let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
+    for item in list.split(',') {
+        let (shader, samples) = item.split_once(':').unwrap_or((item, "1"));
+        let samples: u32 = samples
+            .parse()
+            .map_err(|_| format!("bad sample count in {item}"))?;
+        for m in all_ways(&ctx, shader, samples, true)? {
+            print_made(shader, samples, &m);
+        }
+    }
+    ctx.destroy();
+    Ok(())
+}
+
+/// Times vkCreateShaderModule + vkCreateGraphicsPipelines (the calls the layer intercepts) for
+/// the corpus shaders, POPS_BENCH_ITERS times each; prints the total in nanoseconds.
+fn scenario_bench() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-bench")?;
+    let iters = env_u32("POPS_BENCH_ITERS", 3);
+    let fx = Fixed::new(1);
+    let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
+    let vert = ctx.module(spv("fullscreen.vert")?)?;
+    let mut total = std::time::Duration::ZERO;
+    let mut cpu_ns = 0i64;
+    let mut n = 0u32;
+    // CPU time of this thread: the driver compiles on the calling thread, and CPU time is far less
+    // disturbed than wall time by other processes on a shared machine.
+    let thread_cpu = || {
+        nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+            .map(|t| t.tv_sec() * 1_000_000_000 + t.tv_nsec())
+            .unwrap_or(0)
+    };
+    for _ in 0..iters {
+        for item in list.split(',') {
+            let shader = item.split(':').next().unwrap_or(item);
+            let code = spv(shader)?;
+            let t = std::time::Instant::now();
+            let c0 = thread_cpu();
+            let frag = ctx.module(code)?;
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(frag)
+                .name(c"main");
+            let p = full_pipeline(
+                &ctx,
+                &fx,
+                vert,
+                stage,
+                vk::PipelineCache::null(),
+                vk::PipelineCreateFlags::empty(),
+            )
+            .map_err(vkerr("pipeline"))?;
+            cpu_ns += thread_cpu() - c0;
+            total += t.elapsed();
+            n += 1;
+            // SAFETY: objects of this iteration, destroyed once.
+            unsafe {
+                ctx.device.destroy_pipeline(p, None);
+                ctx.device.destroy_shader_module(frag, None);
+            }
+        }
+    }
+    // SAFETY: live module.
+    unsafe { ctx.device.destroy_shader_module(vert, None) };
+    println!(
+        "{}",
+        serde_json::json!({"pipelines": n, "ns": total.as_nanos() as u64, "cpu_ns": cpu_ns})
+    );
+    ctx.destroy();
+    Ok(())
+}
+
+fn scenario_threads() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-threads")?;
+    let threads = env_u32("POPS_SCENARIO_THREADS", 16);
+    let per = env_u32("POPS_SCENARIO_PER_THREAD", 4);
+    let fx = Fixed::new(1);
+    let total = std::sync::atomic::AtomicU32::new(0);
+    let shader = if ctx.caps.interlock {
+        "pixel_interlock_ordered.frag"
+    } else {
+        "color.frag"
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| -> Res<()> {
+                for _ in 0..per {
+                    let vert = ctx.module(spv("fullscreen.vert")?)?;
+                    let frag = ctx.module(spv(shader)?)?;
+                    let stage = vk::PipelineShaderStageCreateInfo::default()
+                        .stage(vk::ShaderStageFlags::FRAGMENT)
+                        .module(frag)
+                        .name(c"main");
+                    let p = full_pipeline(
+                        &ctx,
+                        &fx,
+                        vert,
+                        stage,
+                        vk::PipelineCache::null(),
+                        vk::PipelineCreateFlags::empty(),
+                    )
+                    .map_err(vkerr("pipeline"))?;
+                    total.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    // SAFETY: objects of this iteration, destroyed once.
+                    unsafe {
+                        ctx.device.destroy_pipeline(p, None);
+                        ctx.device.destroy_shader_module(frag, None);
+                        ctx.device.destroy_shader_module(vert, None);
+                    }
+                }
+                Ok(())
+            });
+        }
+    });
+    println!(
+        "{}",
+        serde_json::json!({"pipelines": total.load(std::sync::atomic::Ordering::Relaxed), "shader": shader})
+    );
+    ctx.destroy();
+    Ok(())
+}
+
+fn scenario_malformed() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-malformed")?;
+    let cases: Vec<(&str, Vec<u32>)> = vec![
+        ("bad_magic", vec![0xdead_beef, 0x0001_0000, 0, 10, 0]),
+        ("truncated", vec![0x0723_0203, 0x0001_0000]),
+        (
+            "huge_word_count",
+            vec![0x0723_0203, 0x0001_0000, 0, 10, 0, 0xffff_0011, 1],
+        ),
+        (
+            "zero_word_count",
+            vec![0x0723_0203, 0x0001_0000, 0, 10, 0, 0x0000_0011, 1],
+        ),
+    ];
+    for (name, w) in cases {
+        let ci = vk::ShaderModuleCreateInfo::default().code(&w);
+        // SAFETY: a create info with well-formed memory; the SPIR-V content is the test input.
+        let r = unsafe { ctx.device.create_shader_module(&ci, None) };
+        let result = match r {
+            Ok(m) => {
+                // SAFETY: live module.
+                unsafe { ctx.device.destroy_shader_module(m, None) };
+                "created".to_string()
+            }
+            Err(e) => e.to_string(),
+        };
+        println!("{}", serde_json::json!({"case": name, "result": result}));
+    }
+    // Destroying handles the layer never saw must pass through harmlessly.
+    // SAFETY: VK_NULL_HANDLE destruction is valid for every destroy command.
+    unsafe {
+        ctx.device
+            .destroy_shader_module(vk::ShaderModule::null(), None);
+        ctx.device.destroy_pipeline(vk::Pipeline::null(), None);
+    }
+    ctx.destroy();
+    Ok(())
+}
+
+fn scenario_two() -> Res<()> {
+    let a = create_ctx(c"pops-scenario-two-a")?;
+    let b = create_ctx(c"pops-scenario-two-b")?;
+    let shader = if a.caps.interlock {
+        "pixel_interlock_ordered.frag"
+    } else {
+        "color.frag"
+    };
+    let ma = all_ways(&a, shader, 1, false)?;
+    let mb = all_ways(&b, shader, 1, false)?;
+    for m in ma.iter().chain(&mb) {
+        print_made(shader, 1, m);
+    }
+    // Destroy in the other order than creation; pipelines are left to device destruction
+    // (invalid for the app, but the layer must cope with the handles it tracks going away).
+    b.destroy();
+    let ma2 = all_ways(&a, shader, 1, true)?;
+    println!("{}", serde_json::json!({"after_destroy_b": ma2.len()}));
+    a.destroy();
+    Ok(())
+}
+
+fn scenario_exit_with_live_device() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-exit")?;
+    let shader = if ctx.caps.interlock {
+        "pixel_interlock_ordered.frag"
+    } else {
+        "color.frag"
+    };
+    let made = all_ways(&ctx, shader, 1, false)?;
+    for m in &made {
+        print_made(shader, 1, m);
+    }
+    std::mem::forget(ctx);
+    std::process::exit(0);
+}
+
+/// Renders a 64×64 frame of `color.frag` and writes the bytes to POPS_SCENARIO_OUT.
+fn scenario_render() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-render")?;
+    let out = std::env::var("POPS_SCENARIO_OUT").map_err(|_| "POPS_SCENARIO_OUT not set")?;
+    let bytes = render(&ctx)?;
+    std::fs::write(&out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+    println!(
+        "{}",
+        serde_json::json!({"device": ctx.name, "bytes": bytes.len()})
+    );
+    ctx.destroy();
+    Ok(())
+}
+
+fn render(ctx: &Ctx) -> Res<Vec<u8>> {
+    const W: u32 = 64;
+    let d = &ctx.device;
+    // SAFETY (whole function): objects created and destroyed here in order, with waits before
+    // reading back; every create info is well-formed.
+    unsafe {
+        let mem_props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
+        let find = |bits: u32, flags: vk::MemoryPropertyFlags| -> Res<u32> {
+            (0..mem_props.memory_type_count)
+                .find(|&i| {
+                    bits & (1 << i) != 0
+                        && mem_props.memory_types[i as usize]
+                            .property_flags
+                            .contains(flags)
+                })
+                .ok_or_else(|| "no memory type".to_string())
+        };
+        let img = d
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .extent(vk::Extent3D {
+                        width: W,
+                        height: W,
+                        depth: 1,
+                    })
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .usage(
+                        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                    ),
+                None,
+            )
+            .map_err(vkerr("image"))?;
+        let req = d.get_image_memory_requirements(img);
+        let img_mem = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(find(
+                        req.memory_type_bits,
+                        vk::MemoryPropertyFlags::empty(),
+                    )?),
+                None,
+            )
+            .map_err(vkerr("memory"))?;
+        d.bind_image_memory(img, img_mem, 0)
+            .map_err(vkerr("bind"))?;
+        let size = (W * W * 4) as u64;
+        let buf = d
+            .create_buffer(
+                &vk::BufferCreateInfo::default()
+                    .size(size)
+                    .usage(vk::BufferUsageFlags::TRANSFER_DST),
+                None,
+            )
+            .map_err(vkerr("buffer"))?;
+        let breq = d.get_buffer_memory_requirements(buf);
+        let buf_mem = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(breq.size)
+                    .memory_type_index(find(
+                        breq.memory_type_bits,
+                        vk::MemoryPropertyFlags::HOST_VISIBLE
+                            | vk::MemoryPropertyFlags::HOST_COHERENT,
+                    )?),
+                None,
+            )
+            .map_err(vkerr("memory"))?;
+        d.bind_buffer_memory(buf, buf_mem, 0)
+            .map_err(vkerr("bind"))?;
+        let range = vk::ImageSubresourceRange::default()
+            .aspect_mask(vk::ImageAspectFlags::COLOR)
+            .level_count(1)
+            .layer_count(1);
+        let view = d
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(img)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .subresource_range(range),
+                None,
+            )
+            .map_err(vkerr("view"))?;
+        let fx = Fixed::new(1);
+        let vert = ctx.module(spv("fullscreen.vert")?)?;
+        let frag = ctx.module(spv("color.frag")?)?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(c"main");
+        let pipe = full_pipeline(
+            ctx,
+            &fx,
+            vert,
+            stage,
+            vk::PipelineCache::null(),
+            vk::PipelineCreateFlags::empty(),
+        )
+        .map_err(vkerr("pipeline"))?;
+        let pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
+                None,
+            )
+            .map_err(vkerr("pool"))?;
+        let cb = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .map_err(vkerr("cb"))?[0];
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("begin"))?;
+        let barrier = |old, new, src, dst, sa, da| {
+            let b = vk::ImageMemoryBarrier::default()
+                .old_layout(old)
+                .new_layout(new)
+                .src_access_mask(sa)
+                .dst_access_mask(da)
+                .image(img)
+                .subresource_range(range)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+            (b, src, dst)
+        };
+        let (b, s, t) = barrier(
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::AccessFlags::empty(),
+            vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+        );
+        d.cmd_pipeline_barrier(cb, s, t, vk::DependencyFlags::empty(), &[], &[], &[b]);
+        let att = [vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 0.0, 1.0],
+                },
+            })];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: vk::Extent2D {
+                width: W,
+                height: W,
+            },
+        };
+        d.cmd_begin_rendering(
+            cb,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&att),
+        );
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipe);
+        d.cmd_set_viewport(
+            cb,
+            0,
+            &[vk::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: W as f32,
+                height: W as f32,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            }],
+        );
+        d.cmd_set_scissor(cb, 0, &[area]);
+        d.cmd_draw(cb, 3, 1, 0, 0);
+        d.cmd_end_rendering(cb);
+        let (b, s, t) = barrier(
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+            vk::AccessFlags::TRANSFER_READ,
+        );
+        d.cmd_pipeline_barrier(cb, s, t, vk::DependencyFlags::empty(), &[], &[], &[b]);
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(
+                vk::ImageSubresourceLayers::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .layer_count(1),
+            )
+            .image_extent(vk::Extent3D {
+                width: W,
+                height: W,
+                depth: 1,
+            });
+        d.cmd_copy_image_to_buffer(
+            cb,
+            img,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            buf,
+            &[region],
+        );
+        d.end_command_buffer(cb).map_err(vkerr("end"))?;
+        let queue = d.get_device_queue(ctx.queue_family, 0);
+        let cbs = [cb];
+        d.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .map_err(vkerr("submit"))?;
+        d.queue_wait_idle(queue).map_err(vkerr("wait"))?;
+        let ptr = d
+            .map_memory(buf_mem, 0, size, vk::MemoryMapFlags::empty())
+            .map_err(vkerr("map"))?;
+        let bytes = std::slice::from_raw_parts(ptr as *const u8, size as usize).to_vec();
+        d.unmap_memory(buf_mem);
+        d.destroy_command_pool(pool, None);
+        d.destroy_pipeline(pipe, None);
+        d.destroy_shader_module(frag, None);
+        d.destroy_shader_module(vert, None);
+        d.destroy_image_view(view, None);
+        d.destroy_buffer(buf, None);
+        d.free_memory(buf_mem, None);
+        d.destroy_image(img, None);
+        d.free_memory(img_mem, None);
+        Ok(bytes)
+    }
+}
+
+fn main() -> ExitCode {
+    let scenario = std::env::args().nth(1).unwrap_or_default();
+    let r = match scenario.as_str() {
+        "pipelines" => scenario_pipelines(),
+        "threads" => scenario_threads(),
+        "malformed" => scenario_malformed(),
+        "two" => scenario_two(),
+        "exit-live" => scenario_exit_with_live_device(),
+        "render" => scenario_render(),
+        "bench" => scenario_bench(),
+        other => Err(format!("unknown scenario '{other}'")),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.starts_with("SKIP") => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("scenario {scenario} failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

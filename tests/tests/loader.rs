@@ -1,0 +1,607 @@
+//! The layer through the real Vulkan loader (Debian libvulkan1): RADV null hardware for five
+//! chips, lavapipe rendering, other layers above and below, threads, malformed SPIR-V, several
+//! instances and devices, settings from every source. Each scenario runs in a child process.
+
+use pops_tests::*;
+use serde_json::Value;
+use std::path::Path;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pops-vk-scenario");
+const LAYER: &str = "VK_LAYER_POPS_interlock";
+
+/// The RADV families item 8 of issue 5 names.
+const FAMILIES: [&str; 5] = ["vega10", "raven", "navi10", "navi21", "navi31"];
+
+fn radv(scenario: &str, family: &str) -> Scenario {
+    Scenario::new(BIN, scenario, RADV_ICD).env("RADV_FORCE_FAMILY", family)
+}
+
+fn check_ok(out: &std::process::Output, what: &str) -> bool {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) {
+        skip(&format!("{what}: {}", stderr.trim()));
+        return false;
+    }
+    let tail = |s: &str| {
+        s.chars()
+            .rev()
+            .take(4000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<String>()
+    };
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        tail(&String::from_utf8_lossy(&out.stdout)),
+        tail(&stderr)
+    );
+    true
+}
+
+/// Created objects the scenario printed (`{"way", "kind", "handle", "shader", "samples"}`).
+fn made(out: &std::process::Output) -> Vec<Value> {
+    json_lines(&out.stdout)
+        .into_iter()
+        .filter(|v| v.get("way").is_some() && v.get("handle").is_some())
+        .collect()
+}
+
+/// Pairs each created object with its report record, in creation order (handles may be reused
+/// after destruction, so the search only moves forward).
+fn pair<'a>(made: &'a [Value], report: &'a [Value]) -> Vec<(&'a Value, &'a Value)> {
+    let mut cursor = 0;
+    let mut out = Vec::new();
+    for m in made {
+        let pos = report[cursor..]
+            .iter()
+            .position(|r| r["handle"] == m["handle"] && r["kind"] == m["kind"])
+            .unwrap_or_else(|| panic!("no report record for {m} after record {cursor}"));
+        out.push((m, &report[cursor + pos]));
+        cursor += pos + 1;
+    }
+    out
+}
+
+fn codes(r: &Value) -> Vec<String> {
+    r["diagnostics"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .filter_map(|d| d["code"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the corpus source's `// expect:` line says of its fragment entry point.
+fn expected(shader: &str) -> std::collections::HashMap<String, String> {
+    if shader == "color.frag" {
+        return [("interlock", "none"), ("begin", "0")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    }
+    let src = shaders::corpus::get(shader)
+        .unwrap_or_else(|| panic!("{shader} not in the corpus"))
+        .source;
+    let line = src
+        .lines()
+        .find(|l| l.contains("expect:") && l.contains("model=Fragment"))
+        .unwrap_or_else(|| panic!("{shader} has no expect line"));
+    line.split("expect:")
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The state `pops state` gives for the scenario's pipelines: one RGBA8 target without blending,
+/// no depth/stencil, strict order, no VRS.
+fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState {
+    use pm4::pops;
+    let sh = shaders::corpus::get(shader).expect("corpus shader");
+    let info = shaders::spirv::analyze(&sh.words()).expect("analysis");
+    let e = info
+        .entry_points
+        .iter()
+        .find(|e| e.execution_model == shaders::spirv::ExecutionModel::Fragment)
+        .expect("fragment entry point");
+    let desc = pops::InterlockDesc {
+        mode: e.interlock,
+        resolves_intrawave: false,
+        has_color_output: e.has_color_output,
+        writes_memory: e.writes_memory,
+    };
+    let draw = pops::DrawState {
+        rasterization_samples: samples,
+        ..pops::DrawState::default()
+    };
+    let f = pm4::Family::parse(family).expect("family");
+    pops::derive(f, &desc, &draw, &pops::Experiments::default()).expect("derive")
+}
+
+#[test]
+fn radv_null_hardware_every_way_every_family() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    for family in FAMILIES {
+        let dir = temp_dir(&format!("radv-{family}"));
+        let report_path = dir.join("report.jsonl");
+        let out = radv("pipelines", family)
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        if !check_ok(&out, &format!("pipelines on RADV {family}")) {
+            continue;
+        }
+        let made = made(&out);
+        let ways: std::collections::BTreeSet<&str> =
+            made.iter().filter_map(|m| m["way"].as_str()).collect();
+        for way in ["module", "inline", "gpl", "identifier", "shader_object"] {
+            if !ways.contains(way) {
+                skip(&format!(
+                    "RADV {family} created no pipeline by way of '{way}'"
+                ));
+            }
+        }
+        let report = read_report(&report_path);
+        for (m, r) in pair(&made, &report) {
+            let ctx = format!("{family} {m} -> {r}");
+            assert_eq!(r["chip"], family, "{ctx}");
+            assert!(
+                r["device"].as_str().is_some_and(|d| d.contains("RADV")),
+                "{ctx}"
+            );
+            assert_eq!(r["app"], "pops-scenario-pipelines", "{ctx}");
+            assert_eq!(r["entry_point"], "main", "{ctx}");
+            let source = match (m["way"].as_str(), m["kind"].as_str()) {
+                (Some("module"), _) => "shader_module",
+                (Some("inline"), _) => "inline_create_info",
+                (Some("gpl"), Some("library")) => "shader_module",
+                (Some("gpl"), Some("pipeline")) => "library",
+                (Some("identifier"), _) => "module_identifier",
+                (Some("shader_object"), _) => "shader_object_spirv",
+                _ => panic!("unexpected {ctx}"),
+            };
+            assert_eq!(r["source"], source, "{ctx}");
+            if m["kind"] == "shader_object" {
+                assert_eq!(
+                    r["samples"],
+                    Value::Null,
+                    "shader objects have dynamic samples: {ctx}"
+                );
+            } else {
+                assert_eq!(r["samples"], m["samples"], "{ctx}");
+            }
+            if m["way"] == "identifier" {
+                assert_eq!(r["interlock"], "unknown", "{ctx}");
+                assert!(codes(r).contains(&"interlock-unknown".to_string()), "{ctx}");
+                continue;
+            }
+            let shader = m["shader"].as_str().unwrap_or_default();
+            let exp = expected(shader);
+            let mode = exp["interlock"].as_str();
+            assert_eq!(r["interlock"], mode, "{ctx}");
+            assert_eq!(r["begin_count"].to_string(), exp["begin"], "{ctx}");
+            if mode == "none" {
+                continue;
+            }
+            assert_eq!(r["end_count"].to_string(), exp["end"], "{ctx}");
+            assert_eq!(r["per_sample"].to_string(), exp["per_sample"], "{ctx}");
+            let c = codes(r);
+            let samples = m["samples"].as_u64().unwrap_or(1);
+            let is_so = m["kind"] == "shader_object";
+            // Article: pixel interlock with MSAA orders invocations along shared edges.
+            assert_eq!(
+                c.contains(&"pixel-interlock-with-msaa".to_string()),
+                mode.starts_with("pixel") && samples > 1 && !is_so,
+                "{ctx}"
+            );
+            // Article: VEGA10 and RAVEN need the drain workaround at 8 or more samples.
+            assert_eq!(
+                c.contains(&"pops-missed-overlap-workaround".to_string()),
+                matches!(family, "vega10" | "raven") && samples >= 8 && !is_so,
+                "{ctx}"
+            );
+            assert_eq!(
+                c.contains(&"no-color-output".to_string()),
+                exp["color"] == "false",
+                "{ctx}"
+            );
+            assert_eq!(
+                c.contains(&"interlock-without-memory-access".to_string()),
+                exp["accesses_memory"] == "false",
+                "{ctx}"
+            );
+            assert!(
+                !c.contains(&"interlock-feature-not-enabled".to_string()),
+                "{ctx}"
+            );
+            // The register state and PM4 are pops state's for the same inputs (shader objects:
+            // the sample count is dynamic and assumed 1).
+            let n = if is_so { 1 } else { samples as u32 };
+            let state = pops_state(family, shader, n);
+            assert_eq!(r["registers"], state.registers_json(), "{ctx}");
+            assert!(
+                r["registers"]["DB_SHADER_CONTROL"]["fields"].is_object(),
+                "{ctx}"
+            );
+            assert_eq!(
+                r["pm4"],
+                serde_json::json!(pm4::pops::emit(&state)),
+                "{ctx}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lavapipe_frame_is_byte_identical_with_and_without_the_layer() {
+    if !have_icd(LVP_ICD) {
+        return;
+    }
+    let dir = temp_dir("lavapipe");
+    let without = dir.join("without.rgba");
+    let with = dir.join("with.rgba");
+    let out = Scenario::new(BIN, "render", LVP_ICD)
+        .env("POPS_SCENARIO_OUT", &without)
+        .run();
+    if !check_ok(&out, "render on lavapipe") {
+        return;
+    }
+    let report = dir.join("report.jsonl");
+    let out = Scenario::new(BIN, "render", LVP_ICD)
+        .with_layers(&[LAYER])
+        .env("POPS_SCENARIO_OUT", &with)
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+        .run();
+    assert!(check_ok(&out, "render on lavapipe with the layer"));
+    let a = std::fs::read(&without).expect("frame without layer");
+    let b = std::fs::read(&with).expect("frame with layer");
+    assert_eq!(a.len(), 64 * 64 * 4);
+    assert!(
+        a.iter().any(|&x| x != 0 && x != 255),
+        "the frame has content"
+    );
+    assert!(a == b, "frames differ with the layer");
+    // The layer did see the pipeline.
+    let rec = read_report(&report);
+    assert_eq!(rec.len(), 1, "{rec:?}");
+    assert!(rec[0]["device"]
+        .as_str()
+        .is_some_and(|d| d.contains("llvmpipe")));
+    assert_eq!(rec[0]["chip"], Value::Null, "lavapipe is not an AMD device");
+}
+
+fn vuids(stderr: &[u8]) -> std::collections::BTreeSet<String> {
+    let s = String::from_utf8_lossy(stderr);
+    s.split(|c: char| c.is_whitespace() || c == '[' || c == ']' || c == '"')
+        .filter(|w| w.starts_with("VUID-") || w.starts_with("UNASSIGNED-"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Our layer above and below VK_LAYER_KHRONOS_validation and VK_LAYER_MESA_overlay. Validation
+/// must report exactly the same findings with our layer in either position as without it.
+#[test]
+fn stacked_with_validation_and_overlay() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let system_layers = Path::new("/usr/share/vulkan/explicit_layer.d");
+    let validation = system_layers
+        .join("VkLayer_khronos_validation.json")
+        .is_file();
+    let overlay = system_layers.join("VkLayer_MESA_overlay.json").is_file();
+    let shaders = "pixel_interlock_ordered.frag:4,color.frag:1";
+    let base = || {
+        radv("pipelines", "navi31")
+            .env("POPS_SCENARIO_SHADERS", shaders)
+            .env("POPS_SCENARIO_BASIC", "1")
+    };
+    let mut stacks: Vec<Vec<&str>> = Vec::new();
+    if validation {
+        let out = base().with_layers(&["VK_LAYER_KHRONOS_validation"]).run();
+        assert!(check_ok(&out, "validation alone"));
+        let alone = vuids(&out.stderr);
+        for stack in [
+            vec!["VK_LAYER_KHRONOS_validation", LAYER],
+            vec![LAYER, "VK_LAYER_KHRONOS_validation"],
+        ] {
+            let out = base().with_layers(&stack).run();
+            assert!(check_ok(&out, &format!("{stack:?}")));
+            assert_eq!(
+                vuids(&out.stderr),
+                alone,
+                "validation findings differ with {stack:?}"
+            );
+        }
+        stacks.push(vec!["VK_LAYER_KHRONOS_validation", LAYER]);
+    } else {
+        skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
+    }
+    if overlay {
+        stacks.push(vec!["VK_LAYER_MESA_overlay", LAYER]);
+        stacks.push(vec![LAYER, "VK_LAYER_MESA_overlay"]);
+    } else {
+        skip("VK_LAYER_MESA_overlay not installed (mesa-vulkan-drivers)");
+    }
+    for stack in stacks {
+        let dir = temp_dir("stack");
+        let report = dir.join("r.jsonl");
+        let out = base()
+            .with_layers(&stack)
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        assert!(check_ok(&out, &format!("{stack:?}")));
+        let made = made(&out);
+        assert!(!made.is_empty());
+        let rec = read_report(&report);
+        assert_eq!(pair(&made, &rec).len(), made.len(), "{stack:?}");
+    }
+}
+
+#[test]
+fn sixteen_threads_creating_pipelines() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = temp_dir("threads");
+    let report = dir.join("r.jsonl");
+    let out = radv("threads", "navi21")
+        .with_layers(&[LAYER])
+        .env("POPS_SCENARIO_THREADS", "16")
+        .env("POPS_SCENARIO_PER_THREAD", "4")
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+        .run();
+    assert!(check_ok(&out, "threads"));
+    let summary = json_lines(&out.stdout);
+    assert_eq!(
+        summary.last().map(|v| v["pipelines"].clone()),
+        Some(Value::from(64))
+    );
+    let rec = read_report(&report);
+    assert_eq!(rec.len(), 64, "one record per pipeline");
+    assert!(rec
+        .iter()
+        .all(|r| r["kind"] == "pipeline" && r["chip"] == "navi21"));
+}
+
+#[test]
+fn malformed_spirv_and_unknown_handles_do_not_crash() {
+    for (icd, family) in [(RADV_ICD, Some("navi10")), (LVP_ICD, None)] {
+        if !have_icd(icd) {
+            continue;
+        }
+        let mut s = Scenario::new(BIN, "malformed", icd).with_layers(&[LAYER]);
+        if let Some(f) = family {
+            s = s.env("RADV_FORCE_FAMILY", f);
+        }
+        let out = s.env("VK_POPS_INTERLOCK_LOG", "debug").run();
+        assert!(check_ok(&out, &format!("malformed on {icd}")));
+        let cases = json_lines(&out.stdout);
+        assert_eq!(cases.len(), 4, "{cases:?}");
+    }
+}
+
+#[test]
+fn two_instances_two_devices_and_exit_with_live_device() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = temp_dir("two");
+    let report = dir.join("r.jsonl");
+    let out = radv("two", "navi31")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+        .run();
+    assert!(check_ok(&out, "two"));
+    let created = made(&out);
+    let rec = read_report(&report);
+    let apps: std::collections::BTreeSet<String> = rec
+        .iter()
+        .filter_map(|r| r["app"].as_str().map(str::to_string))
+        .collect();
+    assert!(apps.contains("pops-scenario-two-a"), "{apps:?}");
+    assert!(apps.contains("pops-scenario-two-b"), "{apps:?}");
+    assert!(rec.len() >= created.len());
+
+    let report = dir.join("exit.jsonl");
+    let out = radv("exit-live", "navi31")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+        .run();
+    assert!(check_ok(&out, "exit with live device"));
+    let created = made(&out);
+    assert_eq!(pair(&created, &read_report(&report)).len(), created.len());
+}
+
+/// Settings: environment > vk_layer_settings.txt > VK_EXT_layer_settings.
+#[test]
+fn settings_precedence_through_the_loader() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = temp_dir("settings");
+    let run = |env_chip: Option<&str>, file: Option<&str>, api: Option<&str>| -> Vec<Value> {
+        let report = dir.join("r.jsonl");
+        let _ = std::fs::remove_file(&report);
+        let settings_file = dir.join("vk_layer_settings.txt");
+        let _ = std::fs::remove_file(&settings_file);
+        let mut s = radv("pipelines", "navi31")
+            .with_layers(&[LAYER])
+            .env("POPS_SCENARIO_SHADERS", "color.frag:1")
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1");
+        if let Some(c) = env_chip {
+            s = s.env("VK_POPS_INTERLOCK_CHIP", c);
+        }
+        if let Some(c) = file {
+            std::fs::write(
+                &settings_file,
+                format!("# test\npops_interlock.chip = {c}\n"),
+            )
+            .unwrap();
+            s = s.env("VK_LAYER_SETTINGS_PATH", &settings_file);
+        }
+        if let Some(c) = api {
+            s = s.env("POPS_SCENARIO_API_SETTINGS", format!("chip={c}"));
+        }
+        let out = s.run();
+        assert!(check_ok(&out, "settings"));
+        read_report(&report)
+    };
+    let chip = |rec: Vec<Value>| rec.first().map(|r| r["chip"].clone());
+    assert_eq!(chip(run(None, None, None)), Some(Value::from("navi31")));
+    assert_eq!(
+        chip(run(None, None, Some("vega10"))),
+        Some(Value::from("vega10"))
+    );
+    assert_eq!(
+        chip(run(None, Some("raven"), Some("vega10"))),
+        Some(Value::from("raven"))
+    );
+    assert_eq!(
+        chip(run(Some("navi10"), Some("raven"), Some("vega10"))),
+        Some(Value::from("navi10"))
+    );
+
+    // The report path from VK_EXT_layer_settings alone.
+    let api_report = dir.join("api.jsonl");
+    let out = radv("pipelines", "navi31")
+        .with_layers(&[LAYER])
+        .env("POPS_SCENARIO_SHADERS", "color.frag:1")
+        .env(
+            "POPS_SCENARIO_API_SETTINGS",
+            format!("report={};report_all=true", api_report.display()),
+        )
+        .run();
+    assert!(check_ok(&out, "api report"));
+    assert!(!read_report(&api_report).is_empty());
+}
+
+/// The implicit manifest: off unless VK_POPS_INTERLOCK_ENABLE=1, and
+/// VK_POPS_INTERLOCK_DISABLE=1 wins.
+#[test]
+fn implicit_manifest_enable_and_disable_environment() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let implicit = layer_manifest_dir()
+        .parent()
+        .map(|p| p.join("implicit_layer.d"))
+        .expect("profile dir");
+    let xdg = temp_dir("implicit");
+    let vk_dir = xdg.join("vulkan/implicit_layer.d");
+    std::fs::create_dir_all(&vk_dir).unwrap();
+    std::fs::copy(
+        implicit.join("VkLayer_pops_interlock_implicit.json"),
+        vk_dir.join("VkLayer_pops_interlock_implicit.json"),
+    )
+    .unwrap();
+    let run = |enable: bool, disable: bool| -> usize {
+        let report = xdg.join("r.jsonl");
+        let _ = std::fs::remove_file(&report);
+        let mut s = radv("pipelines", "navi31")
+            .env("VK_LOADER_LAYERS_DISABLE", "")
+            .env("XDG_DATA_HOME", &xdg)
+            .env("POPS_SCENARIO_SHADERS", "color.frag:1")
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1");
+        if enable {
+            s = s.env("VK_POPS_INTERLOCK_ENABLE", "1");
+        }
+        if disable {
+            s = s.env("VK_POPS_INTERLOCK_DISABLE", "1");
+        }
+        let out = s.run();
+        assert!(check_ok(&out, "implicit"));
+        read_report(&report).len()
+    };
+    assert_eq!(
+        run(false, false),
+        0,
+        "implicit layer must be off without the enable variable"
+    );
+    assert!(
+        run(true, false) > 0,
+        "VK_POPS_INTERLOCK_ENABLE=1 enables it"
+    );
+    assert_eq!(run(true, true), 0, "VK_POPS_INTERLOCK_DISABLE=1 wins");
+}
+
+/// `pops layer install --user` into a temporary HOME puts the layer where the loader finds it
+/// with nothing but VK_INSTANCE_LAYERS; `pops layer uninstall --user` removes it again.
+#[test]
+fn installed_with_pops_layer_install_user() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let manifests = layer_manifest_dir();
+    let lib = manifests
+        .parent()
+        .expect("profile dir")
+        .join("libVkLayer_pops_interlock.so");
+    let home = temp_dir("install-home");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let pops = |action: &str| {
+        let mut c = std::process::Command::new(&cargo);
+        c.current_dir(workspace_root())
+            .args([
+                "run", "--quiet", "-p", "pops-cli", "--", "layer", action, "--user",
+            ])
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME");
+        if action == "install" {
+            c.arg("--lib").arg(&lib);
+        }
+        let out = c.output().expect("run pops");
+        assert!(
+            out.status.success(),
+            "pops layer {action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    pops("install");
+    assert!(home
+        .join(".local/share/vulkan/explicit_layer.d/VkLayer_pops_interlock.json")
+        .is_file());
+    let report = home.join("r.jsonl");
+    let run = || {
+        let out = radv("pipelines", "navi31")
+            .env("HOME", &home)
+            .env("POPS_SCENARIO_SHADERS", "pixel_interlock_ordered.frag:1")
+            .env("VK_INSTANCE_LAYERS", LAYER)
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .run();
+        let _ = std::fs::remove_file(&report);
+        out
+    };
+    let out = run();
+    assert!(check_ok(&out, "installed layer"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
+        "the installed layer logged the pipeline"
+    );
+    pops("uninstall");
+    assert!(!home
+        .join(".local/lib/libVkLayer_pops_interlock.so")
+        .exists());
+    let out = run();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
+        "after uninstall the layer is gone"
+    );
+}

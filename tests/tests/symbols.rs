@@ -1,0 +1,49 @@
+//! Issue 5, item 1: the library exports exactly `vkNegotiateLoaderLayerInterfaceVersion` and does
+//! not link against libvulkan.
+
+use pops_tests::{layer_manifest_dir, skip};
+use std::process::Command;
+
+fn tool(cmd: &str, args: &[&str]) -> Option<String> {
+    match Command::new(cmd).args(args).output() {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Ok(o) => panic!("{cmd} failed: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => {
+            skip(&format!("{cmd} not runnable: {e}"));
+            None
+        }
+    }
+}
+
+#[test]
+fn exports_only_the_negotiation_function_and_no_libvulkan() {
+    let lib = layer_manifest_dir()
+        .parent()
+        .expect("profile dir")
+        .join("libVkLayer_pops_interlock.so");
+    let lib = lib.to_str().expect("utf-8 path");
+    if let Some(t) = tool("objdump", &["-T", lib]) {
+        // Defined (not *UND*) dynamic symbols.
+        let defined: Vec<&str> = t
+            .lines()
+            .filter(|l| l.contains(" DF ") || l.contains(" DO ") || l.contains(" g "))
+            .filter(|l| !l.contains("*UND*"))
+            .filter_map(|l| l.split_whitespace().last())
+            .collect();
+        assert_eq!(defined, ["vkNegotiateLoaderLayerInterfaceVersion"], "{t}");
+        let vk: Vec<&str> = t
+            .lines()
+            .filter_map(|l| l.split_whitespace().last())
+            .filter(|s| s.starts_with("vk"))
+            .collect();
+        assert_eq!(vk, ["vkNegotiateLoaderLayerInterfaceVersion"]);
+    }
+    if let Some(d) = tool("readelf", &["--dynamic", lib]) {
+        let needed: Vec<&str> = d.lines().filter(|l| l.contains("(NEEDED)")).collect();
+        assert!(!needed.is_empty(), "{d}");
+        assert!(
+            needed.iter().all(|l| !l.contains("libvulkan")),
+            "the layer must not link libvulkan: {needed:?}"
+        );
+    }
+}
