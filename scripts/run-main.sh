@@ -16,6 +16,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# System packages (Mesa 25's RADV and lavapipe, the Vulkan loader, glslang, …): Debian 12 +
+# bookworm-backports. Without root, install them once with sudo and set POPS_SKIP_INSTALL=1.
+if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
+  bash scripts/install-deps.sh
+fi
+
 cargo build --release --locked -p pops-cli -p pops-oit -p pops-layer
 T=target/release
 
