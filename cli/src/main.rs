@@ -9,6 +9,7 @@ mod cmd_devices;
 mod cmd_inspect;
 mod cmd_isa;
 mod cmd_layer;
+mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod selftest_draw;
@@ -45,6 +46,8 @@ enum Command {
     Isa(cmd_isa::Args),
     /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
     Inspect(cmd_inspect::Args),
+    /// Run a program with VK_LAYER_POPS_interlock injected and summarise what it reported.
+    Run(cmd_run::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,5 +61,6 @@ fn main() -> ExitCode {
         Command::Selftest(a) => cmd_selftest::run(a),
         Command::Isa(a) => cmd_isa::run(a),
         Command::Inspect(a) => cmd_inspect::run(a),
+        Command::Run(a) => cmd_run::run(a),
     }
 }

@@ -237,10 +237,10 @@ fn bad_level_is_an_error_not_a_panic() {
 }
 
 fn malformed(stream: &[u32], expect: &[&str]) -> Output {
-    let f = tmp(
-        &format!("bad-{:08x}.bin", stream.last().unwrap()),
-        &le(stream),
-    );
+    // One file per call: tests run in parallel and several streams end in the same dword.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let f = tmp(&format!("bad-{n}.bin"), &le(stream));
     let o = pops(&["decode", "--gfx", "gfx10", f.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);

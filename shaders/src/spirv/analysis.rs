@@ -21,9 +21,11 @@
 //! Otherwise it is *divergent*: some invocations of a wave may execute it and others not, or
 //! execute it more than once — what GLSL forbids (`beginInvocationInterlockARB` only in `main`,
 //! outside control flow, not after `return`) and what SPIR-V alone does not. The test is sound:
-//! any instruction inside a structured selection or loop construct (between an
-//! `OpSelectionMerge`/`OpLoopMerge` header and its merge block) fails 1 or 2, because the construct's
-//! header has a branch that bypasses it or a back edge that repeats it.
+//! an instruction that an invocation can skip on its way to a return, or run twice, is always
+//! flagged. In particular an instruction inside a structured selection or loop construct
+//! (between an `OpSelectionMerge`/`OpLoopMerge` header and its merge block) fails 1 or 2 — the
+//! header has a branch that bypasses it or a back edge that repeats it — unless every bypassing
+//! path ends the invocation (`if (c) discard; else { begin … }`), which rule 1 deliberately allows.
 
 use super::module::{
     host_order_words, parse_header, words_from_bytes, Instruction, Instructions, SpirvError,
@@ -123,7 +125,7 @@ pub fn analyze_bytes(bytes: &[u8]) -> Result<ModuleInfo, SpirvError> {
     analyze_host(&words)
 }
 
-// Per-<id> facts, a bit each in `Ids::flags`.
+// Per-<id> facts, a bit each in the `FLAGS` word of an `Ids` row.
 const F_TYPE: u32 = 1 << 0;
 /// A pointer type into memory POPS cares about: storage buffers (also the legacy Uniform +
 /// BufferBlock form), physical storage buffers, and image texels (`OpImageTexelPointer`).
@@ -855,7 +857,7 @@ impl Summary<'_> {
         let base = f.blocks.0 as usize;
         let stack = &mut scratch.stack;
         // Rule 2: on a cycle — b reachable from its own successors.
-        scratch.epoch += 1;
+        scratch.epoch = scratch.epoch.wrapping_add(1);
         let epoch = scratch.epoch;
         stack.clear();
         stack.extend(self.successors(b).iter().map(|&s| s as usize));
@@ -871,7 +873,7 @@ impl Summary<'_> {
         if b == base {
             return false;
         }
-        scratch.epoch += 1;
+        scratch.epoch = scratch.epoch.wrapping_add(1);
         let epoch = scratch.epoch;
         stack.clear();
         stack.push(base);

@@ -1,0 +1,699 @@
+//! `pops run [--chip NAME] [--report FILE] -- PROGRAM ARGS…`: runs any program with
+//! VK_LAYER_POPS_interlock injected, passes its exit status through, then summarises the layer's
+//! report: one row per interlocked pipeline with its mode, samples, chip, the POPS register
+//! fields an AMD driver must program, and the layer's diagnostics.
+//!
+//! Without a Vulkan device that has fragment shader interlock, the program runs on RADV's null
+//! hardware for the chip (`RADV_FORCE_FAMILY`), which creates and compiles real pipelines but
+//! executes nothing; the summary says so.
+
+use ash::vk;
+use pm4::Family;
+use serde_json::Value;
+use std::ffi::{CStr, OsString};
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The loader's name for the layer and its manifest's file name.
+pub const LAYER_NAME: &str = "VK_LAYER_POPS_interlock";
+pub const MANIFEST: &str = "VkLayer_pops_interlock.json";
+/// Chip modelled on RADV null hardware when `--chip` is not given.
+pub const DEFAULT_NULL_CHIP: Family = Family::Navi31;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// AMD chip the layer models (family, LLVM processor or level). Without an interlock-capable
+    /// device, also the chip of RADV's null hardware [default there: navi31].
+    #[arg(long)]
+    chip: Option<String>,
+    /// Where the layer writes its JSON Lines report [default: a file in the temp folder].
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// The layer manifest (VkLayer_pops_interlock.json) or its folder, instead of searching.
+    #[arg(long)]
+    layer: Option<PathBuf>,
+    /// The program and its arguments, after `--`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM"
+    )]
+    command: Vec<OsString>,
+}
+
+/// Where the program runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A device with interlock exists: the program runs on it.
+    Real { device: String },
+    /// No such device: RADV null hardware for `chip`, via `icd`.
+    Null { chip: Family, icd: PathBuf },
+    /// No such device and no RADV driver installed: the program runs as it would anyway.
+    NoInterlock,
+}
+
+/// The environment to add for the child, from the decisions already made. Pure.
+pub fn child_env(
+    layer_dir: &Path,
+    existing_add_path: Option<&str>,
+    existing_layers: Option<&str>,
+    report: &Path,
+    chip: Option<Family>,
+    target: &Target,
+) -> Vec<(String, OsString)> {
+    let layers = match existing_layers {
+        Some(s) if !s.is_empty() => {
+            if s.split(':').any(|l| l == LAYER_NAME) {
+                s.to_string()
+            } else {
+                format!("{s}:{LAYER_NAME}")
+            }
+        }
+        _ => LAYER_NAME.to_string(),
+    };
+    // Ours first; a path the caller already added stays searched after it.
+    let mut add_path = layer_dir.as_os_str().to_owned();
+    if let Some(p) = existing_add_path.filter(|p| !p.is_empty()) {
+        add_path.push(":");
+        add_path.push(p);
+    }
+    let mut env = vec![
+        ("VK_ADD_LAYER_PATH".to_string(), add_path),
+        ("VK_INSTANCE_LAYERS".to_string(), layers.into()),
+        (
+            "VK_POPS_INTERLOCK_REPORT".to_string(),
+            report.as_os_str().to_owned(),
+        ),
+    ];
+    let chip = match target {
+        Target::Null { chip, icd } => {
+            env.push(("RADV_FORCE_FAMILY".into(), chip.name().into()));
+            env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
+            Some(*chip)
+        }
+        _ => chip,
+    };
+    if let Some(c) = chip {
+        env.push(("VK_POPS_INTERLOCK_CHIP".into(), c.name().into()));
+    }
+    env
+}
+
+/// Folders the loader itself searches for explicit layers, in its order (XDG base directories,
+/// then /etc), after the build tree next to this executable.
+fn layer_search_dirs(exe_dir: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = exe_dir {
+        // Build tree: the layer crate's build writes target/<profile>/explicit_layer.d/.
+        dirs.push(d.join("explicit_layer.d"));
+        dirs.push(d.to_path_buf());
+        // Installed prefix: <prefix>/bin/pops and <prefix>/share/vulkan/explicit_layer.d.
+        dirs.push(d.join("../share/vulkan/explicit_layer.d"));
+    }
+    let home_data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    if let Some(h) = home_data {
+        dirs.push(h.join("vulkan/explicit_layer.d"));
+    }
+    let data_dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    for d in data_dirs.split(':').filter(|d| !d.is_empty()) {
+        dirs.push(Path::new(d).join("vulkan/explicit_layer.d"));
+    }
+    dirs.push(PathBuf::from("/etc/vulkan/explicit_layer.d"));
+    dirs
+}
+
+/// The folder holding the layer manifest, or every place looked at.
+fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = explicit {
+        let (dir, file) = if p.is_dir() {
+            (p.to_path_buf(), p.join(MANIFEST))
+        } else {
+            (
+                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                p.to_path_buf(),
+            )
+        };
+        return if file.is_file() {
+            Ok(dir)
+        } else {
+            Err(format!("--layer {}: no {MANIFEST} there", p.display()))
+        };
+    }
+    let exe = std::env::current_exe().ok();
+    let dirs = layer_search_dirs(exe.as_deref().and_then(Path::parent));
+    dirs.iter()
+        .find(|d| d.join(MANIFEST).is_file())
+        .cloned()
+        .ok_or_else(|| {
+            let list: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            format!(
+                "cannot find the layer manifest {MANIFEST}: build the layer (cargo build -p pops-layer, \
+                 which writes target/<profile>/explicit_layer.d/) or install it; looked in {}",
+                list.join(", ")
+            )
+        })
+}
+
+/// RADV's ICD manifest, where Mesa installs it.
+fn find_radv_icd() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".into())
+        .split(':')
+        .map(|d| Path::new(d).join("vulkan/icd.d"))
+        .collect();
+    dirs.push(PathBuf::from("/etc/vulkan/icd.d"));
+    for d in dirs {
+        for name in ["radeon_icd.json", "radeon_icd.x86_64.json"] {
+            let p = d.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Names of the Vulkan devices that offer pixel or sample interlock, as the program would see
+/// them (same environment). An absent loader or a failing instance means none.
+fn interlock_devices() -> Vec<String> {
+    // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
+    let Ok(entry) = (unsafe { ash::Entry::load() }) else {
+        return Vec::new();
+    };
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+    let info = vk::InstanceCreateInfo::default().application_info(&app);
+    // SAFETY: `info` outlives the call.
+    let Ok(instance) = (unsafe { entry.create_instance(&info, None) }) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    // SAFETY: the instance is valid; the chained struct outlives each call; destroyed below.
+    unsafe {
+        for pd in instance.enumerate_physical_devices().unwrap_or_default() {
+            let props = instance.get_physical_device_properties(pd);
+            if props.api_version < vk::API_VERSION_1_1 {
+                continue;
+            }
+            let has_ext = instance
+                .enumerate_device_extension_properties(pd)
+                .unwrap_or_default()
+                .iter()
+                .any(|e| {
+                    e.extension_name_as_c_str() == Ok(ash::ext::fragment_shader_interlock::NAME)
+                });
+            if !has_ext {
+                continue;
+            }
+            let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut il);
+            instance.get_physical_device_features2(pd, &mut f2);
+            if il.fragment_shader_pixel_interlock == vk::TRUE
+                || il.fragment_shader_sample_interlock == vk::TRUE
+            {
+                names.push(
+                    CStr::from_ptr(props.device_name.as_ptr())
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+        instance.destroy_instance(None);
+    }
+    names
+}
+
+fn exit_code_of(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => c as u8,
+        (None, Some(sig)) => 128u8.wrapping_add(sig as u8),
+        _ => 1,
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(msg) => {
+            eprintln!("pops run: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_inner(args: Args) -> Result<u8, String> {
+    let chip = args
+        .chip
+        .as_deref()
+        .map(Family::parse_chip_or_level)
+        .transpose()
+        .map_err(|e| format!("--chip: {e}"))?;
+    let Some((program, program_args)) = args.command.split_first() else {
+        return Err("no program given: pops run [OPTIONS] -- PROGRAM [ARGS…]".into());
+    };
+    let layer_dir = find_layer(args.layer.as_deref())?;
+    let layer_dir = std::fs::canonicalize(&layer_dir).unwrap_or(layer_dir);
+
+    let report = args.report.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("pops-run-{}.jsonl", std::process::id()))
+    });
+    // The layer appends: start from an empty file, and fail now rather than after the run.
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&report)
+        .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
+
+    // Already on null hardware (the caller set RADV_FORCE_FAMILY): say so, do not probe.
+    let forced = std::env::var("RADV_FORCE_FAMILY")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| Family::parse_chip_or_level(&v).map_err(|e| format!("RADV_FORCE_FAMILY: {e}")))
+        .transpose()?;
+    let devices = if forced.is_some() {
+        Vec::new()
+    } else {
+        interlock_devices()
+    };
+    let target = if let Some(family) = forced {
+        match find_radv_icd() {
+            Some(icd) => Target::Null {
+                chip: chip.unwrap_or(family),
+                icd,
+            },
+            None => Target::NoInterlock,
+        }
+    } else if let Some(d) = devices.first() {
+        Target::Real { device: d.clone() }
+    } else {
+        match find_radv_icd() {
+            Some(icd) => Target::Null {
+                chip: chip.unwrap_or(DEFAULT_NULL_CHIP),
+                icd,
+            },
+            None => Target::NoInterlock,
+        }
+    };
+    match &target {
+        Target::Real { device } => eprintln!("pops run: interlock device: {device}"),
+        Target::Null { chip, .. } => eprintln!(
+            "pops run: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
+             rendered)",
+            if std::env::var_os("RADV_FORCE_FAMILY").is_some() {
+                "RADV_FORCE_FAMILY is set"
+            } else {
+                "no Vulkan device with fragment shader interlock"
+            },
+            chip.name()
+        ),
+        Target::NoInterlock => eprintln!(
+            "pops run: no Vulkan device with fragment shader interlock and no RADV driver for null \
+             hardware; running on whatever the program finds"
+        ),
+    }
+
+    let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
+    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
+    let env = child_env(
+        &layer_dir,
+        existing_path.as_deref(),
+        existing.as_deref(),
+        &report,
+        chip,
+        &target,
+    );
+    let status = Command::new(program)
+        .args(program_args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .status()
+        .map_err(|e| {
+            let name = Path::new(program).display();
+            match e.kind() {
+                std::io::ErrorKind::NotFound => format!("program '{name}' not found"),
+                std::io::ErrorKind::PermissionDenied => {
+                    format!("program '{name}' cannot be executed (permission denied)")
+                }
+                _ => format!("cannot start '{name}': {e}"),
+            }
+        })?;
+    let code = exit_code_of(status);
+
+    let text = std::fs::read_to_string(&report)
+        .map_err(|e| format!("cannot read the report {}: {e}", report.display()))?;
+    let summary = summarize(&text);
+    eprint!(
+        "{}",
+        render_summary(
+            &summary,
+            &report,
+            &target,
+            program.to_string_lossy().as_ref()
+        )
+    );
+    if !status.success() {
+        eprintln!(
+            "pops run: {} exited with status {code}{}",
+            program.to_string_lossy(),
+            if status.code().is_none() {
+                " (killed by a signal)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(code)
+}
+
+/// One interlocked pipeline of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipelineRow {
+    pub kind: String,
+    pub handle: String,
+    pub interlock: String,
+    pub samples: Option<u64>,
+    pub per_sample: bool,
+    pub chip: Option<String>,
+    /// `FIELD=value` of the key POPS fields present in the record's registers.
+    pub fields: Vec<(String, u64)>,
+    pub diagnostics: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub records: usize,
+    /// Pipelines whose interlock is a mode or could not be told ("unknown"), in report order.
+    pub interlocked: Vec<PipelineRow>,
+    /// 1-based line numbers that are not JSON objects.
+    pub bad_lines: Vec<usize>,
+}
+
+/// The register fields a reader of the table needs to see, in the order shown: whether POPS is
+/// on, how overlap is detected and at what rate, and the hardware-bug workarounds.
+pub const KEY_FIELDS: &[&str] = &[
+    "PRIMITIVE_ORDERED_PIXEL_SHADER",
+    "POPS_OVERLAP_NUM_SAMPLES",
+    "OVERRIDE_INTRINSIC_RATE_ENABLE",
+    "OVERRIDE_INTRINSIC_RATE",
+    "POPS_DRAIN_PS_ON_OVERLAP",
+    "PUNCHOUT_MODE",
+    "LOAD_COLLISION_WAVEID",
+    "LOAD_INTRAWAVE_COLLISION",
+    "EXEC_IF_OVERLAPPED",
+];
+
+fn key_fields(registers: &Value) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let Value::Object(regs) = registers else {
+        return out;
+    };
+    for &name in KEY_FIELDS {
+        for reg in regs.values() {
+            if let Some(v) = reg
+                .get("fields")
+                .and_then(|f| f.get(name))
+                .and_then(Value::as_u64)
+            {
+                out.push((name.to_string(), v));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Parses a JSON Lines report. Pure.
+pub fn summarize(text: &str) -> Summary {
+    let mut s = Summary::default();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(Value::Object(r)) = serde_json::from_str::<Value>(line) else {
+            s.bad_lines.push(i + 1);
+            continue;
+        };
+        s.records += 1;
+        let interlock = r
+            .get("interlock")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string();
+        if interlock == "none" {
+            continue;
+        }
+        let str_of = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        s.interlocked.push(PipelineRow {
+            kind: str_of("kind"),
+            handle: str_of("handle"),
+            interlock,
+            samples: r.get("samples").and_then(Value::as_u64),
+            per_sample: r
+                .get("per_sample")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            chip: r.get("chip").and_then(Value::as_str).map(str::to_string),
+            fields: key_fields(r.get("registers").unwrap_or(&Value::Null)),
+            diagnostics: r
+                .get("diagnostics")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .map(|d| {
+                            let g = |k| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                            (g("severity"), g("code"))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        });
+    }
+    s
+}
+
+/// The summary table. Pure.
+pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "\npops run: report {}", report.display());
+    if let Target::Null { chip, .. } = target {
+        let _ = writeln!(
+            o,
+            "pops run: NOTHING WAS RENDERED: RADV null hardware ({}) only creates and compiles \
+             pipelines; the rows below are what the driver would program.",
+            chip.name()
+        );
+    }
+    if !s.bad_lines.is_empty() {
+        let _ = writeln!(
+            o,
+            "pops run: {} report line(s) are not JSON objects (lines {:?})",
+            s.bad_lines.len(),
+            s.bad_lines
+        );
+    }
+    if s.records == 0 {
+        let _ = writeln!(
+            o,
+            "pops run: no pipelines reported: {program} created no pipeline through the layer \
+             (not a Vulkan application, or it exited before creating one)."
+        );
+        return o;
+    }
+    let unknown = s
+        .interlocked
+        .iter()
+        .filter(|r| r.interlock == "unknown")
+        .count();
+    let _ = writeln!(
+        o,
+        "pops run: {} pipeline(s) reported, {} with fragment shader interlock{}:",
+        s.records,
+        s.interlocked.len() - unknown,
+        if unknown > 0 {
+            format!(", {unknown} whose interlock use the layer could not tell (see diagnostics)")
+        } else {
+            String::new()
+        }
+    );
+    if s.interlocked.is_empty() {
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "{:>3}  {:<22} {:<22} {:>7} {:<6} {:<8} {:<60} diagnostics",
+        "#", "pipeline", "interlock", "samples", "rate", "chip", "POPS register fields"
+    );
+    for (i, r) in s.interlocked.iter().enumerate() {
+        let fields = if r.fields.is_empty() {
+            match r.chip {
+                None => "- (no AMD chip: pass --chip to model one)".to_string(),
+                Some(_) => "- (no register state in the record)".to_string(),
+            }
+        } else {
+            r.fields
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let diags = if r.diagnostics.is_empty() {
+            "-".to_string()
+        } else {
+            r.diagnostics
+                .iter()
+                .map(|(sev, code)| format!("{sev}:{code}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            o,
+            "{:>3}  {:<22} {:<22} {:>7} {:<6} {:<8} {:<60} {}",
+            i + 1,
+            format!("{} {}", r.kind, r.handle),
+            r.interlock,
+            r.samples
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "?".into()),
+            if r.per_sample { "sample" } else { "pixel" },
+            r.chip.as_deref().unwrap_or("-"),
+            fields,
+            diags
+        );
+    }
+    let _ = writeln!(
+        o,
+        "Key: PRIMITIVE_ORDERED_PIXEL_SHADER=1 turns POPS on for the draw; POPS_OVERLAP_NUM_SAMPLES \
+         (GFX9-10.3) or OVERRIDE_INTRINSIC_RATE (GFX11) is the rate at which overlap is detected \
+         (pixel vs sample interlock); POPS_DRAIN_PS_ON_OVERLAP and PUNCHOUT_MODE are the \
+         missed-overlap workaround (>= 8 samples on affected chips); LOAD_COLLISION_WAVEID / \
+         LOAD_INTRAWAVE_COLLISION give the shader its overlap wave ID. Full state: the report's \
+         \"registers\" and \"pm4\"."
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(env: &[(String, OsString)]) -> Vec<(&str, String)> {
+        env.iter()
+            .map(|(k, v)| (k.as_str(), v.to_string_lossy().into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn layer_is_appended_to_existing_instance_layers_once() {
+        let t = Target::Real { device: "x".into() };
+        let e = child_env(
+            Path::new("/l"),
+            Some("/x"),
+            Some("VK_LAYER_A"),
+            Path::new("/r"),
+            None,
+            &t,
+        );
+        assert!(names(&e).contains(&(
+            "VK_INSTANCE_LAYERS",
+            "VK_LAYER_A:VK_LAYER_POPS_interlock".into()
+        )));
+        assert!(names(&e).contains(&("VK_ADD_LAYER_PATH", "/l:/x".into())));
+        let e = child_env(
+            Path::new("/l"),
+            None,
+            Some("VK_LAYER_POPS_interlock"),
+            Path::new("/r"),
+            None,
+            &t,
+        );
+        assert!(names(&e).contains(&("VK_INSTANCE_LAYERS", "VK_LAYER_POPS_interlock".into())));
+        assert!(!names(&e)
+            .iter()
+            .any(|(k, _)| *k == "VK_POPS_INTERLOCK_CHIP"));
+    }
+
+    #[test]
+    fn null_hardware_forces_family_driver_and_chip() {
+        let t = Target::Null {
+            chip: Family::Vega10,
+            icd: "/icd.json".into(),
+        };
+        let env = child_env(Path::new("/l"), None, None, Path::new("/r"), None, &t);
+        let e = names(&env);
+        assert!(e.contains(&("RADV_FORCE_FAMILY", "vega10".into())));
+        assert!(e.contains(&("VK_DRIVER_FILES", "/icd.json".into())));
+        assert!(e.contains(&("VK_POPS_INTERLOCK_CHIP", "vega10".into())));
+        assert!(e.contains(&("VK_POPS_INTERLOCK_REPORT", "/r".into())));
+        assert!(e.contains(&("VK_ADD_LAYER_PATH", "/l".into())));
+    }
+
+    const RECORD: &str = r#"{"app":"pops-oit","device":"Null hardware","kind":"graphics_pipeline","handle":"0x10","entry_point":"main","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":"0x28080","value":"0x1","fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3}},"DB_DFSM_CONTROL":{"address":"0x28038","value":"0x6","fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1}}},"pm4":[],"diagnostics":[{"severity":"warning","code":"missed-overlap-drain","message":"m"}]}"#;
+
+    #[test]
+    fn summary_lists_interlocked_pipelines_with_key_fields() {
+        let none = RECORD.replace("\"pixel-ordered\"", "\"none\"");
+        let s = summarize(&format!("{RECORD}\n{none}\nnot json\n"));
+        assert_eq!(s.records, 2);
+        assert_eq!(s.bad_lines, vec![3]);
+        assert_eq!(s.interlocked.len(), 1);
+        let r = &s.interlocked[0];
+        assert_eq!(r.samples, Some(8));
+        assert_eq!(
+            r.fields,
+            vec![
+                ("PRIMITIVE_ORDERED_PIXEL_SHADER".to_string(), 1),
+                ("POPS_OVERLAP_NUM_SAMPLES".to_string(), 3),
+                ("POPS_DRAIN_PS_ON_OVERLAP".to_string(), 1),
+                ("PUNCHOUT_MODE".to_string(), 2),
+            ]
+        );
+        let t = Target::Null {
+            chip: Family::Navi10,
+            icd: "/i".into(),
+        };
+        let text = render_summary(&s, Path::new("/r"), &t, "p");
+        assert!(text.contains("NOTHING WAS RENDERED"));
+        assert!(text.contains("warning:missed-overlap-drain"));
+        assert!(text.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"));
+        assert!(text.contains("2 pipeline(s) reported, 1 with fragment shader interlock:"));
+    }
+
+    #[test]
+    fn unknown_interlock_is_counted_apart() {
+        let unknown = RECORD.replace("\"pixel-ordered\"", "\"unknown\"");
+        let s = summarize(&format!("{RECORD}\n{unknown}\n"));
+        let t = Target::Real { device: "d".into() };
+        let text = render_summary(&s, Path::new("/r"), &t, "p");
+        assert!(
+            text.contains(
+                "1 with fragment shader interlock, 1 whose interlock use the layer could not tell"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn empty_report_says_no_pipelines() {
+        let t = Target::Real { device: "d".into() };
+        let text = render_summary(&summarize(""), Path::new("/r"), &t, "true");
+        assert!(text.contains("no pipelines reported: true created no pipeline"));
+        assert!(!text.contains("NOTHING WAS RENDERED"));
+    }
+
+    #[test]
+    fn signals_map_to_128_plus_n() {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(exit_code_of(std::process::ExitStatus::from_raw(9)), 137);
+        assert_eq!(exit_code_of(std::process::ExitStatus::from_raw(3 << 8)), 3);
+    }
+}

@@ -1,0 +1,163 @@
+//! `pops run` as a program (issue 7, item 5): exit status passthrough, programs that are not
+//! Vulkan applications, a missing program, a report path that cannot be written.
+//!
+//! The layer is found through `--layer` pointing at a manifest written here: these programs never
+//! load Vulkan, so only its presence matters. The layer itself is exercised with pops-oit in
+//! oit/tests/matrix.rs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn layer_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("run-layer");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("VkLayer_pops_interlock.json"),
+        r#"{"file_format_version":"1.2.1","layer":{"name":"VK_LAYER_POPS_interlock","type":"GLOBAL","library_path":"./libVkLayer_pops_interlock.so","api_version":"1.3.239","implementation_version":"1","description":"test"}}"#,
+    )
+    .unwrap();
+    dir
+}
+
+fn report(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+fn pops_run(extra: &[&str], program: &[&str], report_name: &str) -> Output {
+    let layer = layer_dir();
+    let rep = report(report_name);
+    Command::new(env!("CARGO_BIN_EXE_pops"))
+        .arg("run")
+        .arg("--layer")
+        .arg(&layer)
+        .arg("--report")
+        .arg(&rep)
+        .args(extra)
+        .arg("--")
+        .args(program)
+        .output()
+        .expect("pops runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn exit_status_is_passed_through() {
+    let o = pops_run(&[], &["sh", "-c", "exit 7"], "exit7.jsonl");
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("exited with status 7"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn death_by_signal_becomes_128_plus_n() {
+    let o = pops_run(&[], &["sh", "-c", "kill -TERM $$"], "signal.jsonl");
+    assert_eq!(o.status.code(), Some(128 + 15), "{}", stderr(&o));
+    assert!(stderr(&o).contains("killed by a signal"), "{}", stderr(&o));
+}
+
+#[test]
+fn program_arguments_and_layer_environment_reach_the_program() {
+    let o = pops_run(
+        &[],
+        &[
+            "sh",
+            "-c",
+            "echo \"$VK_INSTANCE_LAYERS|$VK_POPS_INTERLOCK_REPORT|$1\"",
+            "sh",
+            "--not-an-option-of-pops",
+        ],
+        "env.jsonl",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("VK_LAYER_POPS_interlock|"), "{out}");
+    assert!(out.contains("env.jsonl|--not-an-option-of-pops"), "{out}");
+}
+
+#[test]
+fn true_is_not_a_vulkan_app_and_reports_nothing() {
+    let o = pops_run(&[], &["true"], "true.jsonl");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("no pipelines reported: true created no pipeline"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn false_fails_and_says_so() {
+    let o = pops_run(&[], &["false"], "false.jsonl");
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("no pipelines reported"), "{e}");
+    assert!(e.contains("false exited with status 1"), "{e}");
+}
+
+#[test]
+fn missing_program_is_named() {
+    let o = pops_run(&[], &["/nonexistent/pops-no-such-program"], "missing.jsonl");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("program '/nonexistent/pops-no-such-program' not found"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn unwritable_report_path_fails_before_running() {
+    let layer = layer_dir();
+    let marker = report("must-not-exist.txt");
+    let _ = std::fs::remove_file(&marker);
+    let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args([
+            "run",
+            "--report",
+            "/nonexistent-dir/report.jsonl",
+            "--layer",
+        ])
+        .arg(&layer)
+        .args(["--", "sh", "-c"])
+        .arg(format!("touch {}", marker.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot write the report file /nonexistent-dir/report.jsonl"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!marker.exists(), "the program must not run");
+}
+
+#[test]
+fn unknown_chip_is_rejected() {
+    let o = pops_run(&["--chip", "gfx42"], &["true"], "chip.jsonl");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--chip"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_layer_manifest_is_explained() {
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-layer-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(["run", "--layer"])
+        .arg(&empty)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no VkLayer_pops_interlock.json there"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,269 @@
+//! `pops-oit`: a headless order-independent-transparency renderer after nvpro-samples'
+//! vk_order_independent_transparency, to run real interlocked pipelines (through the pops layer,
+//! say) and check every image against a CPU reference.
+//!
+//! Modules: [`device`] (instance, device choice), [`resources`] (buffers, images),
+//! [`pipelines`] (shaders, layouts, pipelines), [`scene`] (the triangles), [`render`] (one
+//! combination's frames), [`reference`] (CPU sorted blending and tolerance), [`image_out`] (PNG),
+//! [`matrix`] (combinations and the result table), [`config`] (algorithms and AA modes).
+
+mod config;
+mod device;
+mod image_out;
+mod matrix;
+mod pipelines;
+mod reference;
+mod render;
+mod resources;
+mod scene;
+
+use clap::Parser;
+use config::{Aa, Algorithm, Combo};
+use device::Gpu;
+use matrix::{Outcome, RunOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "pops-oit",
+    version,
+    about = "Headless order-independent transparency (interlock A-buffer, linked list), checked against a CPU reference"
+)]
+struct Args {
+    /// Run every algorithm × anti-aliasing combination and print a pass/fail table.
+    #[arg(long)]
+    matrix: bool,
+    /// interlock-pixel-ordered, interlock-pixel-unordered, interlock-sample-ordered,
+    /// interlock-sample-unordered or linkedlist [default: the first interlock mode the device
+    /// has, else linkedlist].
+    #[arg(long)]
+    algorithm: Option<String>,
+    /// noaa, msaa4, msaa8 (pixel-rate shading with coverage) or ssaa4 (4× sample shading).
+    #[arg(long, default_value = "noaa")]
+    aa: String,
+    #[arg(long, default_value_t = 800)]
+    width: u32,
+    #[arg(long, default_value_t = 512)]
+    height: u32,
+    /// Transparent triangles in the scene.
+    #[arg(long, default_value_t = 600)]
+    triangles: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Frames to render per combination; timing statistics cover all of them.
+    #[arg(long, default_value_t = 1)]
+    frames: u32,
+    /// Vulkan device index (see --probe) [default: first with interlock, else first usable].
+    #[arg(long)]
+    device: Option<usize>,
+    /// PNG to write (single run), or folder for one PNG per combination (--matrix).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Create every pipeline but submit nothing: for devices that cannot execute, such as
+    /// RADV's null hardware (implied when RADV_FORCE_FAMILY is set).
+    #[arg(long, alias = "no-render")]
+    create_only: bool,
+    /// List the Vulkan devices and what they support, then exit.
+    #[arg(long)]
+    probe: bool,
+    /// Enable VK_LAYER_KHRONOS_validation.
+    #[arg(long)]
+    validate: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("pops-oit: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn probe(validate: bool) -> Result<ExitCode, String> {
+    let devices = device::list(validate).map_err(|e| e.to_string())?;
+    for (i, c) in devices.iter().enumerate() {
+        println!(
+            "{i}: {} [{}; {}] pixel-interlock={} sample-interlock={} shading-rate-interlock={} sample-rate-shading={} samples={:?} usable={}",
+            c.name,
+            c.device_type,
+            c.driver,
+            c.pixel_interlock,
+            c.sample_interlock,
+            c.shading_rate_interlock,
+            c.sample_rate_shading,
+            [1u32, 2, 4, 8, 16]
+                .into_iter()
+                .filter(|&n| c.supports_samples(n))
+                .collect::<Vec<_>>(),
+            c.basic_ok()
+        );
+    }
+    if devices.is_empty() {
+        println!("no Vulkan device");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(args: Args) -> Result<ExitCode, String> {
+    if args.probe {
+        return probe(args.validate);
+    }
+    if args.width == 0 || args.height == 0 || args.width > 16384 || args.height > 16384 {
+        return Err(format!(
+            "--width/--height {}x{}: each must be 1..=16384",
+            args.width, args.height
+        ));
+    }
+    let aa = Aa::parse(&args.aa)
+        .ok_or_else(|| format!("--aa '{}': expected noaa, msaa4, msaa8 or ssaa4", args.aa))?;
+    let algorithm = match &args.algorithm {
+        Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
+            let names: Vec<String> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+            format!("--algorithm '{s}': expected one of {}", names.join(", "))
+        })?),
+        None => None,
+    };
+
+    let null_hw = std::env::var("RADV_FORCE_FAMILY").is_ok_and(|v| !v.is_empty());
+    let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
+    gpu.executes = !(args.create_only || null_hw);
+    let c = &gpu.caps;
+    println!(
+        "device {}: {} ({}; {})",
+        gpu.index, c.name, c.device_type, c.driver
+    );
+    println!(
+        "  interlock: pixel={} sample={} shading-rate={}; sampleRateShading={}; standardSampleLocations={}; subPixelPrecisionBits={}",
+        c.pixel_interlock,
+        c.sample_interlock,
+        c.shading_rate_interlock,
+        c.sample_rate_shading,
+        c.standard_sample_locations,
+        c.sub_pixel_precision_bits
+    );
+    if !c.standard_sample_locations {
+        println!(
+            "  warning: non-standard sample locations; MSAA edges may differ from the reference"
+        );
+    }
+    let create_only = args.create_only || null_hw;
+    if create_only {
+        println!(
+            "  create-only: pipelines are created and nothing is submitted or rendered{}",
+            if null_hw {
+                " (RADV_FORCE_FAMILY: RADV null hardware cannot execute)"
+            } else {
+                ""
+            }
+        );
+    }
+
+    let scene = scene::Scene::generate(args.width, args.height, args.triangles, args.seed);
+    println!(
+        "scene: {} triangles, seed {}, {}x{}, {} layers per unit",
+        args.triangles,
+        args.seed,
+        args.width,
+        args.height,
+        config::OIT_LAYERS
+    );
+    let layouts = pipelines::Layouts::new(&gpu).map_err(|e| e.to_string())?;
+
+    let combos = if args.matrix {
+        Combo::matrix()
+    } else {
+        let algorithm = algorithm.unwrap_or_else(|| {
+            Algorithm::ALL
+                .into_iter()
+                .find(|&a| matrix::unsupported(c, Combo { algorithm: a, aa }).is_none())
+                .unwrap_or(Algorithm::LinkedList)
+        });
+        let combo = Combo { algorithm, aa };
+        if let Some(why) = combo.not_applicable() {
+            layouts.destroy(&gpu);
+            return Err(format!("{}: not applicable: {why}", combo.name()));
+        }
+        vec![combo]
+    };
+    let (png, png_is_dir) = match &args.output {
+        Some(p) if args.matrix => {
+            std::fs::create_dir_all(p)
+                .map_err(|e| format!("cannot create --output folder {}: {e}", p.display()))?;
+            (Some(p.clone()), true)
+        }
+        Some(p) => (Some(p.clone()), false),
+        None if args.matrix => (None, false),
+        None => (Some(PathBuf::from("pops-oit.png")), false),
+    };
+    let opts = RunOptions {
+        frames: args.frames,
+        create_only,
+        png,
+        png_is_dir,
+    };
+
+    let mut rows = Vec::new();
+    for combo in combos {
+        let row = matrix::run_combo(&gpu, &layouts, &scene, combo, &opts);
+        print_row(&row, &opts);
+        rows.push(row);
+    }
+    layouts.destroy(&gpu);
+
+    if args.matrix {
+        matrix::print_table(&rows);
+    }
+    let failed = rows.iter().any(|r| r.failed());
+    let single_unsupported = !args.matrix
+        && rows
+            .iter()
+            .any(|r| matches!(r.outcome, Outcome::Unsupported(_)));
+    Ok(if failed || single_unsupported {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_row(row: &matrix::Row, opts: &RunOptions) {
+    let name = row.combo.name();
+    match &row.outcome {
+        Outcome::Unsupported(why) => println!("{name}: unsupported on this device: {why}"),
+        Outcome::Created => println!("{name}: pipelines created (not rendered)"),
+        Outcome::Error(e) => println!("{name}: ERROR {e}"),
+        Outcome::Pass | Outcome::Fail(_) => {
+            let verdict = if let Outcome::Fail(why) = &row.outcome {
+                format!("FAIL ({why})")
+            } else {
+                "PASS".to_string()
+            };
+            if let Some(c) = &row.comparison {
+                println!(
+                    "{name}: {verdict}: max |diff| {} levels, mean {:.3}; max depth complexity {}, {} pixels with tail (allowance there: {} + 255 x transmittance after {} layers), image fnv64 {:016x}",
+                    c.max_abs,
+                    c.mean_abs,
+                    row.max_depth_complexity,
+                    row.tail_pixels,
+                    reference::ROUNDING_LEVELS,
+                    config::OIT_LAYERS,
+                    row.hash.unwrap_or(0)
+                );
+            }
+            if let Some(s) = row.gpu_ms {
+                println!("  gpu: {s}");
+            } else {
+                println!("  gpu: no timestamps on this queue");
+            }
+            if let Some(s) = row.cpu_ms {
+                println!("  cpu wall (submit to fence): {s}");
+            }
+            if let (Some(p), false) = (&opts.png, opts.png_is_dir) {
+                println!("  wrote {}", p.display());
+            }
+        }
+    }
+}

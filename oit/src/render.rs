@@ -1,0 +1,524 @@
+//! Renders one combination: resources sized for it, one command buffer recorded once and
+//! submitted `frames` times, GPU time from timestamp queries around the two passes.
+
+use crate::config::{Algorithm, Combo, OIT_LAYERS};
+use crate::device::{vk_err, DeviceError, Gpu};
+use crate::pipelines::{ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_FORMAT};
+use crate::reference::BACKGROUND;
+use crate::resources::{color_range, Buffer, Image};
+use crate::scene::Scene;
+use ash::vk;
+use std::time::Instant;
+
+/// Bytes of one A-buffer entry / list node (`Fragment` in shaders/common.glsl).
+const FRAGMENT_BYTES: u64 = 16;
+
+pub struct Frames {
+    /// Milliseconds per frame from the GPU's timestamps; empty if the queue has none.
+    pub gpu_ms: Vec<f64>,
+    /// Milliseconds per frame from submission to fence, on the CPU.
+    pub cpu_ms: Vec<f64>,
+}
+
+pub struct Rendered {
+    /// RGBA8, row-major, top row first.
+    pub rgba: Vec<u8>,
+    pub frames: Frames,
+    /// Linked list: nodes asked for (may exceed the pool, which then drops fragments).
+    pub nodes_used: Option<u64>,
+    pub node_capacity: u64,
+}
+
+/// GPU memory a combination needs, so a too-large request fails with a clear message first.
+pub fn buffer_sizes(scene: &Scene, combo: Combo, fragments: u64) -> (u64, u64, u64) {
+    let units = unit_count(scene, combo);
+    match combo.algorithm {
+        Algorithm::Interlock(_) => (units * OIT_LAYERS as u64 * FRAGMENT_BYTES, units * 4, 0),
+        // One node per fragment the reference counted, plus slack.
+        Algorithm::LinkedList => {
+            let cap = fragments + fragments / 8 + 1024;
+            (cap * FRAGMENT_BYTES, units * 4, cap)
+        }
+    }
+}
+
+fn unit_count(scene: &Scene, combo: Combo) -> u64 {
+    let per = if combo.aa.per_sample() {
+        combo.aa.samples() as u64
+    } else {
+        1
+    };
+    scene.width as u64 * scene.height as u64 * per
+}
+
+struct Owned<'g> {
+    gpu: &'g Gpu,
+    buffers: Vec<Buffer>,
+    images: Vec<Image>,
+    pool: vk::DescriptorPool,
+    cmd_pool: vk::CommandPool,
+    query_pool: vk::QueryPool,
+    fence: vk::Fence,
+}
+
+impl Drop for Owned<'_> {
+    fn drop(&mut self) {
+        let d = &self.gpu.device;
+        // SAFETY: we wait for the device to be idle, so nothing below is in use.
+        unsafe {
+            let _ = d.device_wait_idle();
+            d.destroy_fence(self.fence, None);
+            d.destroy_query_pool(self.query_pool, None);
+            d.destroy_command_pool(self.cmd_pool, None);
+            d.destroy_descriptor_pool(self.pool, None);
+        }
+        for b in &self.buffers {
+            b.destroy(self.gpu);
+        }
+        for i in &self.images {
+            i.destroy(self.gpu);
+        }
+    }
+}
+
+fn image_barrier(
+    image: vk::Image,
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+) -> vk::ImageMemoryBarrier2<'static> {
+    vk::ImageMemoryBarrier2::default()
+        .image(image)
+        .old_layout(old)
+        .new_layout(new)
+        .src_stage_mask(src.0)
+        .src_access_mask(src.1)
+        .dst_stage_mask(dst.0)
+        .dst_access_mask(dst.1)
+        .subresource_range(color_range())
+}
+
+pub fn render(
+    gpu: &Gpu,
+    layouts: &Layouts,
+    pipelines: &ComboPipelines,
+    scene: &Scene,
+    combo: Combo,
+    fragments: u64,
+    frames: u32,
+) -> Result<Rendered, DeviceError> {
+    let d = &gpu.device;
+    let (w, h) = (scene.width, scene.height);
+    let samples = combo.aa.samples();
+    let units = unit_count(scene, combo);
+    let (abuf_size, aux_size, node_capacity) = buffer_sizes(scene, combo, fragments);
+    let linked = combo.algorithm == Algorithm::LinkedList;
+
+    let mut o = Owned {
+        gpu,
+        buffers: Vec::new(),
+        images: Vec::new(),
+        pool: vk::DescriptorPool::null(),
+        cmd_pool: vk::CommandPool::null(),
+        query_pool: vk::QueryPool::null(),
+        fence: vk::Fence::null(),
+    };
+    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    let words = scene.gpu_words();
+    let tri_bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    o.buffers
+        .push(Buffer::new(gpu, tri_bytes.len() as u64, storage, true)?);
+    o.buffers[0].write(&tri_bytes);
+    o.buffers.push(Buffer::new(gpu, abuf_size, storage, false)?);
+    o.buffers.push(Buffer::new(
+        gpu,
+        aux_size,
+        storage | vk::BufferUsageFlags::TRANSFER_DST,
+        false,
+    )?);
+    o.buffers.push(Buffer::new(
+        gpu,
+        16,
+        storage | vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC,
+        false,
+    )?);
+    let readback_size = w as u64 * h as u64 * 4 + 16;
+    o.buffers.push(Buffer::new(
+        gpu,
+        readback_size,
+        vk::BufferUsageFlags::TRANSFER_DST,
+        true,
+    )?);
+    o.images.push(Image::new(
+        gpu,
+        w,
+        h,
+        TAIL_FORMAT,
+        samples,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
+    )?);
+    o.images.push(Image::new(
+        gpu,
+        w,
+        h,
+        OUTPUT_FORMAT,
+        1,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+    )?);
+    let (tris, abuf, aux, counter, readback) = (
+        &o.buffers[0],
+        &o.buffers[1],
+        &o.buffers[2],
+        &o.buffers[3],
+        &o.buffers[4],
+    );
+    let (tail, output) = (&o.images[0], &o.images[1]);
+
+    // Descriptors.
+    let pool_sizes = [
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::STORAGE_BUFFER,
+            descriptor_count: 4,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            descriptor_count: 1,
+        },
+    ];
+    let pool_info = vk::DescriptorPoolCreateInfo::default()
+        .max_sets(1)
+        .pool_sizes(&pool_sizes);
+    // SAFETY: valid device; the pool is destroyed by `Owned`.
+    o.pool = unsafe { d.create_descriptor_pool(&pool_info, None) }
+        .map_err(vk_err("vkCreateDescriptorPool"))?;
+    let set_layouts = [layouts.set_layout];
+    let alloc = vk::DescriptorSetAllocateInfo::default()
+        .descriptor_pool(o.pool)
+        .set_layouts(&set_layouts);
+    // SAFETY: the pool has room for one set of this layout.
+    let set = unsafe { d.allocate_descriptor_sets(&alloc) }
+        .map_err(vk_err("vkAllocateDescriptorSets"))?[0];
+    let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = [tris, abuf, aux, counter]
+        .iter()
+        .map(|b| {
+            [vk::DescriptorBufferInfo {
+                buffer: b.buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }]
+        })
+        .collect();
+    let image_info = [vk::DescriptorImageInfo {
+        sampler: layouts.sampler,
+        image_view: tail.view,
+        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+    }];
+    let mut writes: Vec<vk::WriteDescriptorSet> = buffer_infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(i as u32)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(info)
+        })
+        .collect();
+    writes.push(
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(4)
+            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+            .image_info(&image_info),
+    );
+    // SAFETY: the set and resources are valid and not in use.
+    unsafe { d.update_descriptor_sets(&writes, &[]) };
+
+    // Command buffer, queries, fence.
+    let cmd_pool_info =
+        vk::CommandPoolCreateInfo::default().queue_family_index(gpu.caps.queue_family);
+    // SAFETY: valid device; all destroyed by `Owned`.
+    unsafe {
+        o.cmd_pool = d
+            .create_command_pool(&cmd_pool_info, None)
+            .map_err(vk_err("vkCreateCommandPool"))?;
+        o.query_pool = d
+            .create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(2),
+                None,
+            )
+            .map_err(vk_err("vkCreateQueryPool"))?;
+        o.fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .map_err(vk_err("vkCreateFence"))?;
+    }
+    let alloc = vk::CommandBufferAllocateInfo::default()
+        .command_pool(o.cmd_pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: the pool is valid.
+    let cmd = unsafe { d.allocate_command_buffers(&alloc) }
+        .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
+
+    let push = Push {
+        width: w,
+        height: h,
+        samples,
+        unit_count: units as u32,
+        node_capacity: node_capacity as u32,
+        pad: [0; 3],
+    };
+    let area = vk::Rect2D {
+        offset: vk::Offset2D { x: 0, y: 0 },
+        extent: vk::Extent2D {
+            width: w,
+            height: h,
+        },
+    };
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: w as f32,
+        height: h as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let timestamps = gpu.caps.timestamp_valid_bits > 0;
+    use vk::AccessFlags2 as A;
+    use vk::PipelineStageFlags2 as S;
+
+    // SAFETY: recording into a fresh command buffer; every handle used is alive until `o` drops,
+    // after the fence of the last submission was waited for.
+    unsafe {
+        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .map_err(vk_err("vkBeginCommandBuffer"))?;
+        d.cmd_reset_query_pool(cmd, o.query_pool, 0, 2);
+        if timestamps {
+            d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, o.query_pool, 0);
+        }
+        // Reset per-unit counters (interlock) or list heads (linked list), and the node counter.
+        d.cmd_fill_buffer(
+            cmd,
+            aux.buffer,
+            0,
+            vk::WHOLE_SIZE,
+            if linked { u32::MAX } else { 0 },
+        );
+        d.cmd_fill_buffer(cmd, counter.buffer, 0, vk::WHOLE_SIZE, 0);
+        let mem = [vk::MemoryBarrier2::default()
+            .src_stage_mask(S::ALL_TRANSFER | S::FRAGMENT_SHADER)
+            .src_access_mask(A::TRANSFER_WRITE | A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE)
+            .dst_stage_mask(S::FRAGMENT_SHADER)
+            .dst_access_mask(A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE)];
+        let img = [
+            image_barrier(
+                tail.image,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
+                (
+                    S::COLOR_ATTACHMENT_OUTPUT,
+                    A::COLOR_ATTACHMENT_WRITE | A::COLOR_ATTACHMENT_READ,
+                ),
+            ),
+            image_barrier(
+                output.image,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                (S::ALL_TRANSFER, A::TRANSFER_READ),
+                (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+            ),
+        ];
+        d.cmd_pipeline_barrier2(
+            cmd,
+            &vk::DependencyInfo::default()
+                .memory_barriers(&mem)
+                .image_memory_barriers(&img),
+        );
+
+        // Colour pass.
+        let bg = BACKGROUND;
+        let tail_att = [vk::RenderingAttachmentInfo::default()
+            .image_view(tail.view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                color: vk::ClearColorValue { float32: bg },
+            })];
+        d.cmd_begin_rendering(
+            cmd,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&tail_att),
+        );
+        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.color);
+        d.cmd_bind_descriptor_sets(
+            cmd,
+            vk::PipelineBindPoint::GRAPHICS,
+            layouts.pipeline_layout,
+            0,
+            &[set],
+            &[],
+        );
+        d.cmd_push_constants(
+            cmd,
+            layouts.pipeline_layout,
+            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            0,
+            &push.bytes(),
+        );
+        d.cmd_set_viewport(cmd, 0, &[viewport]);
+        d.cmd_set_scissor(cmd, 0, &[area]);
+        d.cmd_draw(cmd, 3 * scene.triangles.len() as u32, 1, 0, 0);
+        d.cmd_end_rendering(cmd);
+
+        let mem = [vk::MemoryBarrier2::default()
+            .src_stage_mask(S::FRAGMENT_SHADER)
+            .src_access_mask(A::SHADER_STORAGE_WRITE)
+            .dst_stage_mask(S::FRAGMENT_SHADER)
+            .dst_access_mask(A::SHADER_STORAGE_READ)];
+        let img = [image_barrier(
+            tail.image,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+            (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
+        )];
+        d.cmd_pipeline_barrier2(
+            cmd,
+            &vk::DependencyInfo::default()
+                .memory_barriers(&mem)
+                .image_memory_barriers(&img),
+        );
+
+        // Resolve pass.
+        let out_att = [vk::RenderingAttachmentInfo::default()
+            .image_view(output.view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .store_op(vk::AttachmentStoreOp::STORE)];
+        d.cmd_begin_rendering(
+            cmd,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&out_att),
+        );
+        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.resolve);
+        d.cmd_draw(cmd, 3, 1, 0, 0);
+        d.cmd_end_rendering(cmd);
+        if timestamps {
+            d.cmd_write_timestamp2(cmd, S::COLOR_ATTACHMENT_OUTPUT, o.query_pool, 1);
+        }
+
+        // Read back the image and the node counter.
+        let img = [image_barrier(
+            output.image,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+            (S::ALL_TRANSFER, A::TRANSFER_READ),
+        )];
+        let mem = [vk::MemoryBarrier2::default()
+            .src_stage_mask(S::FRAGMENT_SHADER)
+            .src_access_mask(A::SHADER_STORAGE_WRITE)
+            .dst_stage_mask(S::ALL_TRANSFER)
+            .dst_access_mask(A::TRANSFER_READ)];
+        d.cmd_pipeline_barrier2(
+            cmd,
+            &vk::DependencyInfo::default()
+                .memory_barriers(&mem)
+                .image_memory_barriers(&img),
+        );
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            })
+            .image_extent(vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            });
+        d.cmd_copy_image_to_buffer(
+            cmd,
+            output.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            readback.buffer,
+            &[region],
+        );
+        d.cmd_copy_buffer(
+            cmd,
+            counter.buffer,
+            readback.buffer,
+            &[vk::BufferCopy {
+                src_offset: 0,
+                dst_offset: w as u64 * h as u64 * 4,
+                size: 4,
+            }],
+        );
+        let host = [vk::MemoryBarrier2::default()
+            .src_stage_mask(S::ALL_TRANSFER)
+            .src_access_mask(A::TRANSFER_WRITE)
+            .dst_stage_mask(S::HOST)
+            .dst_access_mask(A::HOST_READ)];
+        d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
+        d.end_command_buffer(cmd)
+            .map_err(vk_err("vkEndCommandBuffer"))?;
+    }
+
+    let mut gpu_ms = Vec::new();
+    let mut cpu_ms = Vec::new();
+    let period_ms = gpu.caps.timestamp_period_ns as f64 * 1e-6;
+    let mask = if gpu.caps.timestamp_valid_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << gpu.caps.timestamp_valid_bits) - 1
+    };
+    for _ in 0..frames.max(1) {
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        let start = Instant::now();
+        // SAFETY: the command buffer is complete and not pending (we waited for the last fence).
+        unsafe {
+            d.queue_submit(gpu.queue, &submit, o.fence)
+                .map_err(vk_err("vkQueueSubmit"))?;
+            d.wait_for_fences(&[o.fence], true, u64::MAX)
+                .map_err(vk_err("vkWaitForFences"))?;
+            d.reset_fences(&[o.fence])
+                .map_err(vk_err("vkResetFences"))?;
+        }
+        cpu_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        if timestamps {
+            let mut ts = [0u64; 2];
+            // SAFETY: both queries were written by the completed submission.
+            unsafe {
+                d.get_query_pool_results(
+                    o.query_pool,
+                    0,
+                    &mut ts,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(vk_err("vkGetQueryPoolResults"))?;
+            gpu_ms.push((ts[1].wrapping_sub(ts[0]) & mask) as f64 * period_ms);
+        }
+    }
+    let bytes = o.buffers[4].read(readback_size as usize);
+    let n = w as usize * h as usize * 4;
+    let rgba = bytes[..n].to_vec();
+    let used = u32::from_le_bytes([bytes[n], bytes[n + 1], bytes[n + 2], bytes[n + 3]]) as u64;
+    Ok(Rendered {
+        rgba,
+        frames: Frames { gpu_ms, cpu_ms },
+        nodes_used: linked.then_some(used),
+        node_capacity,
+    })
+}
