@@ -65,17 +65,7 @@ fn target() -> impl Strategy<Value = Option<BlendTarget>> {
 }
 
 fn compare() -> impl Strategy<Value = CompareOp> {
-    use CompareOp::*;
-    prop::sample::select(vec![
-        Never,
-        Less,
-        Equal,
-        LessOrEqual,
-        Greater,
-        NotEqual,
-        GreaterOrEqual,
-        Always,
-    ])
+    prop::sample::select(CompareOp::ALL.to_vec())
 }
 
 fn stencil() -> impl Strategy<Value = StencilOpState> {
