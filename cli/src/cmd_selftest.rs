@@ -93,11 +93,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             .iter()
             .map(|x| serde_json::json!({"case": x.name, "reason": x.reason}))
             .collect::<Vec<_>>());
-        if let Some(ver) = &verification {
-            v["capture"] = ver.to_json();
-        }
-        v["ok"] = serde_json::json!(ok);
-        println!("{v}");
+        print_json(v, verification.as_ref().map(|ver| ver.to_json()), ok);
     } else {
         print!("{}", report.to_table());
         for x in &plan.excluded {
@@ -127,6 +123,20 @@ pub(crate) fn open_winsys(
         (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
         _ => Box::new(AmdgpuWinsys::open_first(dri_dir).map_err(|e| e.to_string())?),
     })
+}
+
+/// A self-test's JSON report, with the capture's verification (when there is one) as `capture`
+/// and the overall verdict as `ok`.
+pub(crate) fn print_json(
+    mut report: serde_json::Value,
+    capture: Option<serde_json::Value>,
+    ok: bool,
+) {
+    if let Some(c) = capture {
+        report["capture"] = c;
+    }
+    report["ok"] = serde_json::json!(ok);
+    println!("{report}");
 }
 
 /// The last line of a self-test's table: `<what>: ok` or `<what>: FAILED`.

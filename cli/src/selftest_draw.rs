@@ -2,7 +2,7 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
-use crate::cmd_selftest::{exit_code, open_winsys, verdict};
+use crate::cmd_selftest::{exit_code, open_winsys, print_json, verdict};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;
@@ -67,12 +67,11 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
     };
     let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
     if a.json {
-        let mut v = report.to_json();
-        if let Some(ver) = &verification {
-            v["capture"] = ver.to_json();
-        }
-        v["ok"] = serde_json::json!(ok);
-        println!("{v}");
+        print_json(
+            report.to_json(),
+            verification.as_ref().map(|ver| ver.to_json()),
+            ok,
+        );
     } else {
         print!("{}", report.to_table());
         if let Some(ver) = &verification {
