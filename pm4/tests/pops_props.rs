@@ -69,17 +69,7 @@ fn compare() -> impl Strategy<Value = CompareOp> {
 }
 
 fn stencil() -> impl Strategy<Value = StencilOpState> {
-    use StencilOp::*;
-    let op = prop::sample::select(vec![
-        Keep,
-        Zero,
-        Replace,
-        IncrementAndClamp,
-        DecrementAndClamp,
-        Invert,
-        IncrementAndWrap,
-        DecrementAndWrap,
-    ]);
+    let op = prop::sample::select(StencilOp::ALL.to_vec());
     (op.clone(), op.clone(), op, compare(), 0u32..3).prop_map(|(f, p, d, c, m)| StencilOpState {
         fail: f,
         pass: p,

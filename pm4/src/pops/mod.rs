@@ -225,6 +225,20 @@ pub enum StencilOp {
     DecrementAndWrap,
 }
 
+impl StencilOp {
+    /// Every VkStencilOp, in Vulkan's order, for tests that range over all of them.
+    pub const ALL: [StencilOp; 8] = [
+        StencilOp::Keep,
+        StencilOp::Zero,
+        StencilOp::Replace,
+        StencilOp::IncrementAndClamp,
+        StencilOp::DecrementAndClamp,
+        StencilOp::Invert,
+        StencilOp::IncrementAndWrap,
+        StencilOp::DecrementAndWrap,
+    ];
+}
+
 /// VkStencilOpState, less the reference and compare mask, which never change order invariance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StencilOpState {
