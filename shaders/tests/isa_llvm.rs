@@ -11,16 +11,6 @@ use shaders::isa::{
     Sop1, Sop2, Sopc, Sopk, Sopp, Waitcnt,
 };
 
-/// The processors the issue names, and GFX11.5 (encoded like GFX11).
-const CHIPS: &[Family] = &[
-    Family::Vega10,
-    Family::Raven,
-    Family::Navi10,
-    Family::Navi21,
-    Family::Navi31,
-    Family::Gfx1150,
-];
-
 fn check(mc: &std::path::Path, fam: Family, what: &str, insts: &[Inst]) {
     let level = fam.gfx_level();
     let listing = assemble(level, insts).unwrap_or_else(|e| panic!("{what} on {fam}: {e}"));
@@ -69,7 +59,7 @@ fn all_sections(level: GfxLevel) -> Vec<(String, SectionOptions)> {
 fn every_ordered_section_disassembles_as_intended() {
     let Some(mc) = common::llvm_mc() else { return };
     let mut checked = 0;
-    for &fam in CHIPS {
+    for &fam in common::ISA_CHIPS {
         let level = fam.gfx_level();
         for (what, opts) in all_sections(level) {
             let section = ordered_section(level, &opts).unwrap();

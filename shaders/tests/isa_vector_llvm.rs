@@ -4,23 +4,13 @@
 
 mod common;
 
-use pm4::{Family, GfxLevel};
+use pm4::GfxLevel;
 use shaders::isa::export::{ExpTarget, ExportInst};
 use shaders::isa::llvm::{disassemble, normalize, WaveSize};
 use shaders::isa::memory::{CachePolicy, GlobalInst, GlobalOp};
 use shaders::isa::program::{assemble_program, Asm};
 use shaders::isa::vector::{InlineFloat, VInst, VOperand, Vop1, Vop2, Vop3, Vopc};
 use shaders::isa::{Encoding, Inst, Label, Operand, Sop2, Sopp};
-
-/// The processors the issue names, plus GFX11.5.
-const CHIPS: &[Family] = &[
-    Family::Vega10,
-    Family::Raven,
-    Family::Navi10,
-    Family::Navi21,
-    Family::Navi31,
-    Family::Gfx1150,
-];
 
 /// Every form of every table, valid on `level`.
 fn all_forms(level: GfxLevel) -> Vec<Asm> {
@@ -138,7 +128,7 @@ fn all_forms(level: GfxLevel) -> Vec<Asm> {
 #[test]
 fn every_vector_memory_and_export_form_disassembles_as_intended() {
     let Some(mc) = common::llvm_mc() else { return };
-    for &fam in CHIPS {
+    for &fam in common::ISA_CHIPS {
         let level = fam.gfx_level();
         let prog = all_forms(level);
         let listing = assemble_program(level, &prog).unwrap_or_else(|e| panic!("{fam}: {e}"));

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use pm4::Family;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -64,6 +65,17 @@ pub fn compile_glsl(stage: &str, source: &str) -> Result<Vec<u32>, Skip> {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect())
 }
+
+/// The processors the ISA issues name, plus GFX11.5 (encoded like GFX11): the chips whose code
+/// LLVM reads back in the ISA tests.
+pub const ISA_CHIPS: &[Family] = &[
+    Family::Vega10,
+    Family::Raven,
+    Family::Navi10,
+    Family::Navi21,
+    Family::Navi31,
+    Family::Gfx1150,
+];
 
 /// Debian llvm-19's `llvm-mc` (or `POPS_LLVM_MC`); absent: SKIPPED, or a failure in CI.
 pub fn llvm_mc() -> Option<PathBuf> {
