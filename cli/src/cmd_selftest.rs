@@ -3,7 +3,7 @@
 //! a reset-status check), on an amdgpu device or recorded by the capture backend. With
 //! `--capture`, every recorded IB is also decoded and must be exactly the intended writes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use winsys::amdgpu::AmdgpuWinsys;
@@ -71,14 +71,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         };
         return crate::selftest_draw::run(&opts);
     }
-    let mut ws: Box<dyn Winsys> = match (&args.capture, &args.chip, &args.device) {
-        (Some(dir), Some(chip), _) => {
-            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
-            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
-        }
-        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
-        _ => Box::new(AmdgpuWinsys::open_first(&args.dri_dir).map_err(|e| e.to_string())?),
-    };
+    let mut ws = open_winsys(&args.capture, &args.chip, &args.device, &args.dri_dir)?;
     let family = ws.info().family;
     let plan = selftest::pops_cases(family);
     let opts = Options {
@@ -100,11 +93,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             .iter()
             .map(|x| serde_json::json!({"case": x.name, "reason": x.reason}))
             .collect::<Vec<_>>());
-        if let Some(ver) = &verification {
-            v["capture"] = ver.to_json();
-        }
-        v["ok"] = serde_json::json!(ok);
-        println!("{v}");
+        print_json(v, verification.as_ref().map(|ver| ver.to_json()), ok);
     } else {
         print!("{}", report.to_table());
         for x in &plan.excluded {
@@ -113,18 +102,53 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         if let Some(ver) = &verification {
             print!("{}", ver.to_table());
         }
-        println!(
-            "{}",
-            if ok {
-                "selftest: ok"
-            } else {
-                "selftest: FAILED"
-            }
-        );
+        println!("{}", verdict("selftest", ok));
     }
-    Ok(if ok {
+    Ok(exit_code(ok))
+}
+
+/// The backend both self-tests run on: the capture backend emulating `chip` when recording to
+/// `capture`, else the amdgpu device at `device`, else the first amdgpu render node in `dri_dir`.
+pub(crate) fn open_winsys(
+    capture: &Option<PathBuf>,
+    chip: &Option<String>,
+    device: &Option<PathBuf>,
+    dri_dir: &Path,
+) -> Result<Box<dyn Winsys>, String> {
+    Ok(match (capture, chip, device) {
+        (Some(dir), Some(chip), _) => {
+            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
+            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
+        }
+        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
+        _ => Box::new(AmdgpuWinsys::open_first(dri_dir).map_err(|e| e.to_string())?),
+    })
+}
+
+/// A self-test's JSON report, with the capture's verification (when there is one) as `capture`
+/// and the overall verdict as `ok`.
+pub(crate) fn print_json(
+    mut report: serde_json::Value,
+    capture: Option<serde_json::Value>,
+    ok: bool,
+) {
+    if let Some(c) = capture {
+        report["capture"] = c;
+    }
+    report["ok"] = serde_json::json!(ok);
+    println!("{report}");
+}
+
+/// The last line of a self-test's table: `<what>: ok` or `<what>: FAILED`.
+pub(crate) fn verdict(what: &str, ok: bool) -> String {
+    format!("{what}: {}", if ok { "ok" } else { "FAILED" })
+}
+
+/// Exit status 0 when every case passed, else 1.
+pub(crate) fn exit_code(ok: bool) -> ExitCode {
+    if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    }
 }

@@ -5,6 +5,7 @@
 //! shading-rate interlock) or when the derived state carries an error diagnostic (a state that
 //! cannot be programmed correctly); the state is still printed in the latter case.
 
+use clap::builder::TypedValueParser;
 use pm4::pops::{
     self, BlendOp, BlendTarget, CompareOp, DrawState, Experiments, InterlockDesc, PopsState,
     RasterizationOrder, MAX_COLOR_TARGETS,
@@ -26,31 +27,11 @@ pub enum BlendPreset {
     Max,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Compare {
-    Never,
-    Less,
-    Equal,
-    LessOrEqual,
-    Greater,
-    NotEqual,
-    GreaterOrEqual,
-    Always,
-}
-
-impl From<Compare> for CompareOp {
-    fn from(c: Compare) -> CompareOp {
-        match c {
-            Compare::Never => CompareOp::Never,
-            Compare::Less => CompareOp::Less,
-            Compare::Equal => CompareOp::Equal,
-            Compare::LessOrEqual => CompareOp::LessOrEqual,
-            Compare::Greater => CompareOp::Greater,
-            Compare::NotEqual => CompareOp::NotEqual,
-            Compare::GreaterOrEqual => CompareOp::GreaterOrEqual,
-            Compare::Always => CompareOp::Always,
-        }
-    }
+/// `--depth-compare`'s parser: the names of [`CompareOp::ALL`], listed in `--help` and in the
+/// error for a wrong one.
+fn compare_parser() -> impl TypedValueParser<Value = CompareOp> {
+    clap::builder::PossibleValuesParser::new(CompareOp::ALL.map(CompareOp::name))
+        .try_map(|name| CompareOp::from_name(&name).ok_or(format!("unknown compare op '{name}'")))
 }
 
 #[derive(clap::Args, Debug)]
@@ -90,8 +71,8 @@ pub struct Args {
     #[arg(long)]
     depth_write: bool,
     /// Depth compare op.
-    #[arg(long, value_enum, default_value_t = Compare::Less)]
-    depth_compare: Compare,
+    #[arg(long, value_parser = compare_parser(), default_value = CompareOp::Less.name())]
+    depth_compare: CompareOp,
     /// The depth/stencil format has stencil, and the stencil test is on (ops KEEP).
     #[arg(long)]
     stencil: bool,
@@ -168,7 +149,7 @@ fn input(a: &Args) -> Result<Input, String> {
     }
     draw.depth_stencil.depth_test = a.depth_test;
     draw.depth_stencil.depth_write = a.depth_write;
-    draw.depth_stencil.depth_compare = a.depth_compare.into();
+    draw.depth_stencil.depth_compare = a.depth_compare;
     draw.depth_stencil.has_stencil = a.stencil;
     draw.depth_stencil.stencil_test = a.stencil;
     Ok(Input {

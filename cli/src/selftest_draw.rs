@@ -2,14 +2,12 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
+use crate::cmd_selftest::{exit_code, open_winsys, print_json, verdict};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use winsys::amdgpu::AmdgpuWinsys;
-use winsys::capture::CaptureWinsys;
-use winsys::Winsys;
 
 /// The `pops selftest` arguments the draw uses.
 pub struct DrawArgs {
@@ -49,14 +47,7 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
     if a.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
-    let mut ws: Box<dyn Winsys> = match (&a.capture, &a.chip, &a.device) {
-        (Some(dir), Some(chip), _) => {
-            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
-            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
-        }
-        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
-        _ => Box::new(AmdgpuWinsys::open_first(&a.dri_dir).map_err(|e| e.to_string())?),
-    };
+    let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir)?;
     let opts = Options {
         runs: a.runs,
         timeout: Duration::from_millis(a.timeout_ms),
@@ -76,29 +67,17 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
     };
     let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
     if a.json {
-        let mut v = report.to_json();
-        if let Some(ver) = &verification {
-            v["capture"] = ver.to_json();
-        }
-        v["ok"] = serde_json::json!(ok);
-        println!("{v}");
+        print_json(
+            report.to_json(),
+            verification.as_ref().map(|ver| ver.to_json()),
+            ok,
+        );
     } else {
         print!("{}", report.to_table());
         if let Some(ver) = &verification {
             print!("{}", ver.to_table());
         }
-        println!(
-            "{}",
-            if ok {
-                "selftest --draw: ok"
-            } else {
-                "selftest --draw: FAILED"
-            }
-        );
+        println!("{}", verdict("selftest --draw", ok));
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(exit_code(ok))
 }

@@ -1,14 +1,11 @@
 //! `pops devices` where there is no GPU (every CI machine): it says so plainly and exits 0.
 
-use std::process::Command;
+mod common;
 
-fn pops() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pops"))
-}
+use common::{fresh_path, pops};
 
 fn empty_dri_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("pops-cli-dri-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = fresh_path(&format!("dri-{name}"));
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -2,21 +2,14 @@
 //! records every case as not executed, and the recorded IBs decode to exactly the intended
 //! register writes.
 
-use std::process::Command;
+mod common;
 
-fn pops() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pops"))
-}
+use common::{fresh_path, pops, temp_path};
 
 #[test]
 fn capture_selftest_passes_for_every_family() {
     for family in pm4::Family::ALL {
-        let dir = std::env::temp_dir().join(format!(
-            "pops-cli-selftest-{}-{}",
-            family.name(),
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = fresh_path(&format!("selftest-{}", family.name()));
         let out = pops()
             .args(["selftest", "--json", "--chip", family.name(), "--capture"])
             .arg(&dir)
@@ -44,8 +37,7 @@ fn capture_selftest_passes_for_every_family() {
 
 #[test]
 fn text_output_says_nothing_ran() {
-    let dir = std::env::temp_dir().join(format!("pops-cli-selftest-text-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_path("selftest-text");
     let out = pops()
         .args(["selftest", "--chip", "gfx11", "--capture"])
         .arg(&dir)
@@ -62,7 +54,7 @@ fn text_output_says_nothing_ran() {
 
 #[test]
 fn without_a_gpu_the_hardware_selftest_fails_with_the_reason() {
-    let dri = std::env::temp_dir().join(format!("pops-cli-selftest-dri-{}", std::process::id()));
+    let dri = temp_path("selftest-dri");
     std::fs::create_dir_all(&dri).unwrap();
     let out = pops()
         .args(["selftest", "--dri-dir"])
@@ -85,7 +77,7 @@ fn without_a_gpu_the_hardware_selftest_fails_with_the_reason() {
 
 #[test]
 fn unknown_and_compute_only_chips_are_refused() {
-    let dir = std::env::temp_dir().join(format!("pops-cli-selftest-bad-{}", std::process::id()));
+    let dir = temp_path("selftest-bad");
     for (chip, msg) in [("navi99", "unknown chip"), ("mi200", "compute-only")] {
         let out = pops()
             .args(["selftest", "--chip", chip, "--capture"])
@@ -107,8 +99,7 @@ fn unknown_and_compute_only_chips_are_refused() {
 fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
     use nix::sys::stat::{makedev, mknod, Mode, SFlag};
     use std::os::unix::process::CommandExt;
-    let dir = std::env::temp_dir().join(format!("pops-cli-perm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_path("perm");
     std::fs::create_dir_all(&dir).unwrap();
     let node = dir.join("renderD128");
     if mknod(
@@ -151,8 +142,7 @@ fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
 /// a state IB's register writes are those `pops state` gives for the same chip, mode and samples.
 #[test]
 fn pops_decode_reads_the_captured_ibs_back() {
-    let dir = std::env::temp_dir().join(format!("pops-cli-selftest-dec-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_path("selftest-dec");
     let out = pops()
         .args(["selftest", "--chip", "navi31", "--json", "--capture"])
         .arg(&dir)

@@ -2,21 +2,14 @@
 //! the capture backend, every variant is reported as not executed, and the recorded IBs decode
 //! and match the reference draw (when `shared/reference` is beside the checkout).
 
-use std::process::Command;
+mod common;
 
-fn pops() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pops"))
-}
+use common::{fresh_path, pops};
 
 #[test]
 fn capture_draw_passes_for_every_family_and_never_claims_execution() {
     for family in pm4::Family::ALL {
-        let dir = std::env::temp_dir().join(format!(
-            "pops-cli-draw-{}-{}",
-            family.name(),
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = fresh_path(&format!("draw-{}", family.name()));
         let out = pops()
             .args([
                 "selftest",
@@ -59,8 +52,7 @@ fn capture_draw_passes_for_every_family_and_never_claims_execution() {
 
 #[test]
 fn variant_filter_table_output_and_refusals() {
-    let dir = std::env::temp_dir().join(format!("pops-cli-draw-filter-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_path("draw-filter");
     let out = pops()
         .args([
             "selftest",

@@ -5,6 +5,7 @@ mod common;
 
 use draw::shader::{Programs, PsOptions};
 use pm4::Family;
+use shaders::isa::llvm::{disassemble, normalize, WaveSize};
 
 #[test]
 fn every_draw_program_disassembles_as_intended_on_every_family() {
@@ -16,7 +17,7 @@ fn every_draw_program_disassembles_as_intended_on_every_family() {
             continue;
         }
         let level = fam.gfx_level();
-        if common::disassemble(&mc, fam.llvm_processor(), &[0xbf81_0000]).is_err() {
+        if disassemble(&mc, fam.llvm_processor(), WaveSize::Wave64, &[0xbf81_0000]).is_err() {
             eprintln!(
                 "SKIPPED: {fam}: this llvm-mc does not know {}",
                 fam.llvm_processor()
@@ -38,16 +39,14 @@ fn every_draw_program_disassembles_as_intended_on_every_family() {
                 )
                 .unwrap_or_else(|e| panic!("{fam}: {e}"));
                 for (what, l) in [("vertex", &p.vs), ("pixel", &p.ps)] {
-                    let ours: Vec<String> = l
-                        .instruction_texts()
-                        .iter()
-                        .map(|t| common::normalize(t))
-                        .collect();
-                    let theirs = common::disassemble(&mc, fam.llvm_processor(), &l.words())
-                        .unwrap_or_else(|e| {
-                            panic!("llvm-mc rejected the {what} shader on {fam}:\n{e}\n{l}")
-                        });
-                    let theirs: Vec<String> = theirs.iter().map(|t| common::normalize(t)).collect();
+                    let ours: Vec<String> =
+                        l.instruction_texts().iter().map(|t| normalize(t)).collect();
+                    let theirs =
+                        disassemble(&mc, fam.llvm_processor(), WaveSize::Wave64, &l.words())
+                            .unwrap_or_else(|e| {
+                                panic!("llvm-mc rejected the {what} shader on {fam}:\n{e}\n{l}")
+                            });
+                    let theirs: Vec<String> = theirs.iter().map(|t| normalize(t)).collect();
                     assert_eq!(
                         ours,
                         theirs,

@@ -65,31 +65,11 @@ fn target() -> impl Strategy<Value = Option<BlendTarget>> {
 }
 
 fn compare() -> impl Strategy<Value = CompareOp> {
-    use CompareOp::*;
-    prop::sample::select(vec![
-        Never,
-        Less,
-        Equal,
-        LessOrEqual,
-        Greater,
-        NotEqual,
-        GreaterOrEqual,
-        Always,
-    ])
+    prop::sample::select(CompareOp::ALL.to_vec())
 }
 
 fn stencil() -> impl Strategy<Value = StencilOpState> {
-    use StencilOp::*;
-    let op = prop::sample::select(vec![
-        Keep,
-        Zero,
-        Replace,
-        IncrementAndClamp,
-        DecrementAndClamp,
-        Invert,
-        IncrementAndWrap,
-        DecrementAndWrap,
-    ]);
+    let op = prop::sample::select(StencilOp::ALL.to_vec());
     (op.clone(), op.clone(), op, compare(), 0u32..3).prop_map(|(f, p, d, c, m)| StencilOpState {
         fail: f,
         pass: p,

@@ -5,62 +5,13 @@
 mod common;
 
 use pm4::{Family, GfxLevel};
+use shaders::isa::llvm::{disassemble, normalize, WaveSize};
 use shaders::isa::{
     assemble, ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Msg, Operand, SectionOptions,
     Sop1, Sop2, Sopc, Sopk, Sopp, Waitcnt,
 };
 
-/// The processors the issue names, and GFX11.5 (encoded like GFX11).
-const CHIPS: &[Family] = &[
-    Family::Vega10,
-    Family::Raven,
-    Family::Navi10,
-    Family::Navi21,
-    Family::Navi31,
-    Family::Gfx1150,
-];
-
-/// Whitespace collapsed and every hexadecimal number written in decimal, so that `0x3ff` and
-/// `1023` compare equal (LLVM and our text choose differently for some immediates).
-fn normalize(s: &str) -> String {
-    let spaced = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out = String::new();
-    let mut rest = spaced.as_str();
-    while let Some(pos) = rest.find("0x") {
-        let (head, tail) = rest.split_at(pos);
-        let digits: String = tail[2..]
-            .chars()
-            .take_while(|c| c.is_ascii_hexdigit())
-            .collect();
-        let boundary = head
-            .chars()
-            .last()
-            .map(|c| !c.is_ascii_alphanumeric())
-            .unwrap_or(true);
-        if digits.is_empty() || !boundary {
-            out.push_str(head);
-            out.push_str("0x");
-            rest = &tail[2..];
-            continue;
-        }
-        out.push_str(head);
-        out.push_str(&u64::from_str_radix(&digits, 16).unwrap_or(0).to_string());
-        rest = &tail[2 + digits.len()..];
-    }
-    out.push_str(rest);
-    // Disassemblers print a backward branch's SIMM16 as an unsigned 16-bit value.
-    if out.starts_with("s_branch ") || out.starts_with("s_cbranch_") {
-        if let Some((m, v)) = out.split_once(' ') {
-            if let Ok(n) = v.parse::<i64>() {
-                let signed = if n > 0x7fff { n - 0x10000 } else { n };
-                return format!("{m} {signed}");
-            }
-        }
-    }
-    out
-}
-
-fn check(mc: &std::path::PathBuf, fam: Family, what: &str, insts: &[Inst]) {
+fn check(mc: &std::path::Path, fam: Family, what: &str, insts: &[Inst]) {
     let level = fam.gfx_level();
     let listing = assemble(level, insts).unwrap_or_else(|e| panic!("{what} on {fam}: {e}"));
     let ours: Vec<String> = listing
@@ -68,8 +19,13 @@ fn check(mc: &std::path::PathBuf, fam: Family, what: &str, insts: &[Inst]) {
         .iter()
         .map(|t| normalize(t))
         .collect();
-    let theirs = common::llvm_disassemble(mc, fam.llvm_processor(), &listing.words())
-        .unwrap_or_else(|e| panic!("llvm-mc rejected {what} on {fam}:\n{e}\n{listing}"));
+    let theirs = disassemble(
+        mc,
+        fam.llvm_processor(),
+        WaveSize::ProcessorDefault,
+        &listing.words(),
+    )
+    .unwrap_or_else(|e| panic!("llvm-mc rejected {what} on {fam}:\n{e}\n{listing}"));
     let theirs: Vec<String> = theirs.iter().map(|t| normalize(t)).collect();
     assert_eq!(
         ours,
@@ -77,14 +33,6 @@ fn check(mc: &std::path::PathBuf, fam: Family, what: &str, insts: &[Inst]) {
         "{what} on {fam} ({}) does not read back as intended:\n{listing}",
         fam.llvm_processor()
     );
-}
-
-fn llvm() -> Option<std::path::PathBuf> {
-    let mc = common::llvm_mc();
-    if mc.is_none() {
-        common::skip("llvm-mc (Debian llvm-19) not installed at /usr/lib/llvm-19/bin/llvm-mc");
-    }
-    mc
 }
 
 /// Every section the emitter can produce: all levels × intrawave on/off × wave32/64 where valid.
@@ -109,9 +57,9 @@ fn all_sections(level: GfxLevel) -> Vec<(String, SectionOptions)> {
 /// back through LLVM's disassembler exactly as our listing prints it.
 #[test]
 fn every_ordered_section_disassembles_as_intended() {
-    let Some(mc) = llvm() else { return };
+    let Some(mc) = common::llvm_mc() else { return };
     let mut checked = 0;
-    for &fam in CHIPS {
+    for &fam in common::ISA_CHIPS {
         let level = fam.gfx_level();
         for (what, opts) in all_sections(level) {
             let section = ordered_section(level, &opts).unwrap();
@@ -201,7 +149,7 @@ enum InstKind {
 /// Every row of the opcode tables, on every generation where it exists, is what LLVM decodes.
 #[test]
 fn every_opcode_row_matches_llvm() {
-    let Some(mc) = llvm() else { return };
+    let Some(mc) = common::llvm_mc() else { return };
     let mut kinds = Vec::new();
     kinds.extend(Sop1::ALL.iter().map(|&o| InstKind::Sop1(o)));
     kinds.extend(Sop2::ALL.iter().map(|&o| InstKind::Sop2(o)));

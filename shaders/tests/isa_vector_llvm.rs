@@ -4,85 +4,13 @@
 
 mod common;
 
-use pm4::{Family, GfxLevel};
+use pm4::GfxLevel;
 use shaders::isa::export::{ExpTarget, ExportInst};
+use shaders::isa::llvm::{disassemble, normalize, WaveSize};
 use shaders::isa::memory::{CachePolicy, GlobalInst, GlobalOp};
 use shaders::isa::program::{assemble_program, Asm};
 use shaders::isa::vector::{InlineFloat, VInst, VOperand, Vop1, Vop2, Vop3, Vopc};
 use shaders::isa::{Encoding, Inst, Label, Operand, Sop2, Sopp};
-use std::path::Path;
-use std::process::Command;
-
-/// The processors the issue names, plus GFX11.5.
-const CHIPS: &[Family] = &[
-    Family::Vega10,
-    Family::Raven,
-    Family::Navi10,
-    Family::Navi21,
-    Family::Navi31,
-    Family::Gfx1150,
-];
-
-/// `llvm-mc --disassemble` in wave64 mode; one text per instruction.
-fn disassemble(mc: &Path, mcpu: &str, words: &[u32]) -> Result<Vec<String>, String> {
-    let dir = common::temp_dir("mc-vec");
-    let input = dir.join("in.txt");
-    let mut text = String::new();
-    for w in words {
-        for b in w.to_le_bytes() {
-            text.push_str(&format!("0x{b:02x} "));
-        }
-        text.push('\n');
-    }
-    std::fs::write(&input, text).expect("write llvm-mc input");
-    let mut cmd = Command::new(mc);
-    cmd.args(["-arch=amdgcn", &format!("-mcpu={mcpu}"), "--disassemble"]);
-    if mcpu != "gfx900" && mcpu != "gfx902" {
-        cmd.arg("-mattr=+wavefrontsize64");
-    }
-    let out = cmd
-        .arg(&input)
-        .output()
-        .map_err(|e| format!("cannot run llvm-mc: {e}"))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    if !out.status.success() || stderr.contains("invalid instruction encoding") {
-        return Err(stderr);
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.split(';').next().unwrap_or("").trim().to_string())
-        .filter(|l| !l.is_empty() && !l.starts_with('.'))
-        .collect())
-}
-
-/// Whitespace collapsed, hexadecimal immediates in decimal, backward branches signed.
-fn normalize(s: &str) -> String {
-    let mut out = Vec::new();
-    for tok in s.split_whitespace() {
-        let (core, comma) = match tok.strip_suffix(',') {
-            Some(c) => (c, ","),
-            None => (tok, ""),
-        };
-        let core = match core.strip_prefix("0x") {
-            Some(h) => u64::from_str_radix(h, 16)
-                .map(|v| v.to_string())
-                .unwrap_or_else(|_| core.to_string()),
-            None => core.to_string(),
-        };
-        out.push(format!("{core}{comma}"));
-    }
-    let joined = out.join(" ");
-    if joined.starts_with("s_branch ") || joined.starts_with("s_cbranch_") {
-        if let Some((m, v)) = joined.split_once(' ') {
-            if let Ok(n) = v.parse::<i64>() {
-                let signed = if n > 0x7fff { n - 0x10000 } else { n };
-                return format!("{m} {signed}");
-            }
-        }
-    }
-    joined
-}
 
 /// Every form of every table, valid on `level`.
 fn all_forms(level: GfxLevel) -> Vec<Asm> {
@@ -199,11 +127,8 @@ fn all_forms(level: GfxLevel) -> Vec<Asm> {
 
 #[test]
 fn every_vector_memory_and_export_form_disassembles_as_intended() {
-    let Some(mc) = common::llvm_mc() else {
-        common::skip("llvm-mc (Debian llvm-19) not installed at /usr/lib/llvm-19/bin/llvm-mc");
-        return;
-    };
-    for &fam in CHIPS {
+    let Some(mc) = common::llvm_mc() else { return };
+    for &fam in common::ISA_CHIPS {
         let level = fam.gfx_level();
         let prog = all_forms(level);
         let listing = assemble_program(level, &prog).unwrap_or_else(|e| panic!("{fam}: {e}"));
@@ -212,8 +137,13 @@ fn every_vector_memory_and_export_form_disassembles_as_intended() {
             .iter()
             .map(|t| normalize(t))
             .collect();
-        let theirs = disassemble(&mc, fam.llvm_processor(), &listing.words())
-            .unwrap_or_else(|e| panic!("llvm-mc rejected the forms on {fam}:\n{e}\n{listing}"));
+        let theirs = disassemble(
+            &mc,
+            fam.llvm_processor(),
+            WaveSize::Wave64,
+            &listing.words(),
+        )
+        .unwrap_or_else(|e| panic!("llvm-mc rejected the forms on {fam}:\n{e}\n{listing}"));
         let theirs: Vec<String> = theirs.iter().map(|t| normalize(t)).collect();
         assert_eq!(
             ours.len(),

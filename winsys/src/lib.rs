@@ -12,11 +12,13 @@
 //!
 //! Command streams are built once, by [`cs::CmdStream`], outside the backends, so both backends
 //! are handed identical bytes. [`selftest`] is the hardware self-test run by `pops selftest`.
+//! [`fault::FaultInjector`] wraps a backend to test the recovery paths (not a third GPU backend).
 
 pub mod amdgpu;
 pub mod capture;
 pub mod cs;
 pub mod error;
+pub mod fault;
 mod ffi;
 pub mod identify;
 pub mod selftest;

@@ -177,6 +177,41 @@ pub enum CompareOp {
     Always,
 }
 
+impl CompareOp {
+    /// Every VkCompareOp, in Vulkan's order: for the command line's list of choices and for
+    /// tests that range over all of them.
+    pub const ALL: [CompareOp; 8] = [
+        CompareOp::Never,
+        CompareOp::Less,
+        CompareOp::Equal,
+        CompareOp::LessOrEqual,
+        CompareOp::Greater,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Always,
+    ];
+
+    /// The name `pops state --depth-compare` takes (VK_COMPARE_OP_LESS_OR_EQUAL is
+    /// `less-or-equal`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CompareOp::Never => "never",
+            CompareOp::Less => "less",
+            CompareOp::Equal => "equal",
+            CompareOp::LessOrEqual => "less-or-equal",
+            CompareOp::Greater => "greater",
+            CompareOp::NotEqual => "not-equal",
+            CompareOp::GreaterOrEqual => "greater-or-equal",
+            CompareOp::Always => "always",
+        }
+    }
+
+    /// The op of a [`CompareOp::name`].
+    pub fn from_name(name: &str) -> Option<CompareOp> {
+        CompareOp::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
 /// VkStencilOp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StencilOp {
@@ -188,6 +223,20 @@ pub enum StencilOp {
     Invert,
     IncrementAndWrap,
     DecrementAndWrap,
+}
+
+impl StencilOp {
+    /// Every VkStencilOp, in Vulkan's order, for tests that range over all of them.
+    pub const ALL: [StencilOp; 8] = [
+        StencilOp::Keep,
+        StencilOp::Zero,
+        StencilOp::Replace,
+        StencilOp::IncrementAndClamp,
+        StencilOp::DecrementAndClamp,
+        StencilOp::Invert,
+        StencilOp::IncrementAndWrap,
+        StencilOp::DecrementAndWrap,
+    ];
 }
 
 /// VkStencilOpState, less the reference and compare mask, which never change order invariance.
@@ -465,6 +514,15 @@ pub(crate) fn is_ordered(interlock: &InterlockDesc) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_compare_op_is_listed_once_and_its_name_reads_back() {
+        for (i, c) in CompareOp::ALL.into_iter().enumerate() {
+            assert_eq!(CompareOp::from_name(c.name()), Some(c));
+            assert!(!CompareOp::ALL[..i].contains(&c), "{c:?} listed twice");
+        }
+        assert_eq!(CompareOp::from_name("less_or_equal"), None);
+    }
 
     #[test]
     fn sample_counts_other_than_1_2_4_8_are_refused() {

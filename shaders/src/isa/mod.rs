@@ -4,11 +4,12 @@
 //! generation's opcodes and field layouts ([`ops`]), an instruction model with LLVM-style text
 //! ([`inst`]), label-resolving encoding ([`encode()`]), and the ordered-section sequences of the
 //! POPS article ([`ordered_section`]). The same [`Inst`] lists are interpreted by
-//! [`crate::model`], disassembled by LLVM and compared with RADV's in the tests.
+//! [`crate::model`], disassembled by LLVM ([`llvm`]) and compared with RADV's in the tests.
 
 pub mod encode;
 pub mod export;
 pub mod inst;
+pub mod llvm;
 pub mod memory;
 pub mod ops;
 pub mod program;

@@ -1,9 +1,10 @@
 //! Test-only helpers for the real oracles the ISA emitter is checked against: `glslangValidator`
-//! to build SPIR-V at test time, and RADV (through the Vulkan loader) to compile an interlocked
+//! to build SPIR-V at test time, LLVM's `llvm-mc` (through `shaders::isa::llvm`), and RADV (through the Vulkan loader) to compile an interlocked
 //! pipeline and hand back ACO's disassembly. Nothing here is library code.
 
 #![allow(dead_code)]
 
+use pm4::Family;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -65,43 +66,26 @@ pub fn compile_glsl(stage: &str, source: &str) -> Result<Vec<u32>, Skip> {
         .collect())
 }
 
-/// Finds `llvm-mc` from Debian's llvm-19 (or `POPS_LLVM_MC`).
-pub fn llvm_mc() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("POPS_LLVM_MC") {
-        return Some(PathBuf::from(p));
-    }
-    let p = PathBuf::from("/usr/lib/llvm-19/bin/llvm-mc");
-    p.exists().then_some(p)
-}
+/// The processors the ISA issues name, plus GFX11.5 (encoded like GFX11): the chips whose code
+/// LLVM reads back in the ISA tests.
+pub const ISA_CHIPS: &[Family] = &[
+    Family::Vega10,
+    Family::Raven,
+    Family::Navi10,
+    Family::Navi21,
+    Family::Navi31,
+    Family::Gfx1150,
+];
 
-/// Disassembles dwords with `llvm-mc --disassemble` for `mcpu`; returns one text per instruction
-/// (comments and directives stripped), or `Err` with llvm-mc's complaints.
-pub fn llvm_disassemble(mc: &PathBuf, mcpu: &str, words: &[u32]) -> Result<Vec<String>, String> {
-    let dir = temp_dir("mc");
-    let input = dir.join("in.txt");
-    let mut text = String::new();
-    for w in words {
-        for b in w.to_le_bytes() {
-            text.push_str(&format!("0x{b:02x} "));
+/// Debian llvm-19's `llvm-mc` (or `POPS_LLVM_MC`); absent: SKIPPED, or a failure in CI.
+pub fn llvm_mc() -> Option<PathBuf> {
+    match shaders::isa::llvm::find_llvm_mc() {
+        Ok(p) => Some(p),
+        Err(e) => {
+            skip(&e.to_string());
+            None
         }
-        text.push('\n');
     }
-    std::fs::write(&input, text).expect("write llvm-mc input");
-    let out = Command::new(mc)
-        .args(["-arch=amdgcn", &format!("-mcpu={mcpu}"), "--disassemble"])
-        .arg(&input)
-        .output()
-        .map_err(|e| format!("cannot run llvm-mc: {e}"))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    if !out.status.success() || stderr.contains("invalid instruction encoding") {
-        return Err(stderr);
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.split(';').next().unwrap_or("").trim().to_string())
-        .filter(|l| !l.is_empty() && !l.starts_with('.'))
-        .collect())
 }
 
 pub mod vk;
