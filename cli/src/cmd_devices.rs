@@ -55,6 +55,7 @@ fn device_json(info: &DeviceInfo) -> Value {
         "ib_pad_dwords": info.ib_pad_dwords,
         "ib_start_alignment": info.ib_start_alignment,
         "drm_version": info.drm_version.map(|(a, b, c)| format!("{a}.{b}.{c}")),
+        "gpu_counter_freq_khz": info.gpu_counter_freq_khz,
         "quirks": quirk_names(info.family),
     })
 }
@@ -137,4 +138,17 @@ pub fn run(args: Args) -> ExitCode {
         println!("skipped {p}: {r}");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_json_shows_the_counter_frequency_or_null() {
+        let mut info = winsys::capture::capture_info(pm4::Family::Navi21);
+        assert!(device_json(&info)["gpu_counter_freq_khz"].is_null());
+        info.gpu_counter_freq_khz = Some(100_000);
+        assert_eq!(device_json(&info)["gpu_counter_freq_khz"], 100_000);
+    }
 }

@@ -357,6 +357,13 @@ fn failure_errno(r: i32) -> Errno {
     }
 }
 
+/// The timestamp counter frequency from the kernel's value. libdrm copies
+/// `amdgpu_gpu_info::gpu_counter_freq` from `drm_amdgpu_info_device::gpu_counter_freq`
+/// (AMDGPU_INFO_DEV_INFO, kHz); 0 means the kernel does not know it.
+fn counter_freq_khz(reported: u32) -> Option<u64> {
+    (reported != 0).then_some(u64::from(reported))
+}
+
 /// Everything pops wants to know about an opened amdgpu device.
 fn identify_device(path: &Path, q: &AMDGPU::DeviceHandle) -> Result<DeviceInfo, WinsysError> {
     let gpu = q.query_gpu_info().map_err(|r| WinsysError::Query {
@@ -416,6 +423,7 @@ fn identify_device(path: &Path, q: &AMDGPU::DeviceHandle) -> Result<DeviceInfo, 
         ib_pad_dwords: pad,
         ib_start_alignment: gfx.info.ib_start_alignment.max(4),
         drm_version: drm.map(|d| (d.version_major, d.version_minor, d.version_patchlevel)),
+        gpu_counter_freq_khz: counter_freq_khz(gpu.gpu_counter_freq),
     })
 }
 
@@ -772,5 +780,13 @@ mod tests {
         assert!(check_bounds(b, 4, 16, 16).is_err());
         assert!(check_bounds(b, 2, 4, 16).is_err());
         assert!(check_bounds(b, u64::MAX - 1, 8, 16).is_err());
+    }
+
+    #[test]
+    fn counter_frequency_zero_is_unknown_and_kilohertz_pass_through() {
+        assert_eq!(counter_freq_khz(0), None);
+        // 100 MHz reads back as 100000 kHz, unscaled.
+        assert_eq!(counter_freq_khz(100_000), Some(100_000));
+        assert_eq!(counter_freq_khz(u32::MAX), Some(u64::from(u32::MAX)));
     }
 }

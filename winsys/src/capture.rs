@@ -181,6 +181,8 @@ pub fn capture_info(family: Family) -> DeviceInfo {
         ib_pad_dwords: MIN_IB_PAD_DWORDS,
         ib_start_alignment: IB_START_ALIGNMENT,
         drm_version: None,
+        // Nothing executes, so no counter ticks: never invent a frequency.
+        gpu_counter_freq_khz: None,
     }
 }
 
@@ -470,6 +472,8 @@ mod tests {
         let data = BufferId(0);
         assert_eq!(ws.read(data, 0, 1), Ok(Readback::NotExecuted));
         assert!(!ws.executes());
+        // No counter ticks where nothing runs, so no frequency to convert them with.
+        assert_eq!(ws.info().gpu_counter_freq_khz, None);
         ws.free_buffer(data).unwrap();
         assert_eq!(ws.read(data, 0, 1), Err(WinsysError::UnknownBuffer(data)));
         std::fs::remove_dir_all(&dir).unwrap();

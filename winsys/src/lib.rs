@@ -92,6 +92,12 @@ pub struct DeviceInfo {
     pub ib_start_alignment: u32,
     /// The kernel driver's DRM interface version (major, minor, patch); `None` for capture.
     pub drm_version: Option<(i32, i32, i32)>,
+    /// Frequency of the GPU timestamp counter that RELEASE_MEM / EVENT_WRITE_EOP write with
+    /// `DATA_SEL_TIMESTAMP`, in kHz, as the kernel reports it (`drm_amdgpu_info_device::
+    /// gpu_counter_freq`, "in KHz" in amdgpu_drm.h). Needed to turn timestamp ticks into time;
+    /// `None` where nothing executes (capture) or the kernel reported 0, which Mesa's
+    /// ac_gpu_info also treats as unknown ("timestamps will be wrong").
+    pub gpu_counter_freq_khz: Option<u64>,
 }
 
 /// What a CPU read of a buffer gives.
