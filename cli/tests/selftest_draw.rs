@@ -26,12 +26,15 @@ fn capture_draw_passes_for_every_family_and_never_claims_execution() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["ok"], true, "{family}");
         assert_eq!(v["executed"], false);
+        // A capture has no timestamp counter, so no frequency and no time, only (no) ticks.
+        assert!(v["gpu_counter_freq_khz"].is_null(), "{family}");
         let variants = v["variants"].as_array().unwrap();
         assert!(variants.len() >= 14, "{family}");
         for x in variants {
             assert_eq!(x["outcome"], "not executed (capture)");
             assert_eq!(x["runs"], 0);
             assert!(x["gpu_ticks"]["median"].is_null());
+            assert!(x["gpu_time_us"].is_null());
         }
         assert_eq!(v["capture"]["ok"], true, "{family}: {}", v["capture"]);
         assert_eq!(

@@ -33,8 +33,10 @@ impl Default for Options {
     }
 }
 
-/// GPU time of the runs of one variant, in GPU timestamp ticks (RELEASE_MEM DATA_SEL = GPU
-/// clock, bottom of pipe, before the first and after the last draw).
+/// GPU time of the runs of one variant, in ticks of the GPU timestamp counter (RELEASE_MEM
+/// DATA_SEL_TIMESTAMP, bottom of pipe, before the first and after the last draw). Ticks are what
+/// the command processor wrote; time follows only with the kernel's counter frequency
+/// ([`ticks_to_ns`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timing {
     pub ticks: Vec<u64>,
@@ -57,6 +59,26 @@ impl Timing {
         let s = self.sorted();
         s.get(s.len().saturating_sub(1) / 2).copied()
     }
+}
+
+/// Nanoseconds in `ticks` of a counter running at `freq_khz`, rounded to the nearest nanosecond.
+///
+/// `None` when the frequency is unknown (capture backend, or the kernel reported 0) — a time is
+/// never made up from a typical frequency — or when the time does not fit in a u64 of
+/// nanoseconds (about 584 years). One tick lasts 10^6 / kHz ns; the product is taken in u128,
+/// where `ticks * 10^6 + kHz / 2` cannot overflow (< 2^85).
+pub fn ticks_to_ns(ticks: u64, freq_khz: Option<u64>) -> Option<u64> {
+    let khz = u128::from(freq_khz.filter(|&f| f != 0)?);
+    let ns = (u128::from(ticks) * NS_PER_MS + khz / 2) / khz;
+    u64::try_from(ns).ok()
+}
+
+/// Ticks at 1 kHz are milliseconds: 10^6 ns per tick per kHz.
+const NS_PER_MS: u128 = 1_000_000;
+
+/// Microseconds in `ticks` at `freq_khz` (nanosecond resolution), as [`ticks_to_ns`].
+pub fn ticks_to_us(ticks: u64, freq_khz: Option<u64>) -> Option<f64> {
+    ticks_to_ns(ticks, freq_khz).map(|ns| ns as f64 / 1000.0)
 }
 
 /// How a variant ended.
@@ -134,6 +156,9 @@ pub struct Report {
     pub family: pm4::Family,
     pub executed: bool,
     pub device: String,
+    /// The GPU timestamp counter frequency the kernel reported (kHz); `None` when unknown, and
+    /// then times are reported in ticks only.
+    pub gpu_counter_freq_khz: Option<u64>,
     pub results: Vec<VariantResult>,
 }
 
@@ -142,13 +167,45 @@ impl Report {
         self.results.iter().all(|r| r.outcome.is_ok())
     }
 
+    /// `gpu_time_us` of one variant: the runs and their statistics in microseconds, or null
+    /// when the counter frequency is unknown (never converted with a guessed frequency).
+    fn time_us_json(&self, t: &Timing) -> Value {
+        let Some(khz) = self.gpu_counter_freq_khz else {
+            return Value::Null;
+        };
+        let us = |v: Option<u64>| v.and_then(|x| ticks_to_us(x, Some(khz)));
+        json!({
+            "runs": t.ticks.iter().map(|&x| ticks_to_us(x, Some(khz))).collect::<Vec<_>>(),
+            "median": us(t.median()),
+            "min": us(t.min()),
+            "max": us(t.max()),
+        })
+    }
+
+    /// The table's last line: what the timing columns hold and where the frequency came from.
+    fn timing_note(&self) -> String {
+        let what = "GPU time from the draws' first to last RELEASE_MEM timestamp (bottom of pipe)";
+        match self.gpu_counter_freq_khz {
+            Some(khz) => format!(
+                "{what}: ticks of the GPU timestamp counter, and microseconds at the kernel-reported {khz} kHz."
+            ),
+            None if self.executed => format!(
+                "{what}: ticks only; the kernel reported no timestamp counter frequency, so no microseconds."
+            ),
+            None => format!(
+                "{what}: nothing ran (capture), and a capture has no counter frequency."
+            ),
+        }
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "family": self.family.name(),
             "gfx_level": self.family.gfx_level().name(),
             "device": self.device,
             "executed": self.executed,
-            "timestamp_unit": "GPU timestamp ticks (RELEASE_MEM, GPU clock; 100 MHz on most GFX9-GFX11 parts)",
+            "timestamp_unit": "ticks of the GPU timestamp counter (RELEASE_MEM DATA_SEL_TIMESTAMP, bottom of pipe)",
+            "gpu_counter_freq_khz": self.gpu_counter_freq_khz,
             "ok": self.all_ok(),
             "variants": self.results.iter().map(|r| json!({
                 "variant": r.variant.name(),
@@ -166,6 +223,7 @@ impl Report {
                     "min": r.timing.min(),
                     "max": r.timing.max(),
                 },
+                "gpu_time_us": self.time_us_json(&r.timing),
                 "ib_dwords": r.ib.len(),
                 "diagnostics": r.diagnostics,
             })).collect::<Vec<_>>(),
@@ -187,16 +245,31 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10}",
-            "variant", "outcome", "runs", "violations", "errors", "median", "min", "max"
+            "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "variant",
+            "outcome",
+            "runs",
+            "violations",
+            "errors",
+            "med ticks",
+            "min ticks",
+            "max ticks",
+            "med us",
+            "min us",
+            "max us"
         );
+        let khz = self.gpu_counter_freq_khz;
         for r in &self.results {
             let t = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |x| x.to_string());
+            let us = |v: Option<u64>| {
+                v.and_then(|x| ticks_to_us(x, khz))
+                    .map_or_else(|| "-".to_string(), |x| format!("{x:.3}"))
+            };
             let viol = r.checks.iter().map(|c| c.order_violations).max();
             let errs = r.checks.iter().map(|c| c.count_errors()).max();
             let _ = writeln!(
                 s,
-                "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10}",
+                "{:<40} {:<24} {:>4} {:>10} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
                 r.variant.name(),
                 r.outcome.name(),
                 r.runs,
@@ -205,12 +278,15 @@ impl Report {
                 t(r.timing.median()),
                 t(r.timing.min()),
                 t(r.timing.max()),
+                us(r.timing.median()),
+                us(r.timing.min()),
+                us(r.timing.max()),
             );
             if !r.outcome.detail().is_empty() {
                 let _ = writeln!(s, "    {}", r.outcome.detail());
             }
         }
-        let _ = writeln!(s, "GPU time in timestamp ticks from the draws' first to last RELEASE_MEM (bottom of pipe).");
+        let _ = writeln!(s, "{}", self.timing_note());
         s
     }
 }
@@ -349,6 +425,7 @@ pub fn run(
             || info.asic.clone(),
             |p| format!("{} ({})", p.display(), info.asic),
         ),
+        gpu_counter_freq_khz: info.gpu_counter_freq_khz,
         results,
     })
 }
@@ -488,6 +565,88 @@ mod tests {
         assert_eq!(one.median(), Some(7));
         let none = Timing { ticks: vec![] };
         assert_eq!((none.min(), none.median(), none.max()), (None, None, None));
+    }
+
+    #[test]
+    fn ticks_convert_with_the_kernel_frequency_only() {
+        // Unknown (capture) or a kernel-reported 0: no time, whatever the ticks.
+        assert_eq!(ticks_to_ns(12_345, None), None);
+        assert_eq!(ticks_to_ns(12_345, Some(0)), None);
+        assert_eq!(ticks_to_us(12_345, None), None);
+        // 100 MHz = 100000 kHz: 10 ns a tick.
+        assert_eq!(ticks_to_ns(12_345, Some(100_000)), Some(123_450));
+        assert_eq!(ticks_to_us(12_345, Some(100_000)), Some(123.45));
+        assert_eq!(ticks_to_ns(0, Some(100_000)), Some(0));
+        // 25 MHz: 40 ns a tick.
+        assert_eq!(ticks_to_ns(3, Some(25_000)), Some(120));
+        // 27 MHz: 37.037… ns a tick, rounded to the nearest nanosecond.
+        assert_eq!(ticks_to_ns(1, Some(27_000)), Some(37));
+        assert_eq!(ticks_to_ns(2, Some(27_000)), Some(74));
+        assert_eq!(ticks_to_ns(27_000, Some(27_000)), Some(1_000_000));
+    }
+
+    #[test]
+    fn tick_conversion_cannot_overflow() {
+        // ticks * 10^6 overflows u64 long before this; the u128 product does not.
+        assert_eq!(ticks_to_ns(u64::MAX, Some(1_000_000)), Some(u64::MAX));
+        assert_eq!(ticks_to_ns(u64::MAX, Some(u64::MAX)), Some(1_000_000));
+        assert_eq!(ticks_to_ns(1, Some(u64::MAX)), Some(0));
+        // More nanoseconds than a u64 holds: no figure rather than a wrapped one.
+        assert_eq!(ticks_to_ns(u64::MAX, Some(100_000)), None);
+        assert_eq!(ticks_to_ns(u64::MAX, Some(999_999)), None);
+    }
+
+    fn report(freq_khz: Option<u64>, executed: bool) -> Report {
+        let v = crate::variant::standard()[0];
+        Report {
+            family: pm4::Family::Navi21,
+            executed,
+            device: "test".into(),
+            gpu_counter_freq_khz: freq_khz,
+            results: vec![VariantResult {
+                variant: v,
+                outcome: Outcome::Passed,
+                runs: 3,
+                checks: Vec::new(),
+                timing: Timing {
+                    ticks: vec![300, 100, 200],
+                },
+                ib: Vec::new(),
+                diagnostics: Vec::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn report_gives_microseconds_next_to_ticks_when_the_frequency_is_known() {
+        let r = report(Some(100_000), true);
+        let j = r.to_json();
+        assert_eq!(j["gpu_counter_freq_khz"], 100_000);
+        let x = &j["variants"][0];
+        assert_eq!(x["gpu_ticks"]["median"], 200);
+        assert_eq!(
+            x["gpu_time_us"],
+            json!({"runs": [3.0, 1.0, 2.0], "median": 2.0, "min": 1.0, "max": 3.0})
+        );
+        let table = r.to_table();
+        assert!(table.contains("2.000") && table.contains("200"), "{table}");
+        assert!(table.contains("100000 kHz"), "{table}");
+        assert!(!table.contains("MHz"), "{table}");
+    }
+
+    #[test]
+    fn report_gives_no_time_without_a_frequency() {
+        for executed in [true, false] {
+            let r = report(None, executed);
+            let j = r.to_json();
+            assert!(j["gpu_counter_freq_khz"].is_null());
+            let x = &j["variants"][0];
+            assert_eq!(x["gpu_ticks"]["max"], 300);
+            assert!(x["gpu_time_us"].is_null());
+            let table = r.to_table();
+            assert!(!table.contains("MHz") && !table.contains("kHz"), "{table}");
+            assert!(!table.contains("3.000"), "{table}");
+        }
     }
 
     #[test]
