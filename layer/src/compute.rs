@@ -32,14 +32,16 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
     backend::analyze(words)
 }
 
-/// A fast, non-keyed hash of SPIR-V words (FxHash's mixing step over 8-byte chunks): the analysis
-/// cache below hashes every module the layer analyses, and SipHash over a few KiB of SPIR-V costs
-/// a noticeable share of the analysis it saves. Collisions only cost a comparison: entries are
-/// compared word for word.
+/// A fast, non-keyed hash (FxHash's mixing step over 8-byte chunks) for the layer's two
+/// per-pipeline caches: SipHash over a few KiB of SPIR-V, or over the many small fields of a state
+/// key, costs a noticeable share of the work the cache saves. The keys come from the application,
+/// not from an adversary, and collisions only cost a comparison: entries are compared in full.
 #[derive(Default)]
-struct WordsHasher(u64);
+struct FastHasher(u64);
 
-impl std::hash::Hasher for WordsHasher {
+type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
+impl std::hash::Hasher for FastHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -57,10 +59,7 @@ impl std::hash::Hasher for WordsHasher {
     }
 }
 
-type AnalysisCache = Mutex<(
-    HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, std::hash::BuildHasherDefault<WordsHasher>>,
-    usize,
-)>;
+type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, usize)>;
 
 /// Analyses a SPIR-V module, or returns the analysis of the same words done before in this
 /// process. Applications and engines create modules with the same code again and again (per
@@ -118,7 +117,7 @@ pub struct StateOutput {
 }
 
 type StateKey = (Family, pm4::pops::InterlockDesc, pm4::pops::DrawState);
-type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>>>;
+type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>, FastHash>>;
 
 /// The state of one (chip, shader facts, draw state): pipelines of a game share a handful, and
 /// turning registers into JSON costs far more than deriving them, so each is built once.
