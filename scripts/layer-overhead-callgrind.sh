@@ -34,13 +34,6 @@ manifests=$target/release/explicit_layer.d
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Inclusive Ir of the function whose name ends in $2, from callgrind output $1 (awk reads to the
-# end: an early exit would fail the pipeline under pipefail).
-inclusive() {
-    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-        awk -v f="$2" '!done && $0 ~ f"( |$|\\[)" { gsub(",", "", $1); print $1; done = 1 }'
-}
-
 run() { # name, then extra environment
     local name=$1
     shift
@@ -50,27 +43,18 @@ run() { # name, then extra environment
         VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd MESA_SHADER_CACHE_DISABLE=true \
         VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
         RADV_FORCE_FAMILY="$family" RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" \
-        "$@" valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" bench \
+        "$@" valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench \
         >"$work/stdout" 2>"$work/stderr" || {
         echo "run '$name' failed:" >&2
         tail -20 "$work/stderr" >&2
         exit 1
     }
-    local with without n
-    with=$(inclusive "$out" bench_create_layered)
-    without=$(inclusive "$out" bench_create_plain)
-    n=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["pipelines"])' <"$work/stdout")
-    python3 - "$name" "$with" "$without" "$n" <<'EOF'
-import sys
-name, w, wo, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-r = w / wo
-print(f"{name}: instruction ratio {r:.4f} ({(r - 1) * 100:+.2f} %); "
-      f"{wo / n / 1e6:.3f} M -> {w / n / 1e6:.3f} M instructions per pipeline "
-      f"(+{(w - wo) / n / 1e3:.0f} k), {n} pipelines per device")
-EOF
+    callgrind_annotate --inclusive=yes --threshold=100 \
+        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
+    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name"
 }
 
-echo "instructions (callgrind Ir) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV null hardware ($family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
+echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV null hardware ($family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
 run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
 run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
