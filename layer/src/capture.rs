@@ -340,6 +340,12 @@ pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
     if code.is_null() {
         return Vec::new();
     }
+    if code.align_offset(std::mem::align_of::<u32>()) == 0 {
+        // pCode is a `const uint32_t*` in the API, so this is the usual case: one copy.
+        // SAFETY: forwarded from the caller (size bytes readable), and the pointer is aligned
+        // for u32; size / 4 whole words lie within those bytes.
+        return unsafe { std::slice::from_raw_parts(code as *const u32, size / 4) }.to_vec();
+    }
     // SAFETY: forwarded from the caller.
     let bytes = unsafe { std::slice::from_raw_parts(code, size) };
     bytes
@@ -351,6 +357,27 @@ pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_words_aligned_and_unaligned_agree() {
+        let words: Vec<u32> = vec![0x0723_0203, 0x0001_0000, 0xdead_beef, 7];
+        let mut bytes: Vec<u8> = vec![0xff];
+        for w in &words {
+            bytes.extend_from_slice(&w.to_ne_bytes());
+        }
+        bytes.push(0xaa);
+        // SAFETY: each pointer/size pair lies within `bytes` or `words`.
+        unsafe {
+            let aligned = words.as_ptr() as *const u8;
+            assert_eq!(code_words(aligned, 16), words);
+            assert_eq!(code_words(aligned, 15), words[..3]);
+            let unaligned = bytes.as_ptr().add(1);
+            assert_ne!(unaligned.align_offset(4), 0);
+            assert_eq!(code_words(unaligned, 16), words);
+            assert_eq!(code_words(unaligned, 17), words);
+            assert!(code_words(std::ptr::null(), 16).is_empty());
+        }
+    }
 
     fn stage<'a>(
         module: vk::ShaderModule,

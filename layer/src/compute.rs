@@ -32,6 +32,64 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
     backend::analyze(words)
 }
 
+/// A fast, non-keyed hash (FxHash's mixing step over 8-byte chunks) for the layer's two
+/// per-pipeline caches: SipHash over a few KiB of SPIR-V, or over the many small fields of a state
+/// key, costs a noticeable share of the work the cache saves. The keys come from the application,
+/// not from an adversary, and collisions only cost a comparison: entries are compared in full.
+#[derive(Default)]
+struct FastHasher(u64);
+
+type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+}
+
+type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, usize)>;
+
+/// Analyses a SPIR-V module, or returns the analysis of the same words done before in this
+/// process. Applications and engines create modules with the same code again and again (per
+/// pipeline, per device, after a cache miss), and the analysis is a function of the words alone.
+/// The cache holds at most [`ANALYSIS_CACHE_WORDS`] words of SPIR-V; when full it starts over.
+pub fn analyze_module_cached(words: &[u32]) -> Arc<ModuleAnalysis> {
+    static CACHE: OnceLock<AnalysisCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).0.get(words) {
+        return hit.clone();
+    }
+    // Analysed outside the lock: other threads keep creating pipelines meanwhile.
+    let out = Arc::new(analyze_module(words));
+    if words.len() <= ANALYSIS_CACHE_WORDS {
+        let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+        let (map, held) = &mut *guard;
+        if *held + words.len() > ANALYSIS_CACHE_WORDS {
+            map.clear();
+            *held = 0;
+        }
+        if map.insert(Arc::from(words), out.clone()).is_none() {
+            *held += words.len();
+        }
+    }
+    out
+}
+
+/// How many SPIR-V words [`analyze_module_cached`] keeps (16 MiB).
+pub const ANALYSIS_CACHE_WORDS: usize = 4 << 20;
+
 /// The device features VK_EXT_fragment_shader_interlock gates each mode on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InterlockFeatures {
@@ -59,7 +117,7 @@ pub struct StateOutput {
 }
 
 type StateKey = (Family, pm4::pops::InterlockDesc, pm4::pops::DrawState);
-type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>>>;
+type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>, FastHash>>;
 
 /// The state of one (chip, shader facts, draw state): pipelines of a game share a handful, and
 /// turning registers into JSON costs far more than deriving them, so each is built once.
@@ -670,6 +728,26 @@ mod tests {
         assert_eq!(r.interlock, "none");
         assert!(r.diagnostics.is_empty());
         assert!(r.registers.is_null());
+    }
+
+    #[test]
+    fn cached_analysis_is_the_analysis_of_the_same_words() {
+        let a = shaders::corpus::get("oit_interlock.frag").expect("corpus shader");
+        let b = shaders::corpus::get("sample_interlock_ordered.frag").expect("corpus shader");
+        let (wa, wb) = (a.words(), b.words());
+        let first = analyze_module_cached(&wa);
+        assert_eq!(*first, analyze_module(&wa));
+        // Same words (another copy): the cached analysis, not a new one.
+        let again = analyze_module_cached(&wa.to_vec());
+        assert_eq!(*again, *first);
+        assert!(Arc::ptr_eq(&again, &analyze_module_cached(&wa)));
+        assert_eq!(*analyze_module_cached(&wb), analyze_module(&wb));
+        assert_ne!(*analyze_module_cached(&wb), *first);
+        // One word changed: analysed anew (here: no longer valid SPIR-V at all).
+        let mut bad = wa.to_vec();
+        bad[0] = 0;
+        assert_eq!(*analyze_module_cached(&bad), analyze_module(&bad));
+        assert!(analyze_module_cached(&bad).is_err());
     }
 
     #[test]

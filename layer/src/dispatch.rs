@@ -43,7 +43,7 @@ impl ModuleEntry {
 
     pub fn analysis(&self) -> Arc<ModuleAnalysis> {
         self.analysis
-            .get_or_init(|| Arc::new(crate::compute::analyze_module(&self.words)))
+            .get_or_init(|| crate::compute::analyze_module_cached(&self.words))
             .clone()
     }
 }

@@ -667,7 +667,7 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
                     None => unknown("the shader module was not created through the layer"),
                 }
             }
-            FragmentSource::Inline { words, .. } => Arc::new(compute::analyze_module(words)),
+            FragmentSource::Inline { words, .. } => compute::analyze_module_cached(words),
             FragmentSource::Identifier { .. } => unknown(
                 "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
             ),
@@ -777,6 +777,15 @@ fn kind_name(k: Kind) -> &'static str {
 }
 
 fn log_line(rec: &Record, flagged: bool) {
+    // The line is built only where it will be logged: at the default level most are not.
+    let level = if flagged {
+        log::Level::Warn
+    } else {
+        log::Level::Info
+    };
+    if !log::log_enabled!(level) {
+        return;
+    }
     let codes: Vec<&str> = rec.diagnostics.iter().map(|d| d.code.as_str()).collect();
     let line = format!(
         "{} {} entry '{}': {} interlock, {} sample(s), chip {}{}",

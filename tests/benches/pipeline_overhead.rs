@@ -8,6 +8,10 @@
 //! `cargo bench -p pops-tests --bench pipeline_overhead` (env: POPS_BENCH_RUNS, default 10 (even: half the processes create the
 //! layered device first, half second);
 //! POPS_BENCH_ITERS, default 5; POPS_BENCH_FAMILY, default navi31).
+//!
+//! Time on a shared machine is noisy (the A/A control moves by ~1–2 %). The load-independent
+//! mode of the same workload counts instructions and estimated cycles under callgrind instead:
+//! `scripts/layer-overhead-callgrind.sh` (same env variables; see docs/perf-layer.md).
 
 use pops_tests::*;
 

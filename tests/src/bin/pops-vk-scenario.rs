@@ -712,6 +712,57 @@ fn thread_cpu_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// The measured calls of one pipeline: vkCreateShaderModule + vkCreateGraphicsPipelines.
+fn bench_create(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    code: &[u8],
+) -> Res<(vk::ShaderModule, vk::Pipeline)> {
+    let frag = ctx.module(code)?;
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::FRAGMENT)
+        .module(frag)
+        .name(c"main");
+    let p = full_pipeline(
+        ctx,
+        fx,
+        vert,
+        stage,
+        vk::PipelineCache::null(),
+        vk::PipelineCreateFlags::empty(),
+    )
+    .map_err(vkerr("pipeline"))?;
+    Ok((frag, p))
+}
+
+/// [`bench_create`] on the device whose instance enables the layer. A separate, never-inlined
+/// symbol so that `valgrind --tool=callgrind` gives its inclusive instruction count
+/// (scripts/layer-overhead-callgrind.sh); the `black_box` keeps rustc from merging it with
+/// [`bench_create_plain`], which would otherwise be the same code.
+#[inline(never)]
+fn bench_create_layered(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    code: &[u8],
+) -> Res<(vk::ShaderModule, vk::Pipeline)> {
+    std::hint::black_box(1u32);
+    bench_create(ctx, fx, vert, code)
+}
+
+/// [`bench_create`] on the device without the layer (see [`bench_create_layered`]).
+#[inline(never)]
+fn bench_create_plain(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    code: &[u8],
+) -> Res<(vk::ShaderModule, vk::Pipeline)> {
+    std::hint::black_box(2u32);
+    bench_create(ctx, fx, vert, code)
+}
+
 /// Times vkCreateShaderModule + vkCreateGraphicsPipelines (the calls the layer intercepts) for
 /// the corpus shaders on two devices of one process: one whose instance enables
 /// VK_LAYER_POPS_interlock, one without, alternating pipeline by pipeline (and which goes first)
@@ -760,20 +811,11 @@ fn scenario_bench() -> Res<()> {
                 let ctx = ctxs[i];
                 let t = std::time::Instant::now();
                 let c0 = thread_cpu_ns();
-                let frag = ctx.module(code)?;
-                let stage = vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(frag)
-                    .name(c"main");
-                let p = full_pipeline(
-                    ctx,
-                    &fx,
-                    verts[i],
-                    stage,
-                    vk::PipelineCache::null(),
-                    vk::PipelineCreateFlags::empty(),
-                )
-                .map_err(vkerr("pipeline"))?;
+                let (frag, p) = if i == 0 {
+                    bench_create_layered(ctx, &fx, verts[i], code)?
+                } else {
+                    bench_create_plain(ctx, &fx, verts[i], code)?
+                };
                 cpu[i] += thread_cpu_ns() - c0;
                 wall[i] += t.elapsed().as_nanos();
                 // SAFETY: objects of this iteration, destroyed once.

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Ratios of two functions' inclusive callgrind events (used by layer-overhead-callgrind.sh).
+
+usage: callgrind-ratio.py ANNOTATED STDOUT NAME
+  ANNOTATED: `callgrind_annotate --inclusive=yes --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw` output
+  STDOUT:    what `pops-vk-scenario bench` printed (its last line gives the pipeline count)
+  NAME:      the configuration's name, for the printed line
+"""
+import json
+import re
+import sys
+
+EVENTS = 7  # Ir, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw
+
+
+def events(text, fn):
+    for line in text.splitlines():
+        if "=>" in line or not re.search(r"::" + fn + r"( |$)", line):
+            continue
+        head = line[: line.find(":")] if ":" in line else line
+        # "292,480,996 (40.85%)    951 ( 0.45%) ..." -> the numbers outside parentheses
+        head = re.sub(r"\([^)]*\)", " ", head)
+        nums = [int(x.replace(",", "")) for x in re.findall(r"\d[\d,]*", head)]
+        if len(nums) >= EVENTS:
+            return nums[:EVENTS]
+    sys.exit(f"{fn} not found in the callgrind output")
+
+
+def cycles(v):
+    # KCachegrind's cycle estimate: Ir + 10 x L1 misses + 100 x last-level misses.
+    return v[0] + 10 * (v[1] + v[2] + v[3]) + 100 * (v[4] + v[5] + v[6])
+
+
+def main():
+    text = open(sys.argv[1]).read()
+    n = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["pipelines"]
+    name = sys.argv[3]
+    w, wo = events(text, "bench_create_layered"), events(text, "bench_create_plain")
+    r, c = w[0] / wo[0], cycles(w) / cycles(wo)
+    print(
+        f"{name}: instruction ratio {r:.4f} ({(r - 1) * 100:+.2f} %), "
+        f"{wo[0] / n / 1e6:.3f} M -> {w[0] / n / 1e6:.3f} M per pipeline "
+        f"({(w[0] - wo[0]) / n / 1e3:+.0f} k); "
+        f"estimated-cycle ratio {c:.4f} ({(c - 1) * 100:+.2f} %); {n} pipelines per device"
+    )
+
+
+main()

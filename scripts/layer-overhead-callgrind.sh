@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Load-independent overhead of VK_LAYER_POPS_interlock on pipeline creation (issue 5, item 9):
+# instruction counts (valgrind --tool=callgrind) instead of time, so other processes on the
+# machine do not move the figure.
+#
+# One process of `pops-vk-scenario bench` creates two devices on RADV null hardware — one whose
+# instance enables the layer, one without — and builds the interlocked shader corpus on both,
+# alternating device and order pipeline by pipeline (RADV_DEBUG=nocache: every pipeline compiles).
+# The measured calls (vkCreateShaderModule + vkCreateGraphicsPipelines) of each device run inside
+# their own never-inlined function, `bench_create_layered` / `bench_create_plain`; their inclusive
+# instruction counts (Ir) give the ratio. An A/A control (neither device layered) shows the
+# method's own bias.
+#
+#   scripts/layer-overhead-callgrind.sh            # control, no report, report
+#   POPS_BENCH_ITERS=10 POPS_BENCH_FAMILY=vega10 scripts/layer-overhead-callgrind.sh
+#
+# Needs valgrind (callgrind, callgrind_annotate) and Mesa's RADV. Takes a few minutes (callgrind
+# runs code ~50x slower). `perf stat -e instructions:u` would do the same job faster, but hardware
+# counters are not available in the VMs this was written on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+iters=${POPS_BENCH_ITERS:-5}
+family=${POPS_BENCH_FAMILY:-navi31}
+icd=/usr/share/vulkan/icd.d/radeon_icd.json
+command -v valgrind >/dev/null || { echo "SKIPPED: valgrind not installed" >&2; exit 0; }
+[ -f "$icd" ] || { echo "SKIPPED: $icd not installed" >&2; exit 0; }
+
+cargo build --quiet --release -p pops-layer --lib
+cargo build --quiet --release -p pops-tests --bin pops-vk-scenario
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+bin=$target/release/pops-vk-scenario
+manifests=$target/release/explicit_layer.d
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+run() { # name, then extra environment
+    local name=$1
+    shift
+    local out=$work/callgrind.$RANDOM
+    # A clean loader environment, as tests/src/lib.rs Scenario does.
+    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE \
+        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd MESA_SHADER_CACHE_DISABLE=true \
+        VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
+        RADV_FORCE_FAMILY="$family" RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" \
+        "$@" valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench \
+        >"$work/stdout" 2>"$work/stderr" || {
+        echo "run '$name' failed:" >&2
+        tail -20 "$work/stderr" >&2
+        exit 1
+    }
+    callgrind_annotate --inclusive=yes --threshold=100 \
+        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
+    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name"
+}
+
+echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV null hardware ($family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
+run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
+run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
+run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
