@@ -1,7 +1,7 @@
 //! Cross-check: every register address and every field position the crate defines is compared
 //! with the AMD register database in `../shared/reference/registers/`. Any difference fails.
 //! Without that folder the test says so on stderr and is reported as ignored-by-skip, never as a
-//! silent pass: set POPS_REQUIRE_REFERENCE=1 (CI does) to turn its absence into a failure.
+//! silent pass: POPS_REQUIRE_REFERENCE=1 or CI=true turns its absence into a failure.
 
 use pm4::{GfxLevel, Reg};
 use serde_json::Value;
@@ -17,9 +17,11 @@ fn reference_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some() {
+    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
+        || std::env::var("CI").is_ok_and(|v| v == "true")
+    {
         panic!(
-            "POPS_REQUIRE_REFERENCE is set but {} is missing",
+            "POPS_REQUIRE_REFERENCE or CI=true is set but {} is missing",
             dir.display()
         );
     }

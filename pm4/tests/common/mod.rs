@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 /// `shared/reference/<rel>`, beside the repository (or under `$POPS_SHARED_DIR`, for checkouts
 /// such as git worktrees that do not sit beside `shared/`). `None` (with `SKIPPED: ...` on
-/// stderr) when absent, unless POPS_REQUIRE_REFERENCE is set, which turns absence into a failure.
+/// stderr) when absent, unless POPS_REQUIRE_REFERENCE is set or `CI=true`, which turn absence into a
+/// failure.
 pub fn reference(rel: &str, what: &str) -> Option<PathBuf> {
     let shared = std::env::var_os("POPS_SHARED_DIR")
         .map(PathBuf::from)
@@ -13,9 +14,11 @@ pub fn reference(rel: &str, what: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some() {
+    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
+        || std::env::var("CI").is_ok_and(|v| v == "true")
+    {
         panic!(
-            "POPS_REQUIRE_REFERENCE is set but {} is missing",
+            "POPS_REQUIRE_REFERENCE or CI=true is set but {} is missing",
             path.display()
         );
     }
