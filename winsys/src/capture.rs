@@ -352,12 +352,17 @@ pub fn load(dir: &Path) -> Result<LoadedCapture, WinsysError> {
         .as_str()
         .and_then(|f| Family::parse(f).ok())
         .ok_or_else(|| bad("missing or unknown family".into()))?;
+    // A missing or mistyped list is a damaged index, not an empty capture: saying "no
+    // submissions" would silently lose every recorded IB.
+    let listed = v["submissions"]
+        .as_array()
+        .ok_or_else(|| bad("missing or non-array \"submissions\"".into()))?;
     let mut submissions = Vec::new();
-    for s in v["submissions"].as_array().into_iter().flatten() {
+    for (i, s) in listed.iter().enumerate() {
         let file = s["ib_file"]
             .as_str()
             .filter(|f| is_capture_file(f))
-            .ok_or_else(|| bad("a submission without a valid ib_file".into()))?;
+            .ok_or_else(|| bad(format!("submission {i} has no valid ib_file")))?;
         let p = dir.join(file);
         let bytes = std::fs::read(&p).map_err(|e| WinsysError::io(&p, e))?;
         if bytes.len() % 4 != 0 {
@@ -370,7 +375,10 @@ pub fn load(dir: &Path) -> Result<LoadedCapture, WinsysError> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let label = s["label"].as_str().unwrap_or_default().to_string();
+        let label = s["label"]
+            .as_str()
+            .ok_or_else(|| bad(format!("submission {i} has no string \"label\"")))?
+            .to_string();
         submissions.push((label, ib));
     }
     Ok(LoadedCapture {
@@ -526,6 +534,82 @@ mod tests {
         assert!(matches!(e, Err(WinsysError::IbMisaligned { .. })));
         assert!(ws.submissions().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Damaged captures are refused with the file and the fault named, never a panic and never
+    /// an empty capture standing in for lost submissions.
+    #[test]
+    fn damaged_captures_are_refused_with_a_clear_error() {
+        let good = tmp("damaged-src");
+        drop(record(&good));
+        let index = std::fs::read_to_string(good.join("index.json")).unwrap();
+        let ib = std::fs::read(good.join("submit-0000.bin")).unwrap();
+        let cases: Vec<(&str, String, Vec<u8>, &str)> = vec![
+            (
+                "truncated",
+                index[..index.len() / 2].to_string(),
+                ib.clone(),
+                "EOF",
+            ),
+            ("garbled", "\u{1}garbage".into(), ib.clone(), "expected"),
+            (
+                "format",
+                index.replace("pops-capture", "other"),
+                ib.clone(),
+                "not a pops-capture/1 index",
+            ),
+            (
+                "family",
+                index.replace("navi21", "navi99"),
+                ib.clone(),
+                "unknown family",
+            ),
+            (
+                "no-list",
+                index.replace("\"submissions\"", "\"gone\""),
+                ib.clone(),
+                "\"submissions\"",
+            ),
+            (
+                "escape",
+                index.replace("submit-0000.bin", "../submit-0000.bin"),
+                ib.clone(),
+                "submission 0 has no valid ib_file",
+            ),
+            (
+                "label",
+                index.replace("\"fence\"", "7"),
+                ib.clone(),
+                "submission 0 has no string \"label\"",
+            ),
+            (
+                "odd-ib",
+                index.clone(),
+                ib[..ib.len() - 1].to_vec(),
+                "dwords",
+            ),
+        ];
+        for (name, text, bytes, want) in cases {
+            let dir = tmp(&format!("damaged-{name}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("index.json"), &text).unwrap();
+            std::fs::write(dir.join("submit-0000.bin"), &bytes).unwrap();
+            match load(&dir) {
+                Err(e @ WinsysError::CaptureIo { .. }) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(want), "{name}: {msg}");
+                }
+                other => panic!("{name}: expected a CaptureIo error, got {other:?}"),
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        let dir = tmp("damaged-missing-ib");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("index.json"), &index).unwrap();
+        let e = load(&dir).unwrap_err().to_string();
+        assert!(e.contains("submit-0000.bin"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&good).unwrap();
     }
 
     #[test]
