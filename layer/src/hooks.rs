@@ -162,6 +162,9 @@ fn init_logging(settings: &Settings) {
     for (name, value, source) in &settings.rejected {
         log::warn!("ignored {source} value '{value}' for setting '{name}'");
     }
+    if let Some(e) = &settings.file_error {
+        log::warn!("{e}; its settings are ignored");
+    }
 }
 
 /// Finds the loader's link-info structure of `s_type` in a create info's chain. The loader owns

@@ -68,6 +68,9 @@ pub struct Settings {
     pub report_all: bool,
     /// Values that were present but not understood, as `(setting, value, source)`: logged once.
     pub rejected: Vec<(String, String, &'static str)>,
+    /// A settings file that exists but could not be read, with the reason: logged once, so a
+    /// user's settings are never dropped without a word.
+    pub file_error: Option<String>,
 }
 
 impl Default for Settings {
@@ -78,6 +81,7 @@ impl Default for Settings {
             log: LogLevel::Info,
             report_all: false,
             rejected: Vec::new(),
+            file_error: None,
         }
     }
 }
@@ -115,6 +119,17 @@ pub fn from_file_text(text: &str) -> RawSettings {
         }
     }
     out
+}
+
+/// Reads the settings file at `path`. A missing file is no settings; bytes that are not UTF-8
+/// only spoil the lines they are on (the file is shared with other layers, and one bad byte
+/// must not discard this layer's lines); any other failure is an error naming the file.
+pub fn read_file(path: &Path) -> Result<RawSettings, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(from_file_text(&String::from_utf8_lossy(&bytes))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RawSettings::new()),
+        Err(e) => Err(format!("cannot read settings file {}: {e}", path.display())),
+    }
 }
 
 /// Where the settings file is: `VK_LAYER_SETTINGS_PATH` (a file, or a directory holding
@@ -270,13 +285,16 @@ pub unsafe fn load(instance_p_next: *const std::ffi::c_void) -> Settings {
         std::env::var("VK_LAYER_SETTINGS_PATH").ok().as_deref(),
         std::env::current_dir().ok().as_deref(),
     );
-    let file = path
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .map(|t| from_file_text(&t))
-        .unwrap_or_default();
+    let (file, file_error) = match path.map(|p| read_file(&p)) {
+        None => (RawSettings::new(), None),
+        Some(Ok(f)) => (f, None),
+        Some(Err(e)) => (RawSettings::new(), Some(e)),
+    };
     // SAFETY: forwarded from the caller.
     let api = unsafe { from_api(instance_p_next) };
-    resolve(&env, &file, &api)
+    let mut s = resolve(&env, &file, &api);
+    s.file_error = file_error;
+    s
 }
 
 #[cfg(test)]
@@ -343,6 +361,34 @@ mod tests {
         );
         assert_eq!(s.log, LogLevel::Info);
         assert_eq!(s.rejected.len(), 2);
+    }
+
+    #[test]
+    fn a_garbled_or_unreadable_settings_file_is_reported_not_fatal() {
+        let dir =
+            std::env::temp_dir().join(format!("pops-settings-garbage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("vk_layer_settings.txt");
+        let mut bytes = b"\xff\xfe\x00garbage = = =\npops_interlock.log = \xc3(\n".to_vec();
+        bytes.extend_from_slice(
+            b"pops_interlock.chip = navi10\n\x80\x81\n=\n.=x\npops_interlock.=\n",
+        );
+        std::fs::write(&f, &bytes).unwrap();
+        let raw = read_file(&f).unwrap();
+        assert_eq!(raw.get("chip").map(String::as_str), Some("navi10"));
+        let s = resolve(&RawSettings::new(), &raw, &RawSettings::new());
+        assert_eq!(s.chip.as_deref(), Some("navi10"));
+        assert_eq!(s.log, LogLevel::Info, "a garbled value is not applied");
+        assert_eq!(s.rejected.len(), 1, "{:?}", s.rejected);
+        assert_eq!(s.rejected[0].0, "log");
+        // Missing: no settings. Unreadable (here, a directory): an error naming the file.
+        assert_eq!(read_file(&dir.join("absent.txt")), Ok(RawSettings::new()));
+        let e = read_file(&dir).unwrap_err();
+        assert!(
+            e.contains("cannot read settings file") && e.contains(&*dir.to_string_lossy()),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
