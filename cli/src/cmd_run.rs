@@ -348,8 +348,7 @@ fn run_inner(args: Args) -> Result<u8, String> {
         })?;
     let code = exit_code_of(status);
 
-    let text = std::fs::read_to_string(&report)
-        .map_err(|e| format!("cannot read the report {}: {e}", report.display()))?;
+    let text = read_report(&report)?;
     let summary = summarize(&text);
     eprint!(
         "{}",
@@ -429,6 +428,14 @@ fn key_fields(registers: &Value) -> Vec<(String, u64)> {
         }
     }
     out
+}
+
+/// The report's text. Bytes that are not UTF-8 (a record cut by a crash, a stray write) only
+/// spoil their own line, which `summarize` then counts as bad, instead of losing the report.
+pub fn read_report(report: &Path) -> Result<String, String> {
+    std::fs::read(report)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| format!("cannot read the report {}: {e}", report.display()))
 }
 
 /// Parses a JSON Lines report. Pure.
@@ -666,6 +673,27 @@ mod tests {
         assert!(text.contains("warning:missed-overlap-drain"));
         assert!(text.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"));
         assert!(text.contains("2 pipeline(s) reported, 1 with fragment shader interlock:"));
+    }
+
+    #[test]
+    fn a_report_with_garbled_bytes_keeps_its_good_lines() {
+        let dir = std::env::temp_dir().join(format!("pops-run-garbled-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.jsonl");
+        let mut bytes = RECORD.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\n{\"kind\":\"gra\xff\xfe\n{\"truncated\":\n");
+        bytes.extend_from_slice(RECORD.as_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let s = summarize(&read_report(&path).unwrap());
+        assert_eq!(s.records, 2);
+        assert_eq!(s.bad_lines, vec![2, 3]);
+        assert_eq!(s.interlocked.len(), 2);
+        let e = read_report(&dir.join("absent.jsonl")).unwrap_err();
+        assert!(
+            e.starts_with("cannot read the report") && e.contains("absent.jsonl"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
