@@ -178,6 +178,8 @@ unsafe fn find_link<T>(mut p_next: *const std::ffi::c_void, s_type: vk::Structur
         // `function` right after them.
         let base = unsafe { &*(p_next as *const ffi::BaseIn) };
         if base.s_type == s_type {
+            // SAFETY: the loader's link-info structures of this sType are laid out as
+            // `LayerDeviceCreateInfo` (sType, pNext, function, union), so `function` is readable.
             let f = unsafe { &*(p_next as *const ffi::LayerDeviceCreateInfo) }.function;
             if f == LayerFunction::LAYER_LINK_INFO {
                 return p_next as *mut T;
@@ -244,14 +246,17 @@ unsafe extern "system" fn create_instance(
         vk::PFN_vkDestroyInstance
     );
     let get_physical_device_properties = cast!(
+        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
         unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr()) },
         vk::PFN_vkGetPhysicalDeviceProperties
     );
     let get_physical_device_properties2 = cast!(
+        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
         unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties2".as_ptr()) },
         vk::PFN_vkGetPhysicalDeviceProperties2
     );
     let enumerate_device_extension_properties = cast!(
+        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
         unsafe { next_gipa(instance, c"vkEnumerateDeviceExtensionProperties".as_ptr()) },
         vk::PFN_vkEnumerateDeviceExtensionProperties
     );
