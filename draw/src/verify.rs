@@ -77,6 +77,21 @@ pub enum VerifyError {
     Capture(#[from] winsys::WinsysError),
 }
 
+/// A reference IB file's dwords. A partial trailing dword means a damaged file: comparing
+/// against it with the tail silently dropped would hide that.
+fn dwords_of(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() % 4 != 0 {
+        return Err(format!(
+            "{} bytes is not a whole number of dwords",
+            bytes.len()
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
 /// Verifies the capture in `dir` of the run `report`; `reference_dir` is the libdrm-draw folder.
 pub fn verify_capture(
     dir: &Path,
@@ -88,16 +103,11 @@ pub fn verify_capture(
     let (reference, note) = match reference_dir {
         Some(d) => {
             let p = d.join(reference_file(level));
-            match std::fs::read(&p) {
-                Ok(bytes) => (
-                    Some(
-                        bytes
-                            .chunks_exact(4)
-                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                            .collect::<Vec<u32>>(),
-                    ),
-                    None,
-                ),
+            match std::fs::read(&p)
+                .map_err(|e| e.to_string())
+                .and_then(|b| dwords_of(&b))
+            {
+                Ok(words) => (Some(words), None),
                 Err(e) => (
                     None,
                     Some(format!("{}: {e}; decode-only verification", p.display())),
@@ -160,4 +170,19 @@ pub fn verify_capture(
         submissions: out,
         reference_note: note,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_with_a_partial_dword_is_refused_not_truncated() {
+        assert_eq!(
+            dwords_of(&[0x00, 0x28, 0x01, 0xc0, 7, 0, 0, 0]),
+            Ok(vec![0xc001_2800, 7])
+        );
+        let e = dwords_of(&[0x00, 0x28, 0x01, 0xc0, 7]).unwrap_err();
+        assert!(e.contains("5 bytes is not a whole number of dwords"), "{e}");
+    }
 }
