@@ -1,5 +1,7 @@
 #!/bin/bash
-# Final-main confirmation on the H100: matrix without and with the layer, 1600x1024 timings.
+# A shorter H100 verification than scripts/oit-device-run.sh (run 5 of docs/oit.md): the matrix
+# without and with the layer, and 1600x1024 timings. Run from the folder holding the binaries, the
+# manifest and trixie's libvulkan1 .deb, as oit-device-run.sh describes.
 set -u
 cd "$(dirname "$0")"
 mkdir -p /tmp/vk && dpkg -x libvulkan1_1.4.309*.deb /tmp/vk
