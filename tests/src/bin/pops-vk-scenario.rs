@@ -444,6 +444,16 @@ fn gpl_pipeline(
     vert: vk::ShaderModule,
     frag: vk::ShaderModule,
 ) -> Res<(vk::Pipeline, vk::Pipeline, Vec<vk::Pipeline>)> {
+    gpl_pipeline_named(ctx, fx, (vert, c"main"), (frag, c"main"))
+}
+
+/// [`gpl_pipeline`] with the entry points of both stages named.
+fn gpl_pipeline_named(
+    ctx: &Ctx,
+    fx: &Fixed,
+    (vert, vname): (vk::ShaderModule, &CStr),
+    (frag, fname): (vk::ShaderModule, &CStr),
+) -> Res<(vk::Pipeline, vk::Pipeline, Vec<vk::Pipeline>)> {
     use vk::GraphicsPipelineLibraryFlagsEXT as G;
     let lib = |flags: G, ci: vk::GraphicsPipelineCreateInfo<'_>| -> Res<vk::Pipeline> {
         let gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(flags);
@@ -466,11 +476,11 @@ fn gpl_pipeline(
     let vstage = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::VERTEX)
         .module(vert)
-        .name(c"main")];
+        .name(vname)];
     let fstage = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::FRAGMENT)
         .module(frag)
-        .name(c"main")];
+        .name(fname)];
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
     let c = vk::GraphicsPipelineCreateInfo::default;
     let vi = lib(
@@ -1362,6 +1372,31 @@ fn scenario_entries() -> Res<()> {
             );
             if let Ok(p) = r {
                 destroy(p);
+            }
+
+            // A fragment-shader library linked into the final pipeline: the layer must carry the
+            // library's pName into the linked pipeline's record. On a refusal no handle exists.
+            match gpl_pipeline_named(&ctx, &fx, (vert, vname), (frag, &centry)) {
+                Ok((fs, linked, libs)) => {
+                    print(
+                        module,
+                        entry,
+                        "gpl",
+                        Ok(("library", vk::Handle::as_raw(fs))),
+                    );
+                    print(
+                        module,
+                        entry,
+                        "gpl",
+                        Ok(("pipeline", vk::Handle::as_raw(linked))),
+                    );
+                    destroy(linked);
+                    libs.into_iter().for_each(destroy);
+                }
+                Err(e) => println!(
+                    "{}",
+                    serde_json::json!({"module": module, "entry": entry, "way": "gpl", "error": e})
+                ),
             }
         }
 
