@@ -76,6 +76,34 @@ fn codes(r: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The `expect` comments of a corpus source, one per entry point, as
+/// `shaders/tests/spirv_corpus.rs` reads them: `expect[NAME]: key=value ...` after `//`, `;` or
+/// `#`; a plain `expect:` is for `main`.
+fn expectations(shader: &str) -> Vec<(String, std::collections::HashMap<String, String>)> {
+    let src = shaders::corpus::get(shader)
+        .unwrap_or_else(|| panic!("{shader} not in the corpus"))
+        .source;
+    src.lines()
+        .filter_map(|l| {
+            let l = l
+                .trim_start()
+                .trim_start_matches(['/', ';', '#'])
+                .trim_start();
+            let rest = l.strip_prefix("expect")?;
+            let (entry, kv) = match rest.strip_prefix('[') {
+                Some(r) => r.split_once("]:")?,
+                None => ("main", rest.strip_prefix(':')?),
+            };
+            let kv = kv
+                .split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Some((entry.to_string(), kv))
+        })
+        .collect()
+}
+
 /// What the corpus source's `// expect:` line says of its fragment entry point.
 fn expected(shader: &str) -> std::collections::HashMap<String, String> {
     if shader == "color.frag" {
@@ -84,20 +112,11 @@ fn expected(shader: &str) -> std::collections::HashMap<String, String> {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
     }
-    let src = shaders::corpus::get(shader)
-        .unwrap_or_else(|| panic!("{shader} not in the corpus"))
-        .source;
-    let line = src
-        .lines()
-        .find(|l| l.contains("expect:") && l.contains("model=Fragment"))
-        .unwrap_or_else(|| panic!("{shader} has no expect line"));
-    line.split("expect:")
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    expectations(shader)
+        .into_iter()
+        .find(|(_, e)| e.get("model").is_some_and(|m| m == "Fragment"))
+        .map(|(_, e)| e)
+        .unwrap_or_else(|| panic!("{shader} has no expect line"))
 }
 
 /// The state `pops state` gives for the scenario's pipelines: one RGBA8 target without blending,
@@ -238,6 +257,188 @@ fn radv_null_hardware_every_way_every_family() {
                 serde_json::json!(pm4::pops::emit(&state)),
                 "{ctx}"
             );
+        }
+    }
+}
+
+/// The corpus modules with several entry points (issue 5: the layer picks the fragment entry
+/// point by the stage's `pName`).
+const MULTI_ENTRY_MODULES: [&str; 2] = ["multi_entry_linked.link", "divergent_interlock.spvasm"];
+
+/// What the `entries` scenario printed for each attempt, in order: (module, entry, way) and the
+/// kind of object created or the driver's error.
+type Outcome = ((String, String, String), String);
+
+fn outcomes(out: &std::process::Output) -> Vec<Outcome> {
+    json_lines(&out.stdout)
+        .into_iter()
+        .filter(|v| v.get("entry").is_some())
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            let outcome = match v.get("error") {
+                Some(e) => format!("error {e}"),
+                None => format!("created {}", s("kind")),
+            };
+            ((s("module"), s("entry"), s("way")), outcome)
+        })
+        .collect()
+}
+
+/// Pipelines (module, inline create info, graphics pipeline library linked) and shader objects
+/// from the multi-entry corpus modules, one per fragment entry point chosen by `pName` (one module
+/// object serves all of them; the linked module's vertex stage is its own `vs_fullscreen`). Each
+/// report record must carry the analysis of *that* entry point, as its `expect[NAME]` comment
+/// states: picking another entry (the first, the vertex one) fails. Whatever RADV refuses must be
+/// refused identically without the layer (the error passes through unchanged), and then no object
+/// is expected in the report. (Mesa 25.0.7 RADV accepts every entry point, divergent ones too.)
+#[test]
+fn radv_multi_entry_modules_report_the_named_entry_point() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    // Every fragment entry point the corpus states, in module order.
+    let mut entries = Vec::new();
+    for module in MULTI_ENTRY_MODULES {
+        let exp: Vec<_> = expectations(module)
+            .into_iter()
+            .filter(|(_, e)| e["model"] == "Fragment")
+            .collect();
+        assert!(exp.len() >= 2, "{module}: several fragment entry points");
+        // The test can only catch a wrong pick if the entries' analyses differ.
+        let keys = |e: &std::collections::HashMap<String, String>| {
+            ["interlock", "begin", "end", "per_sample"].map(|k| e[k].clone())
+        };
+        assert!(
+            exp.iter().any(|(_, e)| keys(e) != keys(&exp[0].1)),
+            "{module}: every entry analyses alike"
+        );
+        for (name, e) in exp {
+            entries.push((module, name, e));
+        }
+    }
+    let list = entries
+        .iter()
+        .map(|(m, n, _)| format!("{m}:{n}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let samples = 4;
+    for family in FAMILIES {
+        let base = || {
+            radv("entries", family)
+                .env("POPS_SCENARIO_ENTRIES", &list)
+                .env("POPS_SCENARIO_SAMPLES", samples.to_string())
+        };
+        let plain = base().run();
+        if !check_ok(
+            &plain,
+            &format!("entries on RADV {family} without the layer"),
+        ) {
+            continue;
+        }
+        let dir = temp_dir(&format!("entries-{family}"));
+        let report_path = dir.join("report.jsonl");
+        let out = base()
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        assert!(check_ok(
+            &out,
+            &format!("entries on RADV {family} with the layer")
+        ));
+
+        // The layer changes nothing the driver decides: the same objects are created and the
+        // same errors returned, attempt by attempt.
+        let with = outcomes(&out);
+        assert_eq!(
+            with,
+            outcomes(&plain),
+            "RADV {family}: outcomes differ with the layer"
+        );
+        for (module, name, _) in &entries {
+            let key = (module.to_string(), name.clone(), "module".to_string());
+            assert!(
+                with.iter().any(|(k, _)| *k == key),
+                "RADV {family}: no attempt for {key:?}"
+            );
+        }
+        for ((module, name, way), outcome) in &with {
+            if outcome.starts_with("error") {
+                eprintln!("RADV {family} refused {module}:{name} by way of {way}: {outcome} (also without the layer)");
+            }
+        }
+
+        let made: Vec<Value> = json_lines(&out.stdout)
+            .into_iter()
+            .filter(|v| v.get("entry").is_some() && v.get("handle").is_some())
+            .collect();
+        assert!(!made.is_empty(), "RADV {family} created nothing");
+        let report = read_report(&report_path);
+        // Objects are destroyed right after creation, so handles repeat: pair strictly in order,
+        // one record per created object.
+        let report: Vec<&Value> = report.iter().filter(|r| r["handle"] != "0x0").collect();
+        assert_eq!(
+            report.len(),
+            made.len(),
+            "RADV {family}: one record per object"
+        );
+        for (m, r) in made.iter().zip(report) {
+            let ctx = format!("{family} {m} -> {r}");
+            assert_eq!(r["handle"], m["handle"], "{ctx}");
+            assert_eq!(r["kind"], m["kind"], "{ctx}");
+            assert_eq!(r["chip"], family, "{ctx}");
+            let name = m["entry"].as_str().unwrap_or_default();
+            let exp = &entries
+                .iter()
+                .find(|(module, n, _)| m["module"] == *module && n == name)
+                .unwrap_or_else(|| panic!("unexpected entry {ctx}"))
+                .2;
+            assert_eq!(r["entry_point"], name, "{ctx}");
+            let source = match (m["way"].as_str(), m["kind"].as_str()) {
+                (Some("module"), _) | (Some("gpl"), Some("library")) => "shader_module",
+                (Some("inline"), _) => "inline_create_info",
+                (Some("gpl"), Some("pipeline")) => "library",
+                (Some("shader_object"), _) => "shader_object_spirv",
+                _ => panic!("unexpected {ctx}"),
+            };
+            assert_eq!(r["source"], source, "{ctx}");
+            let mode = exp["interlock"].as_str();
+            assert_eq!(r["interlock"], mode, "{ctx}");
+            assert_eq!(r["begin_count"].to_string(), exp["begin"], "{ctx}");
+            assert_eq!(r["end_count"].to_string(), exp["end"], "{ctx}");
+            assert_eq!(r["per_sample"].to_string(), exp["per_sample"], "{ctx}");
+            if mode == "none" {
+                assert_eq!(codes(r), Vec::<String>::new(), "{ctx}");
+                continue;
+            }
+            // The diagnostics that follow from the entry point's own analysis.
+            let c = codes(r);
+            let has = |code: &str| c.iter().any(|x| x == code);
+            assert_eq!(
+                has("multiple-interlock-pairs"),
+                exp["begin"] != "1" || exp["end"] != "1",
+                "{ctx}"
+            );
+            assert_eq!(
+                has("divergent-interlock-begin"),
+                exp["begin_divergent"] == "true",
+                "{ctx}"
+            );
+            assert_eq!(has("no-color-output"), exp["color"] == "false", "{ctx}");
+            assert_eq!(
+                has("interlock-without-memory-access"),
+                exp["accesses_memory"] == "false",
+                "{ctx}"
+            );
+            if m["kind"] == "pipeline" {
+                assert_eq!(r["samples"], samples, "{ctx}");
+                // Article: pixel interlock with MSAA orders invocations along shared edges.
+                assert_eq!(
+                    has("pixel-interlock-with-msaa"),
+                    mode.starts_with("pixel"),
+                    "{ctx}"
+                );
+            }
         }
     }
 }

@@ -444,6 +444,16 @@ fn gpl_pipeline(
     vert: vk::ShaderModule,
     frag: vk::ShaderModule,
 ) -> Res<(vk::Pipeline, vk::Pipeline, Vec<vk::Pipeline>)> {
+    gpl_pipeline_named(ctx, fx, (vert, c"main"), (frag, c"main"))
+}
+
+/// [`gpl_pipeline`] with the entry points of both stages named.
+fn gpl_pipeline_named(
+    ctx: &Ctx,
+    fx: &Fixed,
+    (vert, vname): (vk::ShaderModule, &CStr),
+    (frag, fname): (vk::ShaderModule, &CStr),
+) -> Res<(vk::Pipeline, vk::Pipeline, Vec<vk::Pipeline>)> {
     use vk::GraphicsPipelineLibraryFlagsEXT as G;
     let lib = |flags: G, ci: vk::GraphicsPipelineCreateInfo<'_>| -> Res<vk::Pipeline> {
         let gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(flags);
@@ -466,11 +476,11 @@ fn gpl_pipeline(
     let vstage = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::VERTEX)
         .module(vert)
-        .name(c"main")];
+        .name(vname)];
     let fstage = [vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::FRAGMENT)
         .module(frag)
-        .name(c"main")];
+        .name(fname)];
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
     let c = vk::GraphicsPipelineCreateInfo::default;
     let vi = lib(
@@ -1224,10 +1234,222 @@ fn render(ctx: &Ctx) -> Res<Vec<u8>> {
     }
 }
 
+/// The corpus modules with several entry points and the fragment entry points the `entries`
+/// scenario builds pipelines from, by `pName` (`module:entry` items).
+pub const DEFAULT_ENTRIES: &str = "multi_entry_linked.link:frag_ordered,multi_entry_linked.link:frag_no_color,divergent_interlock.spvasm:begin_in_selection,divergent_interlock.spvasm:begin_in_loop,divergent_interlock.spvasm:helper_twice,divergent_interlock.spvasm:helper_under_branch,divergent_interlock.spvasm:kill_before_begin,divergent_interlock.spvasm:return_before_begin,divergent_interlock.spvasm:end_in_both_branches,divergent_interlock.spvasm:sample_id_entry,divergent_interlock.spvasm:no_interlock";
+
+/// The vertex stage for a module: its own vertex entry point where it has one (so that the
+/// pipeline's two stages name two entry points of the same module), else `fullscreen.vert`.
+fn vertex_stage_of(
+    ctx: &Ctx,
+    module: &str,
+    frag: vk::ShaderModule,
+) -> Res<(vk::ShaderModule, &'static CStr, bool)> {
+    if module == "multi_entry_linked.link" {
+        return Ok((frag, c"vs_fullscreen", false));
+    }
+    Ok((ctx.module(spv("fullscreen.vert")?)?, c"main", true))
+}
+
+/// Graphics pipelines (and shader objects) from the multi-entry corpus modules, one per fragment
+/// entry point chosen by `pName` (POPS_SCENARIO_ENTRIES, `module:entry` items). One module object
+/// per corpus module serves every entry point. Each attempt prints `{"module", "entry", "way",
+/// "kind", "handle"}` when created, or `{"module", "entry", "way", "error"}` with the unchanged
+/// VkResult when the driver refused it; the scenario goes on either way.
+fn scenario_entries() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-entries")?;
+    if !ctx.caps.interlock {
+        return Err(format!(
+            "SKIP {}: no fragmentShaderPixelInterlock",
+            ctx.name
+        ));
+    }
+    let samples = env_u32("POPS_SCENARIO_SAMPLES", 4);
+    let fx = Fixed::new(samples);
+    let list = std::env::var("POPS_SCENARIO_ENTRIES").unwrap_or_else(|_| DEFAULT_ENTRIES.into());
+    let mut modules: Vec<(String, vk::ShaderModule, vk::ShaderModule, &CStr, bool)> = Vec::new();
+    let so = ctx
+        .caps
+        .shader_object
+        .then(|| ash::ext::shader_object::Device::new(&ctx.instance, &ctx.device));
+    let print = |module: &str, entry: &str, way: &str, r: Result<(&str, u64), vk::Result>| {
+        let v = match r {
+            Ok((kind, h)) => serde_json::json!({"module": module, "entry": entry, "way": way,
+                "kind": kind, "handle": format!("0x{h:x}"), "samples": samples}),
+            Err(e) => serde_json::json!({"module": module, "entry": entry, "way": way,
+                "error": format!("{e:?}")}),
+        };
+        println!("{v}");
+    };
+    for item in list.split(',') {
+        let (module, entry) = item
+            .split_once(':')
+            .ok_or_else(|| format!("bad entry item {item} (module:entry)"))?;
+        let centry = std::ffi::CString::new(entry).map_err(|e| e.to_string())?;
+        let code = spv(module)?;
+        let (frag, vert, vname) = match modules.iter().find(|m| m.0 == module) {
+            Some(m) => (m.1, m.2, m.3),
+            None => {
+                let frag = ctx.module(code)?;
+                let (vert, vname, own) = vertex_stage_of(&ctx, module, frag)?;
+                modules.push((module.to_string(), frag, vert, vname, own));
+                (frag, vert, vname)
+            }
+        };
+        let build = |frag_stage: vk::PipelineShaderStageCreateInfo<'_>| {
+            let stages = [
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(vert)
+                    .name(vname),
+                frag_stage,
+            ];
+            let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
+            let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+            let mut rendering =
+                vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
+            let ci = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&stages)
+                .vertex_input_state(&fx.vi)
+                .input_assembly_state(&fx.ia)
+                .viewport_state(&fx.vp)
+                .rasterization_state(&fx.rs)
+                .multisample_state(&fx.ms)
+                .depth_stencil_state(&fx.ds)
+                .color_blend_state(&cb)
+                .dynamic_state(&dy)
+                .layout(ctx.layout)
+                .push_next(&mut rendering);
+            // SAFETY: valid create info; every chained structure outlives the call.
+            match unsafe {
+                ctx.device
+                    .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+            } {
+                Ok(p) => Ok(p[0]),
+                Err((p, e)) => {
+                    // A driver may return an error with a pipeline anyway; never leak it.
+                    for p in p.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                        // SAFETY: a pipeline this call created, destroyed once.
+                        unsafe { ctx.device.destroy_pipeline(p, None) };
+                    }
+                    Err(e)
+                }
+            }
+        };
+        let destroy = |p: vk::Pipeline| {
+            // SAFETY: a pipeline of this loop, destroyed once, nothing uses it.
+            unsafe { ctx.device.destroy_pipeline(p, None) };
+        };
+
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(&centry);
+        let r = build(stage);
+        print(
+            module,
+            entry,
+            "module",
+            r.map(|p| ("pipeline", vk::Handle::as_raw(p))),
+        );
+        if let Ok(p) = r {
+            destroy(p);
+        }
+
+        if ctx.caps.gpl {
+            let w = words(code)?;
+            let mut smci = vk::ShaderModuleCreateInfo::default().code(&w);
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .name(&centry)
+                .push_next(&mut smci);
+            let r = build(stage);
+            print(
+                module,
+                entry,
+                "inline",
+                r.map(|p| ("pipeline", vk::Handle::as_raw(p))),
+            );
+            if let Ok(p) = r {
+                destroy(p);
+            }
+
+            // A fragment-shader library linked into the final pipeline: the layer must carry the
+            // library's pName into the linked pipeline's record. On a refusal no handle exists.
+            match gpl_pipeline_named(&ctx, &fx, (vert, vname), (frag, &centry)) {
+                Ok((fs, linked, libs)) => {
+                    print(
+                        module,
+                        entry,
+                        "gpl",
+                        Ok(("library", vk::Handle::as_raw(fs))),
+                    );
+                    print(
+                        module,
+                        entry,
+                        "gpl",
+                        Ok(("pipeline", vk::Handle::as_raw(linked))),
+                    );
+                    destroy(linked);
+                    libs.into_iter().for_each(destroy);
+                }
+                Err(e) => println!(
+                    "{}",
+                    serde_json::json!({"module": module, "entry": entry, "way": "gpl", "error": e})
+                ),
+            }
+        }
+
+        if let Some(so) = &so {
+            let sets = [ctx.set_layout];
+            let ci = vk::ShaderCreateInfoEXT::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+                .code(code)
+                .name(&centry)
+                .set_layouts(&sets)
+                .push_constant_ranges(&PUSH_CONSTANTS);
+            // SAFETY: valid create info.
+            let r = match unsafe { so.create_shaders(&[ci], None) } {
+                Ok(s) => Ok(s[0]),
+                Err((s, e)) => {
+                    for s in s.into_iter().filter(|s| *s != vk::ShaderEXT::null()) {
+                        // SAFETY: a shader object this call created, destroyed once.
+                        unsafe { so.destroy_shader(s, None) };
+                    }
+                    Err(e)
+                }
+            };
+            print(
+                module,
+                entry,
+                "shader_object",
+                r.map(|s| ("shader_object", vk::Handle::as_raw(s))),
+            );
+            if let Ok(s) = r {
+                // SAFETY: live shader object, destroyed once.
+                unsafe { so.destroy_shader(s, None) };
+            }
+        }
+    }
+    for (_, frag, vert, _, own) in modules {
+        // SAFETY: modules of this scenario, destroyed once after every pipeline.
+        unsafe {
+            if own {
+                ctx.device.destroy_shader_module(vert, None);
+            }
+            ctx.device.destroy_shader_module(frag, None);
+        }
+    }
+    ctx.destroy();
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let scenario = std::env::args().nth(1).unwrap_or_default();
     let r = match scenario.as_str() {
         "pipelines" => scenario_pipelines(),
+        "entries" => scenario_entries(),
         "threads" => scenario_threads(),
         "malformed" => scenario_malformed(),
         "two" => scenario_two(),
