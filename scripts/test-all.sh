@@ -15,3 +15,10 @@ if [ "${CI:-}" = "true" ]; then export POPS_REQUIRE_REFERENCE=1; fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+
+# Tests that need an AMD GPU skip themselves where there is none; libtest hides their stderr, so
+# run them again, visibly, and list what was skipped.
+echo "== Skipped for lack of hardware (tests that run only with an amdgpu render node):"
+skipped=$(cargo test --locked -p pops-winsys --test amdgpu -- --nocapture --test-threads=1 2>&1 \
+            | grep -o 'SKIPPED: .*' || true)
+if [ -n "$skipped" ]; then echo "$skipped" | sed 's/^/   /'; else echo "   none: every hardware test ran"; fi
