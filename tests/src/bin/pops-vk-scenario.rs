@@ -383,6 +383,120 @@ struct Made {
     handle: u64,
 }
 
+impl Made {
+    fn new(way: &'static str, kind: &'static str, handle: impl vk::Handle) -> Self {
+        Made {
+            way,
+            kind,
+            handle: handle.as_raw(),
+        }
+    }
+}
+
+/// Scenarios that exercise interlock give up with a SKIP line where the device lacks it.
+fn require_interlock(ctx: &Ctx) -> Res<()> {
+    if !ctx.caps.interlock {
+        return Err(format!(
+            "SKIP {}: no fragmentShaderPixelInterlock",
+            ctx.name
+        ));
+    }
+    Ok(())
+}
+
+/// The corpus shader the generic scenarios use: an interlocked one where the device has
+/// interlock, else a plain one.
+fn default_shader(ctx: &Ctx) -> &'static str {
+    if ctx.caps.interlock {
+        "pixel_interlock_ordered.frag"
+    } else {
+        "color.frag"
+    }
+}
+
+/// A shader stage taken from a module object, entered at `name`.
+fn stage_info<'a>(
+    stage: vk::ShaderStageFlags,
+    module: vk::ShaderModule,
+    name: &'a CStr,
+) -> vk::PipelineShaderStageCreateInfo<'a> {
+    vk::PipelineShaderStageCreateInfo::default()
+        .stage(stage)
+        .module(module)
+        .name(name)
+}
+
+/// A fragment stage without a module object: the caller chains the code (inline SPIR-V or a
+/// module identifier).
+fn inline_fragment_stage(name: &CStr) -> vk::PipelineShaderStageCreateInfo<'_> {
+    vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::FRAGMENT)
+        .name(name)
+}
+
+/// The fragment shader object create info every scenario uses: SPIR-V `code` entered at `name`,
+/// with the shared set layout and push constants.
+fn fragment_shader_object_info<'a>(
+    ctx: &'a Ctx,
+    code: &'a [u8],
+    name: &'a CStr,
+) -> vk::ShaderCreateInfoEXT<'a> {
+    vk::ShaderCreateInfoEXT::default()
+        .stage(vk::ShaderStageFlags::FRAGMENT)
+        .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+        .code(code)
+        .name(name)
+        .set_layouts(std::slice::from_ref(&ctx.set_layout))
+        .push_constant_ranges(&PUSH_CONSTANTS)
+}
+
+/// The plain case: both stages from module objects entered at `main`, no cache, no flags.
+fn main_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    frag: vk::ShaderModule,
+) -> Result<vk::Pipeline, vk::Result> {
+    full_pipeline(
+        ctx,
+        fx,
+        vert,
+        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
+        vk::PipelineCache::null(),
+        vk::PipelineCreateFlags::empty(),
+    )
+}
+
+/// One complete (non-library) graphics pipeline with the `stages` given over the fixed state;
+/// the raw result of vkCreateGraphicsPipelines, for the caller to judge.
+fn create_complete_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    stages: &[vk::PipelineShaderStageCreateInfo<'_>],
+    cache: vk::PipelineCache,
+    flags: vk::PipelineCreateFlags,
+) -> Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)> {
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .flags(flags)
+        .stages(stages)
+        .vertex_input_state(&fx.vi)
+        .input_assembly_state(&fx.ia)
+        .viewport_state(&fx.vp)
+        .rasterization_state(&fx.rs)
+        .multisample_state(&fx.ms)
+        .depth_stencil_state(&fx.ds)
+        .color_blend_state(&cb)
+        .dynamic_state(&dy)
+        .layout(ctx.layout)
+        .push_next(&mut rendering);
+    // SAFETY: valid create info; every chained structure outlives the call.
+    unsafe { ctx.device.create_graphics_pipelines(cache, &[ci], None) }
+}
+
 fn print_made(shader: &str, samples: u32, m: &Made) {
     println!(
         "{}",
@@ -400,32 +514,10 @@ fn full_pipeline(
     flags: vk::PipelineCreateFlags,
 ) -> Result<vk::Pipeline, vk::Result> {
     let stages = [
-        vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(vert)
-            .name(c"main"),
+        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
         frag,
     ];
-    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
-    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
-    let mut rendering =
-        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
-    let ci = vk::GraphicsPipelineCreateInfo::default()
-        .flags(flags)
-        .stages(&stages)
-        .vertex_input_state(&fx.vi)
-        .input_assembly_state(&fx.ia)
-        .viewport_state(&fx.vp)
-        .rasterization_state(&fx.rs)
-        .multisample_state(&fx.ms)
-        .depth_stencil_state(&fx.ds)
-        .color_blend_state(&cb)
-        .dynamic_state(&dy)
-        .layout(ctx.layout)
-        .push_next(&mut rendering);
-    // SAFETY: valid create info.
-    let r = unsafe { ctx.device.create_graphics_pipelines(cache, &[ci], None) };
-    match r {
+    match create_complete_pipeline(ctx, fx, &stages, cache, flags) {
         Ok(p) => Ok(p[0]),
         Err((p, e)) => {
             if p.first().is_some_and(|p| *p != vk::Pipeline::null()) {
@@ -473,14 +565,8 @@ fn gpl_pipeline_named(
         .map_err(|(_, e)| format!("library {flags:?}: {e}"))
     };
     let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
-    let vstage = [vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::VERTEX)
-        .module(vert)
-        .name(vname)];
-    let fstage = [vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::FRAGMENT)
-        .module(frag)
-        .name(fname)];
+    let vstage = [stage_info(vk::ShaderStageFlags::VERTEX, vert, vname)];
+    let fstage = [stage_info(vk::ShaderStageFlags::FRAGMENT, frag, fname)];
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
     let c = vk::GraphicsPipelineCreateInfo::default;
     let vi = lib(
@@ -528,33 +614,14 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
     let mut made = Vec::new();
     let mut pipelines = Vec::new();
 
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::FRAGMENT)
-        .module(frag)
-        .name(c"main");
-    let p = full_pipeline(
-        ctx,
-        &fx,
-        vert,
-        stage,
-        vk::PipelineCache::null(),
-        vk::PipelineCreateFlags::empty(),
-    )
-    .map_err(vkerr("pipeline (module)"))?;
-    made.push(Made {
-        way: "module",
-        kind: "pipeline",
-        handle: vk::Handle::as_raw(p),
-    });
+    let p = main_pipeline(ctx, &fx, vert, frag).map_err(vkerr("pipeline (module)"))?;
+    made.push(Made::new("module", "pipeline", p));
     pipelines.push(p);
 
     if ctx.caps.gpl {
         let w = words(frag_spv)?;
         let mut smci = vk::ShaderModuleCreateInfo::default().code(&w);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .name(c"main")
-            .push_next(&mut smci);
+        let stage = inline_fragment_stage(c"main").push_next(&mut smci);
         let p = full_pipeline(
             ctx,
             &fx,
@@ -564,24 +631,12 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
             vk::PipelineCreateFlags::empty(),
         )
         .map_err(vkerr("pipeline (inline)"))?;
-        made.push(Made {
-            way: "inline",
-            kind: "pipeline",
-            handle: vk::Handle::as_raw(p),
-        });
+        made.push(Made::new("inline", "pipeline", p));
         pipelines.push(p);
 
         let (fs, linked, libs) = gpl_pipeline(ctx, &fx, vert, frag)?;
-        made.push(Made {
-            way: "gpl",
-            kind: "library",
-            handle: vk::Handle::as_raw(fs),
-        });
-        made.push(Made {
-            way: "gpl",
-            kind: "pipeline",
-            handle: vk::Handle::as_raw(linked),
-        });
+        made.push(Made::new("gpl", "library", fs));
+        made.push(Made::new("gpl", "pipeline", linked));
         pipelines.push(linked);
         pipelines.extend(libs);
     }
@@ -595,10 +650,7 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
         // SAFETY: valid create info.
         let cache =
             unsafe { ctx.device.create_pipeline_cache(&cci, None) }.map_err(vkerr("cache"))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(frag)
-            .name(c"main");
+        let stage = stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main");
         // Warm the cache so that the identifier-only creation can succeed.
         let warm = full_pipeline(
             ctx,
@@ -613,10 +665,7 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
         let id_bytes = id.identifier[..id.identifier_size as usize].to_vec();
         let mut ident =
             vk::PipelineShaderStageModuleIdentifierCreateInfoEXT::default().identifier(&id_bytes);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .name(c"main")
-            .push_next(&mut ident);
+        let stage = inline_fragment_stage(c"main").push_next(&mut ident);
         match full_pipeline(
             ctx,
             &fx,
@@ -626,11 +675,7 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
             vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED_EXT,
         ) {
             Ok(p) => {
-                made.push(Made {
-                    way: "identifier",
-                    kind: "pipeline",
-                    handle: vk::Handle::as_raw(p),
-                });
+                made.push(Made::new("identifier", "pipeline", p));
                 pipelines.push(p);
             }
             Err(e) => println!(
@@ -644,22 +689,11 @@ fn all_ways(ctx: &Ctx, shader: &str, samples: u32, cleanup: bool) -> Res<Vec<Mad
 
     if ctx.caps.shader_object {
         let so = ash::ext::shader_object::Device::new(&ctx.instance, &ctx.device);
-        let sets = [ctx.set_layout];
-        let ci = vk::ShaderCreateInfoEXT::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .code_type(vk::ShaderCodeTypeEXT::SPIRV)
-            .code(frag_spv)
-            .name(c"main")
-            .set_layouts(&sets)
-            .push_constant_ranges(&PUSH_CONSTANTS);
+        let ci = fragment_shader_object_info(ctx, frag_spv, c"main");
         // SAFETY: valid create info.
         let s = unsafe { so.create_shaders(&[ci], None) }
             .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
-        made.push(Made {
-            way: "shader_object",
-            kind: "shader_object",
-            handle: vk::Handle::as_raw(s[0]),
-        });
+        made.push(Made::new("shader_object", "shader_object", s[0]));
         if cleanup {
             // SAFETY: live shader object.
             unsafe { so.destroy_shader(s[0], None) };
@@ -694,12 +728,7 @@ fn scenario_pipelines() -> Res<()> {
         "interlock": ctx.caps.interlock, "gpl": ctx.caps.gpl, "shader_object": ctx.caps.shader_object,
         "module_identifier": ctx.caps.module_identifier}})
     );
-    if !ctx.caps.interlock {
-        return Err(format!(
-            "SKIP {}: no fragmentShaderPixelInterlock",
-            ctx.name
-        ));
-    }
+    require_interlock(&ctx)?;
     let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
     for item in list.split(',') {
         let (shader, samples) = item.split_once(':').unwrap_or((item, "1"));
@@ -730,19 +759,7 @@ fn bench_create(
     code: &[u8],
 ) -> Res<(vk::ShaderModule, vk::Pipeline)> {
     let frag = ctx.module(code)?;
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::FRAGMENT)
-        .module(frag)
-        .name(c"main");
-    let p = full_pipeline(
-        ctx,
-        fx,
-        vert,
-        stage,
-        vk::PipelineCache::null(),
-        vk::PipelineCreateFlags::empty(),
-    )
-    .map_err(vkerr("pipeline"))?;
+    let p = main_pipeline(ctx, fx, vert, frag).map_err(vkerr("pipeline"))?;
     Ok((frag, p))
 }
 
@@ -859,30 +876,14 @@ fn scenario_threads() -> Res<()> {
     let per = env_u32("POPS_SCENARIO_PER_THREAD", 4);
     let fx = Fixed::new(1);
     let total = std::sync::atomic::AtomicU32::new(0);
-    let shader = if ctx.caps.interlock {
-        "pixel_interlock_ordered.frag"
-    } else {
-        "color.frag"
-    };
+    let shader = default_shader(&ctx);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| -> Res<()> {
                 for _ in 0..per {
                     let vert = ctx.module(spv("fullscreen.vert")?)?;
                     let frag = ctx.module(spv(shader)?)?;
-                    let stage = vk::PipelineShaderStageCreateInfo::default()
-                        .stage(vk::ShaderStageFlags::FRAGMENT)
-                        .module(frag)
-                        .name(c"main");
-                    let p = full_pipeline(
-                        &ctx,
-                        &fx,
-                        vert,
-                        stage,
-                        vk::PipelineCache::null(),
-                        vk::PipelineCreateFlags::empty(),
-                    )
-                    .map_err(vkerr("pipeline"))?;
+                    let p = main_pipeline(&ctx, &fx, vert, frag).map_err(vkerr("pipeline"))?;
                     total.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     // SAFETY: objects of this iteration, destroyed once.
                     unsafe {
@@ -945,11 +946,7 @@ fn scenario_malformed() -> Res<()> {
 fn scenario_two() -> Res<()> {
     let a = create_ctx(c"pops-scenario-two-a")?;
     let b = create_ctx(c"pops-scenario-two-b")?;
-    let shader = if a.caps.interlock {
-        "pixel_interlock_ordered.frag"
-    } else {
-        "color.frag"
-    };
+    let shader = default_shader(&a);
     let ma = all_ways(&a, shader, 1, false)?;
     let mb = all_ways(&b, shader, 1, false)?;
     for m in ma.iter().chain(&mb) {
@@ -972,11 +969,7 @@ fn scenario_two() -> Res<()> {
 
 fn scenario_exit_with_live_device() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-exit")?;
-    let shader = if ctx.caps.interlock {
-        "pixel_interlock_ordered.frag"
-    } else {
-        "color.frag"
-    };
+    let shader = default_shader(&ctx);
     let made = all_ways(&ctx, shader, 1, false)?;
     for m in &made {
         print_made(shader, 1, m);
@@ -1016,6 +1009,18 @@ fn render(ctx: &Ctx) -> Res<Vec<u8>> {
                 })
                 .ok_or_else(|| "no memory type".to_string())
         };
+        // Memory for `req` of the first type with `flags`.
+        let allocate = |req: vk::MemoryRequirements,
+                        flags: vk::MemoryPropertyFlags|
+         -> Res<vk::DeviceMemory> {
+            d.allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(find(req.memory_type_bits, flags)?),
+                None,
+            )
+            .map_err(vkerr("memory"))
+        };
         let img = d
             .create_image(
                 &vk::ImageCreateInfo::default()
@@ -1036,17 +1041,7 @@ fn render(ctx: &Ctx) -> Res<Vec<u8>> {
             )
             .map_err(vkerr("image"))?;
         let req = d.get_image_memory_requirements(img);
-        let img_mem = d
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(find(
-                        req.memory_type_bits,
-                        vk::MemoryPropertyFlags::empty(),
-                    )?),
-                None,
-            )
-            .map_err(vkerr("memory"))?;
+        let img_mem = allocate(req, vk::MemoryPropertyFlags::empty())?;
         d.bind_image_memory(img, img_mem, 0)
             .map_err(vkerr("bind"))?;
         let size = (W * W * 4) as u64;
@@ -1059,18 +1054,10 @@ fn render(ctx: &Ctx) -> Res<Vec<u8>> {
             )
             .map_err(vkerr("buffer"))?;
         let breq = d.get_buffer_memory_requirements(buf);
-        let buf_mem = d
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(breq.size)
-                    .memory_type_index(find(
-                        breq.memory_type_bits,
-                        vk::MemoryPropertyFlags::HOST_VISIBLE
-                            | vk::MemoryPropertyFlags::HOST_COHERENT,
-                    )?),
-                None,
-            )
-            .map_err(vkerr("memory"))?;
+        let buf_mem = allocate(
+            breq,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
         d.bind_buffer_memory(buf, buf_mem, 0)
             .map_err(vkerr("bind"))?;
         let range = vk::ImageSubresourceRange::default()
@@ -1090,19 +1077,7 @@ fn render(ctx: &Ctx) -> Res<Vec<u8>> {
         let fx = Fixed::new(1);
         let vert = ctx.module(spv("fullscreen.vert")?)?;
         let frag = ctx.module(spv("color.frag")?)?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(frag)
-            .name(c"main");
-        let pipe = full_pipeline(
-            ctx,
-            &fx,
-            vert,
-            stage,
-            vk::PipelineCache::null(),
-            vk::PipelineCreateFlags::empty(),
-        )
-        .map_err(vkerr("pipeline"))?;
+        let pipe = main_pipeline(ctx, &fx, vert, frag).map_err(vkerr("pipeline"))?;
         let pool = d
             .create_command_pool(
                 &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
@@ -1258,12 +1233,7 @@ fn vertex_stage_of(
 /// VkResult when the driver refused it; the scenario goes on either way.
 fn scenario_entries() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-entries")?;
-    if !ctx.caps.interlock {
-        return Err(format!(
-            "SKIP {}: no fragmentShaderPixelInterlock",
-            ctx.name
-        ));
-    }
+    require_interlock(&ctx)?;
     let samples = env_u32("POPS_SCENARIO_SAMPLES", 4);
     let fx = Fixed::new(samples);
     let list = std::env::var("POPS_SCENARIO_ENTRIES").unwrap_or_else(|_| DEFAULT_ENTRIES.into());
@@ -1296,35 +1266,24 @@ fn scenario_entries() -> Res<()> {
                 (frag, vert, vname)
             }
         };
-        let build = |frag_stage: vk::PipelineShaderStageCreateInfo<'_>| {
+        let destroy = |p: vk::Pipeline| {
+            // SAFETY: a pipeline of this loop, destroyed once, nothing uses it.
+            unsafe { ctx.device.destroy_pipeline(p, None) };
+        };
+        // Creates the pipeline with this fragment stage, prints the outcome as `way`, and
+        // destroys what was made.
+        let attempt = |way: &str, frag_stage: vk::PipelineShaderStageCreateInfo<'_>| {
             let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(vname),
+                stage_info(vk::ShaderStageFlags::VERTEX, vert, vname),
                 frag_stage,
             ];
-            let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
-            let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
-            let mut rendering =
-                vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
-            let ci = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&fx.vi)
-                .input_assembly_state(&fx.ia)
-                .viewport_state(&fx.vp)
-                .rasterization_state(&fx.rs)
-                .multisample_state(&fx.ms)
-                .depth_stencil_state(&fx.ds)
-                .color_blend_state(&cb)
-                .dynamic_state(&dy)
-                .layout(ctx.layout)
-                .push_next(&mut rendering);
-            // SAFETY: valid create info; every chained structure outlives the call.
-            match unsafe {
-                ctx.device
-                    .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
-            } {
+            let r = match create_complete_pipeline(
+                &ctx,
+                &fx,
+                &stages,
+                vk::PipelineCache::null(),
+                vk::PipelineCreateFlags::empty(),
+            ) {
                 Ok(p) => Ok(p[0]),
                 Err((p, e)) => {
                     // A driver may return an error with a pipeline anyway; never leak it.
@@ -1334,45 +1293,30 @@ fn scenario_entries() -> Res<()> {
                     }
                     Err(e)
                 }
-            }
-        };
-        let destroy = |p: vk::Pipeline| {
-            // SAFETY: a pipeline of this loop, destroyed once, nothing uses it.
-            unsafe { ctx.device.destroy_pipeline(p, None) };
-        };
-
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(frag)
-            .name(&centry);
-        let r = build(stage);
-        print(
-            module,
-            entry,
-            "module",
-            r.map(|p| ("pipeline", vk::Handle::as_raw(p))),
-        );
-        if let Ok(p) = r {
-            destroy(p);
-        }
-
-        if ctx.caps.gpl {
-            let w = words(code)?;
-            let mut smci = vk::ShaderModuleCreateInfo::default().code(&w);
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .name(&centry)
-                .push_next(&mut smci);
-            let r = build(stage);
+            };
             print(
                 module,
                 entry,
-                "inline",
+                way,
                 r.map(|p| ("pipeline", vk::Handle::as_raw(p))),
             );
             if let Ok(p) = r {
                 destroy(p);
             }
+        };
+
+        attempt(
+            "module",
+            stage_info(vk::ShaderStageFlags::FRAGMENT, frag, &centry),
+        );
+
+        if ctx.caps.gpl {
+            let w = words(code)?;
+            let mut smci = vk::ShaderModuleCreateInfo::default().code(&w);
+            attempt(
+                "inline",
+                inline_fragment_stage(&centry).push_next(&mut smci),
+            );
 
             // A fragment-shader library linked into the final pipeline: the layer must carry the
             // library's pName into the linked pipeline's record. On a refusal no handle exists.
@@ -1401,14 +1345,7 @@ fn scenario_entries() -> Res<()> {
         }
 
         if let Some(so) = &so {
-            let sets = [ctx.set_layout];
-            let ci = vk::ShaderCreateInfoEXT::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .code_type(vk::ShaderCodeTypeEXT::SPIRV)
-                .code(code)
-                .name(&centry)
-                .set_layouts(&sets)
-                .push_constant_ranges(&PUSH_CONSTANTS);
+            let ci = fragment_shader_object_info(&ctx, code, &centry);
             // SAFETY: valid create info.
             let r = match unsafe { so.create_shaders(&[ci], None) } {
                 Ok(s) => Ok(s[0]),
