@@ -14,6 +14,21 @@ fn program(level: GfxLevel, section: SectionOptions) -> Vec<Inst> {
     wave_program(&ordered_section(level, &section).unwrap())
 }
 
+/// The mutant most tests need: the default-section program of `level` with every instruction
+/// that `dropped` picks removed.
+fn program_without(level: GfxLevel, dropped: impl Fn(&Inst) -> bool) -> Vec<Inst> {
+    program(level, SectionOptions::default())
+        .into_iter()
+        .filter(|i| !dropped(i))
+        .collect()
+}
+
+/// Runs [`program_without`] over a pile-up of `n` primitives (see [`failures`]).
+fn failures_without(level: GfxLevel, n: usize, dropped: impl Fn(&Inst) -> bool) -> Vec<ModelError> {
+    let prog = program_without(level, dropped);
+    failures(level, SectionOptions::default(), &prog, &pileup(n))
+}
+
 /// Every primitive covers the same 2×2 pixels: each wave overlaps the one before it, so the
 /// ordering hinges on every wave-ID comparison, wraparounds included.
 fn pileup(n: usize) -> Vec<Primitive> {
@@ -92,26 +107,23 @@ fn unmutated_sequences_pass_the_mutation_scenarios() {
 #[test]
 fn dropping_the_gfx9_off_by_one_correction_is_caught() {
     let section = SectionOptions::default();
-    let prog: Vec<Inst> = program(GfxLevel::Gfx9, section)
-        .into_iter()
-        .filter(|i| {
-            !matches!(
-                i,
-                Inst::Sop2 {
-                    op: Sop2::AndB32,
-                    src1: Operand::Literal(0x3ff),
-                    ..
-                } | Inst::Sopc {
-                    op: Sopc::CmpGtU32,
-                    ..
-                } | Inst::Sop2 {
-                    op: Sop2::AddI32,
-                    src1: Operand::Scc,
-                    ..
-                }
-            )
-        })
-        .collect();
+    let prog = program_without(GfxLevel::Gfx9, |i| {
+        matches!(
+            i,
+            Inst::Sop2 {
+                op: Sop2::AndB32,
+                src1: Operand::Literal(0x3ff),
+                ..
+            } | Inst::Sopc {
+                op: Sopc::CmpGtU32,
+                ..
+            } | Inst::Sop2 {
+                op: Sop2::AddI32,
+                src1: Operand::Scc,
+                ..
+            }
+        )
+    });
     assert_eq!(prog.len() + 3, program(GfxLevel::Gfx9, section).len());
     // Only waves right after a wraparound are affected: run through eight of them.
     let got = failures(GfxLevel::Gfx9, section, &prog, &pileup(8200));
@@ -154,20 +166,15 @@ fn comparing_raw_10bit_ids_without_the_remap_is_caught() {
 #[test]
 fn waiting_when_bit_31_is_clear_is_caught() {
     for level in [GfxLevel::Gfx9, GfxLevel::Gfx10] {
-        let section = SectionOptions::default();
-        let prog: Vec<Inst> = program(level, section)
-            .into_iter()
-            .filter(|i| {
-                !matches!(
-                    i,
-                    Inst::Sopp {
-                        op: Sopp::CbranchScc0,
-                        ..
-                    }
-                )
-            })
-            .collect();
-        let got = failures(level, section, &prog, &pileup(50));
+        let got = failures_without(level, 50, |i| {
+            matches!(
+                i,
+                Inst::Sopp {
+                    op: Sopp::CbranchScc0,
+                    ..
+                }
+            )
+        });
         assert_caught(&format!("wait without overlap on {level}"), got, 4, |e| {
             matches!(e, ModelError::WaitedWithoutOverlap { wave: 0 })
         });
@@ -238,12 +245,9 @@ fn resuming_overlapping_waves_before_the_waitcnts_is_caught() {
 /// s_endpgm without having sent ORDERED_PS_DONE once".
 #[test]
 fn ending_without_ordered_ps_done_is_caught() {
-    let section = SectionOptions::default();
-    let prog: Vec<Inst> = program(GfxLevel::Gfx10, section)
-        .into_iter()
-        .filter(|i| *i != Inst::sendmsg(Msg::OrderedPsDone))
-        .collect();
-    let got = failures(GfxLevel::Gfx10, section, &prog, &pileup(100));
+    let got = failures_without(GfxLevel::Gfx10, 100, |i| {
+        *i == Inst::sendmsg(Msg::OrderedPsDone)
+    });
     assert_caught("no done", got, 4, |e| {
         matches!(e, ModelError::EndedWithoutDone { .. })
     });
@@ -254,20 +258,15 @@ fn ending_without_ordered_ps_done_is_caught() {
 #[test]
 fn polling_without_setting_the_packer_is_caught() {
     for level in [GfxLevel::Gfx9, GfxLevel::Gfx10] {
-        let section = SectionOptions::default();
-        let prog: Vec<Inst> = program(level, section)
-            .into_iter()
-            .filter(|i| {
-                !matches!(
-                    i,
-                    Inst::Sopk {
-                        op: Sopk::SetregB32,
-                        ..
-                    }
-                )
-            })
-            .collect();
-        let got = failures(level, section, &prog, &pileup(100));
+        let got = failures_without(level, 100, |i| {
+            matches!(
+                i,
+                Inst::Sopk {
+                    op: Sopk::SetregB32,
+                    ..
+                }
+            )
+        });
         assert_caught(&format!("no packer on {level}"), got, 4, |e| {
             matches!(e, ModelError::PackerNotSet { .. })
         });
@@ -277,20 +276,15 @@ fn polling_without_setting_the_packer_is_caught() {
 /// GFX11: without `s_wait_event` nothing waits for "export ready".
 #[test]
 fn gfx11_without_the_export_ready_wait_is_caught() {
-    let section = SectionOptions::default();
-    let prog: Vec<Inst> = program(GfxLevel::Gfx11, section)
-        .into_iter()
-        .filter(|i| {
-            !matches!(
-                i,
-                Inst::Sopp {
-                    op: Sopp::WaitEvent,
-                    ..
-                }
-            )
-        })
-        .collect();
-    let got = failures(GfxLevel::Gfx11, section, &prog, &pileup(300));
+    let got = failures_without(GfxLevel::Gfx11, 300, |i| {
+        matches!(
+            i,
+            Inst::Sopp {
+                op: Sopp::WaitEvent,
+                ..
+            }
+        )
+    });
     assert_caught("no s_wait_event", got, 4, |e| {
         matches!(e, ModelError::OutOfOrder { .. })
     });
