@@ -18,17 +18,37 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "reference", "registers")
 LEVELS = [("GFX9", "gfx9"), ("GFX10", "gfx10"), ("GFX10_3", "gfx103"), ("GFX11", "gfx11"), ("GFX11_5", "gfx115")]
 
-# Registers absent from the database. Provenance: the POPS article names
-# PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS; the byte address (dword 0xA960) and the
-# bit (7) are those of the GFX11 kernel headers (gc_11_0), where amdgpu programs the register
-# through its golden settings.
-EXTRA = {
-    "PA_SC_VRS_SURFACE_CNTL_1": {
-        "levels": ["gfx11", "gfx115"],
-        "address": 0xA960 * 4,
-        "fields": [("FORCE_SC_VRS_RATE_FINE_POPS", 7, 7)],
-    }
-}
+# Registers absent from the database, each {"levels": [...], "address": byte address,
+# "fields": [(name, lo, hi)], "provenance": "..."}. A hand-added register must lie inside the window
+# of a register space that the database populates on each of its levels (check_extra): anything
+# else is no register a userspace IB can write. Registers the kernel programs itself (its golden
+# settings, such as GFX11's PA_SC_VRS_SURFACE_CNTL_1) never belong here: pm4::pops models them as
+# assumptions (KernelState), and pm4::validate refuses writes to them.
+EXTRA = {}
+
+SPACES = [(0xB000, 0xC000), (0x28000, 0x30000), (0x30000, 0x40000)]  # sh, context, uconfig
+
+
+def populated_windows(db):
+    """Per space, [start, end) of the 4 KiB pages the database populates."""
+    windows = []
+    for a, b in SPACES:
+        inside = [m["map"]["at"] for m in db["register_mappings"]
+                  if m["map"].get("to") == "mm" and a <= m["map"]["at"] < b]
+        if inside:
+            windows.append((min(inside) & ~0xFFF, (max(inside) + 4 + 0xFFF) & ~0xFFF))
+    return windows
+
+
+def check_extra(name, entry, file, db):
+    if "provenance" not in entry:
+        raise SystemExit(f"gen-registers: hand-added {name} has no provenance")
+    addr = entry["address"]
+    if not any(lo <= addr < hi for lo, hi in populated_windows(db)):
+        raise SystemExit(
+            f"gen-registers: hand-added {name} at {addr:#x} lies outside every register window the "
+            f"database populates on {file}: no userspace IB can write it (kernel-owned state is a "
+            f"pm4::pops::KernelState assumption, not a register)")
 
 
 def main():
@@ -46,6 +66,7 @@ def main():
             if n in EXTRA:
                 e = EXTRA[n]
                 if file in e["levels"]:
+                    check_extra(n, e, file, db)
                     regs.append((e["address"], n, list(e["fields"]), False))
                 continue
             m = by_name.get(n)

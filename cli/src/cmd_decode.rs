@@ -208,7 +208,7 @@ pub fn render_json(d: &Decoded) -> Value {
     json!({ "gfx_level": d.level.name(), "packets": packets })
 }
 
-fn read_all(path: &PathBuf) -> std::io::Result<Vec<u8>> {
+pub fn read_all(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut v = Vec::new();
         std::io::stdin().lock().read_to_end(&mut v)?;

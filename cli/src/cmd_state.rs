@@ -7,8 +7,8 @@
 
 use clap::builder::TypedValueParser;
 use pm4::pops::{
-    self, BlendOp, BlendTarget, CompareOp, DrawState, Experiments, InterlockDesc, PopsState,
-    RasterizationOrder, MAX_COLOR_TARGETS,
+    self, BlendOp, BlendTarget, CompareOp, DrawState, Experiments, InterlockDesc, KernelState,
+    PopsState, RasterizationOrder, MAX_COLOR_TARGETS,
 };
 use pm4::{Family, InterlockMode};
 use std::process::ExitCode;
@@ -97,7 +97,11 @@ pub struct Args {
     /// Experiment: PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE = BIN_MAP_MODE_POPS (GFX10+).
     #[arg(long)]
     bin_map_pops: bool,
-    /// Experiment: PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS (GFX11+).
+    /// Assume the kernel sets PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS (GFX11+).
+    /// That register is kernel-owned (amdgpu programs it through its golden settings, outside the
+    /// context space a userspace IB can write), so no register write changes: what changes is
+    /// that POPS then forces 1x1 shading, fragmentShadingRateWithFragmentShaderInterlock becomes
+    /// false, and coarse-rate draws get the pops-forces-vrs-1x1 diagnostic.
     #[arg(long)]
     force_vrs_fine_pops: bool,
     /// Print JSON.
@@ -112,6 +116,7 @@ struct Input {
     interlock: InterlockDesc,
     draw: DrawState,
     exp: Experiments,
+    kernel: KernelState,
 }
 
 fn input(a: &Args) -> Result<Input, String> {
@@ -166,6 +171,8 @@ fn input(a: &Args) -> Result<Input, String> {
             force_drain_ps_on_overlap: a.force_drain,
             exec_if_overlapped: a.exec_if_overlapped,
             bin_map_mode_pops: a.bin_map_pops,
+        },
+        kernel: KernelState {
             force_vrs_rate_fine_pops: a.force_vrs_fine_pops,
         },
     })
@@ -220,6 +227,20 @@ fn print_text(st: &PopsState, pm4: &[u32]) {
         "    fragmentShadingRateWithFragmentShaderInterlock  {}",
         f.fragment_shading_rate_with_fragment_shader_interlock
     );
+    if st.kernel.force_vrs_rate_fine_pops {
+        println!();
+        println!(
+            "kernel-owned state assumed (not written by this stream; userspace cannot set it):"
+        );
+        println!(
+            "    PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS = 1  <- POPS forces 1x1 shading{}",
+            if st.level.is_gfx11_plus() {
+                ""
+            } else {
+                " (the register exists on GFX11+ only: ignored here)"
+            }
+        );
+    }
     println!();
     if st.diagnostics.is_empty() {
         println!("diagnostics: none");
@@ -245,18 +266,19 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let st = match pops::derive(inp.family, &inp.interlock, &inp.draw, &inp.exp) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "pops state: {} ({}), interlock {}: {e}",
-                inp.family,
-                inp.family.gfx_level(),
-                mode_name(inp.mode)
-            );
-            return ExitCode::FAILURE;
-        }
-    };
+    let st =
+        match pops::derive_assuming(inp.family, &inp.interlock, &inp.draw, &inp.exp, &inp.kernel) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!(
+                    "pops state: {} ({}), interlock {}: {e}",
+                    inp.family,
+                    inp.family.gfx_level(),
+                    mode_name(inp.mode)
+                );
+                return ExitCode::FAILURE;
+            }
+        };
     if args.json {
         // The same document the layer records (pm4::pops::PopsState::report_json).
         println!("{}", st.report_json());

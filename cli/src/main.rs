@@ -9,6 +9,7 @@ mod cmd_devices;
 mod cmd_inspect;
 mod cmd_isa;
 mod cmd_layer;
+mod cmd_lint;
 mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
@@ -34,6 +35,8 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// Check a PM4 stream: every write on a real register of the level, every packet complete.
+    Lint(cmd_lint::Args),
     /// Install or uninstall the Vulkan layer VK_LAYER_POPS_interlock.
     Layer(cmd_layer::Args),
     /// Derive the registers, PM4, device features and diagnostics of a POPS draw on one chip.
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
         Command::Layer(a) => cmd_layer::run(a),
+        Command::Lint(a) => cmd_lint::run(a),
         Command::State(a) => cmd_state::run(a),
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),

@@ -168,7 +168,6 @@ pub fn pops_inputs(v: &Variant) -> (InterlockDesc, DrawState, Experiments) {
         force_drain_ps_on_overlap: v.switches.force_drain,
         exec_if_overlapped: v.switches.exec_if_overlapped,
         bin_map_mode_pops: v.switches.bin_map_mode_pops,
-        force_vrs_rate_fine_pops: false,
     };
     (desc, draw, exp)
 }

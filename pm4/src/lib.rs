@@ -7,6 +7,8 @@
 //! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
 //! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
 //! - [`mod@decode`]: dwords back to packets and register writes, with typed errors.
+//! - [`validate`]: would a command processor accept a stream, and does every write land on a real
+//!   register? An oracle built from the register database and real drivers' streams only.
 //! - [`pops`]: the POPS driver state of a draw: register rules, PM4, features, diagnostics.
 //!
 //! This crate uses nothing else of pops; every other crate builds on it.
@@ -25,6 +27,7 @@ pub use packet::{emit_set_regs, pkt3, Header, Opcode};
 pub mod cmdbuf;
 pub mod decode;
 pub mod fields;
+pub mod validate;
 
 pub use cmdbuf::{set_reg_form, CmdBuf, EncodeError, ReleaseMem, ReleaseMemOp};
 pub use decode::{

@@ -4,8 +4,9 @@
 
 use pm4::decode::decode;
 use pm4::pops::{
-    derive, emit, BlendFactor, BlendOp, BlendTarget, CompareOp, DepthStencilState, DrawState,
-    Experiments, InterlockDesc, RasterizationOrder, StateError, StencilOp, StencilOpState,
+    derive_assuming, emit, BlendFactor, BlendOp, BlendTarget, CompareOp, DepthStencilState,
+    DrawState, Experiments, InterlockDesc, KernelState, RasterizationOrder, StateError, StencilOp,
+    StencilOpState,
 };
 use pm4::{Family, Granularity, InterlockMode, Ordering};
 use proptest::prelude::*;
@@ -136,13 +137,16 @@ fn interlock() -> impl Strategy<Value = InterlockDesc> {
 }
 
 fn experiments() -> impl Strategy<Value = Experiments> {
-    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, b, c, d)| {
-        Experiments {
-            force_drain_ps_on_overlap: a,
-            exec_if_overlapped: b,
-            bin_map_mode_pops: c,
-            force_vrs_rate_fine_pops: d,
-        }
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, b, c)| Experiments {
+        force_drain_ps_on_overlap: a,
+        exec_if_overlapped: b,
+        bin_map_mode_pops: c,
+    })
+}
+
+fn kernel() -> impl Strategy<Value = KernelState> {
+    any::<bool>().prop_map(|f| KernelState {
+        force_vrs_rate_fine_pops: f,
     })
 }
 
@@ -155,9 +159,10 @@ proptest! {
         il in interlock(),
         d in draw(),
         e in experiments(),
+        k in kernel(),
     ) {
         let valid = |s: u32| matches!(s, 1 | 2 | 4 | 8);
-        match derive(family, &il, &d, &e) {
+        match derive_assuming(family, &il, &d, &e, &k) {
             Err(StateError::RasterizationSamples(s)) => prop_assert!(!valid(s)),
             Err(StateError::DepthStencilSamples(s)) => {
                 prop_assert!(valid(d.rasterization_samples) && s != 0 && !valid(s))
@@ -184,6 +189,9 @@ proptest! {
                 let want: Vec<_> =
                     st.registers.iter().map(|r| (r.desc.address, r.value)).collect();
                 prop_assert_eq!(written, want);
+                // And the validator, which shares nothing with the encoder, accepts every dword.
+                let report = pm4::validate::validate(level, &emit(&st));
+                prop_assert!(report.is_ok(), "{:?}", report.violations);
                 // Out-of-order rasterization: only with the hardware, and an ordered interlock
                 // never enables it implicitly (only an explicit relaxed order does).
                 if st.out_of_order.enabled {

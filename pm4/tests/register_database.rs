@@ -155,9 +155,5 @@ fn the_issue_register_list_exists_where_it_should() {
             l >= Gfx10_3,
             "PA_CL_VRS_CNTL is GFX10.3+"
         );
-        assert_eq!(
-            l.register(Reg::PA_SC_VRS_SURFACE_CNTL_1).is_some(),
-            l.is_gfx11_plus()
-        );
     }
 }

@@ -1,7 +1,7 @@
 //! The Vulkan device features and properties of VK_EXT_fragment_shader_interlock and
 //! VK_KHR_fragment_shading_rate that POPS decides, per family.
 
-use super::Experiments;
+use super::KernelState;
 use crate::chip::{Family, GfxLevel};
 
 /// VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT plus the one shading-rate property that
@@ -31,11 +31,11 @@ pub const fn device_features(family: Family) -> Features {
     }
 }
 
-/// The features as the state of one derivation sees them: the experiment that sets
-/// FORCE_SC_VRS_RATE_FINE_POPS takes the shading-rate property away on GFX11.
-pub(crate) fn state_features(family: Family, exp: &Experiments) -> Features {
+/// The features under an assumption about the kernel-owned state: FORCE_SC_VRS_RATE_FINE_POPS,
+/// when the kernel sets it, takes the shading-rate property away on GFX11.
+pub fn state_features(family: Family, kernel: &KernelState) -> Features {
     let mut f = device_features(family);
-    if exp.force_vrs_rate_fine_pops && family.gfx_level().is_gfx11_plus() {
+    if kernel.force_vrs_rate_fine_pops && family.gfx_level().is_gfx11_plus() {
         f.fragment_shading_rate_with_fragment_shader_interlock = false;
     }
     f
@@ -94,16 +94,15 @@ mod tests {
     /// will force 1x1 shading rate."
     #[test]
     fn force_fine_pops_takes_the_property_away_on_gfx11() {
-        let exp = Experiments {
+        let kernel = KernelState {
             force_vrs_rate_fine_pops: true,
-            ..Experiments::default()
         };
         assert!(
-            !state_features(Family::Navi31, &exp)
+            !state_features(Family::Navi31, &kernel)
                 .fragment_shading_rate_with_fragment_shader_interlock
         );
         assert!(
-            state_features(Family::Navi31, &Experiments::default())
+            state_features(Family::Navi31, &KernelState::default())
                 .fragment_shading_rate_with_fragment_shader_interlock
         );
     }

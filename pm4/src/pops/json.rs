@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 impl PopsState {
     /// The whole report, as `pops state --json` prints it and the layer records it:
     /// `{"chip", "gfx_level", "interlock", "samples", "registers", "pm4", "features",
-    /// "diagnostics", "reasons", "out_of_order_rasterization": {"enabled", "reason"}}`, where
+    /// "kernel_assumptions", "diagnostics", "reasons", "out_of_order_rasterization": {"enabled", "reason"}}`, where
     /// `pm4` is [`super::emit`] of this state.
     pub fn report_json(&self) -> Value {
         json!({
@@ -18,6 +18,9 @@ impl PopsState {
             "registers": self.registers_json(),
             "pm4": super::emit(self),
             "features": self.features_json(),
+            "kernel_assumptions": {
+                "force_vrs_rate_fine_pops": self.kernel.force_vrs_rate_fine_pops,
+            },
             "diagnostics": self.diagnostics_json(),
             "reasons": self.reasons_json(),
             "out_of_order_rasterization": {

@@ -348,7 +348,16 @@ pub struct Experiments {
     pub exec_if_overlapped: bool,
     /// PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE = BIN_MAP_MODE_POPS (GFX10+).
     pub bin_map_mode_pops: bool,
-    /// PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS (GFX11+): POPS then forces 1x1.
+}
+
+/// State the amdgpu kernel driver owns: it programs these registers itself (its golden
+/// settings), outside the context space a userspace IB can write. The derivation never writes
+/// them; it takes their value as an assumption, which decides features and diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct KernelState {
+    /// PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS (GFX11+). When set, "enabling POPS
+    /// will force 1x1 shading rate", so fragmentShadingRateWithFragmentShaderInterlock is false.
+    /// Clear by default, as amdgpu leaves it and as RADV's features assume.
     pub force_vrs_rate_fine_pops: bool,
 }
 
@@ -423,6 +432,8 @@ pub struct PopsState {
     /// A one-line reason for each POPS-related field value.
     pub reasons: Vec<Reason>,
     pub features: Features,
+    /// The kernel-owned state the derivation assumed.
+    pub kernel: KernelState,
     /// The out-of-order rasterization decision (also in PA_SC_MODE_CNTL_1).
     pub out_of_order: OutOfOrderDecision,
     pub diagnostics: Vec<Diagnostic>,
@@ -471,12 +482,24 @@ pub(crate) fn log2_samples(samples: u32) -> Option<u32> {
     }
 }
 
-/// Derives the POPS state of a draw. Pure: no I/O, and no allocation beyond the result.
+/// Derives the POPS state of a draw, assuming the kernel-owned state amdgpu programs by default.
+/// Pure: no I/O, and no allocation beyond the result.
 pub fn derive(
     family: Family,
     interlock: &InterlockDesc,
     draw: &DrawState,
     exp: &Experiments,
+) -> Result<PopsState, StateError> {
+    derive_assuming(family, interlock, draw, exp, &KernelState::default())
+}
+
+/// [`derive`] under an explicit assumption about the kernel-owned state.
+pub fn derive_assuming(
+    family: Family,
+    interlock: &InterlockDesc,
+    draw: &DrawState,
+    exp: &Experiments,
+    kernel: &KernelState,
 ) -> Result<PopsState, StateError> {
     if log2_samples(draw.rasterization_samples).is_none() {
         return Err(StateError::RasterizationSamples(draw.rasterization_samples));
@@ -497,7 +520,8 @@ pub fn derive(
         draw: *draw,
         registers: Vec::with_capacity(12),
         reasons: Vec::with_capacity(24),
-        features: features::state_features(family, exp),
+        features: features::state_features(family, kernel),
+        kernel: *kernel,
         out_of_order: ooo::out_of_order_rasterization(family, interlock, draw),
         diagnostics: Vec::new(),
     };

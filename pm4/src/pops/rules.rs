@@ -96,7 +96,7 @@ pub(crate) fn apply(
     db_dfsm_control(st, &cx, exp)?;
     db_render_override2(st, &cx)?;
     pa_sc_mode_cntl_1(st, &cx)?;
-    vrs(st, &cx, draw, exp)?;
+    vrs(st, &cx, draw)?;
     db_z_info(st, &cx, draw)?;
     pa_sc_binner_cntl_0(st, &cx, exp)?;
     other_diagnostics(st, &cx, draw);
@@ -447,9 +447,19 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
     Ok(())
 }
 
-/// PA_CL_VRS_CNTL (GFX10.3+) and PA_SC_VRS_SURFACE_CNTL_1 (GFX11+).
-fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Result<(), RegError> {
+/// PA_CL_VRS_CNTL (GFX10.3+). FORCE_SC_VRS_RATE_FINE_POPS (GFX11+) lives in
+/// PA_SC_VRS_SURFACE_CNTL_1, which the kernel owns: it is only assumed ([`KernelState`]).
+fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
     let level = st.level;
+    let force_fine = st.kernel.force_vrs_rate_fine_pops;
+    if force_fine && !level.is_gfx11_plus() {
+        diag(
+            st,
+            Severity::Warning,
+            "kernel-state-unavailable",
+            format!("PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS exists on GFX11+ only, not on {level}: the assumption is ignored"),
+        );
+    }
     if !has_vrs(level) {
         if draw.vrs_in_use {
             diag(
@@ -457,14 +467,6 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Res
                 Severity::Warning,
                 "vrs-unavailable",
                 format!("{level} has no variable-rate shading: VRS ignored"),
-            );
-        }
-        if exp.force_vrs_rate_fine_pops {
-            diag(
-                st,
-                Severity::Warning,
-                "experiment-unavailable",
-                format!("PA_SC_VRS_SURFACE_CNTL_1 does not exist on {level}: ignored"),
             );
         }
         return Ok(());
@@ -478,12 +480,12 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Res
                 "pops-forces-vrs-1x1",
                 "GFX10.3: POPS forces the shading rate to 1x1 (fragmentShadingRateWithFragmentShaderInterlock is false); the requested coarse rate is not used",
             );
-        } else if exp.force_vrs_rate_fine_pops {
+        } else if force_fine {
             diag(
                 st,
-                Severity::Info,
+                Severity::Warning,
                 "pops-forces-vrs-1x1",
-                "FORCE_SC_VRS_RATE_FINE_POPS is set: POPS forces 1x1 shading",
+                "the kernel is assumed to set PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS: POPS forces 1x1 shading, the requested coarse rate is not used",
             );
         } else {
             diag(
@@ -493,14 +495,6 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Res
                 "GFX11 POPS works with coarse shading, but interlock is per fine pixel: coarse invocations that share no fine pixel are not ordered",
             );
         }
-    }
-    if level == GfxLevel::Gfx10_3 && exp.force_vrs_rate_fine_pops {
-        diag(
-            st,
-            Severity::Warning,
-            "experiment-unavailable",
-            "PA_SC_VRS_SURFACE_CNTL_1 does not exist on gfx10.3: ignored",
-        );
     }
     let mut w = Writer::new(st, Reg::PA_CL_VRS_CNTL)?;
     if gfx10_3_pops {
@@ -521,19 +515,6 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState, exp: &Experiments) -> Res
         )?;
     }
     w.done();
-    if level.is_gfx11_plus() {
-        let mut w = Writer::new(st, Reg::PA_SC_VRS_SURFACE_CNTL_1)?;
-        w.set(
-            Field::FORCE_SC_VRS_RATE_FINE_POPS,
-            exp.force_vrs_rate_fine_pops as u32,
-            if exp.force_vrs_rate_fine_pops {
-                "experiment: POPS forces 1x1 shading, fragmentShadingRateWithFragmentShaderInterlock becomes false"
-            } else {
-                "clear: POPS keeps coarse rates, fragmentShadingRateWithFragmentShaderInterlock is true"
-            },
-        )?;
-        w.done();
-    }
     Ok(())
 }
 
@@ -1030,36 +1011,47 @@ mod tests {
 
     /// "On GFX11, by default, POPS itself can work with non-1x1 shading rates ... However, if
     /// PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS is set, enabling POPS will force 1x1
-    /// shading rate."
+    /// shading rate." The kernel owns that register: the derivation assumes it, never writes it.
     #[test]
-    fn gfx11_force_sc_vrs_rate_fine_pops() {
-        for f in levels().filter(|f| f.gfx_level().is_gfx11_plus()) {
-            let s = state(f, "pixel-ordered", 1);
-            assert_eq!(
-                s.field(
-                    Reg::PA_SC_VRS_SURFACE_CNTL_1,
-                    Field::FORCE_SC_VRS_RATE_FINE_POPS
-                ),
-                Some(0)
-            );
-            assert!(
-                s.features
-                    .fragment_shading_rate_with_fragment_shader_interlock
-            );
-            let s = state_with(f, "pixel-ordered", 1, |_, _, e| {
-                e.force_vrs_rate_fine_pops = true
-            });
-            assert_eq!(
-                s.field(
-                    Reg::PA_SC_VRS_SURFACE_CNTL_1,
-                    Field::FORCE_SC_VRS_RATE_FINE_POPS
-                ),
-                Some(1)
-            );
-            assert!(
-                !s.features
-                    .fragment_shading_rate_with_fragment_shader_interlock
-            );
+    fn gfx11_force_sc_vrs_rate_fine_pops_is_an_assumption_never_a_write() {
+        let forced = KernelState {
+            force_vrs_rate_fine_pops: true,
+        };
+        for f in levels() {
+            let mut draw = DrawState {
+                vrs_in_use: true,
+                ..DrawState::default()
+            };
+            draw.rasterization_samples = 1;
+            let desc = InterlockDesc::with_mode(Some("pixel-ordered".parse().unwrap()));
+            let d = derive(f, &desc, &draw, &Experiments::default()).unwrap();
+            let k = derive_assuming(f, &desc, &draw, &Experiments::default(), &forced).unwrap();
+            // Exactly the same register writes either way.
+            assert_eq!(d.registers, k.registers, "{f}");
+            assert_eq!(k.kernel, forced);
+            if f.gfx_level().is_gfx11_plus() {
+                assert!(
+                    d.features
+                        .fragment_shading_rate_with_fragment_shader_interlock
+                );
+                assert!(
+                    !k.features
+                        .fragment_shading_rate_with_fragment_shader_interlock
+                );
+                assert!(k
+                    .diagnostics
+                    .iter()
+                    .any(|x| x.code == "pops-forces-vrs-1x1"));
+                assert!(!d
+                    .diagnostics
+                    .iter()
+                    .any(|x| x.code == "pops-forces-vrs-1x1"));
+            } else {
+                assert!(k
+                    .diagnostics
+                    .iter()
+                    .any(|x| x.code == "kernel-state-unavailable"));
+            }
         }
     }
 

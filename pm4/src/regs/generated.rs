@@ -146,7 +146,6 @@ pub enum Reg {
     PA_SC_VPORT_ZMAX_0,
     PA_SC_VPORT_ZMIN_0,
     PA_SC_VRS_OVERRIDE_CNTL,
-    PA_SC_VRS_SURFACE_CNTL_1,
     PA_SC_WINDOW_SCISSOR_BR,
     PA_SC_WINDOW_SCISSOR_TL,
     PA_STEREO_CNTL,
@@ -275,9 +274,9 @@ pub enum Reg {
 }
 
 impl Reg {
-    pub const COUNT: usize = 264;
+    pub const COUNT: usize = 263;
     /// All registers, sorted by name (so `from_name` can binary-search).
-    pub const ALL: [Reg; 264] = [
+    pub const ALL: [Reg; 263] = [
         Reg::CB_BLEND0_CONTROL,
         Reg::CB_BLEND1_CONTROL,
         Reg::CB_BLEND2_CONTROL,
@@ -416,7 +415,6 @@ impl Reg {
         Reg::PA_SC_VPORT_ZMAX_0,
         Reg::PA_SC_VPORT_ZMIN_0,
         Reg::PA_SC_VRS_OVERRIDE_CNTL,
-        Reg::PA_SC_VRS_SURFACE_CNTL_1,
         Reg::PA_SC_WINDOW_SCISSOR_BR,
         Reg::PA_SC_WINDOW_SCISSOR_TL,
         Reg::PA_STEREO_CNTL,
@@ -543,7 +541,7 @@ impl Reg {
         Reg::VGT_VERTEX_REUSE_BLOCK_CNTL,
         Reg::VGT_VTX_CNT_EN,
     ];
-    pub(crate) const NAMES: [&'static str; 264] = [
+    pub(crate) const NAMES: [&'static str; 263] = [
         "CB_BLEND0_CONTROL",
         "CB_BLEND1_CONTROL",
         "CB_BLEND2_CONTROL",
@@ -682,7 +680,6 @@ impl Reg {
         "PA_SC_VPORT_ZMAX_0",
         "PA_SC_VPORT_ZMIN_0",
         "PA_SC_VRS_OVERRIDE_CNTL",
-        "PA_SC_VRS_SURFACE_CNTL_1",
         "PA_SC_WINDOW_SCISSOR_BR",
         "PA_SC_WINDOW_SCISSOR_TL",
         "PA_STEREO_CNTL",
@@ -1114,7 +1111,6 @@ pub enum Field {
     FORCE_LIMIT_COLOR_SECTOR_TO_256B_MAX,
     FORCE_OREO_MODE,
     FORCE_QC_SMASK_CONFLICT,
-    FORCE_SC_VRS_RATE_FINE_POPS,
     FORCE_SHADER_Z_ORDER,
     FORCE_STENCIL_DIRTY,
     FORCE_STENCIL_READ,
@@ -1759,8 +1755,8 @@ pub enum Field {
 }
 
 impl Field {
-    pub const COUNT: usize = 941;
-    pub(crate) const NAMES: [&'static str; 941] = [
+    pub const COUNT: usize = 940;
+    pub(crate) const NAMES: [&'static str; 940] = [
         "AA_MASK_CENTROID_DTMN",
         "AA_MASK_X0Y0",
         "AA_MASK_X0Y1",
@@ -2060,7 +2056,6 @@ impl Field {
         "FORCE_LIMIT_COLOR_SECTOR_TO_256B_MAX",
         "FORCE_OREO_MODE",
         "FORCE_QC_SMASK_CONFLICT",
-        "FORCE_SC_VRS_RATE_FINE_POPS",
         "FORCE_SHADER_Z_ORDER",
         "FORCE_STENCIL_DIRTY",
         "FORCE_STENCIL_READ",
@@ -2703,7 +2698,7 @@ impl Field {
         "Z_WRITE_ENABLE",
         "Z_WR_POLICY",
     ];
-    pub(crate) const ALL: [Field; 941] = [
+    pub(crate) const ALL: [Field; 940] = [
         Field::AA_MASK_CENTROID_DTMN,
         Field::AA_MASK_X0Y0,
         Field::AA_MASK_X0Y1,
@@ -3003,7 +2998,6 @@ impl Field {
         Field::FORCE_LIMIT_COLOR_SECTOR_TO_256B_MAX,
         Field::FORCE_OREO_MODE,
         Field::FORCE_QC_SMASK_CONFLICT,
-        Field::FORCE_SC_VRS_RATE_FINE_POPS,
         Field::FORCE_SHADER_Z_ORDER,
         Field::FORCE_STENCIL_DIRTY,
         Field::FORCE_STENCIL_READ,
@@ -10471,7 +10465,7 @@ pub(crate) static GFX9: [RegDesc; 201] = [
 ];
 
 /// gfx9: position in `GFX9` of each `Reg`, `u16::MAX` where the level lacks it.
-pub(crate) static GFX9_INDEX: [u16; 264] = [
+pub(crate) static GFX9_INDEX: [u16; 263] = [
     83,
     84,
     85,
@@ -10609,7 +10603,6 @@ pub(crate) static GFX9_INDEX: [u16; 264] = [
     55,
     58,
     57,
-    u16::MAX,
     u16::MAX,
     47,
     46,
@@ -18626,7 +18619,7 @@ pub(crate) static GFX10: [RegDesc; 253] = [
 ];
 
 /// gfx10: position in `GFX10` of each `Reg`, `u16::MAX` where the level lacks it.
-pub(crate) static GFX10_INDEX: [u16; 264] = [
+pub(crate) static GFX10_INDEX: [u16; 263] = [
     124,
     125,
     126,
@@ -18764,7 +18757,6 @@ pub(crate) static GFX10_INDEX: [u16; 264] = [
     90,
     93,
     92,
-    u16::MAX,
     u16::MAX,
     82,
     81,
@@ -26800,7 +26792,7 @@ pub(crate) static GFX10_3: [RegDesc; 249] = [
 ];
 
 /// gfx103: position in `GFX10_3` of each `Reg`, `u16::MAX` where the level lacks it.
-pub(crate) static GFX10_3_INDEX: [u16; 264] = [
+pub(crate) static GFX10_3_INDEX: [u16; 263] = [
     120,
     121,
     122,
@@ -26939,7 +26931,6 @@ pub(crate) static GFX10_3_INDEX: [u16; 264] = [
     91,
     90,
     u16::MAX,
-    u16::MAX,
     80,
     79,
     142,
@@ -27068,7 +27059,7 @@ pub(crate) static GFX10_3_INDEX: [u16; 264] = [
 ];
 
 /// gfx11: registers sorted by byte address.
-pub(crate) static GFX11: [RegDesc; 207] = [
+pub(crate) static GFX11: [RegDesc; 206] = [
     RegDesc {
         reg: Reg::SPI_SHADER_PGM_RSRC4_PS,
         address: 0x0B004,
@@ -33642,16 +33633,6 @@ pub(crate) static GFX11: [RegDesc; 207] = [
         ],
     },
     RegDesc {
-        reg: Reg::PA_SC_VRS_SURFACE_CNTL_1,
-        address: 0x2A580,
-        in_database: false,
-        fields: &[FieldDesc {
-            field: Field::FORCE_SC_VRS_RATE_FINE_POPS,
-            lo: 7,
-            hi: 7,
-        }],
-    },
-    RegDesc {
         reg: Reg::VGT_PRIMITIVE_TYPE,
         address: 0x30908,
         in_database: true,
@@ -33988,7 +33969,7 @@ pub(crate) static GFX11: [RegDesc; 207] = [
 ];
 
 /// gfx11: position in `GFX11` of each `Reg`, `u16::MAX` where the level lacks it.
-pub(crate) static GFX11_INDEX: [u16; 264] = [
+pub(crate) static GFX11_INDEX: [u16; 263] = [
     93,
     94,
     95,
@@ -34062,16 +34043,16 @@ pub(crate) static GFX11_INDEX: [u16; 264] = [
     49,
     51,
     52,
-    198,
-    193,
-    102,
     197,
     192,
-    194,
+    102,
+    196,
+    191,
+    193,
     130,
-    200,
     199,
-    201,
+    198,
+    200,
     u16::MAX,
     107,
     147,
@@ -34127,7 +34108,6 @@ pub(crate) static GFX11_INDEX: [u16; 264] = [
     66,
     65,
     68,
-    189,
     55,
     54,
     115,
@@ -34142,11 +34122,11 @@ pub(crate) static GFX11_INDEX: [u16; 264] = [
     108,
     112,
     144,
-    205,
-    206,
-    83,
-    203,
     204,
+    205,
+    83,
+    202,
+    203,
     81,
     80,
     82,
@@ -34234,18 +34214,18 @@ pub(crate) static GFX11_INDEX: [u16; 264] = [
     140,
     129,
     u16::MAX,
-    202,
-    191,
+    201,
+    190,
     u16::MAX,
     u16::MAX,
     u16::MAX,
     u16::MAX,
     69,
+    194,
     195,
-    196,
     u16::MAX,
     120,
-    190,
+    189,
     124,
     131,
     u16::MAX,
@@ -34256,7 +34236,7 @@ pub(crate) static GFX11_INDEX: [u16; 264] = [
 ];
 
 /// gfx115: registers sorted by byte address.
-pub(crate) static GFX11_5: [RegDesc; 207] = [
+pub(crate) static GFX11_5: [RegDesc; 206] = [
     RegDesc {
         reg: Reg::SPI_SHADER_PGM_RSRC4_PS,
         address: 0x0B004,
@@ -40840,16 +40820,6 @@ pub(crate) static GFX11_5: [RegDesc; 207] = [
         ],
     },
     RegDesc {
-        reg: Reg::PA_SC_VRS_SURFACE_CNTL_1,
-        address: 0x2A580,
-        in_database: false,
-        fields: &[FieldDesc {
-            field: Field::FORCE_SC_VRS_RATE_FINE_POPS,
-            lo: 7,
-            hi: 7,
-        }],
-    },
-    RegDesc {
         reg: Reg::VGT_PRIMITIVE_TYPE,
         address: 0x30908,
         in_database: true,
@@ -41186,7 +41156,7 @@ pub(crate) static GFX11_5: [RegDesc; 207] = [
 ];
 
 /// gfx115: position in `GFX11_5` of each `Reg`, `u16::MAX` where the level lacks it.
-pub(crate) static GFX11_5_INDEX: [u16; 264] = [
+pub(crate) static GFX11_5_INDEX: [u16; 263] = [
     93,
     94,
     95,
@@ -41260,16 +41230,16 @@ pub(crate) static GFX11_5_INDEX: [u16; 264] = [
     49,
     51,
     52,
-    198,
-    193,
-    102,
     197,
     192,
-    194,
+    102,
+    196,
+    191,
+    193,
     130,
-    200,
     199,
-    201,
+    198,
+    200,
     u16::MAX,
     107,
     147,
@@ -41325,7 +41295,6 @@ pub(crate) static GFX11_5_INDEX: [u16; 264] = [
     66,
     65,
     68,
-    189,
     55,
     54,
     115,
@@ -41340,11 +41309,11 @@ pub(crate) static GFX11_5_INDEX: [u16; 264] = [
     108,
     112,
     144,
-    205,
-    206,
-    83,
-    203,
     204,
+    205,
+    83,
+    202,
+    203,
     81,
     80,
     82,
@@ -41432,18 +41401,18 @@ pub(crate) static GFX11_5_INDEX: [u16; 264] = [
     140,
     129,
     u16::MAX,
-    202,
-    191,
+    201,
+    190,
     u16::MAX,
     u16::MAX,
     u16::MAX,
     u16::MAX,
     69,
+    194,
     195,
-    196,
     u16::MAX,
     120,
-    190,
+    189,
     124,
     131,
     u16::MAX,

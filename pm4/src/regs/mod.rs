@@ -376,16 +376,4 @@ mod tests {
         assert_eq!(RegSpace::of(0x7FFC), None);
         assert_eq!(RegSpace::of(0x40000), None);
     }
-
-    #[test]
-    fn gfx11_vrs_surface_cntl_1_force_fine_pops_bit() {
-        let d = GfxLevel::Gfx11
-            .require(Reg::PA_SC_VRS_SURFACE_CNTL_1)
-            .unwrap();
-        assert_eq!(d.address, 0xA960 * 4);
-        assert_eq!(d.field(Field::FORCE_SC_VRS_RATE_FINE_POPS).unwrap().lo, 7);
-        assert!(GfxLevel::Gfx10_3
-            .register(Reg::PA_SC_VRS_SURFACE_CNTL_1)
-            .is_none());
-    }
 }
