@@ -67,8 +67,17 @@ pub struct Comparison {
     pub same: usize,
     /// Differences, listed or not.
     pub differences: Vec<Mismatch>,
-    /// Registers we program that the reference does not (POPS state, the timing packets' …).
-    pub additional: Vec<String>,
+    /// Registers we program that the reference does not (POPS state, …), each with the entry of
+    /// the differences table that allows it, if any.
+    pub additional: Vec<Additional>,
+}
+
+/// A register the draw writes that the reference draw does not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Additional {
+    pub address: u32,
+    pub name: String,
+    pub allowed: Option<&'static Difference>,
 }
 
 impl Comparison {
@@ -77,8 +86,13 @@ impl Comparison {
         self.differences.iter().filter(|m| m.allowed.is_none())
     }
 
+    /// The additional registers no entry of the table allows.
+    pub fn unlisted_additional(&self) -> impl Iterator<Item = &Additional> {
+        self.additional.iter().filter(|a| a.allowed.is_none())
+    }
+
     pub fn is_ok(&self) -> bool {
-        self.unlisted().next().is_none()
+        self.unlisted().next().is_none() && self.unlisted_additional().next().is_none()
     }
 }
 
@@ -138,7 +152,12 @@ pub fn compare(
     }
     for addr in ours.keys() {
         if !theirs.contains_key(addr) {
-            c.additional.push(name_at(level, *addr));
+            let name = name_at(level, *addr);
+            c.additional.push(Additional {
+                address: *addr,
+                allowed: differences::find(level, &name),
+                name,
+            });
         }
     }
     Ok(c)

@@ -56,6 +56,18 @@ fn every_stream_matches_the_reference_draw_but_for_the_listed_differences() {
                 "{fam} {v}: unlisted differences:\n{}",
                 unlisted.join("\n")
             );
+            let extra: Vec<String> = c
+                .unlisted_additional()
+                .map(|a| format!("{} ({:#x})", a.name, a.address))
+                .collect();
+            assert!(
+                extra.is_empty(),
+                "{fam} {v}: registers written beyond the reference with no entry (and reason) in draw::differences::TABLE: {}",
+                extra.join(", ")
+            );
+            // Every dword would be accepted by a command processor of the level.
+            let r = pm4::validate::validate(level, &s.dwords);
+            assert!(r.is_ok(), "{fam} {v}: {:#?}", r.violations);
             assert!(
                 c.same > 100,
                 "{fam} {v}: only {} registers as the reference",
@@ -151,7 +163,7 @@ fn list_the_differences_in_use() {
             for m in &c.differences {
                 seen.insert(m.name.clone());
             }
-            extra.extend(c.additional);
+            extra.extend(c.additional.into_iter().map(|a| a.name));
         }
         eprintln!("{fam}: differ: {seen:?}\n{fam}: additional: {extra:?}");
     }

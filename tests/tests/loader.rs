@@ -257,6 +257,15 @@ fn radv_null_hardware_every_way_every_family() {
                 serde_json::json!(pm4::pops::emit(&state)),
                 "{ctx}"
             );
+            // The report's PM4, read back from the report itself, passes the IB validator.
+            let dwords: Vec<u32> = r["pm4"]
+                .as_array()
+                .expect("pm4 array")
+                .iter()
+                .map(|v| v.as_u64().expect("dword") as u32)
+                .collect();
+            let report = pm4::validate::validate(state.level, &dwords);
+            assert!(report.is_ok(), "{ctx}: {:#?}", report.violations);
         }
     }
 }

@@ -167,6 +167,8 @@ pub struct AmdgpuWinsys {
     next_buffer: u32,
     next_context: u32,
     info: DeviceInfo,
+    /// Submit IBs that fail [`pm4::validate`] (deliberate experiments only).
+    allow_invalid_ibs: bool,
     /// libdrm_amdgpu_sys's handle, used for identification queries only.
     _query: AMDGPU::DeviceHandle,
     dev: Device,
@@ -232,6 +234,13 @@ fn open_node(path: &Path) -> Result<OwnedFd, WinsysError> {
 }
 
 impl AmdgpuWinsys {
+    /// Lets IBs that fail [`pm4::validate`] through to the kernel. Off by default: such an IB
+    /// writes something no command processor of the level holds, with undefined results. Turn it
+    /// on only for a deliberate experiment on a machine you are prepared to reset.
+    pub fn allow_invalid_ibs(&mut self, allow: bool) {
+        self.allow_invalid_ibs = allow;
+    }
+
     /// Opens a render node, checks it is an amdgpu GPU with a graphics ring that pops supports,
     /// and reads its identification.
     pub fn open(path: &Path) -> Result<AmdgpuWinsys, WinsysError> {
@@ -284,6 +293,7 @@ impl AmdgpuWinsys {
                 })?;
         let info = identify_device(path, &query)?;
         Ok(AmdgpuWinsys {
+            allow_invalid_ibs: false,
             buffers: BTreeMap::new(),
             contexts: BTreeMap::new(),
             next_buffer: 0,
@@ -614,7 +624,15 @@ impl Winsys for AmdgpuWinsys {
             });
             ranges.push((*id, b.va, b.size));
         }
-        crate::check_ib_in_buffers(sub.ib_va, sub.ib_dwords, &ranges)?;
+        let ib_buffer = crate::check_ib_in_buffers(sub.ib_va, sub.ib_dwords, &ranges)?;
+        if !self.allow_invalid_ibs {
+            let b = self.buffer(ib_buffer)?;
+            let ib = match self.read(ib_buffer, sub.ib_va - b.va, sub.ib_dwords as usize)? {
+                crate::Readback::Executed(dw) => dw,
+                crate::Readback::NotExecuted => Vec::new(),
+            };
+            crate::check_ib_valid(self.info.gfx_level, sub.label, &ib)?;
+        }
         if sub.ib_va % u64::from(align) != 0 {
             return Err(WinsysError::IbMisaligned {
                 ib_va: sub.ib_va,

@@ -62,6 +62,8 @@ pub struct CaptureWinsys {
     next_va: u64,
     contexts: Vec<u64>,
     submissions: Vec<CapturedSubmission>,
+    /// Record IBs that fail [`pm4::validate`] (deliberate experiments only).
+    allow_invalid_ibs: bool,
 }
 
 fn is_capture_file(name: &str) -> bool {
@@ -74,6 +76,13 @@ fn is_capture_file(name: &str) -> bool {
 }
 
 impl CaptureWinsys {
+    /// Records IBs that fail [`pm4::validate`] too, as [`crate::AmdgpuWinsys::allow_invalid_ibs`]
+    /// submits them: for deliberate experiments. Off by default, so a capture refuses exactly what
+    /// a GPU submission would.
+    pub fn allow_invalid_ibs(&mut self, allow: bool) {
+        self.allow_invalid_ibs = allow;
+    }
+
     /// Starts a capture of `family` into `dir`, creating it. A directory holding an earlier
     /// capture is emptied of it; one holding anything else is refused.
     pub fn create(dir: &Path, family: Family) -> Result<CaptureWinsys, WinsysError> {
@@ -103,6 +112,7 @@ impl CaptureWinsys {
             buffers: Vec::new(),
             next_va: VA_BASE,
             contexts: Vec::new(),
+            allow_invalid_ibs: false,
             submissions: Vec::new(),
         };
         ws.write_index()?;
@@ -273,6 +283,12 @@ impl Winsys for CaptureWinsys {
                 pad: self.info.ib_pad_dwords,
             });
         }
+        let b = &self.buffers[ib_buffer.0 as usize];
+        let start = ((sub.ib_va - b.va) / 4) as usize;
+        let ib = b.data[start..start + sub.ib_dwords as usize].to_vec();
+        if !self.allow_invalid_ibs {
+            crate::check_ib_valid(self.info.gfx_level, sub.label, &ib)?;
+        }
         let seq_slot = self
             .contexts
             .get_mut(ctx.0 as usize)
@@ -280,9 +296,6 @@ impl Winsys for CaptureWinsys {
         *seq_slot += 1;
         let seq = *seq_slot;
 
-        let b = &self.buffers[ib_buffer.0 as usize];
-        let start = ((sub.ib_va - b.va) / 4) as usize;
-        let ib = b.data[start..start + sub.ib_dwords as usize].to_vec();
         let index = self.submissions.len();
         let file = format!("submit-{index:04}.bin");
         let path = self.dir.join(&file);
@@ -427,6 +440,47 @@ mod tests {
             .unwrap();
         ws.wait(f, Duration::from_secs(1)).unwrap();
         ws
+    }
+
+    /// An IB writing PA_SC_VRS_SURFACE_CNTL_1 (kernel-owned, byte 0x2A580) with SET_CONTEXT_REG
+    /// on GFX11, padded with NOPs: refused with a typed error before anything is recorded, and
+    /// recorded only after the explicit override.
+    #[test]
+    fn an_ib_that_fails_validation_is_refused_unless_allowed() {
+        let dir = tmp("invalid");
+        let mut ws = CaptureWinsys::create(&dir, Family::Navi31).unwrap();
+        let ibb = ws.create_buffer(4096, Domain::Gtt).unwrap();
+        let pad = ws.info().ib_pad_dwords as usize;
+        let mut ib = vec![0xc001_6900, (0x2A580 - 0x28000) / 4, 0x80];
+        while ib.len() % pad != 0 {
+            ib.push(0xffff_1000);
+        }
+        ws.write(ibb, 0, &ib).unwrap();
+        let ctx = ws.create_context().unwrap();
+        let sub = Submission {
+            ib_va: ws.gpu_address(ibb).unwrap(),
+            ib_dwords: ib.len() as u32,
+            buffers: &[ibb],
+            label: "kernel-owned write",
+        };
+        match ws.submit(ctx, &sub) {
+            Err(WinsysError::InvalidIb {
+                label,
+                count,
+                first,
+                ..
+            }) => {
+                assert_eq!(label, "kernel-owned write");
+                assert_eq!(count, 1);
+                assert!(first.contains("0x2a580"), "{first}");
+            }
+            other => panic!("expected InvalidIb, got {other:?}"),
+        }
+        assert!(ws.submissions().is_empty());
+        ws.allow_invalid_ibs(true);
+        ws.submit(ctx, &sub).unwrap();
+        assert_eq!(ws.submissions().len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

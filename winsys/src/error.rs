@@ -100,6 +100,13 @@ pub enum WinsysError {
         "an IB at {ib_va:#x} is not aligned to the device's {alignment}-byte IB start alignment"
     )]
     IbMisaligned { ib_va: u64, alignment: u32 },
+    #[error("refusing to submit '{label}': the IB fails validation on {level} ({count} violation(s)); first: {first}")]
+    InvalidIb {
+        label: String,
+        level: pm4::GfxLevel,
+        count: usize,
+        first: String,
+    },
     #[error("an IB of {dwords} dwords is not padded to a multiple of {pad} dwords")]
     IbNotPadded { dwords: u32, pad: u32 },
     #[error("buffer {0:?} does not exist (freed, or from another winsys)")]

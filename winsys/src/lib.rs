@@ -180,6 +180,21 @@ pub trait Winsys {
     fn reset_status(&mut self, ctx: ContextId) -> Result<ResetStatus, WinsysError>;
 }
 
+/// Refuses an IB that [`pm4::validate`] rejects: a write to no register of the level, to a
+/// kernel-owned register, or a packet of the wrong length is undefined on real hardware. Both
+/// backends call this before submitting unless the caller explicitly allowed invalid IBs.
+pub fn check_ib_valid(level: pm4::GfxLevel, label: &str, ib: &[u32]) -> Result<(), WinsysError> {
+    match pm4::validate::validate(level, ib).into_result() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(WinsysError::InvalidIb {
+            label: label.to_string(),
+            level,
+            count: e.violations.len(),
+            first: e.first().to_string(),
+        }),
+    }
+}
+
 /// Checks that the IB `[ib_va, ib_va + 4·ib_dwords)` lies inside one of the submitted buffers,
 /// given each buffer's `(id, va, size)`. Both backends check this before submitting: an IB
 /// outside its buffer list faults the GPU instead of failing cleanly.

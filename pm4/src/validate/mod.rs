@@ -306,25 +306,29 @@ impl Report {
 
 /// An IB the validator refused, as an error value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{} violation(s) on {level}; first: {first}", count)]
+#[error("{} violation(s) on {level}; first: {}", violations.len(), violations[0])]
 pub struct Invalid {
     pub level: GfxLevel,
-    pub count: usize,
-    pub first: Violation,
+    /// Every violation; never empty.
     pub violations: Vec<Violation>,
+}
+
+impl Invalid {
+    pub fn first(&self) -> &Violation {
+        &self.violations[0]
+    }
 }
 
 impl Report {
     /// The report as a result: `Err` with every violation when any.
     pub fn into_result(self) -> Result<Report, Invalid> {
-        match self.violations.first() {
-            None => Ok(self),
-            Some(first) => Err(Invalid {
+        if self.violations.is_empty() {
+            Ok(self)
+        } else {
+            Err(Invalid {
                 level: self.level,
-                count: self.violations.len(),
-                first: first.clone(),
                 violations: self.violations,
-            }),
+            })
         }
     }
 }

@@ -171,7 +171,8 @@ fn a_report_with_violations_is_an_error_naming_the_first() {
     let e = validate(GfxLevel::Gfx11, &set_context(0x2A580, &[0]))
         .into_result()
         .unwrap_err();
-    assert_eq!(e.count, 1);
+    assert_eq!(e.violations.len(), 1);
+    assert_eq!(e.first().code(), "kernel-owned");
     assert!(e.to_string().contains("0x2a580"), "{e}");
 }
 
