@@ -46,6 +46,13 @@ pub struct Args {
     /// Rasterization samples: 1, 2, 4 or 8.
     #[arg(long, default_value_t = 1)]
     samples: u32,
+    /// Colour attachment samples when they differ from the rasterization samples
+    /// (VK_AMD_mixed_attachment_samples): 1, 2, 4 or 8, at most --samples. Default: --samples.
+    #[arg(long, value_name = "N")]
+    color_samples: Option<u32>,
+    /// Sample-rate shading: sampleShadingEnable with minSampleShading 1.0.
+    #[arg(long)]
+    sample_shading: bool,
     /// Depth/stencil attachment samples (0 = no attachment).
     #[arg(long, default_value_t = 0)]
     depth_samples: u32,
@@ -138,6 +145,8 @@ fn input(a: &Args) -> Result<Input, String> {
     let mut draw = DrawState {
         rasterization_samples: a.samples,
         depth_stencil_samples: a.depth_samples,
+        color_samples: a.color_samples.filter(|c| *c != a.samples).unwrap_or(0),
+        sample_shading: a.sample_shading,
         color_targets: [None; MAX_COLOR_TARGETS],
         rasterization_order: if a.relaxed_order {
             RasterizationOrder::Relaxed

@@ -54,6 +54,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like every Unix filter: a closed pipe (`pops state … | head`) ends the program quietly by
+    // SIGPIPE instead of a failed write to standard output.
+    // SAFETY: setting a signal's disposition to SIG_DFL installs no handler; nothing else in this
+    // process has changed SIGPIPE, and no other thread runs yet.
+    let _ = unsafe {
+        nix::sys::signal::signal(
+            nix::sys::signal::Signal::SIGPIPE,
+            nix::sys::signal::SigHandler::SigDfl,
+        )
+    };
     let cli = Cli::parse();
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),

@@ -94,10 +94,6 @@ pub struct DrawStream {
     pub rects: Vec<Rect>,
 }
 
-fn log2(samples: u32) -> u32 {
-    samples.trailing_zeros()
-}
-
 /// The state registers of the draw: reference value, POPS fields, and the changes of the
 /// differences table. Keyed by byte address; `None` for a register the level does not name.
 struct State {
@@ -157,6 +153,9 @@ pub fn pops_inputs(v: &Variant) -> (InterlockDesc, DrawState, Experiments) {
     };
     let mut draw = DrawState {
         rasterization_samples: v.samples,
+        // The sample-interlock variants' pixel shader reads the sample ID: one invocation per
+        // sample.
+        sample_shading: v.per_sample(),
         ..DrawState::default()
     };
     if !v.color_target() {
@@ -197,16 +196,6 @@ fn vs_user_data(level: GfxLevel) -> [Reg; 4] {
             Reg::SPI_SHADER_USER_DATA_VS_3,
         ]
     }
-}
-
-/// Enumerated register values the draw writes by name (register database enums).
-mod enums {
-    /// SPI_SHADER_32_R.
-    pub const SPI_SHADER_32_R: u32 = 1;
-    /// CB_COLOR_CONTROL.MODE = CB_DISABLE.
-    pub const CB_DISABLE: u32 = 0;
-    /// COLOR_INVALID.
-    pub const COLOR_INVALID: u32 = 0;
 }
 
 /// Applies every change of the differences table for `v` to the reference state.
@@ -257,53 +246,31 @@ fn apply_changes(
         Reg::DB_SHADER_CONTROL,
         &[(Field::EXEC_ON_HIER_FAIL, 1), (Field::EXEC_ON_NOOP, 1)],
     )?;
-    // Samples.
-    let l2 = log2(v.samples);
+    // Samples (DB_EQAA's sample counts are pm4::pops's, merged below).
     st.fields(
         Reg::PA_SC_MODE_CNTL_0,
         &[(Field::MSAA_ENABLE, (v.samples > 1) as u32)],
     )?;
-    st.fields(
-        Reg::DB_EQAA,
-        &[
-            (Field::MAX_ANCHOR_SAMPLES, l2),
-            (Field::PS_ITER_SAMPLES, if v.per_sample() { l2 } else { 0 }),
-            (Field::MASK_EXPORT_NUM_SAMPLES, l2),
-            (Field::ALPHA_TO_MASK_NUM_SAMPLES, l2),
-        ],
-    )?;
-    // Export: the colour target at 1x, the null export (32_R, nothing bound) with MSAA.
+    // The null export: with MSAA no colour target is bound, and pm4::pops's export requirement
+    // exports MRT0 as SPI_SHADER_32_R into it.
     if !v.color_target() {
         st.fields(
-            Reg::SPI_SHADER_COL_FORMAT,
-            &[(Field::COL0_EXPORT_FORMAT, enums::SPI_SHADER_32_R)],
-        )?;
-        st.fields(
             Reg::CB_COLOR0_INFO,
-            &[(Field::FORMAT, enums::COLOR_INVALID)],
+            &[(Field::FORMAT, pops::enums::COLOR_INVALID.value)],
         )?;
         st.set(Reg::CB_TARGET_MASK, 0)?;
         st.fields(Reg::CB_SHADER_MASK, &[(Field::OUTPUT0_ENABLE, 1)])?;
         st.set(Reg::CB_SHADER_MASK, 1)?;
-        st.fields(Reg::CB_COLOR_CONTROL, &[(Field::MODE, enums::CB_DISABLE)])?;
+        st.fields(
+            Reg::CB_COLOR_CONTROL,
+            &[(Field::MODE, pops::enums::CB_DISABLE.value)],
+        )?;
     }
-    // POPS: every field a rule decided, merged into the register (SPI_SHADER_COL_FORMAT stays
-    // the draw's: its export format already meets the export requirement, checked below).
+    // POPS: exactly the fields pm4::pops decided, merged into the register.
     for r in &pops_state.registers {
-        if r.reg() == Reg::SPI_SHADER_COL_FORMAT {
-            continue;
-        }
+        let mask = pops_state.decided_mask(r.reg());
         let mut ours = st.get(r.reg())?;
-        let mut fields: Vec<Field> = pops_state
-            .reasons
-            .iter()
-            .filter(|x| x.reg == r.reg())
-            .map(|x| x.field)
-            .collect();
-        fields.dedup();
-        for f in fields {
-            ours.set(f, r.get(f)?)?;
-        }
+        ours.value = (ours.value & !mask) | (r.value & mask);
         st.put(ours);
     }
     if pops_state.pops_enabled() {
@@ -314,10 +281,6 @@ fn apply_changes(
                 what: "the export requirement: no export space allocated".into(),
             });
         }
-    }
-    // Sample-rate shading for sample interlock.
-    if v.per_sample() {
-        st.fields(Reg::PA_SC_MODE_CNTL_1, &[(Field::PS_ITER_SAMPLE, 1)])?;
     }
     // Out-of-order rasterization experiment.
     match v.switches.out_of_order {

@@ -271,21 +271,8 @@ pub fn diagnostics(
             ),
         ));
     }
-    // Article: "if POPS is used with 8 or more rasterization samples ... DB_DFSM_CONTROL.
-    // POPS_DRAIN_PS_ON_OVERLAP must be set" (VEGA10, RAVEN), "increasing the frame time by around
-    // 1.5 to 2 times".
-    if let (Some(f), Some(n)) = (subject.chip, samples) {
-        if f.quirks().pops_missed_overlap && n >= 8 {
-            out.push(Diagnostic::new(
-                Severity::Warning,
-                "pops-missed-overlap-workaround",
-                format!(
-                    "{} with {n} samples needs DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP (waMiscPopsMissedOverlap): about 1.5-2x frame time in vk_order_independent_transparency on RX Vega",
-                    f.name()
-                ),
-            ));
-        }
-    }
+    // Chip-specific findings (the VEGA10/RAVEN drain, GFX10.3's forced 1x1 rate, …) come from
+    // pm4::pops's derivation alone, with its codes and severities: see `build_record`.
     // Article: "the fragmentShaderShadingRateInterlock Vulkan device feature is not available".
     if mode.granularity == Granularity::ShadingRate {
         out.push(Diagnostic::new(
@@ -338,19 +325,6 @@ pub fn diagnostics(
             Severity::Info,
             "no-color-output",
             "no colour output: the driver must still export (a null export and SPI_SHADER_COL_FORMAT space, e.g. SPI_SHADER_32_R) for the ordered section to end",
-        ));
-    }
-    // Article: "On GFX10.3, enabling DB_SHADER_CONTROL.PRIMITIVE_ORDERED_PIXEL_SHADER forces the
-    // shading rate to be 1x1".
-    if draw.vrs == Some(true)
-        && subject
-            .chip
-            .is_some_and(|f| f.gfx_level() == pm4::GfxLevel::Gfx10_3)
-    {
-        out.push(Diagnostic::new(
-            Severity::Info,
-            "vrs-forced-1x1",
-            "variable-rate shading is requested but POPS forces a 1x1 shading rate on GFX10.3",
         ));
     }
     out
@@ -430,6 +404,9 @@ mod backend {
             _ => pops::RasterizationOrder::Strict,
         };
         state.vrs_in_use = draw.vrs == Some(true);
+        // One invocation per sample: sampleShadingEnable, or a shader that reads the sample ID
+        // or position.
+        state.sample_shading = e.per_sample || draw.sample_shading == Some(true);
         (desc, state)
     }
 
@@ -656,7 +633,8 @@ mod tests {
     }
 
     /// Article: "if POPS is used with 8 or more rasterization samples … POPS_DRAIN_PS_ON_OVERLAP
-    /// must be set" on CHIP_VEGA10 and CHIP_RAVEN only.
+    /// must be set" on CHIP_VEGA10 and CHIP_RAVEN only. The record carries pm4::pops's
+    /// diagnostic, once, with pm4::pops's code and severity.
     #[test]
     fn eight_samples_on_vega10_and_raven_only() {
         let e = entry(Some(InterlockMode::new(
@@ -669,14 +647,21 @@ mod tests {
             (Family::Vega20, false),
             (Family::Navi31, false),
         ] {
-            let d = diagnostics(&subject(Some(f)), e.interlock.unwrap(), &e, &draw(8));
-            assert_eq!(
-                d.iter().any(|d| d.code == "pops-missed-overlap-workaround"),
-                expect,
-                "{f:?}"
-            );
-            let d = diagnostics(&subject(Some(f)), e.interlock.unwrap(), &e, &draw(4));
-            assert!(!d.iter().any(|d| d.code == "pops-missed-overlap-workaround"));
+            let r = build_record(&subject(Some(f)), "main", Ok(&e), &draw(8));
+            let found: Vec<_> = r
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == "pops-missed-overlap-workaround")
+                .collect();
+            assert_eq!(found.len(), expect as usize, "{f:?}");
+            if let Some(d) = found.first() {
+                assert_eq!(d.severity, Severity::Warning);
+            }
+            let r = build_record(&subject(Some(f)), "main", Ok(&e), &draw(4));
+            assert!(!codes(&r).contains(&"pops-missed-overlap-workaround"));
+            // Without a chip there is no chip-specific finding.
+            let r = build_record(&subject(None), "main", Ok(&e), &draw(8));
+            assert!(!codes(&r).contains(&"pops-missed-overlap-workaround"));
         }
     }
 

@@ -82,7 +82,7 @@ fn stencil() -> impl Strategy<Value = StencilOpState> {
 
 fn draw() -> impl Strategy<Value = DrawState> {
     (
-        (0u32..10, 0u32..10),
+        (0u32..10, 0u32..10, 0u32..10, any::<bool>()),
         prop::array::uniform8(target()),
         (
             any::<bool>(),
@@ -96,27 +96,31 @@ fn draw() -> impl Strategy<Value = DrawState> {
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |((rs, ds), targets, (hs, dt, dw, dc, st, fr, bk), (rel, vrs, add, nzf))| DrawState {
-                rasterization_samples: rs,
-                depth_stencil_samples: ds,
-                color_targets: targets,
-                depth_stencil: DepthStencilState {
-                    has_stencil: hs,
-                    depth_test: dt,
-                    depth_write: dw,
-                    depth_compare: dc,
-                    stencil_test: st,
-                    front: fr,
-                    back: bk,
-                },
-                rasterization_order: if rel {
-                    RasterizationOrder::Relaxed
-                } else {
-                    RasterizationOrder::Strict
-                },
-                vrs_in_use: vrs,
-                allow_commutative_additive_blend: add,
-                assume_no_z_fights: nzf,
+            |((rs, ds, cs, ss), targets, (hs, dt, dw, dc, st, fr, bk), (rel, vrs, add, nzf))| {
+                DrawState {
+                    rasterization_samples: rs,
+                    depth_stencil_samples: ds,
+                    color_samples: cs,
+                    sample_shading: ss,
+                    color_targets: targets,
+                    depth_stencil: DepthStencilState {
+                        has_stencil: hs,
+                        depth_test: dt,
+                        depth_write: dw,
+                        depth_compare: dc,
+                        stencil_test: st,
+                        front: fr,
+                        back: bk,
+                    },
+                    rasterization_order: if rel {
+                        RasterizationOrder::Relaxed
+                    } else {
+                        RasterizationOrder::Strict
+                    },
+                    vrs_in_use: vrs,
+                    allow_commutative_additive_blend: add,
+                    assume_no_z_fights: nzf,
+                }
             },
         )
 }
@@ -167,6 +171,9 @@ proptest! {
             Err(StateError::DepthStencilSamples(s)) => {
                 prop_assert!(valid(d.rasterization_samples) && s != 0 && !valid(s))
             }
+            Err(StateError::ColorSamples { color, rasterization }) => {
+                prop_assert!(valid(rasterization) && (!valid(color) || color > rasterization))
+            }
             Err(StateError::ShadingRateInterlock(m)) => {
                 prop_assert_eq!(m.granularity, Granularity::ShadingRate)
             }
@@ -174,6 +181,14 @@ proptest! {
             Ok(st) => {
                 prop_assert!(valid(d.rasterization_samples));
                 prop_assert!(d.depth_stencil_samples == 0 || valid(d.depth_stencil_samples));
+                prop_assert!(d.color_samples == 0 || (valid(d.color_samples) && d.color_samples <= d.rasterization_samples));
+                // The decided mask covers exactly the fields with a reason, and more only for
+                // fields decided as a group; it never has bits outside the register's fields.
+                for (r, m) in st.registers.iter().zip(&st.decided) {
+                    let all: u32 = r.desc.fields.iter().map(|f| f.mask()).fold(0, |a, b| a | b);
+                    prop_assert_eq!(m & !all, 0);
+                    prop_assert_eq!(r.value & !m, 0, "{} has undecided bits set", r.reg());
+                }
                 prop_assert!(!matches!(il.mode, Some(m) if m.granularity == Granularity::ShadingRate));
                 let level = family.gfx_level();
                 for r in &st.registers {

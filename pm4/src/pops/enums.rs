@@ -98,6 +98,22 @@ pub const SC_VRS_COMB_MODE_OVERRIDE: EnumValue = EnumValue {
     levels: GFX10_3_ON,
 };
 
+/// CB_COLOR_CONTROL.MODE with no colour target bound: the export the POPS export requirement
+/// makes (MRT0 as SPI_SHADER_32_R) goes nowhere (the article's null export).
+pub const CB_DISABLE: EnumValue = EnumValue {
+    enum_name: "CBMode",
+    name: "CB_DISABLE",
+    value: 0,
+    levels: GFX9_ON,
+};
+/// CB_COLORn_INFO.FORMAT of an unbound colour target (the null export).
+pub const COLOR_INVALID: EnumValue = EnumValue {
+    enum_name: "ColorFormat",
+    name: "COLOR_INVALID",
+    value: 0,
+    levels: GFX9_ON,
+};
+
 /// Every constant above, for the database cross-check.
 pub const ALL: &[EnumValue] = &[
     PSLC_AUTO,
@@ -110,6 +126,8 @@ pub const ALL: &[EnumValue] = &[
     BIN_MAP_MODE_POPS,
     SC_VRS_COMB_MODE_PASSTHRU,
     SC_VRS_COMB_MODE_OVERRIDE,
+    CB_DISABLE,
+    COLOR_INVALID,
 ];
 
 #[cfg(test)]

@@ -148,6 +148,6 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .any(|d| d["code"] == "pops-missed-overlap-workaround" && d["severity"] == "info"));
+            .any(|d| d["code"] == "pops-missed-overlap-workaround" && d["severity"] == "warning"));
     }
 }

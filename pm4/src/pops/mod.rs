@@ -15,12 +15,14 @@
 //! - [`ooo`]: whether out-of-order rasterization may be enabled.
 //! - [`features`]: the Vulkan device features per family.
 //! - [`enums`]: the register-database enum constants the rules use.
+//! - [`radv`]: where pops deliberately differs from what RADV programs, with the reasons.
 
 pub mod emit;
 pub mod enums;
 pub mod features;
 mod json;
 pub mod ooo;
+pub mod radv;
 pub mod rules;
 
 pub use emit::{emit, emit_into};
@@ -306,6 +308,14 @@ pub struct DrawState {
     pub rasterization_samples: u32,
     /// Samples of the depth/stencil attachment: 0 (none), 1, 2, 4 or 8.
     pub depth_stencil_samples: u32,
+    /// Samples of the colour attachments when they differ from the rasterization samples
+    /// (VK_AMD_mixed_attachment_samples): 1, 2, 4 or 8, at most `rasterization_samples`; 0 means
+    /// the same as the rasterization samples. The coverage POPS orders is the rasterizer's, so
+    /// no POPS field depends on it; it is validated and reported.
+    pub color_samples: u32,
+    /// Sample-rate shading: sampleShadingEnable with minSampleShading 1.0 (or a shader that
+    /// reads the sample ID or position), one invocation per covered sample.
+    pub sample_shading: bool,
     /// Blend state per colour attachment; `None` = no attachment in that slot.
     pub color_targets: [Option<BlendTarget>; MAX_COLOR_TARGETS],
     pub depth_stencil: DepthStencilState,
@@ -328,6 +338,8 @@ impl Default for DrawState {
         DrawState {
             rasterization_samples: 1,
             depth_stencil_samples: 0,
+            color_samples: 0,
+            sample_shading: false,
             color_targets,
             depth_stencil: DepthStencilState::default(),
             rasterization_order: RasterizationOrder::Strict,
@@ -370,6 +382,8 @@ pub enum StateError {
         "depth/stencil sample count {0} is not supported: expected 0 (no attachment), 1, 2, 4 or 8"
     )]
     DepthStencilSamples(u32),
+    #[error("colour attachment sample count {color} is not supported with {rasterization} rasterization samples: expected 1, 2, 4 or 8, at most the rasterization samples (or 0 = the same)")]
+    ColorSamples { color: u32, rasterization: u32 },
     #[error("{0} interlock is not available on AMD: the widest interlock granularity is one fine pixel, so fragmentShaderShadingRateInterlock is false")]
     ShadingRateInterlock(InterlockMode),
     #[error("register model: {0}")]
@@ -431,6 +445,9 @@ pub struct PopsState {
     pub registers: Vec<RegValue>,
     /// A one-line reason for each POPS-related field value.
     pub reasons: Vec<Reason>,
+    /// Per register of `registers` (same order), the mask of the fields the rules decided. The
+    /// other bits are zero here and belong to the driver: a driver merges exactly these bits.
+    pub decided: Vec<u32>,
     pub features: Features,
     /// The kernel-owned state the derivation assumed.
     pub kernel: KernelState,
@@ -448,6 +465,24 @@ impl PopsState {
     /// The value of a field, if this state writes its register and the level has the field.
     pub fn field(&self, reg: Reg, field: Field) -> Option<u32> {
         self.register(reg).and_then(|r| r.get(field).ok())
+    }
+
+    /// The mask of the fields the rules decided in `reg` (0 when this state does not write it).
+    pub fn decided_mask(&self, reg: Reg) -> u32 {
+        self.registers
+            .iter()
+            .position(|r| r.reg() == reg)
+            .map_or(0, |i| self.decided[i])
+    }
+
+    /// The fields the rules decided in `reg`, in bit order, with their values.
+    pub fn decided_fields(&self, reg: Reg) -> impl Iterator<Item = (Field, u32)> + '_ {
+        let mask = self.decided_mask(reg);
+        self.register(reg)
+            .into_iter()
+            .flat_map(|r| r.desc.fields.iter().map(move |f| (f, r.value)))
+            .filter(move |(f, _)| f.mask() & mask != 0)
+            .map(|(f, v)| (f.field, f.extract(v)))
     }
 
     /// The reason recorded for a field, if any.
@@ -507,6 +542,15 @@ pub fn derive_assuming(
     if draw.depth_stencil_samples != 0 && log2_samples(draw.depth_stencil_samples).is_none() {
         return Err(StateError::DepthStencilSamples(draw.depth_stencil_samples));
     }
+    if draw.color_samples != 0
+        && (log2_samples(draw.color_samples).is_none()
+            || draw.color_samples > draw.rasterization_samples)
+    {
+        return Err(StateError::ColorSamples {
+            color: draw.color_samples,
+            rasterization: draw.rasterization_samples,
+        });
+    }
     if let Some(m) = interlock.mode {
         if m.granularity == Granularity::ShadingRate {
             return Err(StateError::ShadingRateInterlock(m));
@@ -520,13 +564,21 @@ pub fn derive_assuming(
         draw: *draw,
         registers: Vec::with_capacity(12),
         reasons: Vec::with_capacity(24),
+        decided: Vec::with_capacity(12),
         features: features::state_features(family, kernel),
         kernel: *kernel,
         out_of_order: ooo::out_of_order_rasterization(family, interlock, draw),
         diagnostics: Vec::new(),
     };
     rules::apply(&mut state, draw, exp)?;
-    state.registers.sort_by_key(|r| r.desc.address);
+    let mut pairs: Vec<(RegValue, u32)> = state
+        .registers
+        .iter()
+        .copied()
+        .zip(state.decided.iter().copied())
+        .collect();
+    pairs.sort_by_key(|(r, _)| r.desc.address);
+    (state.registers, state.decided) = pairs.into_iter().unzip();
     Ok(state)
 }
 

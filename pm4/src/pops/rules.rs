@@ -13,20 +13,32 @@ use crate::chip::GfxLevel;
 use crate::interlock::Granularity;
 use crate::regs::{Field, Reg, RegError, RegValue};
 
-/// Composes one register and its reasons.
+/// Composes one register, the mask of the fields it decides, and their reasons.
 struct Writer<'s> {
     st: &'s mut PopsState,
     value: RegValue,
+    decided: u32,
 }
 
 impl<'s> Writer<'s> {
     fn new(st: &'s mut PopsState, reg: Reg) -> Result<Writer<'s>, RegError> {
         let value = RegValue::new(st.level, reg)?;
-        Ok(Writer { st, value })
+        Ok(Writer {
+            st,
+            value,
+            decided: 0,
+        })
+    }
+
+    /// Decides a field without a reason of its own (one reason covers a group of fields).
+    fn decide(&mut self, field: Field, v: u32) -> Result<&mut Self, RegError> {
+        self.value.set(field, v)?;
+        self.decided |= self.value.level.field(self.value.reg(), field)?.mask();
+        Ok(self)
     }
 
     fn set(&mut self, field: Field, v: u32, reason: &'static str) -> Result<&mut Self, RegError> {
-        self.value.set(field, v)?;
+        self.decide(field, v)?;
         self.st.reasons.push(Reason {
             reg: self.value.reg(),
             field,
@@ -46,6 +58,7 @@ impl<'s> Writer<'s> {
 
     fn done(self) {
         self.st.registers.push(self.value);
+        self.st.decided.push(self.decided);
     }
 }
 
@@ -95,9 +108,10 @@ pub(crate) fn apply(
     spi_shader_col_format(st, &cx, draw)?;
     db_dfsm_control(st, &cx, exp)?;
     db_render_override2(st, &cx)?;
-    pa_sc_mode_cntl_1(st, &cx)?;
+    pa_sc_mode_cntl_1(st, &cx, draw)?;
     vrs(st, &cx, draw)?;
     db_z_info(st, &cx, draw)?;
+    db_eqaa(st, &cx, draw)?;
     pa_sc_binner_cntl_0(st, &cx, exp)?;
     other_diagnostics(st, &cx, draw);
     Ok(())
@@ -288,14 +302,15 @@ fn spi_shader_col_format(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Resu
     let has_color = st.interlock.has_color_output;
     let mut w = Writer::new(st, Reg::SPI_SHADER_COL_FORMAT)?;
     let mut any = false;
-    if has_color {
-        for (i, t) in draw.color_targets.iter().enumerate() {
-            if matches!(t, Some(t) if t.writes()) {
-                w.value
-                    .set(COL_EXPORT_FIELDS[i], enums::SPI_SHADER_FP16_ABGR.value)?;
-                any = true;
-            }
-        }
+    for (i, t) in draw.color_targets.iter().enumerate() {
+        let written = has_color && matches!(t, Some(t) if t.writes());
+        let format = if written {
+            enums::SPI_SHADER_FP16_ABGR.value
+        } else {
+            enums::SPI_SHADER_ZERO.value
+        };
+        w.decide(COL_EXPORT_FIELDS[i], format)?;
+        any |= written;
     }
     if !any && cx.pops {
         w.set_enum(
@@ -341,7 +356,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
     if wa {
         diag(
             st,
-            Severity::Info,
+            Severity::Warning,
             "pops-missed-overlap-workaround",
             format!(
                 "{}: POPS with 8 or more rasterization or depth/stencil samples may hang; POPS_DRAIN_PS_ON_OVERLAP set (roughly 1.5-2x frame time in such draws)",
@@ -414,9 +429,11 @@ fn db_render_override2(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
     Ok(())
 }
 
-fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
     let ooo = st.out_of_order;
+    let gfx10_3_plus = !matches!(st.level, GfxLevel::Gfx9 | GfxLevel::Gfx10);
     let force_1x1 = st.level == GfxLevel::Gfx10_3 && cx.pops;
+    let sample_rate = draw.sample_shading && (draw.rasterization_samples > 1 || gfx10_3_plus);
     let mut w = Writer::new(st, Reg::PA_SC_MODE_CNTL_1)?;
     w.set(
         Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
@@ -425,24 +442,67 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
     )?;
     w.set(
         Field::OUT_OF_ORDER_WATER_MARK,
-        if ooo.enabled {
-            OUT_OF_ORDER_WATER_MARK
+        OUT_OF_ORDER_WATER_MARK,
+        "Mesa's water mark, programmed whether or not out-of-order rasterization is on",
+    )?;
+    let (v, why) = if force_1x1 {
+        (
+            1,
+            "GFX10.3 POPS forces 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample (as RADV does)",
+        )
+    } else if sample_rate {
+        (
+            1,
+            if draw.rasterization_samples > 1 {
+                "sample-rate shading: one invocation per covered sample"
+            } else {
+                "sample-rate shading at 1 sample on GFX10.3+: keeps the SAMPLE_ITER combiner at 1x1 (as RADV does)"
+            },
+        )
+    } else {
+        (0, "no sample-rate shading")
+    };
+    w.set(Field::PS_ITER_SAMPLE, v, why)?;
+    w.done();
+    Ok(())
+}
+
+/// DB_EQAA's sample counts: the rasterization samples, and the samples shaded per pixel.
+fn db_eqaa(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
+    // MASK_EXPORT_NUM_SAMPLES and ALPHA_TO_MASK_NUM_SAMPLES: the rasterization samples (the
+    // coverage POPS orders is the rasterizer's, whatever the colour attachments' samples).
+    let mut w = Writer::new(st, Reg::DB_EQAA)?;
+    for f in [
+        Field::MASK_EXPORT_NUM_SAMPLES,
+        Field::ALPHA_TO_MASK_NUM_SAMPLES,
+    ] {
+        w.decide(f, cx.log2_samples)?;
+    }
+    // EQAA anchors: the larger of the depth/stencil and rasterization samples, with MSAA only.
+    let anchors = if draw.rasterization_samples > 1 {
+        log2_samples(draw.rasterization_samples.max(draw.depth_stencil_samples))
+            .unwrap_or(cx.log2_samples)
+    } else {
+        0
+    };
+    w.set(
+        Field::MAX_ANCHOR_SAMPLES,
+        anchors,
+        "with MSAA, log2 of the larger of the depth/stencil and rasterization samples (as RADV programs EQAA); 0 at 1 sample",
+    )?;
+    w.set(
+        Field::PS_ITER_SAMPLES,
+        if draw.sample_shading {
+            cx.log2_samples
         } else {
             0
         },
-        if ooo.enabled {
-            "Mesa's water mark for out-of-order rasterization"
+        if draw.sample_shading {
+            "sample-rate shading: log2 of the samples shaded per pixel"
         } else {
-            "out-of-order rasterization off"
+            "no sample-rate shading"
         },
     )?;
-    if force_1x1 {
-        w.set(
-            Field::PS_ITER_SAMPLE,
-            1,
-            "GFX10.3 POPS forces 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample (as RADV does)",
-        )?;
-    }
     w.done();
     Ok(())
 }
@@ -472,6 +532,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
         return Ok(());
     }
     let gfx10_3_pops = level == GfxLevel::Gfx10_3 && cx.pops;
+    let sample_rate = draw.sample_shading;
     if cx.pops && draw.vrs_in_use {
         if level == GfxLevel::Gfx10_3 {
             diag(
@@ -502,6 +563,12 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             Field::SAMPLE_ITER_COMBINER_MODE,
             enums::SC_VRS_COMB_MODE_OVERRIDE,
             "GFX10.3: POPS forces 1x1, so the SAMPLE_ITER combiner overrides any coarse rate (RADV force_sample_iter_shading_rate)",
+        )?;
+    } else if sample_rate {
+        w.set_enum(
+            Field::SAMPLE_ITER_COMBINER_MODE,
+            enums::SC_VRS_COMB_MODE_OVERRIDE,
+            "sample-rate shading: the SAMPLE_ITER combiner keeps the rate 1x1 (as RADV forces VRS 1x1 for it)",
         )?;
     } else {
         w.set_enum(

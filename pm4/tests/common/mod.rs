@@ -26,6 +26,8 @@ pub fn reference(rel: &str, what: &str) -> Option<PathBuf> {
     None
 }
 
+// Not every test binary that includes this module reads streams.
+#[allow(dead_code)]
 pub fn read_dwords(path: &std::path::Path) -> Vec<u32> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(bytes.len() % 4, 0, "{} is not whole dwords", path.display());
