@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod differences;
+pub mod radv_differences;
 pub mod reference;
 mod reference_state;
 pub mod run;

@@ -38,6 +38,10 @@ fn gfx11_pops_depth_samples_differ(st: &PopsState) -> bool {
         && st.draw.depth_stencil_samples != st.draw.rasterization_samples
 }
 
+fn implicit_out_of_order(st: &PopsState) -> bool {
+    st.out_of_order.enabled && st.draw.rasterization_order == super::RasterizationOrder::Strict
+}
+
 /// The deliberate differences.
 pub const TABLE: &[Difference] = &[
     Difference {
@@ -57,6 +61,12 @@ pub const TABLE: &[Difference] = &[
         field: Field::NUM_SAMPLES,
         applies: gfx11_pops_depth_samples_differ,
         reason: "article over RADV: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES; with a depth attachment of another sample count both cannot hold, pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
+    },
+    Difference {
+        register: Reg::PA_SC_MODE_CNTL_1,
+        field: Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
+        applies: implicit_out_of_order,
+        reason: "pops enables out-of-order rasterization where nothing depends on primitive order (radeonsi's rule, the Mesa review thread), e.g. unordered interlock with no colour target written; RADV enables it only for VK_AMD_rasterization_order's relaxed order",
     },
 ];
 
