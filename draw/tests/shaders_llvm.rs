@@ -32,10 +32,10 @@ fn every_draw_program_disassembles_as_intended_on_every_family() {
                     fam.llvm_processor()
                 );
             }
-            eprintln!(
-                "SKIPPED: {fam}: this llvm-mc does not know {}",
+            pops_testkit::skipped(format!(
+                "{fam}: this llvm-mc does not know {}",
                 fam.llvm_processor()
-            );
+            ));
             continue;
         }
         for pops in [true, false] {

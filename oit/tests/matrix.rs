@@ -15,7 +15,7 @@ fn skip(reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("required in CI but missing: {reason}");
     }
-    eprintln!("SKIPPED: {reason}");
+    pops_testkit::skipped(reason);
 }
 
 fn text(o: &Output) -> String {

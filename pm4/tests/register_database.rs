@@ -25,10 +25,10 @@ fn reference_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "SKIPPED: register database cross-check: {} is absent (clone pops next to shared/)",
+    pops_testkit::skipped(format!(
+        "register database cross-check: {} is absent (clone pops next to shared/)",
         dir.display()
-    );
+    ));
     None
 }
 

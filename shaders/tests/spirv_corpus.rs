@@ -189,7 +189,9 @@ fn every_module_passes_spirv_val() {
                 if std::env::var_os("CI").is_some() {
                     panic!("spirv-val not runnable in CI: {e}");
                 }
-                eprintln!("SKIPPED: spirv-val not runnable ({e}); install scripts/install-deps.sh");
+                pops_testkit::skipped(format!(
+                    "spirv-val not runnable ({e}); install scripts/install-deps.sh"
+                ));
                 return;
             }
         };

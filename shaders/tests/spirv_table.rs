@@ -14,7 +14,9 @@ fn grammar() -> Option<serde_json::Value> {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!("{GRAMMAR} is required in CI (spirv-headers, scripts/install-deps.sh): {e}");
             }
-            eprintln!("SKIPPED: {GRAMMAR} not readable ({e}); install spirv-headers");
+            pops_testkit::skipped(format!(
+                "{GRAMMAR} not readable ({e}); install spirv-headers"
+            ));
             None
         }
     }

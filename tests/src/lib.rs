@@ -67,7 +67,7 @@ pub fn skip(reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("SKIPPED is not allowed in CI: {reason}");
     }
-    eprintln!("SKIPPED: {reason}");
+    pops_testkit::skipped(reason);
 }
 
 /// Whether a driver's ICD manifest is installed; reports SKIPPED otherwise.

@@ -23,7 +23,7 @@ fn amdgpu_or_skip(test: &str) -> Option<AmdgpuWinsys> {
             if std::env::var_os("POPS_REQUIRE_AMDGPU").is_some() {
                 panic!("{test}: POPS_REQUIRE_AMDGPU is set but no usable amdgpu device: {e}");
             }
-            eprintln!("SKIPPED: no amdgpu render node ({test}: {e})");
+            pops_testkit::skipped(format!("no amdgpu render node ({test}: {e})"));
             None
         }
     }
@@ -199,7 +199,7 @@ fn a_drm_node_without_a_device_behind_it_fails_to_open_with_the_errno() {
         Mode::from_bits_truncate(0o666),
         makedev(226, 200),
     ) {
-        eprintln!("SKIPPED: cannot mknod a DRM node here ({e}); needs root");
+        pops_testkit::skipped(format!("cannot mknod a DRM node here ({e}); needs root"));
         std::fs::remove_dir_all(&dir).unwrap();
         return;
     }
@@ -211,9 +211,9 @@ fn a_drm_node_without_a_device_behind_it_fails_to_open_with_the_errno() {
                 "{errno}"
             );
         }
-        Err(WinsysError::PermissionDenied { .. }) => {
-            eprintln!("SKIPPED: device nodes cannot be opened on this filesystem (nodev mount)")
-        }
+        Err(WinsysError::PermissionDenied { .. }) => pops_testkit::skipped(
+            "device nodes cannot be opened on this filesystem (nodev mount)".to_string(),
+        ),
         other => panic!("{:?}", other.err()),
     }
     // Enumeration reports that node's problem rather than "no amdgpu node".

@@ -19,7 +19,7 @@ pub fn reference(rel: &str, what: &str) -> Option<PathBuf> {
     if required {
         panic!("{what}: {} is missing", p.display());
     }
-    eprintln!("SKIPPED: {what}: {} not found", p.display());
+    pops_testkit::skipped(format!("{what}: {} not found", p.display()));
     None
 }
 
@@ -51,7 +51,7 @@ pub fn llvm_mc() -> Option<PathBuf> {
             panic!("llvm-mc missing in CI (CI=true): {e}")
         }
         Err(e) => {
-            eprintln!("SKIPPED: {e}");
+            pops_testkit::skipped(&e);
             None
         }
     }

@@ -146,10 +146,10 @@ mod tests {
         {
             panic!("reference register database missing at {}", dir.display());
         } else {
-            eprintln!(
-                "SKIPPED: reference register database not found at {}",
+            pops_testkit::skipped(format!(
+                "reference register database not found at {}",
                 dir.display()
-            );
+            ));
             None
         }
     }

@@ -22,7 +22,7 @@ pub fn reference(rel: &str, what: &str) -> Option<PathBuf> {
             path.display()
         );
     }
-    eprintln!("SKIPPED: {what}: {} is absent", path.display());
+    pops_testkit::skipped(format!("{what}: {} is absent", path.display()));
     None
 }
 

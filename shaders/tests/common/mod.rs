@@ -18,7 +18,7 @@ pub fn skip(reason: &str) {
     if std::env::var("CI").map(|v| v == "true").unwrap_or(false) {
         panic!("oracle missing in CI (CI=true): {reason}");
     }
-    eprintln!("SKIPPED: {reason}");
+    pops_testkit::skipped(reason);
 }
 
 /// A fresh private directory under the system temporary directory.
