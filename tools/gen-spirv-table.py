@@ -27,6 +27,8 @@ ENUMS = [
     ("Decoration", "u32", "OpDecorate / OpMemberDecorate kinds: BuiltIn, Sample, BufferBlock."),
     ("BuiltIn", "u32", "BuiltIn decoration values: SampleId, SamplePosition, FragDepth, ..."),
     ("Capability", "u32", "OpCapability operands: SampleRateShading."),
+    ("AddressingModel", "u32", "OpMemoryModel's addressing model (a driver rejects an unknown one)."),
+    ("MemoryModel", "u32", "OpMemoryModel's memory model (a driver rejects an unknown one)."),
 ]
 
 

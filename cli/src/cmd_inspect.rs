@@ -24,6 +24,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A module a driver would reject on sight is named as such, not described as if it ran.
+    if let Err(e) = shaders::spirv::validity::check_bytes(&bytes) {
+        eprintln!("pops inspect: {path}: invalid SPIR-V, a Vulkan driver rejects it: {e}");
+        return ExitCode::FAILURE;
+    }
     let info = match analyze_bytes(&bytes) {
         Ok(i) => i,
         Err(e) => {

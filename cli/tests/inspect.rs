@@ -170,3 +170,41 @@ fn malformed_files_fail_with_a_message() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A module a driver rejects on sight is named as invalid, with the word, and exit 1.
+#[test]
+fn invalid_modules_are_named_with_the_word() {
+    let good = words_of(corpus::get("pixel_interlock_ordered.frag").unwrap().spirv);
+    // The first instruction is OpCapability Shader (words 5 and 6): an unknown capability.
+    assert_eq!(good[5], (2 << 16) | 17);
+    let mut cap = good.clone();
+    cap[6] = 0xdead;
+    assert_fails(
+        "unknown-capability.spv",
+        &bytes_of(&cap),
+        "invalid SPIR-V, a Vulkan driver rejects it: word 6: capability 57005 in OpCapability is not a value of the grammar's Capability",
+    );
+    // Without its OpMemoryModel (3 words, opcode 14).
+    let at = good
+        .iter()
+        .position(|w| *w == (3 << 16) | 14)
+        .expect("OpMemoryModel");
+    let mut no_mm = good.clone();
+    no_mm.drain(at..at + 3);
+    assert_fails(
+        "no-memory-model.spv",
+        &bytes_of(&no_mm),
+        "the module has no OpMemoryModel",
+    );
+}

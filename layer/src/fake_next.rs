@@ -408,6 +408,33 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             ]]
         );
         assert_eq!(module, vk::Handle::from_raw(0x5150));
+        // A module a driver would reject on sight (an unknown capability, no OpMemoryModel:
+        // what `pops inspect` calls invalid) is passed down untouched too; the driver decides.
+        let invalid = [
+            shaders::spirv::MAGIC,
+            0x0001_0000,
+            0,
+            8,
+            0,
+            (2 << 16) | 17,
+            0xdead,
+        ];
+        let ici = vk::ShaderModuleCreateInfo::default().code(&invalid);
+        let mut invalid_module = vk::ShaderModule::null();
+        assert_eq!(
+            create_module(device, &ici, alloc, &mut invalid_module),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(
+            calls("vkCreateShaderModule")[1],
+            vec![
+                device.raw_usize(),
+                &ici as *const _ as usize,
+                0x77,
+                &mut invalid_module as *mut _ as usize
+            ]
+        );
+        assert!(shaders::spirv::validity::check(&invalid).is_err());
 
         // Pipelines: forwarded once with the caller's arrays; results returned unchanged.
         let create_pipelines: vk::PFN_vkCreateGraphicsPipelines =

@@ -204,3 +204,18 @@ fn every_module_passes_spirv_val() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every corpus module, which spirv-val accepts, also passes the on-sight validity check: it
+/// refuses nothing a real compiler produces.
+#[test]
+fn every_module_passes_the_validity_check() {
+    for s in corpus::all() {
+        let words = s.words();
+        assert_eq!(
+            shaders::spirv::validity::check(&words),
+            Ok(()),
+            "{}",
+            s.name
+        );
+    }
+}

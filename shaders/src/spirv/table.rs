@@ -2907,3 +2907,49 @@ impl Capability {
         })
     }
 }
+
+/// OpMemoryModel's addressing model (a driver rejects an unknown one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AddressingModel(pub u32);
+
+impl AddressingModel {
+    pub const Logical: AddressingModel = AddressingModel(0);
+    pub const Physical32: AddressingModel = AddressingModel(1);
+    pub const Physical64: AddressingModel = AddressingModel(2);
+    pub const PhysicalStorageBuffer64: AddressingModel = AddressingModel(5348);
+    pub const PhysicalStorageBuffer64EXT: AddressingModel = AddressingModel(5348);
+
+    /// The specification's name, or `None` for a value the grammar lacks.
+    pub const fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "Logical",
+            1 => "Physical32",
+            2 => "Physical64",
+            5348 => "PhysicalStorageBuffer64",
+            _ => return None,
+        })
+    }
+}
+
+/// OpMemoryModel's memory model (a driver rejects an unknown one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MemoryModel(pub u32);
+
+impl MemoryModel {
+    pub const Simple: MemoryModel = MemoryModel(0);
+    pub const GLSL450: MemoryModel = MemoryModel(1);
+    pub const OpenCL: MemoryModel = MemoryModel(2);
+    pub const Vulkan: MemoryModel = MemoryModel(3);
+    pub const VulkanKHR: MemoryModel = MemoryModel(3);
+
+    /// The specification's name, or `None` for a value the grammar lacks.
+    pub const fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "Simple",
+            1 => "GLSL450",
+            2 => "OpenCL",
+            3 => "Vulkan",
+            _ => return None,
+        })
+    }
+}
