@@ -120,7 +120,8 @@ fn expected(shader: &str) -> std::collections::HashMap<String, String> {
 }
 
 /// The state `pops state` gives for the scenario's pipelines: one RGBA8 target without blending,
-/// no depth/stencil, strict order, no VRS.
+/// no depth/stencil, strict order, no VRS; sample-rate shading where the shader reads the sample
+/// ID or position.
 fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState {
     use pm4::pops;
     let sh = shaders::corpus::get(shader).expect("corpus shader");
@@ -138,6 +139,7 @@ fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState 
     };
     let draw = pops::DrawState {
         rasterization_samples: samples,
+        sample_shading: e.per_sample,
         ..pops::DrawState::default()
     };
     let f = pm4::Family::parse(family).expect("family");
