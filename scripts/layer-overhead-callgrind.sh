@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load-independent overhead of VK_LAYER_POPS_interlock on pipeline creation (issue 5, item 9):
+# Load-independent overhead of VK_LAYER_POPS_interlock on pipeline creation:
 # instruction counts (valgrind --tool=callgrind) instead of time, so other processes on the
 # machine do not move the figure.
 #

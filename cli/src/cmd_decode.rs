@@ -174,7 +174,7 @@ pub fn render_text(d: &Decoded, dwords: &[u32]) -> String {
     s
 }
 
-/// The JSON of issue 2 item 7: `writes` empty for packets that write no register, unknown
+/// The JSON document: `writes` empty for packets that write no register, unknown
 /// registers as `"register": null`, every field of a known register in `fields`.
 pub fn render_json(d: &Decoded) -> Value {
     let packets: Vec<Value> = d

@@ -32,7 +32,7 @@ pub struct Args {
     /// Directory holding the DRM render nodes.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DRI_DIR)]
     dri_dir: PathBuf,
-    /// Run the POPS draw (issue 8) instead: overlapping rectangles, per-pixel order check, timing.
+    /// Run the POPS draw instead: overlapping rectangles, per-pixel order check, timing.
     #[arg(long)]
     pub draw: bool,
     /// With --draw: only the variants whose name starts with this (`pixel-ordered`, `control`, …).

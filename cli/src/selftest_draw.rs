@@ -1,4 +1,4 @@
-//! `pops selftest --draw`: the POPS draw of issue 8 on an amdgpu device, or recorded by the
+//! `pops selftest --draw`: the hardware POPS draw on an amdgpu device, or recorded by the
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 

@@ -410,3 +410,72 @@ fn pm4_decodes_with_pops_decode() {
         assert_eq!(n, regs.len(), "{chip}: every register decoded once");
     }
 }
+
+/// Sample-rate shading and mixed colour samples are inputs: PS_ITER_SAMPLE and DB_EQAA's
+/// PS_ITER_SAMPLES follow sample shading (as RADV programs them); colour samples below the
+/// rasterization samples change no POPS field; colour samples above them are refused.
+#[test]
+fn sample_shading_and_colour_samples() {
+    let base = [
+        "--chip",
+        "navi31",
+        "--interlock",
+        "sample-ordered",
+        "--samples",
+        "4",
+    ];
+    let plain = json(&base);
+    let mut a = base.to_vec();
+    a.push("--sample-shading");
+    let shaded = json(&a);
+    let f = |d: &Value, r: &str, f: &str| d["registers"][r]["fields"][f].as_u64().unwrap();
+    assert_eq!(f(&plain, "PA_SC_MODE_CNTL_1", "PS_ITER_SAMPLE"), 0);
+    assert_eq!(f(&shaded, "PA_SC_MODE_CNTL_1", "PS_ITER_SAMPLE"), 1);
+    assert_eq!(f(&plain, "DB_EQAA", "PS_ITER_SAMPLES"), 0);
+    assert_eq!(f(&shaded, "DB_EQAA", "PS_ITER_SAMPLES"), 2);
+    assert_eq!(f(&shaded, "PA_CL_VRS_CNTL", "SAMPLE_ITER_COMBINER_MODE"), 1);
+    let mut a = base.to_vec();
+    a.extend(["--color-samples", "2"]);
+    assert_eq!(json(&a)["registers"], plain["registers"]);
+    let mut a = base.to_vec();
+    a.extend(["--color-samples", "8"]);
+    refused(&a, "colour attachment sample count 8 is not supported");
+}
+
+/// "However, if PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS is set, enabling POPS will
+/// force 1x1 shading rate." The register is kernel-owned: the flag changes the assumption, the
+/// features and the diagnostics, never a register write.
+#[test]
+fn force_vrs_fine_pops_is_a_kernel_assumption() {
+    let base = ["--chip", "navi31", "--interlock", "pixel-ordered", "--vrs"];
+    let d = json(&base);
+    let mut a = base.to_vec();
+    a.push("--force-vrs-fine-pops");
+    let k = json(&a);
+    assert_eq!(k["registers"], d["registers"]);
+    assert_eq!(k["pm4"], d["pm4"]);
+    assert_eq!(k["kernel_assumptions"]["force_vrs_rate_fine_pops"], true);
+    assert_eq!(d["kernel_assumptions"]["force_vrs_rate_fine_pops"], false);
+    assert_eq!(
+        k["features"]["fragmentShadingRateWithFragmentShaderInterlock"],
+        false
+    );
+    assert_eq!(
+        d["features"]["fragmentShadingRateWithFragmentShaderInterlock"],
+        true
+    );
+    assert!(k["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["code"] == "pops-forces-vrs-1x1"));
+    let text = String::from_utf8_lossy(&pops(&a).stdout).into_owned();
+    assert!(text.contains("kernel-owned state assumed"), "{text}");
+    assert!(!text.contains("PA_SC_VRS_SURFACE_CNTL_1 @"), "{text}");
+    let help = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(["state", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("kernel-owned"), "{help}");
+}
