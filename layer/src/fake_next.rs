@@ -27,6 +27,9 @@ fn leak(dispatch: &'static u8) -> u64 {
 static CALLS: Mutex<Vec<(&'static str, Vec<usize>)>> = Mutex::new(Vec::new());
 static LINK_SEEN: AtomicUsize = AtomicUsize::new(usize::MAX);
 static PIPELINE_RESULT: AtomicUsize = AtomicUsize::new(0);
+/// When set, only the pipelines at even indices are created, whatever PIPELINE_RESULT says (one
+/// of several failing).
+static PIPELINE_PARTIAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn record(name: &'static str, args: &[usize]) {
     CALLS.lock().unwrap().push((name, args.to_vec()));
@@ -182,7 +185,8 @@ unsafe extern "system" fn next_create_pipelines(
     // SAFETY: test-owned output array of n elements.
     unsafe {
         for i in 0..n as usize {
-            *out.add(i) = if r == vk::Result::SUCCESS {
+            let partial = PIPELINE_PARTIAL.load(SeqCst);
+            *out.add(i) = if (partial && i % 2 == 0) || (!partial && r == vk::Result::SUCCESS) {
                 vk::Handle::from_raw(0x9000 + i as u64)
             } else {
                 vk::Pipeline::null()
@@ -466,6 +470,29 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             create_pipelines(device, cache, 2, infos.as_ptr(), alloc, out.as_mut_ptr()),
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
         );
+        // One of two pipelines failed (an error, or VK_PIPELINE_COMPILE_REQUIRED): the created
+        // one is recorded, the failed one is not.
+        let both = [
+            vk::GraphicsPipelineCreateInfo::default().stages(&stages),
+            vk::GraphicsPipelineCreateInfo::default().stages(&stages),
+        ];
+        let stats = || crate::hooks::analysed_count(device);
+        let before = stats();
+        PIPELINE_PARTIAL.store(true, SeqCst);
+        for r in [
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            vk::Result::PIPELINE_COMPILE_REQUIRED,
+        ] {
+            PIPELINE_RESULT.store(r.as_raw() as usize, SeqCst);
+            let mut two = [vk::Pipeline::null(); 2];
+            assert_eq!(
+                create_pipelines(device, cache, 2, both.as_ptr(), alloc, two.as_mut_ptr()),
+                r
+            );
+            assert_eq!(two, [vk::Handle::from_raw(0x9000), vk::Pipeline::null()]);
+        }
+        PIPELINE_PARTIAL.store(false, SeqCst);
+        assert_eq!(stats() - before, 2, "one record per created pipeline");
         PIPELINE_RESULT.store(0, SeqCst);
         let expect = vec![
             device.raw_usize(),
@@ -475,7 +502,11 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             0x77,
             out.as_mut_ptr() as usize,
         ];
-        assert_eq!(calls("vkCreateGraphicsPipelines"), [expect.clone(), expect]);
+        assert_eq!(
+            calls("vkCreateGraphicsPipelines")[..2],
+            [expect.clone(), expect]
+        );
+        assert_eq!(calls("vkCreateGraphicsPipelines").len(), 4);
 
         // Destroying handles the layer never saw goes down once, unchanged.
         let destroy_pipeline: vk::PFN_vkDestroyPipeline =

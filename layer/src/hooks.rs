@@ -544,6 +544,12 @@ fn summary(d: &DeviceData) {
 }
 
 /// Looks a device up for a device-level hook.
+/// How many fragment stages the layer has analysed and recorded on `device` (tests).
+#[cfg(test)]
+pub fn analysed_count(device: vk::Device) -> u64 {
+    device_of(device).map_or(0, |d| d.stats.analysed.load(Ordering::Relaxed))
+}
+
 fn device_of(device: vk::Device) -> Option<Arc<DeviceData>> {
     if device == vk::Device::null() {
         return None;
@@ -628,15 +634,16 @@ unsafe extern "system" fn create_graphics_pipelines(
             p_pipelines,
         )
     };
-    if result.as_raw() < 0
-        || create_info_count == 0
-        || p_create_infos.is_null()
-        || p_pipelines.is_null()
-    {
+    // Whatever the result — success, VK_PIPELINE_COMPILE_REQUIRED, or the error of one of several
+    // pipelines — each element of pPipelines is a created pipeline or VK_NULL_HANDLE (the
+    // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
+    // implementation attempts every other), so exactly the created ones are recorded.
+    if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
         return result;
     }
     let _ = guarded("vkCreateGraphicsPipelines", || {
-        // SAFETY: the call returned, so both arrays hold createInfoCount valid elements.
+        // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
+        // pipeline was created from the create info at its index.
         let (infos, pipelines) = unsafe {
             (
                 std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
@@ -867,6 +874,9 @@ unsafe extern "system" fn create_shaders_ext(
             p_shaders,
         )
     };
+    // "When this function returns, whether or not it succeeds, it is guaranteed that every
+    // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
+    // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
     if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
         return result;
     }
