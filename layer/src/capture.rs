@@ -1,6 +1,14 @@
 //! What a pipeline create info shows about its fragment stage and draw state, read without
-//! touching any pointer the Vulkan specification says is ignored for this pipeline (graphics
-//! pipeline library subsets, static rasterizer discard).
+//! touching any member the Vulkan specification says is ignored for this pipeline, and which an
+//! application may therefore leave dangling:
+//!
+//! - the state of graphics pipeline library subsets the pipeline does not contain;
+//! - everything fragment-related under static rasterizer discard;
+//! - `pDepthStencilState` when the subpass (or dynamic rendering's formats) uses no depth/stencil
+//!   attachment; `pColorBlendState` when it uses no colour attachment;
+//! - `pColorBlendState->pAttachments` when blend enable, the blend equation (or advanced blend)
+//!   and the write mask are all dynamic (VK_EXT_extended_dynamic_state3);
+//! - `pStages` (and its `pName`s) when `VkPipelineBinaryInfoKHR` supplies the binaries.
 
 use crate::ffi::find_in_chain;
 use ash::vk;
@@ -15,6 +23,8 @@ pub enum FragmentSource {
     Inline { words: Vec<u32>, entry: String },
     /// A module identifier (VK_EXT_shader_module_identifier): the SPIR-V is not visible.
     Identifier { entry: String },
+    /// Pipeline binaries (VK_KHR_pipeline_binary) replace the stages: no SPIR-V, no entry name.
+    Binary,
 }
 
 impl FragmentSource {
@@ -23,6 +33,7 @@ impl FragmentSource {
             FragmentSource::Module { entry, .. }
             | FragmentSource::Inline { entry, .. }
             | FragmentSource::Identifier { entry } => entry,
+            FragmentSource::Binary => "",
         }
     }
 
@@ -32,6 +43,7 @@ impl FragmentSource {
             FragmentSource::Module { .. } => "shader_module",
             FragmentSource::Inline { .. } => "inline_create_info",
             FragmentSource::Identifier { .. } => "module_identifier",
+            FragmentSource::Binary => "pipeline_binary",
         }
     }
 }
@@ -111,6 +123,76 @@ impl DrawState {
     }
 }
 
+/// Which attachments the pipeline's subpass (or dynamic rendering's formats) uses: what decides
+/// whether `pDepthStencilState` and `pColorBlendState` are valid to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttachmentUse {
+    pub depth_stencil: bool,
+    pub color: bool,
+}
+
+impl AttachmentUse {
+    /// Unknown (a render pass the layer did not see created): read neither.
+    pub const UNKNOWN: AttachmentUse = AttachmentUse {
+        depth_stencil: false,
+        color: false,
+    };
+}
+
+/// The attachments each subpass of a render pass uses.
+///
+/// # Safety
+/// `ci` must be a valid `VkRenderPassCreateInfo`.
+pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUse> {
+    if ci.p_subpasses.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: pSubpasses holds subpassCount descriptions, each with valid attachment arrays.
+    unsafe {
+        std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
+            .iter()
+            .map(|s| AttachmentUse {
+                depth_stencil: !s.p_depth_stencil_attachment.is_null()
+                    && (*s.p_depth_stencil_attachment).attachment != vk::ATTACHMENT_UNUSED,
+                color: !s.p_color_attachments.is_null()
+                    && std::slice::from_raw_parts(
+                        s.p_color_attachments,
+                        s.color_attachment_count as usize,
+                    )
+                    .iter()
+                    .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+            })
+            .collect()
+    }
+}
+
+/// [`render_pass_use`] for `vkCreateRenderPass2`.
+///
+/// # Safety
+/// `ci` must be a valid `VkRenderPassCreateInfo2`.
+pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<AttachmentUse> {
+    if ci.p_subpasses.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: as in render_pass_use.
+    unsafe {
+        std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
+            .iter()
+            .map(|s| AttachmentUse {
+                depth_stencil: !s.p_depth_stencil_attachment.is_null()
+                    && (*s.p_depth_stencil_attachment).attachment != vk::ATTACHMENT_UNUSED,
+                color: !s.p_color_attachments.is_null()
+                    && std::slice::from_raw_parts(
+                        s.p_color_attachments,
+                        s.color_attachment_count as usize,
+                    )
+                    .iter()
+                    .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+            })
+            .collect()
+    }
+}
+
 /// Everything the layer reads from one `VkGraphicsPipelineCreateInfo`.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct PipelineCapture {
@@ -124,12 +206,18 @@ pub struct PipelineCapture {
 
 const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
 
-/// Reads a create info.
+/// Reads a create info. `subpass` gives the attachments the subpass of a render pass uses
+/// (`None` when the layer did not see the render pass created); dynamic rendering's are read
+/// from `VkPipelineRenderingCreateInfo`.
 ///
 /// # Safety
 /// `info` must be a valid `VkGraphicsPipelineCreateInfo` as the application passed it to
-/// vkCreateGraphicsPipelines (the call has already returned successfully).
-pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture {
+/// vkCreateGraphicsPipelines (the call has already returned): every member the specification
+/// makes valid for this pipeline is valid.
+pub unsafe fn capture(
+    info: &vk::GraphicsPipelineCreateInfo,
+    subpass: impl Fn(vk::RenderPass, u32) -> Option<AttachmentUse>,
+) -> PipelineCapture {
     let mut out = PipelineCapture::default();
     let p_next = info.p_next;
     // SAFETY (whole function): every pointer is read only where the specification requires it
@@ -185,6 +273,29 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
         };
         let is_dynamic = |s: vk::DynamicState| dynamic.contains(&s);
 
+        // The attachments the pipeline renders to: a render pass's subpass, or dynamic
+        // rendering's formats (no VkPipelineRenderingCreateInfo: no attachments at all).
+        let attachments = if info.render_pass != vk::RenderPass::null() {
+            subpass(info.render_pass, info.subpass).unwrap_or(AttachmentUse::UNKNOWN)
+        } else {
+            let r = find_in_chain(p_next, vk::StructureType::PIPELINE_RENDERING_CREATE_INFO)
+                as *const vk::PipelineRenderingCreateInfo;
+            if r.is_null() {
+                AttachmentUse::UNKNOWN
+            } else {
+                let r = &*r;
+                AttachmentUse {
+                    depth_stencil: r.depth_attachment_format != vk::Format::UNDEFINED
+                        || r.stencil_attachment_format != vk::Format::UNDEFINED,
+                    color: r.color_attachment_count > 0,
+                }
+            }
+        };
+        // VkPipelineBinaryInfoKHR with binaries: pStages is ignored.
+        let binaries = find_in_chain(p_next, crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR)
+            as *const crate::ffi::PipelineBinaryInfoKHR;
+        let from_binaries = !binaries.is_null() && (*binaries).binary_count > 0;
+
         if pre_raster && !info.p_rasterization_state.is_null() {
             let rs = &*info.p_rasterization_state;
             if rs.rasterizer_discard_enable == vk::TRUE
@@ -224,7 +335,9 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
             out.draw.vrs = Some(dynamic_vrs || static_vrs);
         }
 
-        if frag && info.stage_count > 0 && !info.p_stages.is_null() {
+        if frag && from_binaries {
+            out.fragment = Some(FragmentSource::Binary);
+        } else if frag && info.stage_count > 0 && !info.p_stages.is_null() {
             let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
             if let Some(st) = stages
                 .iter()
@@ -247,7 +360,7 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
                 out.draw.sample_shading = Some(ms.sample_shading_enable == vk::TRUE);
             }
         }
-        if frag && !info.p_depth_stencil_state.is_null() {
+        if frag && attachments.depth_stencil && !info.p_depth_stencil_state.is_null() {
             let ds = &*info.p_depth_stencil_state;
             let face = |f: &vk::StencilOpState| StencilFace {
                 fail: f.fail_op.as_raw(),
@@ -265,7 +378,11 @@ pub unsafe fn capture(info: &vk::GraphicsPipelineCreateInfo) -> PipelineCapture 
                 back: face(&ds.back),
             });
         }
-        if output && !info.p_color_blend_state.is_null() {
+        let blend_dynamic = is_dynamic(vk::DynamicState::COLOR_BLEND_ENABLE_EXT)
+            && is_dynamic(vk::DynamicState::COLOR_WRITE_MASK_EXT)
+            && (is_dynamic(vk::DynamicState::COLOR_BLEND_EQUATION_EXT)
+                || is_dynamic(vk::DynamicState::COLOR_BLEND_ADVANCED_EXT));
+        if output && attachments.color && !blend_dynamic && !info.p_color_blend_state.is_null() {
             let cb = &*info.p_color_blend_state;
             let atts = if cb.p_attachments.is_null() {
                 &[][..]
@@ -389,6 +506,114 @@ mod tests {
             .name(name)
     }
 
+    /// A render pass whose subpass uses a colour and a depth/stencil attachment.
+    fn both(_: vk::RenderPass, _: u32) -> Option<AttachmentUse> {
+        Some(AttachmentUse {
+            depth_stencil: true,
+            color: true,
+        })
+    }
+
+    /// An address that must never be dereferenced: the tests below would crash on it.
+    fn poison<T>() -> *const T {
+        0x10 as *const T
+    }
+
+    /// "pDepthStencilState ... is ignored if ... the subpass ... does not use a depth/stencil
+    /// attachment" (dynamic rendering: both formats VK_FORMAT_UNDEFINED); "pColorBlendState ...
+    /// is ignored if ... the subpass ... does not use any color attachments".
+    #[test]
+    fn depth_and_blend_state_are_not_read_without_their_attachments() {
+        let name = c"main";
+        let stages = [stage(vk::Handle::from_raw(0x1234), name)];
+        let colour = [vk::Format::R8G8B8A8_UNORM];
+        // Dynamic rendering with a colour target and no depth/stencil format.
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&colour);
+        let att = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .color_blend_state(&cb)
+            .push_next(&mut rendering);
+        info.p_depth_stencil_state = poison();
+        // SAFETY: every member the specification makes valid here is valid.
+        let c = unsafe { capture(&info, |_, _| panic!("no render pass")) };
+        assert_eq!(c.draw.depth_stencil, None);
+        assert_eq!(c.draw.blend.as_ref().map(|b| b.len()), Some(1));
+        // A render pass subpass with neither attachment: both ignored.
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .render_pass(vk::Handle::from_raw(0x77));
+        info.p_depth_stencil_state = poison();
+        info.p_color_blend_state = poison();
+        let none = |_: vk::RenderPass, _: u32| {
+            Some(AttachmentUse {
+                depth_stencil: false,
+                color: false,
+            })
+        };
+        // SAFETY: as above.
+        let c = unsafe { capture(&info, none) };
+        assert_eq!((c.draw.depth_stencil, c.draw.blend), (None, None));
+        assert!(c.fragment.is_some());
+    }
+
+    /// "pAttachments ... is ignored if the pipeline is created with
+    /// VK_DYNAMIC_STATE_COLOR_BLEND_ENABLE_EXT, VK_DYNAMIC_STATE_COLOR_BLEND_EQUATION_EXT, and
+    /// VK_DYNAMIC_STATE_COLOR_WRITE_MASK_EXT dynamic states set".
+    #[test]
+    fn blend_attachments_are_not_read_when_all_blend_state_is_dynamic() {
+        let dyn_states = [
+            vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
+            vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
+            vk::DynamicState::COLOR_WRITE_MASK_EXT,
+        ];
+        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
+        let mut cb = vk::PipelineColorBlendStateCreateInfo::default();
+        cb.attachment_count = 4;
+        cb.p_attachments = poison();
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .color_blend_state(&cb)
+            .dynamic_state(&dy)
+            .render_pass(vk::Handle::from_raw(0x77));
+        // SAFETY: as above.
+        let c = unsafe { capture(&info, both) };
+        assert_eq!(c.draw.blend, None);
+        // Two of the three dynamic: the attachments are valid and read.
+        let att = [vk::PipelineColorBlendAttachmentState::default(); 2];
+        let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
+        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states[..2]);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .color_blend_state(&cb)
+            .dynamic_state(&dy)
+            .render_pass(vk::Handle::from_raw(0x77));
+        // SAFETY: as above.
+        let c = unsafe { capture(&info, both) };
+        assert_eq!(c.draw.blend.map(|b| b.len()), Some(2));
+    }
+
+    /// VkPipelineBinaryInfoKHR with binaries: "pStages ... is ignored".
+    #[test]
+    fn stages_are_not_read_when_pipeline_binaries_are_given() {
+        let binaries = [5u64];
+        let bi = crate::ffi::PipelineBinaryInfoKHR {
+            s_type: crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
+            p_next: std::ptr::null(),
+            binary_count: 1,
+            p_pipeline_binaries: binaries.as_ptr(),
+        };
+        let mut info = vk::GraphicsPipelineCreateInfo::default();
+        info.p_next = &bi as *const _ as *const std::ffi::c_void;
+        info.stage_count = 2;
+        info.p_stages = poison();
+        // SAFETY: as above.
+        let c = unsafe { capture(&info, both) };
+        assert_eq!(c.fragment, Some(FragmentSource::Binary));
+        assert_eq!(c.fragment.map(|f| f.label()), Some("pipeline_binary"));
+    }
+
     #[test]
     fn full_pipeline_reads_fragment_and_draw_state() {
         let name = c"main";
@@ -405,9 +630,10 @@ mod tests {
             .stages(&stages)
             .multisample_state(&ms)
             .color_blend_state(&cb)
-            .depth_stencil_state(&ds);
+            .depth_stencil_state(&ds)
+            .render_pass(vk::Handle::from_raw(0x77));
         // SAFETY: a well-formed create info built above.
-        let c = unsafe { capture(&info) };
+        let c = unsafe { capture(&info, both) };
         assert!(!c.is_library);
         assert_eq!(
             c.fragment,
@@ -435,7 +661,7 @@ mod tests {
             .stages(&stages)
             .dynamic_state(&dy);
         // SAFETY: a well-formed create info built above.
-        let c = unsafe { capture(&info) };
+        let c = unsafe { capture(&info, both) };
         assert_eq!(
             c.fragment,
             Some(FragmentSource::Inline {
@@ -461,7 +687,7 @@ mod tests {
         info.stage_count = 3;
         info.p_stages = 0x10 as *const _; // never dereferenced for this subset
                                           // SAFETY: only the fragment-output subset is read, which is valid.
-        let c = unsafe { capture(&info) };
+        let c = unsafe { capture(&info, both) };
         assert!(c.is_library);
         assert_eq!(c.fragment, None);
         assert_eq!(c.draw.samples, Some(Samples::Static(8)));
@@ -474,7 +700,7 @@ mod tests {
         let mut li = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
         let info = vk::GraphicsPipelineCreateInfo::default().push_next(&mut li);
         // SAFETY: well-formed.
-        let c = unsafe { capture(&info) };
+        let c = unsafe { capture(&info, both) };
         assert_eq!(c.libraries, vec![7, 9]);
         assert!(!c.is_library);
         let mut d = c.draw.clone();
@@ -492,7 +718,7 @@ mod tests {
         let mut info = vk::GraphicsPipelineCreateInfo::default().rasterization_state(&rs);
         info.p_multisample_state = 0x10 as *const _; // ignored per the spec
                                                      // SAFETY: only the rasterization state is read.
-        let c = unsafe { capture(&info) };
+        let c = unsafe { capture(&info, both) };
         assert_eq!(c.fragment, None);
         assert_eq!(c.draw.samples, None);
     }

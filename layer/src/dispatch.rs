@@ -4,7 +4,7 @@
 //! no lock is ever held while calling down the chain, so a layer or driver below that calls back
 //! into the loader (or another thread creating pipelines) never waits on us.
 
-use crate::capture::DrawState;
+use crate::capture::{AttachmentUse, DrawState};
 use crate::compute::{InterlockFeatures, ModuleAnalysis};
 use crate::settings::Settings;
 use ash::vk;
@@ -84,6 +84,10 @@ pub struct DeviceData {
     pub destroy_pipeline: Option<vk::PFN_vkDestroyPipeline>,
     pub create_shaders_ext: Option<vk::PFN_vkCreateShadersEXT>,
     pub destroy_shader_ext: Option<vk::PFN_vkDestroyShaderEXT>,
+    pub create_render_pass: Option<vk::PFN_vkCreateRenderPass>,
+    pub create_render_pass2: Option<vk::PFN_vkCreateRenderPass2>,
+    pub create_render_pass2_khr: Option<vk::PFN_vkCreateRenderPass2>,
+    pub destroy_render_pass: Option<vk::PFN_vkDestroyRenderPass>,
     pub device_name: String,
     pub app: String,
     pub chip: Option<Family>,
@@ -91,6 +95,9 @@ pub struct DeviceData {
     pub settings: Settings,
     pub modules: Mutex<HashMap<u64, Arc<ModuleEntry>>>,
     pub libraries: Mutex<HashMap<u64, Arc<LibraryInfo>>>,
+    /// Per render pass, the attachments each subpass uses: what decides which pipeline create
+    /// info members the specification makes valid.
+    pub render_passes: Mutex<HashMap<u64, Arc<[AttachmentUse]>>>,
     pub stats: Stats,
 }
 

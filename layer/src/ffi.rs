@@ -119,3 +119,19 @@ pub unsafe fn dispatch_key<T: vk::Handle>(handle: T) -> usize {
     // SAFETY: dispatchable handles point to an object whose first member is the dispatch pointer.
     unsafe { p.read() }
 }
+
+/// `VkPipelineBinaryInfoKHR` (VK_KHR_pipeline_binary, newer than the Vulkan headers `ash` is
+/// generated from). Layout as in the Vulkan registry: sType, pNext, binaryCount,
+/// pPipelineBinaries.
+#[repr(C)]
+pub struct PipelineBinaryInfoKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *const c_void,
+    pub binary_count: u32,
+    /// `const VkPipelineBinaryKHR*` (non-dispatchable 64-bit handles).
+    pub p_pipeline_binaries: *const u64,
+}
+
+/// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR` (Vulkan registry: 1000483002).
+pub const STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_002);

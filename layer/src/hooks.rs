@@ -55,6 +55,10 @@ fn device_hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
         b"vkDestroyPipeline" => pfn!(destroy_pipeline, vk::PFN_vkDestroyPipeline),
         b"vkCreateShadersEXT" => pfn!(create_shaders_ext, vk::PFN_vkCreateShadersEXT),
         b"vkDestroyShaderEXT" => pfn!(destroy_shader_ext, vk::PFN_vkDestroyShaderEXT),
+        b"vkCreateRenderPass" => pfn!(create_render_pass, vk::PFN_vkCreateRenderPass),
+        b"vkCreateRenderPass2" => pfn!(create_render_pass2, vk::PFN_vkCreateRenderPass2),
+        b"vkCreateRenderPass2KHR" => pfn!(create_render_pass2_khr, vk::PFN_vkCreateRenderPass2),
+        b"vkDestroyRenderPass" => pfn!(destroy_render_pass, vk::PFN_vkDestroyRenderPass),
         _ => None,
     }
 }
@@ -73,6 +77,10 @@ pub const INTERCEPTED: &[&str] = &[
     "vkDestroyPipeline",
     "vkCreateShadersEXT",
     "vkDestroyShaderEXT",
+    "vkCreateRenderPass",
+    "vkCreateRenderPass2",
+    "vkCreateRenderPass2KHR",
+    "vkDestroyRenderPass",
 ];
 
 /// The layer's vkGetInstanceProcAddr.
@@ -433,6 +441,10 @@ unsafe extern "system" fn create_device(
         destroy_pipeline: dfn!(c"vkDestroyPipeline", vk::PFN_vkDestroyPipeline),
         create_shaders_ext: dfn!(c"vkCreateShadersEXT", vk::PFN_vkCreateShadersEXT),
         destroy_shader_ext: dfn!(c"vkDestroyShaderEXT", vk::PFN_vkDestroyShaderEXT),
+        create_render_pass: dfn!(c"vkCreateRenderPass", vk::PFN_vkCreateRenderPass),
+        create_render_pass2: dfn!(c"vkCreateRenderPass2", vk::PFN_vkCreateRenderPass2),
+        create_render_pass2_khr: dfn!(c"vkCreateRenderPass2KHR", vk::PFN_vkCreateRenderPass2),
+        destroy_render_pass: dfn!(c"vkDestroyRenderPass", vk::PFN_vkDestroyRenderPass),
         device_name,
         app: inst.app.clone(),
         chip,
@@ -440,6 +452,7 @@ unsafe extern "system" fn create_device(
         settings: inst.settings.clone(),
         modules: Default::default(),
         libraries: Default::default(),
+        render_passes: Default::default(),
         stats: Default::default(),
     };
     // SAFETY: the new device is live.
@@ -591,6 +604,119 @@ unsafe extern "system" fn create_shader_module(
     result
 }
 
+/// Remembers which attachments each subpass of a new render pass uses.
+fn remember_render_pass(
+    d: &DeviceData,
+    p_render_pass: *mut vk::RenderPass,
+    uses: Vec<capture::AttachmentUse>,
+) {
+    // SAFETY: creation succeeded, so *p_render_pass is the new render pass.
+    let rp = vk::Handle::as_raw(unsafe { *p_render_pass });
+    let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+    m.insert(rp, uses.into());
+}
+
+unsafe extern "system" fn create_render_pass(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.create_render_pass else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
+        let _ = guarded("vkCreateRenderPass", || {
+            // SAFETY: success, so the create info was valid.
+            let uses = unsafe { capture::render_pass_use(&*p_create_info) };
+            remember_render_pass(&d, p_render_pass, uses);
+        });
+    }
+    result
+}
+
+/// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function.
+///
+/// # Safety
+/// The application's arguments of either function.
+unsafe fn create_render_pass2_with(
+    name: &str,
+    next: impl Fn() -> Option<(Arc<DeviceData>, vk::Result)>,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some((d, result)) = next() else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
+        let _ = guarded(name, || {
+            // SAFETY: success, so the create info was valid.
+            let uses = unsafe { capture::render_pass2_use(&*p_create_info) };
+            remember_render_pass(&d, p_render_pass, uses);
+        });
+    }
+    result
+}
+
+unsafe extern "system" fn create_render_pass2(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let call = || {
+        let d = device_of(device)?;
+        let next = d.create_render_pass2?;
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+        Some((d, r))
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { create_render_pass2_with("vkCreateRenderPass2", call, p_create_info, p_render_pass) }
+}
+
+unsafe extern "system" fn create_render_pass2_khr(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let call = || {
+        let d = device_of(device)?;
+        let next = d.create_render_pass2_khr?;
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+        Some((d, r))
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        create_render_pass2_with("vkCreateRenderPass2KHR", call, p_create_info, p_render_pass)
+    }
+}
+
+unsafe extern "system" fn destroy_render_pass(
+    device: vk::Device,
+    render_pass: vk::RenderPass,
+    p_allocator: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(render_pass));
+    }
+    if let Some(next) = d.destroy_render_pass {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, render_pass, p_allocator) };
+    }
+}
+
 unsafe extern "system" fn destroy_shader_module(
     device: vk::Device,
     module: vk::ShaderModule,
@@ -641,6 +767,13 @@ unsafe extern "system" fn create_graphics_pipelines(
     if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
         return result;
     }
+    // The attachments a render pass's subpass uses, cloned out of the map's lock.
+    let subpass_use = |rp: vk::RenderPass, subpass: u32| {
+        let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+        passes
+            .get(&vk::Handle::as_raw(rp))
+            .and_then(|s| s.get(subpass as usize).copied())
+    };
     let _ = guarded("vkCreateGraphicsPipelines", || {
         // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
         // pipeline was created from the create info at its index.
@@ -655,7 +788,7 @@ unsafe extern "system" fn create_graphics_pipelines(
                 continue;
             }
             // SAFETY: a valid create info of a pipeline that was created.
-            let cap = unsafe { capture::capture(info) };
+            let cap = unsafe { capture::capture(info, subpass_use) };
             process_pipeline(&d, vk::Handle::as_raw(*p), cap);
         }
     });
@@ -685,6 +818,9 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
             FragmentSource::Inline { words, .. } => compute::analyze_module_cached(words),
             FragmentSource::Identifier { .. } => unknown(
                 "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
+            ),
+            FragmentSource::Binary => unknown(
+                "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
             ),
         };
         LibraryFragment {
