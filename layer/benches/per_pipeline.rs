@@ -33,10 +33,18 @@ fn bench(c: &mut Criterion) {
         .stages(&stages)
         .multisample_state(&ms)
         .color_blend_state(&cb)
-        .depth_stencil_state(&ds);
+        .depth_stencil_state(&ds)
+        .render_pass(vk::Handle::from_raw(0x77));
+    // The subpass uses a colour and a depth/stencil attachment, so every state above is read.
+    let subpass = |_: vk::RenderPass, _: u32| {
+        Some(capture::AttachmentUse {
+            depth_stencil: true,
+            color: true,
+        })
+    };
     c.bench_function("vkCreateGraphicsPipelines: read the create info", |b| {
         // SAFETY: a well-formed create info built above.
-        b.iter(|| unsafe { capture::capture(black_box(&info)) })
+        b.iter(|| unsafe { capture::capture(black_box(&info), subpass) })
     });
 
     let analysis = compute::analyze_module(&words);

@@ -571,9 +571,11 @@ mod tests {
             vk::DynamicState::COLOR_WRITE_MASK_EXT,
         ];
         let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
-        let mut cb = vk::PipelineColorBlendStateCreateInfo::default();
-        cb.attachment_count = 4;
-        cb.p_attachments = poison();
+        let cb = vk::PipelineColorBlendStateCreateInfo {
+            attachment_count: 4,
+            p_attachments: poison(),
+            ..Default::default()
+        };
         let info = vk::GraphicsPipelineCreateInfo::default()
             .color_blend_state(&cb)
             .dynamic_state(&dy)
@@ -604,10 +606,12 @@ mod tests {
             binary_count: 1,
             p_pipeline_binaries: binaries.as_ptr(),
         };
-        let mut info = vk::GraphicsPipelineCreateInfo::default();
-        info.p_next = &bi as *const _ as *const std::ffi::c_void;
-        info.stage_count = 2;
-        info.p_stages = poison();
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_next: &bi as *const _ as *const std::ffi::c_void,
+            stage_count: 2,
+            p_stages: poison(),
+            ..Default::default()
+        };
         // SAFETY: as above.
         let c = unsafe { capture(&info, both) };
         assert_eq!(c.fragment, Some(FragmentSource::Binary));
