@@ -832,3 +832,58 @@ fn installed_with_pops_layer_install_user() {
         "after uninstall the layer is gone"
     );
 }
+
+/// The Vulkan specification's ignored members, pointing to an inaccessible page: a render pass
+/// subpass and dynamic rendering without depth/stencil (pDepthStencilState), dynamic rendering
+/// without attachments (pColorBlendState), blend enable/equation/write mask dynamic
+/// (pAttachments). The application survives with the layer, with the same results as without,
+/// and every pipeline is still reported.
+#[test]
+fn ignored_create_info_members_are_never_read() {
+    for (icd, family) in [(RADV_ICD, Some("navi21")), (LVP_ICD, None)] {
+        if !have_icd(icd) {
+            continue;
+        }
+        let scenario = |layer: bool, report: Option<&std::path::Path>| {
+            let mut s = Scenario::new(BIN, "poison", icd);
+            if let Some(f) = family {
+                s = s.env("RADV_FORCE_FAMILY", f);
+            }
+            if layer {
+                s = s.with_layers(&[LAYER]);
+            }
+            if let Some(r) = report {
+                s = s
+                    .env("VK_POPS_INTERLOCK_REPORT", r)
+                    .env("VK_POPS_INTERLOCK_REPORT_ALL", "1");
+            }
+            s.run()
+        };
+        let plain = scenario(false, None);
+        if !check_ok(&plain, &format!("poison without the layer on {icd}")) {
+            continue;
+        }
+        let dir = temp_dir(&format!("poison-{}", family.unwrap_or("lvp")));
+        let report_path = dir.join("report.jsonl");
+        let layered = scenario(true, Some(&report_path));
+        assert!(
+            check_ok(&layered, &format!("poison with the layer on {icd}")),
+            "the application must survive"
+        );
+        let cases = json_lines(&plain.stdout);
+        assert_eq!(cases.len(), 4, "{cases:?}");
+        assert_eq!(
+            json_lines(&layered.stdout),
+            cases,
+            "same results with the layer"
+        );
+        let created = cases.iter().filter(|c| c["result"] == "created").count();
+        let report = std::fs::read_to_string(&report_path).unwrap_or_default();
+        assert_eq!(
+            report.lines().count(),
+            created,
+            "{report}\n{}",
+            String::from_utf8_lossy(&layered.stderr)
+        );
+    }
+}
