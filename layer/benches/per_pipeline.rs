@@ -40,6 +40,7 @@ fn bench(c: &mut Criterion) {
         Some(capture::AttachmentUse {
             depth_stencil: true,
             color: true,
+            ..capture::AttachmentUse::UNKNOWN
         })
     };
     c.bench_function("vkCreateGraphicsPipelines: read the create info", |b| {

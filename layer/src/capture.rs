@@ -49,7 +49,7 @@ impl FragmentSource {
 }
 
 /// The sample count the pipeline rasterizes with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Samples {
     Static(u32),
     /// VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT: only known at draw time.
@@ -57,7 +57,7 @@ pub enum Samples {
 }
 
 /// One colour attachment's blend state (raw Vulkan enum values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BlendTarget {
     pub blend_enable: bool,
     pub write_mask: u32,
@@ -70,7 +70,7 @@ pub struct BlendTarget {
 }
 
 /// One face's stencil operations (raw Vulkan enum values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct StencilFace {
     pub fail: i32,
     pub pass: i32,
@@ -80,7 +80,7 @@ pub struct StencilFace {
 }
 
 /// Depth/stencil state visible at creation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct DepthStencil {
     pub depth_test: bool,
     pub depth_write: bool,
@@ -91,7 +91,7 @@ pub struct DepthStencil {
 }
 
 /// AMD's rasterization order (VK_AMD_rasterization_order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RasterizationOrder {
     Strict,
     Relaxed,
@@ -99,7 +99,7 @@ pub enum RasterizationOrder {
 
 /// The draw state a pipeline (or one library part of it) fixes at creation. `None`: not part of
 /// this pipeline or library; merged from the linked libraries.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DrawState {
     pub samples: Option<Samples>,
     pub sample_shading: Option<bool>,
@@ -107,6 +107,66 @@ pub struct DrawState {
     pub depth_stencil: Option<DepthStencil>,
     pub vrs: Option<bool>,
     pub rasterization_order: Option<RasterizationOrder>,
+    /// The bound depth/stencil attachment, known at draw time: its samples (0 = none) and
+    /// whether its format has stencil. `None` at creation, where only the tests' enables show.
+    pub depth_attachment: Option<DepthAttachment>,
+}
+
+/// A draw's depth/stencil attachment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DepthAttachment {
+    /// 0: no depth/stencil attachment.
+    pub samples: u32,
+    pub has_stencil: bool,
+}
+
+/// Whether a depth/stencil format has a stencil aspect.
+pub fn format_has_stencil(f: vk::Format) -> bool {
+    matches!(
+        f,
+        vk::Format::S8_UINT
+            | vk::Format::D16_UNORM_S8_UINT
+            | vk::Format::D24_UNORM_S8_UINT
+            | vk::Format::D32_SFLOAT_S8_UINT
+    )
+}
+
+bitflags::bitflags! {
+    /// The dynamic states that feed the POPS derivation: set by vkCmdSet* at draw time instead
+    /// of at pipeline creation.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct Dynamic: u32 {
+        const RASTERIZATION_SAMPLES = 1 << 0;
+        const DEPTH_TEST_ENABLE = 1 << 1;
+        const DEPTH_WRITE_ENABLE = 1 << 2;
+        const DEPTH_COMPARE_OP = 1 << 3;
+        const STENCIL_TEST_ENABLE = 1 << 4;
+        const STENCIL_OP = 1 << 5;
+        const COLOR_BLEND_ENABLE = 1 << 6;
+        const COLOR_BLEND_EQUATION = 1 << 7;
+        const COLOR_WRITE_MASK = 1 << 8;
+        const FRAGMENT_SHADING_RATE = 1 << 9;
+    }
+}
+
+impl Dynamic {
+    /// The flag of a `VkDynamicState`, if it feeds the derivation.
+    pub fn of(s: vk::DynamicState) -> Dynamic {
+        use vk::DynamicState as S;
+        match s {
+            S::RASTERIZATION_SAMPLES_EXT => Dynamic::RASTERIZATION_SAMPLES,
+            S::DEPTH_TEST_ENABLE => Dynamic::DEPTH_TEST_ENABLE,
+            S::DEPTH_WRITE_ENABLE => Dynamic::DEPTH_WRITE_ENABLE,
+            S::DEPTH_COMPARE_OP => Dynamic::DEPTH_COMPARE_OP,
+            S::STENCIL_TEST_ENABLE => Dynamic::STENCIL_TEST_ENABLE,
+            S::STENCIL_OP => Dynamic::STENCIL_OP,
+            S::COLOR_BLEND_ENABLE_EXT => Dynamic::COLOR_BLEND_ENABLE,
+            S::COLOR_BLEND_EQUATION_EXT => Dynamic::COLOR_BLEND_EQUATION,
+            S::COLOR_WRITE_MASK_EXT => Dynamic::COLOR_WRITE_MASK,
+            S::FRAGMENT_SHADING_RATE_KHR => Dynamic::FRAGMENT_SHADING_RATE,
+            _ => Dynamic::empty(),
+        }
+    }
 }
 
 impl DrawState {
@@ -120,6 +180,7 @@ impl DrawState {
         self.depth_stencil = self.depth_stencil.or(other.depth_stencil);
         self.vrs = self.vrs.or(other.vrs);
         self.rasterization_order = self.rasterization_order.or(other.rasterization_order);
+        self.depth_attachment = self.depth_attachment.or(other.depth_attachment);
     }
 }
 
@@ -129,6 +190,11 @@ impl DrawState {
 pub struct AttachmentUse {
     pub depth_stencil: bool,
     pub color: bool,
+    /// The depth/stencil attachment's samples and stencil aspect (render passes; what a draw
+    /// inside the subpass renders to).
+    pub depth: DepthAttachment,
+    /// How many colour attachments the subpass has.
+    pub color_count: u32,
 }
 
 impl AttachmentUse {
@@ -136,7 +202,26 @@ impl AttachmentUse {
     pub const UNKNOWN: AttachmentUse = AttachmentUse {
         depth_stencil: false,
         color: false,
+        depth: DepthAttachment {
+            samples: 0,
+            has_stencil: false,
+        },
+        color_count: 0,
     };
+}
+
+/// The depth/stencil attachment `index` of a render pass, from its description.
+fn depth_of(
+    index: Option<u32>,
+    describe: impl Fn(u32) -> Option<(vk::Format, u32)>,
+) -> DepthAttachment {
+    match index.and_then(&describe) {
+        Some((format, samples)) => DepthAttachment {
+            samples: samples.max(1),
+            has_stencil: format_has_stencil(format),
+        },
+        None => DepthAttachment::default(),
+    }
 }
 
 /// The attachments each subpass of a render pass uses.
@@ -147,20 +232,33 @@ pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUs
     if ci.p_subpasses.is_null() {
         return Vec::new();
     }
-    // SAFETY: pSubpasses holds subpassCount descriptions, each with valid attachment arrays.
+    // SAFETY: pSubpasses holds subpassCount descriptions, each with valid attachment arrays, and
+    // pAttachments attachmentCount descriptions.
     unsafe {
+        let atts = if ci.p_attachments.is_null() {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(ci.p_attachments, ci.attachment_count as usize)
+        };
+        let describe = |i: u32| atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()));
         std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
             .iter()
-            .map(|s| AttachmentUse {
-                depth_stencil: !s.p_depth_stencil_attachment.is_null()
-                    && (*s.p_depth_stencil_attachment).attachment != vk::ATTACHMENT_UNUSED,
-                color: !s.p_color_attachments.is_null()
-                    && std::slice::from_raw_parts(
-                        s.p_color_attachments,
-                        s.color_attachment_count as usize,
-                    )
-                    .iter()
-                    .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+            .map(|s| {
+                let ds = (!s.p_depth_stencil_attachment.is_null())
+                    .then(|| (*s.p_depth_stencil_attachment).attachment)
+                    .filter(|a| *a != vk::ATTACHMENT_UNUSED);
+                AttachmentUse {
+                    depth_stencil: ds.is_some(),
+                    color: !s.p_color_attachments.is_null()
+                        && std::slice::from_raw_parts(
+                            s.p_color_attachments,
+                            s.color_attachment_count as usize,
+                        )
+                        .iter()
+                        .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+                    depth: depth_of(ds, describe),
+                    color_count: s.color_attachment_count,
+                }
             })
             .collect()
     }
@@ -176,18 +274,30 @@ pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<Attachment
     }
     // SAFETY: as in render_pass_use.
     unsafe {
+        let atts = if ci.p_attachments.is_null() {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(ci.p_attachments, ci.attachment_count as usize)
+        };
+        let describe = |i: u32| atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()));
         std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
             .iter()
-            .map(|s| AttachmentUse {
-                depth_stencil: !s.p_depth_stencil_attachment.is_null()
-                    && (*s.p_depth_stencil_attachment).attachment != vk::ATTACHMENT_UNUSED,
-                color: !s.p_color_attachments.is_null()
-                    && std::slice::from_raw_parts(
-                        s.p_color_attachments,
-                        s.color_attachment_count as usize,
-                    )
-                    .iter()
-                    .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+            .map(|s| {
+                let ds = (!s.p_depth_stencil_attachment.is_null())
+                    .then(|| (*s.p_depth_stencil_attachment).attachment)
+                    .filter(|a| *a != vk::ATTACHMENT_UNUSED);
+                AttachmentUse {
+                    depth_stencil: ds.is_some(),
+                    color: !s.p_color_attachments.is_null()
+                        && std::slice::from_raw_parts(
+                            s.p_color_attachments,
+                            s.color_attachment_count as usize,
+                        )
+                        .iter()
+                        .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
+                    depth: depth_of(ds, describe),
+                    color_count: s.color_attachment_count,
+                }
             })
             .collect()
     }
@@ -202,6 +312,8 @@ pub struct PipelineCapture {
     pub draw: DrawState,
     /// Libraries linked in through VkPipelineLibraryCreateInfoKHR.
     pub libraries: Vec<u64>,
+    /// The dynamic states among [`Dynamic`]'s.
+    pub dynamic: Dynamic,
 }
 
 const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
@@ -272,6 +384,9 @@ pub unsafe fn capture(
             std::slice::from_raw_parts(d.p_dynamic_states, d.dynamic_state_count as usize)
         };
         let is_dynamic = |s: vk::DynamicState| dynamic.contains(&s);
+        out.dynamic = dynamic
+            .iter()
+            .fold(Dynamic::empty(), |m, s| m | Dynamic::of(*s));
 
         // The attachments the pipeline renders to: a render pass's subpass, or dynamic
         // rendering's formats (no VkPipelineRenderingCreateInfo: no attachments at all).
@@ -288,6 +403,7 @@ pub unsafe fn capture(
                     depth_stencil: r.depth_attachment_format != vk::Format::UNDEFINED
                         || r.stencil_attachment_format != vk::Format::UNDEFINED,
                     color: r.color_attachment_count > 0,
+                    ..AttachmentUse::UNKNOWN
                 }
             }
         };
@@ -511,6 +627,7 @@ mod tests {
         Some(AttachmentUse {
             depth_stencil: true,
             color: true,
+            ..AttachmentUse::UNKNOWN
         })
     }
 
@@ -548,12 +665,7 @@ mod tests {
             .render_pass(vk::Handle::from_raw(0x77));
         info.p_depth_stencil_state = poison();
         info.p_color_blend_state = poison();
-        let none = |_: vk::RenderPass, _: u32| {
-            Some(AttachmentUse {
-                depth_stencil: false,
-                color: false,
-            })
-        };
+        let none = |_: vk::RenderPass, _: u32| Some(AttachmentUse::UNKNOWN);
         // SAFETY: as above.
         let c = unsafe { capture(&info, none) };
         assert_eq!((c.draw.depth_stencil, c.draw.blend), (None, None));

@@ -197,6 +197,9 @@ pub fn build_record(
         pm4: Arc::from(Vec::new()),
         diagnostics: Vec::new(),
         source: subject.source.to_string(),
+        command_buffer: None,
+        bound: None,
+        draws: None,
     };
     let e = match entry {
         Ok(e) => e,
@@ -386,6 +389,8 @@ mod backend {
             }
         }
         if let Some(ds) = draw.depth_stencil {
+            // At creation the attachment is not known: assumed where a test uses it. At a draw
+            // the bound attachment decides (below).
             if ds.depth_test || ds.depth_write || ds.stencil_test {
                 state.depth_stencil_samples = samples;
             }
@@ -398,6 +403,10 @@ mod backend {
                 front: stencil(&ds.front),
                 back: stencil(&ds.back),
             };
+        }
+        if let Some(a) = draw.depth_attachment {
+            state.depth_stencil_samples = a.samples;
+            state.depth_stencil.has_stencil = a.has_stencil;
         }
         state.rasterization_order = match draw.rasterization_order {
             Some(RasterizationOrder::Relaxed) => pops::RasterizationOrder::Relaxed,

@@ -6,6 +6,7 @@
 
 use crate::capture::{AttachmentUse, DrawState};
 use crate::compute::{InterlockFeatures, ModuleAnalysis};
+use crate::draws::{Bindable, CmdState};
 use crate::settings::Settings;
 use ash::vk;
 use pm4::{Family, InterlockMode};
@@ -70,6 +71,10 @@ pub struct Stats {
     pub interlocked: AtomicU64,
     pub flagged: AtomicU64,
     pub unknown: AtomicU64,
+    /// Draw commands recorded with an interlocked fragment stage bound, and the draw records
+    /// they gave (one per command buffer × bound object × draw state).
+    pub draws: AtomicU64,
+    pub draw_records: AtomicU64,
     pub by_mode: Mutex<HashMap<InterlockMode, u64>>,
 }
 
@@ -99,6 +104,49 @@ pub struct DeviceData {
     /// info members the specification makes valid.
     pub render_passes: Mutex<HashMap<u64, Arc<[AttachmentUse]>>>,
     pub stats: Stats,
+    /// The next layer's command-buffer functions.
+    pub cmd: crate::cmd_hooks::CmdNext,
+    /// Set once the device has an interlocked pipeline or shader object: only then are command
+    /// buffers tracked.
+    pub tracking: AtomicBool,
+    /// Interlocked complete pipelines and fragment shader objects, by handle.
+    pub bindables: Mutex<HashMap<u64, Arc<Bindable>>>,
+    /// Each command buffer's recording state.
+    pub cmds: Mutex<HashMap<u64, CmdState>>,
+    /// Command buffers allocated as secondary (their inheritance info is valid to read).
+    pub secondaries: Mutex<std::collections::HashSet<u64>>,
+    /// Depth/stencil images and their views: (format, samples).
+    pub images: Mutex<HashMap<u64, (vk::Format, u32)>>,
+    pub views: Mutex<HashMap<u64, (vk::Format, u32)>>,
+}
+
+impl DeviceData {
+    /// The interlocked pipeline or shader object of a handle, if it is one.
+    pub fn bindable(&self, handle: u64) -> Option<Arc<Bindable>> {
+        if handle == 0 {
+            return None;
+        }
+        let m = self.bindables.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&handle).cloned()
+    }
+
+    /// Remembers an interlocked pipeline or shader object; from now on draws are tracked.
+    pub fn add_bindable(&self, b: Bindable) {
+        let mut m = self.bindables.lock().unwrap_or_else(|p| p.into_inner());
+        m.insert(b.handle, Arc::new(b));
+        self.tracking.store(true, Ordering::Relaxed);
+    }
+
+    pub fn remove_bindable(&self, handle: u64) {
+        let mut m = self.bindables.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&handle);
+    }
+
+    /// A depth/stencil image view's (format, samples).
+    pub fn view(&self, handle: u64) -> Option<(vk::Format, u32)> {
+        let m = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&handle).copied()
+    }
 }
 
 type Map<T> = RwLock<HashMap<usize, Arc<T>>>;

@@ -212,6 +212,7 @@ unsafe extern "system" fn next_destroy_pipeline(
 }
 
 unsafe extern "system" fn next_cmd_draw(_: vk::CommandBuffer, _: u32, _: u32, _: u32, _: u32) {}
+unsafe extern "system" fn next_cmd_dispatch(_: vk::CommandBuffer, _: u32, _: u32, _: u32) {}
 
 unsafe extern "system" fn next_gipa(
     _: vk::Instance,
@@ -227,6 +228,7 @@ unsafe extern "system" fn next_gipa(
         }
         b"vkEnumeratePhysicalDevices" => void!(next_enumerate, vk::PFN_vkEnumeratePhysicalDevices),
         b"vkCmdDraw" => void!(next_cmd_draw, vk::PFN_vkCmdDraw),
+        b"vkCmdDispatch" => void!(next_cmd_dispatch, vk::PFN_vkCmdDispatch),
         b"vkCreateGraphicsPipelines" => {
             void!(next_create_pipelines, vk::PFN_vkCreateGraphicsPipelines)
         }
@@ -245,6 +247,7 @@ unsafe extern "system" fn next_gdpa(_: vk::Device, name: *const c_char) -> vk::P
         }
         b"vkDestroyPipeline" => void!(next_destroy_pipeline, vk::PFN_vkDestroyPipeline),
         b"vkCmdDraw" => void!(next_cmd_draw, vk::PFN_vkCmdDraw),
+        b"vkCmdDispatch" => void!(next_cmd_dispatch, vk::PFN_vkCmdDispatch),
         // vkCreateShadersEXT deliberately absent: the layer must not offer a hook for it.
         _ => None,
     }
@@ -325,9 +328,12 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             addr(next_gipa(instance, c"vkEnumeratePhysicalDevices".as_ptr()))
         );
         assert_eq!(
-            addr(gipa(instance, c"vkCmdDraw".as_ptr())),
-            next_cmd_draw as *const () as usize
+            addr(gipa(instance, c"vkCmdDispatch".as_ptr())),
+            next_cmd_dispatch as *const () as usize
         );
+        // Draws are tracked: the layer's hook where the next layer has the function.
+        let ours = addr(gipa(instance, c"vkCmdDraw".as_ptr()));
+        assert!(ours != 0 && ours != next_cmd_draw as *const () as usize);
         assert!(gipa(instance, c"vkNotAFunction".as_ptr()).is_none());
         let create_device_hook = gipa(instance, c"vkCreateDevice".as_ptr());
         assert!(create_device_hook.is_some());
@@ -374,8 +380,8 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
 
         // Device-level identity and "hook only where the next layer has it".
         assert_eq!(
-            addr(gdpa(device, c"vkCmdDraw".as_ptr())),
-            next_cmd_draw as *const () as usize
+            addr(gdpa(device, c"vkCmdDispatch".as_ptr())),
+            next_cmd_dispatch as *const () as usize
         );
         assert!(gdpa(device, c"vkCreateShadersEXT".as_ptr()).is_none());
         assert!(gipa(instance, c"vkCreateShadersEXT".as_ptr()).is_none());
@@ -383,7 +389,10 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             addr(gdpa(device, c"vkGetDeviceProcAddr".as_ptr())),
             gdpa as usize
         );
-        for name in crate::hooks::INTERCEPTED {
+        for name in crate::hooks::INTERCEPTED
+            .iter()
+            .chain(crate::cmd_hooks::NAMES)
+        {
             let n = std::ffi::CString::new(*name).unwrap();
             let ours = addr(gdpa(device, n.as_ptr()));
             let theirs = addr(next_gdpa(device, n.as_ptr()));

@@ -59,7 +59,7 @@ fn device_hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
         b"vkCreateRenderPass2" => pfn!(create_render_pass2, vk::PFN_vkCreateRenderPass2),
         b"vkCreateRenderPass2KHR" => pfn!(create_render_pass2_khr, vk::PFN_vkCreateRenderPass2),
         b"vkDestroyRenderPass" => pfn!(destroy_render_pass, vk::PFN_vkDestroyRenderPass),
-        _ => None,
+        _ => crate::cmd_hooks::hook(name),
     }
 }
 
@@ -454,6 +454,16 @@ unsafe extern "system" fn create_device(
         libraries: Default::default(),
         render_passes: Default::default(),
         stats: Default::default(),
+        cmd: crate::cmd_hooks::CmdNext::load(|name| {
+            // SAFETY: next GDPA with the device it created.
+            unsafe { next_gdpa(device, name.as_ptr()) }
+        }),
+        tracking: Default::default(),
+        bindables: Default::default(),
+        cmds: Default::default(),
+        secondaries: Default::default(),
+        images: Default::default(),
+        views: Default::default(),
     };
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);
@@ -554,9 +564,14 @@ fn summary(d: &DeviceData) {
         s.flagged.load(Ordering::Relaxed),
         s.unknown.load(Ordering::Relaxed),
     );
+    log::info!(
+        "device '{}': {} draws with an interlocked fragment stage, in {} draw records (command buffer × bound object × draw state)",
+        d.device_name,
+        s.draws.load(Ordering::Relaxed),
+        s.draw_records.load(Ordering::Relaxed),
+    );
 }
 
-/// Looks a device up for a device-level hook.
 /// How many fragment stages the layer has analysed and recorded on `device` (tests).
 #[cfg(test)]
 pub fn analysed_count(device: vk::Device) -> u64 {
@@ -863,6 +878,15 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
         Kind::Pipeline
     };
     let entry = compute::fragment_entry(&frag.analysis, &frag.entry);
+    if kind == Kind::Pipeline && entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+        d.add_bindable(crate::draws::Bindable {
+            handle,
+            kind,
+            fragment: frag.clone(),
+            draw: draw.clone(),
+            dynamic: cap.dynamic,
+        });
+    }
     emit(d, kind, handle, frag.source, &frag.entry, entry, &draw);
 }
 
@@ -924,6 +948,7 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Pipeline => "pipeline",
         Kind::Library => "library",
         Kind::ShaderObject => "shader object",
+        Kind::Draw => "draws",
     }
 }
 
@@ -959,7 +984,7 @@ fn log_line(rec: &Record, flagged: bool) {
     }
 }
 
-fn write_report(d: &DeviceData, rec: &Record) {
+pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
     let Some(path) = &d.settings.report else {
         return;
     };
@@ -981,6 +1006,7 @@ unsafe extern "system" fn destroy_pipeline(
         let mut l = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
         l.remove(&vk::Handle::as_raw(pipeline));
     }
+    d.remove_bindable(vk::Handle::as_raw(pipeline));
     if let Some(next) = d.destroy_pipeline {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(device, pipeline, p_allocator) };
@@ -1051,7 +1077,22 @@ unsafe extern "system" fn create_shaders_ext(
                 samples: Some(Samples::Dynamic),
                 ..Default::default()
             };
+            let analysis = Arc::new(analysis);
             let entry = compute::fragment_entry(&analysis, &entry_name);
+            if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+                // A shader object's state is all set at draw time.
+                d.add_bindable(crate::draws::Bindable {
+                    handle: vk::Handle::as_raw(*s),
+                    kind: Kind::ShaderObject,
+                    fragment: LibraryFragment {
+                        analysis: analysis.clone(),
+                        entry: entry_name.clone(),
+                        source,
+                    },
+                    draw: draw.clone(),
+                    dynamic: capture::Dynamic::all(),
+                });
+            }
             emit(
                 &d,
                 Kind::ShaderObject,
@@ -1074,6 +1115,7 @@ unsafe extern "system" fn destroy_shader_ext(
     let Some(d) = device_of(device) else {
         return;
     };
+    d.remove_bindable(vk::Handle::as_raw(shader));
     if let Some(next) = d.destroy_shader_ext {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(device, shader, p_allocator) };

@@ -8,13 +8,16 @@
 //!
 //! Layout: [`ffi`] (vk_layer.h), [`dispatch`] (per-instance/per-device state keyed by dispatch
 //! key), [`hooks`] (the intercepted entry points), [`capture`] (reading create infos),
-//! [`compute`] (analysis, state, diagnostics: pure), [`report`] (JSON Lines), [`settings`].
+//! [`compute`] (analysis, state, diagnostics: pure), [`draws`] (command-buffer tracking: the
+//! state of each draw), [`report`] (JSON Lines), [`settings`].
 #![allow(non_snake_case)]
 
 pub mod capture;
 pub mod chip;
+pub mod cmd_hooks;
 pub mod compute;
 pub mod dispatch;
+pub mod draws;
 pub mod ffi;
 pub mod hooks;
 pub mod report;

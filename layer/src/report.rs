@@ -103,6 +103,8 @@ pub enum Kind {
     Pipeline,
     Library,
     ShaderObject,
+    /// Draws of one command buffer with one bound pipeline or shader object and one draw state.
+    Draw,
 }
 
 /// One report line. Field names and order are the documented schema (docs/layer.md).
@@ -133,6 +135,15 @@ pub struct Record {
     /// Where the fragment SPIR-V came from: shader_module, inline_create_info,
     /// module_identifier, library, shader_object_spirv or shader_object_binary.
     pub source: String,
+    /// Draw records: `0x…` of the command buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_buffer: Option<String>,
+    /// Draw records: what was bound, `pipeline` or `shader_object` (`handle` names it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<&'static str>,
+    /// Draw records: how many draw commands recorded with this state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u64>,
 }
 
 impl Record {
@@ -271,6 +282,9 @@ mod tests {
             pm4: vec![0xc001_6900, 1, 2].into(),
             diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
             source: "shader_object_spirv".into(),
+            command_buffer: None,
+            bound: None,
+            draws: None,
         }
     }
 

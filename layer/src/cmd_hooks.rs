@@ -1,0 +1,712 @@
+//! The command-buffer recording hooks: bindings, the dynamic states that feed the POPS
+//! derivation, render pass instances, draws, and the command buffer's life. Each calls down
+//! first, exactly once with the application's arguments, then updates the command buffer's
+//! [`CmdState`]. Until the device has an interlocked pipeline or shader object, nothing is
+//! tracked: the hooks only call down.
+
+use crate::capture::{self, DepthAttachment};
+use crate::compute::{self, Subject};
+use crate::dispatch::{self, guarded, DeviceData};
+use crate::draws::{BlendEquation, CmdState, Rendering};
+use crate::ffi::dispatch_key;
+use crate::report::Kind;
+use ash::vk;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+type Void = unsafe extern "system" fn();
+
+/// The next layer's functions for the hooks below.
+#[derive(Default)]
+pub struct CmdNext {
+    pub allocate_command_buffers: Option<vk::PFN_vkAllocateCommandBuffers>,
+    pub free_command_buffers: Option<vk::PFN_vkFreeCommandBuffers>,
+    pub begin_command_buffer: Option<vk::PFN_vkBeginCommandBuffer>,
+    pub end_command_buffer: Option<vk::PFN_vkEndCommandBuffer>,
+    pub reset_command_buffer: Option<vk::PFN_vkResetCommandBuffer>,
+    pub create_image: Option<vk::PFN_vkCreateImage>,
+    pub destroy_image: Option<vk::PFN_vkDestroyImage>,
+    pub create_image_view: Option<vk::PFN_vkCreateImageView>,
+    pub destroy_image_view: Option<vk::PFN_vkDestroyImageView>,
+    pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
+    pub cmd_bind_shaders_ext: Option<vk::PFN_vkCmdBindShadersEXT>,
+    pub cmd_set_rasterization_samples_ext: Option<vk::PFN_vkCmdSetRasterizationSamplesEXT>,
+    pub cmd_set_depth_test_enable: Option<vk::PFN_vkCmdSetDepthTestEnable>,
+    pub cmd_set_depth_test_enable_ext: Option<vk::PFN_vkCmdSetDepthTestEnable>,
+    pub cmd_set_depth_write_enable: Option<vk::PFN_vkCmdSetDepthWriteEnable>,
+    pub cmd_set_depth_write_enable_ext: Option<vk::PFN_vkCmdSetDepthWriteEnable>,
+    pub cmd_set_depth_compare_op: Option<vk::PFN_vkCmdSetDepthCompareOp>,
+    pub cmd_set_depth_compare_op_ext: Option<vk::PFN_vkCmdSetDepthCompareOp>,
+    pub cmd_set_stencil_test_enable: Option<vk::PFN_vkCmdSetStencilTestEnable>,
+    pub cmd_set_stencil_test_enable_ext: Option<vk::PFN_vkCmdSetStencilTestEnable>,
+    pub cmd_set_color_blend_enable_ext: Option<vk::PFN_vkCmdSetColorBlendEnableEXT>,
+    pub cmd_set_color_blend_equation_ext: Option<vk::PFN_vkCmdSetColorBlendEquationEXT>,
+    pub cmd_set_color_write_mask_ext: Option<vk::PFN_vkCmdSetColorWriteMaskEXT>,
+    pub cmd_set_fragment_shading_rate_khr: Option<vk::PFN_vkCmdSetFragmentShadingRateKHR>,
+    pub cmd_begin_rendering: Option<vk::PFN_vkCmdBeginRendering>,
+    pub cmd_begin_rendering_khr: Option<vk::PFN_vkCmdBeginRendering>,
+    pub cmd_end_rendering: Option<vk::PFN_vkCmdEndRendering>,
+    pub cmd_end_rendering_khr: Option<vk::PFN_vkCmdEndRendering>,
+    pub cmd_begin_render_pass: Option<vk::PFN_vkCmdBeginRenderPass>,
+    pub cmd_begin_render_pass2: Option<vk::PFN_vkCmdBeginRenderPass2>,
+    pub cmd_begin_render_pass2_khr: Option<vk::PFN_vkCmdBeginRenderPass2>,
+    pub cmd_next_subpass: Option<vk::PFN_vkCmdNextSubpass>,
+    pub cmd_next_subpass2: Option<vk::PFN_vkCmdNextSubpass2>,
+    pub cmd_next_subpass2_khr: Option<vk::PFN_vkCmdNextSubpass2>,
+    pub cmd_end_render_pass: Option<vk::PFN_vkCmdEndRenderPass>,
+    pub cmd_end_render_pass2: Option<vk::PFN_vkCmdEndRenderPass2>,
+    pub cmd_end_render_pass2_khr: Option<vk::PFN_vkCmdEndRenderPass2>,
+    pub cmd_draw: Option<vk::PFN_vkCmdDraw>,
+    pub cmd_draw_indexed: Option<vk::PFN_vkCmdDrawIndexed>,
+    pub cmd_draw_indirect: Option<vk::PFN_vkCmdDrawIndirect>,
+    pub cmd_draw_indexed_indirect: Option<vk::PFN_vkCmdDrawIndexedIndirect>,
+    pub cmd_draw_indirect_count: Option<vk::PFN_vkCmdDrawIndirectCount>,
+    pub cmd_draw_indirect_count_khr: Option<vk::PFN_vkCmdDrawIndirectCount>,
+    pub cmd_draw_indexed_indirect_count: Option<vk::PFN_vkCmdDrawIndexedIndirectCount>,
+    pub cmd_draw_indexed_indirect_count_khr: Option<vk::PFN_vkCmdDrawIndexedIndirectCount>,
+    pub cmd_draw_mesh_tasks_ext: Option<vk::PFN_vkCmdDrawMeshTasksEXT>,
+    pub cmd_draw_mesh_tasks_indirect_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectEXT>,
+    pub cmd_draw_mesh_tasks_indirect_count_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT>,
+    pub cmd_draw_multi_ext: Option<vk::PFN_vkCmdDrawMultiEXT>,
+    pub cmd_draw_multi_indexed_ext: Option<vk::PFN_vkCmdDrawMultiIndexedEXT>,
+}
+
+/// Generates, from one list of (Vulkan name, field, hook, type): the next layer's pointers
+/// ([`CmdNext::load`]), the layer's pointer by name ([`hook`]) and the names ([`NAMES`]).
+macro_rules! table {
+    ($( $name:literal => $field:ident, $hook:ident, $t:ty; )*) => {
+        impl CmdNext {
+            /// Resolves every next-layer function once, at vkCreateDevice.
+            pub fn load(get: impl Fn(&std::ffi::CStr) -> vk::PFN_vkVoidFunction) -> CmdNext {
+                CmdNext { $( $field: get($name).map(|f| {
+                    // SAFETY: the pointer was returned for the name whose prototype is `$t`.
+                    unsafe { std::mem::transmute::<Void, $t>(f) }
+                }), )* }
+            }
+        }
+
+        /// The layer's hook for a command-buffer function name.
+        pub fn hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
+            $( if name == $name.to_bytes() {
+                let f: $t = $hook;
+                // SAFETY: a function pointer cast to the generic PFN_vkVoidFunction, as the
+                // loader expects; the caller casts it back to the type its name implies.
+                return Some(unsafe { std::mem::transmute::<$t, Void>(f) });
+            } )*
+            None
+        }
+
+        /// Every name [`hook`] answers.
+        pub const NAMES: &[&str] = &[ $( match $name.to_str() { Ok(s) => s, Err(_) => "" }, )* ];
+
+        /// Whether the next layer has the function of `name` (hooks are handed out only then).
+        pub fn next_has(next: &CmdNext, name: &[u8]) -> bool {
+            $( if name == $name.to_bytes() { return next.$field.is_some(); } )*
+            false
+        }
+    };
+}
+
+table! {
+    c"vkAllocateCommandBuffers" => allocate_command_buffers, allocate_command_buffers, vk::PFN_vkAllocateCommandBuffers;
+    c"vkFreeCommandBuffers" => free_command_buffers, free_command_buffers, vk::PFN_vkFreeCommandBuffers;
+    c"vkBeginCommandBuffer" => begin_command_buffer, begin_command_buffer, vk::PFN_vkBeginCommandBuffer;
+    c"vkEndCommandBuffer" => end_command_buffer, end_command_buffer, vk::PFN_vkEndCommandBuffer;
+    c"vkResetCommandBuffer" => reset_command_buffer, reset_command_buffer, vk::PFN_vkResetCommandBuffer;
+    c"vkCreateImage" => create_image, create_image, vk::PFN_vkCreateImage;
+    c"vkDestroyImage" => destroy_image, destroy_image, vk::PFN_vkDestroyImage;
+    c"vkCreateImageView" => create_image_view, create_image_view, vk::PFN_vkCreateImageView;
+    c"vkDestroyImageView" => destroy_image_view, destroy_image_view, vk::PFN_vkDestroyImageView;
+    c"vkCmdBindPipeline" => cmd_bind_pipeline, cmd_bind_pipeline, vk::PFN_vkCmdBindPipeline;
+    c"vkCmdBindShadersEXT" => cmd_bind_shaders_ext, cmd_bind_shaders_ext, vk::PFN_vkCmdBindShadersEXT;
+    c"vkCmdSetRasterizationSamplesEXT" => cmd_set_rasterization_samples_ext, cmd_set_rasterization_samples_ext, vk::PFN_vkCmdSetRasterizationSamplesEXT;
+    c"vkCmdSetDepthTestEnable" => cmd_set_depth_test_enable, cmd_set_depth_test_enable, vk::PFN_vkCmdSetDepthTestEnable;
+    c"vkCmdSetDepthTestEnableEXT" => cmd_set_depth_test_enable_ext, cmd_set_depth_test_enable_ext, vk::PFN_vkCmdSetDepthTestEnable;
+    c"vkCmdSetDepthWriteEnable" => cmd_set_depth_write_enable, cmd_set_depth_write_enable, vk::PFN_vkCmdSetDepthWriteEnable;
+    c"vkCmdSetDepthWriteEnableEXT" => cmd_set_depth_write_enable_ext, cmd_set_depth_write_enable_ext, vk::PFN_vkCmdSetDepthWriteEnable;
+    c"vkCmdSetDepthCompareOp" => cmd_set_depth_compare_op, cmd_set_depth_compare_op, vk::PFN_vkCmdSetDepthCompareOp;
+    c"vkCmdSetDepthCompareOpEXT" => cmd_set_depth_compare_op_ext, cmd_set_depth_compare_op_ext, vk::PFN_vkCmdSetDepthCompareOp;
+    c"vkCmdSetStencilTestEnable" => cmd_set_stencil_test_enable, cmd_set_stencil_test_enable, vk::PFN_vkCmdSetStencilTestEnable;
+    c"vkCmdSetStencilTestEnableEXT" => cmd_set_stencil_test_enable_ext, cmd_set_stencil_test_enable_ext, vk::PFN_vkCmdSetStencilTestEnable;
+    c"vkCmdSetColorBlendEnableEXT" => cmd_set_color_blend_enable_ext, cmd_set_color_blend_enable_ext, vk::PFN_vkCmdSetColorBlendEnableEXT;
+    c"vkCmdSetColorBlendEquationEXT" => cmd_set_color_blend_equation_ext, cmd_set_color_blend_equation_ext, vk::PFN_vkCmdSetColorBlendEquationEXT;
+    c"vkCmdSetColorWriteMaskEXT" => cmd_set_color_write_mask_ext, cmd_set_color_write_mask_ext, vk::PFN_vkCmdSetColorWriteMaskEXT;
+    c"vkCmdSetFragmentShadingRateKHR" => cmd_set_fragment_shading_rate_khr, cmd_set_fragment_shading_rate_khr, vk::PFN_vkCmdSetFragmentShadingRateKHR;
+    c"vkCmdBeginRendering" => cmd_begin_rendering, cmd_begin_rendering, vk::PFN_vkCmdBeginRendering;
+    c"vkCmdBeginRenderingKHR" => cmd_begin_rendering_khr, cmd_begin_rendering_khr, vk::PFN_vkCmdBeginRendering;
+    c"vkCmdEndRendering" => cmd_end_rendering, cmd_end_rendering, vk::PFN_vkCmdEndRendering;
+    c"vkCmdEndRenderingKHR" => cmd_end_rendering_khr, cmd_end_rendering_khr, vk::PFN_vkCmdEndRendering;
+    c"vkCmdBeginRenderPass" => cmd_begin_render_pass, cmd_begin_render_pass, vk::PFN_vkCmdBeginRenderPass;
+    c"vkCmdBeginRenderPass2" => cmd_begin_render_pass2, cmd_begin_render_pass2, vk::PFN_vkCmdBeginRenderPass2;
+    c"vkCmdBeginRenderPass2KHR" => cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, vk::PFN_vkCmdBeginRenderPass2;
+    c"vkCmdNextSubpass" => cmd_next_subpass, cmd_next_subpass, vk::PFN_vkCmdNextSubpass;
+    c"vkCmdNextSubpass2" => cmd_next_subpass2, cmd_next_subpass2, vk::PFN_vkCmdNextSubpass2;
+    c"vkCmdNextSubpass2KHR" => cmd_next_subpass2_khr, cmd_next_subpass2_khr, vk::PFN_vkCmdNextSubpass2;
+    c"vkCmdEndRenderPass" => cmd_end_render_pass, cmd_end_render_pass, vk::PFN_vkCmdEndRenderPass;
+    c"vkCmdEndRenderPass2" => cmd_end_render_pass2, cmd_end_render_pass2, vk::PFN_vkCmdEndRenderPass2;
+    c"vkCmdEndRenderPass2KHR" => cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, vk::PFN_vkCmdEndRenderPass2;
+    c"vkCmdDraw" => cmd_draw, cmd_draw, vk::PFN_vkCmdDraw;
+    c"vkCmdDrawIndexed" => cmd_draw_indexed, cmd_draw_indexed, vk::PFN_vkCmdDrawIndexed;
+    c"vkCmdDrawIndirect" => cmd_draw_indirect, cmd_draw_indirect, vk::PFN_vkCmdDrawIndirect;
+    c"vkCmdDrawIndexedIndirect" => cmd_draw_indexed_indirect, cmd_draw_indexed_indirect, vk::PFN_vkCmdDrawIndexedIndirect;
+    c"vkCmdDrawIndirectCount" => cmd_draw_indirect_count, cmd_draw_indirect_count, vk::PFN_vkCmdDrawIndirectCount;
+    c"vkCmdDrawIndirectCountKHR" => cmd_draw_indirect_count_khr, cmd_draw_indirect_count_khr, vk::PFN_vkCmdDrawIndirectCount;
+    c"vkCmdDrawIndexedIndirectCount" => cmd_draw_indexed_indirect_count, cmd_draw_indexed_indirect_count, vk::PFN_vkCmdDrawIndexedIndirectCount;
+    c"vkCmdDrawIndexedIndirectCountKHR" => cmd_draw_indexed_indirect_count_khr, cmd_draw_indexed_indirect_count_khr, vk::PFN_vkCmdDrawIndexedIndirectCount;
+    c"vkCmdDrawMeshTasksEXT" => cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_ext, vk::PFN_vkCmdDrawMeshTasksEXT;
+    c"vkCmdDrawMeshTasksIndirectEXT" => cmd_draw_mesh_tasks_indirect_ext, cmd_draw_mesh_tasks_indirect_ext, vk::PFN_vkCmdDrawMeshTasksIndirectEXT;
+    c"vkCmdDrawMeshTasksIndirectCountEXT" => cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT;
+    c"vkCmdDrawMultiEXT" => cmd_draw_multi_ext, cmd_draw_multi_ext, vk::PFN_vkCmdDrawMultiEXT;
+    c"vkCmdDrawMultiIndexedEXT" => cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, vk::PFN_vkCmdDrawMultiIndexedEXT;
+}
+
+/// The device a command buffer (or the device itself) belongs to.
+fn device_of<T: vk::Handle + Copy>(h: T) -> Option<Arc<DeviceData>> {
+    if h.as_raw() == 0 {
+        return None;
+    }
+    // SAFETY: hooks are only reachable for objects of devices created through this layer; a
+    // command buffer shares its device's dispatch key.
+    dispatch::device(unsafe { dispatch_key(h) })
+}
+
+/// Runs `f` on the command buffer's state, creating it if the buffer began before tracking
+/// did. Only once the device has an interlocked pipeline or shader object.
+fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(&mut CmdState)) {
+    if !d.tracking.load(Ordering::Relaxed) {
+        return;
+    }
+    let _ = guarded(what, || {
+        let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+        f(m.entry(vk::Handle::as_raw(cb)).or_default());
+    });
+}
+
+/// Defines a hook on `cb` that calls down, then updates the state.
+macro_rules! cmd_hook {
+    ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), |$d:ident, $st:ident| $body:expr) => {
+        unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
+            let Some($d) = device_of(cb) else { return };
+            let Some(next) = $d.cmd.$field else { return };
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(cb, $($arg),*) };
+            with_state(&$d, cb, stringify!($hook), |$st| $body);
+        }
+    };
+}
+
+/// A draw command: calls down, then counts the draw in the state.
+macro_rules! draw_hook {
+    ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*)) => {
+        cmd_hook!($hook, $field, ($($arg: $ty),*), |_d, st| st.draw());
+    };
+}
+
+draw_hook!(cmd_draw, cmd_draw, (a: u32, b: u32, c: u32, e: u32));
+draw_hook!(cmd_draw_indexed, cmd_draw_indexed, (a: u32, b: u32, c: u32, e: i32, f: u32));
+draw_hook!(cmd_draw_indirect, cmd_draw_indirect, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_indexed_indirect, cmd_draw_indexed_indirect, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_indirect_count, cmd_draw_indirect_count, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_indirect_count_khr, cmd_draw_indirect_count_khr, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_indexed_indirect_count, cmd_draw_indexed_indirect_count, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_indexed_indirect_count_khr, cmd_draw_indexed_indirect_count_khr, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_ext, (x: u32, y: u32, z: u32));
+draw_hook!(cmd_draw_mesh_tasks_indirect_ext, cmd_draw_mesh_tasks_indirect_ext, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
+draw_hook!(cmd_draw_multi_ext, cmd_draw_multi_ext, (n: u32, p: *const vk::MultiDrawInfoEXT, i: u32, f: u32, s: u32));
+draw_hook!(cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, (n: u32, p: *const vk::MultiDrawIndexedInfoEXT, i: u32, f: u32, s: u32, o: *const i32));
+
+cmd_hook!(cmd_bind_pipeline, cmd_bind_pipeline, (bp: vk::PipelineBindPoint, p: vk::Pipeline), |d, st| {
+    if bp == vk::PipelineBindPoint::GRAPHICS {
+        st.bind_pipeline(d.bindable(vk::Handle::as_raw(p)));
+    }
+});
+
+cmd_hook!(cmd_bind_shaders_ext, cmd_bind_shaders_ext, (n: u32, stages: *const vk::ShaderStageFlags, shaders: *const vk::ShaderEXT), |d, st| {
+    if n > 0 && !stages.is_null() {
+        // SAFETY: pStages holds stageCount flags; pShaders is NULL or holds stageCount handles.
+        let stages = unsafe { std::slice::from_raw_parts(stages, n as usize) };
+        for (i, s) in stages.iter().enumerate() {
+            if s.contains(vk::ShaderStageFlags::FRAGMENT) {
+                let h = if shaders.is_null() {
+                    0
+                } else {
+                    // SAFETY: as above.
+                    vk::Handle::as_raw(unsafe { *shaders.add(i) })
+                };
+                st.bind_fragment_shader(d.bindable(h));
+            }
+        }
+    }
+});
+
+cmd_hook!(cmd_set_rasterization_samples_ext, cmd_set_rasterization_samples_ext, (s: vk::SampleCountFlags), |_d, st| {
+    st.dynamic.samples = Some(s.as_raw().max(1));
+});
+cmd_hook!(cmd_set_depth_test_enable, cmd_set_depth_test_enable, (v: vk::Bool32), |_d, st| st.dynamic.depth_test = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_depth_test_enable_ext, cmd_set_depth_test_enable_ext, (v: vk::Bool32), |_d, st| st.dynamic.depth_test = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_depth_write_enable, cmd_set_depth_write_enable, (v: vk::Bool32), |_d, st| st.dynamic.depth_write = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_depth_write_enable_ext, cmd_set_depth_write_enable_ext, (v: vk::Bool32), |_d, st| st.dynamic.depth_write = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_depth_compare_op, cmd_set_depth_compare_op, (v: vk::CompareOp), |_d, st| st.dynamic.depth_compare = Some(v.as_raw()));
+cmd_hook!(cmd_set_depth_compare_op_ext, cmd_set_depth_compare_op_ext, (v: vk::CompareOp), |_d, st| st.dynamic.depth_compare = Some(v.as_raw()));
+cmd_hook!(cmd_set_stencil_test_enable, cmd_set_stencil_test_enable, (v: vk::Bool32), |_d, st| st.dynamic.stencil_test = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_stencil_test_enable_ext, cmd_set_stencil_test_enable_ext, (v: vk::Bool32), |_d, st| st.dynamic.stencil_test = Some(v == vk::TRUE));
+
+cmd_hook!(cmd_set_color_blend_enable_ext, cmd_set_color_blend_enable_ext, (first: u32, n: u32, p: *const vk::Bool32), |_d, st| {
+    if !p.is_null() {
+        // SAFETY: pColorBlendEnables holds attachmentCount values.
+        let v = unsafe { std::slice::from_raw_parts(p, n as usize) };
+        st.dynamic.set_blend_enable(first, v.iter().map(|b| *b == vk::TRUE));
+    }
+});
+cmd_hook!(cmd_set_color_blend_equation_ext, cmd_set_color_blend_equation_ext, (first: u32, n: u32, p: *const vk::ColorBlendEquationEXT), |_d, st| {
+    if !p.is_null() {
+        // SAFETY: pColorBlendEquations holds attachmentCount structures.
+        let v = unsafe { std::slice::from_raw_parts(p, n as usize) };
+        st.dynamic.set_blend_equation(first, v.iter().map(|e| BlendEquation {
+            src_color: e.src_color_blend_factor.as_raw(),
+            dst_color: e.dst_color_blend_factor.as_raw(),
+            color_op: e.color_blend_op.as_raw(),
+            src_alpha: e.src_alpha_blend_factor.as_raw(),
+            dst_alpha: e.dst_alpha_blend_factor.as_raw(),
+            alpha_op: e.alpha_blend_op.as_raw(),
+        }));
+    }
+});
+cmd_hook!(cmd_set_color_write_mask_ext, cmd_set_color_write_mask_ext, (first: u32, n: u32, p: *const vk::ColorComponentFlags), |_d, st| {
+    if !p.is_null() {
+        // SAFETY: pColorWriteMasks holds attachmentCount masks.
+        let v = unsafe { std::slice::from_raw_parts(p, n as usize) };
+        st.dynamic.set_write_mask(first, v.iter().map(|m| m.as_raw()));
+    }
+});
+cmd_hook!(cmd_set_fragment_shading_rate_khr, cmd_set_fragment_shading_rate_khr, (size: *const vk::Extent2D, ops: *const [vk::FragmentShadingRateCombinerOpKHR; 2]), |_d, st| {
+    if !size.is_null() && !ops.is_null() {
+        // SAFETY: pFragmentSize points to an extent; combinerOps to two ops.
+        let (size, ops) = unsafe { (*size, *ops) };
+        st.dynamic.vrs = Some(
+            size.width > 1
+                || size.height > 1
+                || ops.iter().any(|o| *o != vk::FragmentShadingRateCombinerOpKHR::KEEP),
+        );
+    }
+});
+
+/// What dynamic rendering renders to: the depth/stencil attachment's samples and stencil aspect
+/// from its image view.
+///
+/// # Safety
+/// `info` must be a valid `VkRenderingInfo`.
+unsafe fn rendering_of(d: &DeviceData, info: *const vk::RenderingInfo) -> Option<Rendering> {
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: a valid rendering info per the caller.
+    let info = unsafe { &*info };
+    let view_of = |a: *const vk::RenderingAttachmentInfo| {
+        // SAFETY: NULL or a valid attachment info.
+        (!a.is_null())
+            .then(|| unsafe { (*a).image_view })
+            .filter(|v| *v != vk::ImageView::null())
+            .and_then(|v| d.view(vk::Handle::as_raw(v)))
+    };
+    let depth = view_of(info.p_depth_attachment).or_else(|| view_of(info.p_stencil_attachment));
+    Some(Rendering {
+        depth: depth.map_or(DepthAttachment::default(), |(format, samples)| {
+            DepthAttachment {
+                samples,
+                has_stencil: capture::format_has_stencil(format),
+            }
+        }),
+        color_count: info.color_attachment_count,
+    })
+}
+
+cmd_hook!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo), |d, st| {
+    // SAFETY: the application's valid rendering info.
+    st.rendering = unsafe { rendering_of(&d, info) };
+});
+cmd_hook!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo), |d, st| {
+    // SAFETY: as above.
+    st.rendering = unsafe { rendering_of(&d, info) };
+});
+cmd_hook!(cmd_end_rendering, cmd_end_rendering, (), |_d, st| st
+    .rendering =
+    None);
+cmd_hook!(
+    cmd_end_rendering_khr,
+    cmd_end_rendering_khr,
+    (),
+    |_d, st| st.rendering = None
+);
+
+/// A render pass instance's subpass as [`Rendering`].
+fn subpass_rendering(d: &DeviceData, rp: u64, subpass: u32) -> Option<Rendering> {
+    let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+    passes
+        .get(&rp)
+        .and_then(|s| s.get(subpass as usize))
+        .map(|u| Rendering {
+            depth: u.depth,
+            color_count: u.color_count,
+        })
+}
+
+/// # Safety
+/// `begin` must be NULL or a valid `VkRenderPassBeginInfo`.
+unsafe fn begin_pass(d: &DeviceData, st: &mut CmdState, begin: *const vk::RenderPassBeginInfo) {
+    if begin.is_null() {
+        return;
+    }
+    // SAFETY: per the caller.
+    let rp = vk::Handle::as_raw(unsafe { (*begin).render_pass });
+    st.render_pass = Some((rp, 0));
+    st.rendering = subpass_rendering(d, rp, 0);
+}
+
+fn next_subpass(d: &DeviceData, st: &mut CmdState) {
+    if let Some((rp, s)) = st.render_pass {
+        st.render_pass = Some((rp, s + 1));
+        st.rendering = subpass_rendering(d, rp, s + 1);
+    }
+}
+
+fn end_pass(st: &mut CmdState) {
+    st.render_pass = None;
+    st.rendering = None;
+}
+
+cmd_hook!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents), |d, st| {
+    // SAFETY: the application's valid begin info.
+    unsafe { begin_pass(&d, st, b) }
+});
+cmd_hook!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
+    // SAFETY: as above.
+    unsafe { begin_pass(&d, st, b) }
+});
+cmd_hook!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
+    // SAFETY: as above.
+    unsafe { begin_pass(&d, st, b) }
+});
+cmd_hook!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), |d, st| next_subpass(&d, st));
+cmd_hook!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(&d, st));
+cmd_hook!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(&d, st));
+cmd_hook!(cmd_end_render_pass, cmd_end_render_pass, (), |_d, st| {
+    end_pass(st)
+});
+cmd_hook!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
+cmd_hook!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
+
+unsafe extern "system" fn allocate_command_buffers(
+    device: vk::Device,
+    info: *const vk::CommandBufferAllocateInfo,
+    out: *mut vk::CommandBuffer,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.allocate_command_buffers else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(device, info, out) };
+    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+        let _ = guarded("vkAllocateCommandBuffers", || {
+            // SAFETY: success: `out` holds commandBufferCount new command buffers.
+            let (level, cbs) = unsafe {
+                let i = &*info;
+                (
+                    i.level,
+                    std::slice::from_raw_parts(out, i.command_buffer_count as usize),
+                )
+            };
+            if level == vk::CommandBufferLevel::SECONDARY {
+                let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
+                s.extend(cbs.iter().map(|c| vk::Handle::as_raw(*c)));
+            }
+        });
+    }
+    r
+}
+
+unsafe extern "system" fn free_command_buffers(
+    device: vk::Device,
+    pool: vk::CommandPool,
+    n: u32,
+    cbs: *const vk::CommandBuffer,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    if n > 0 && !cbs.is_null() {
+        let _ = guarded("vkFreeCommandBuffers", || {
+            // SAFETY: pCommandBuffers holds commandBufferCount handles (NULL ones allowed).
+            let cbs = unsafe { std::slice::from_raw_parts(cbs, n as usize) };
+            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
+            for c in cbs {
+                m.remove(&vk::Handle::as_raw(*c));
+                s.remove(&vk::Handle::as_raw(*c));
+            }
+        });
+    }
+    if let Some(next) = d.cmd.free_command_buffers {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, pool, n, cbs) };
+    }
+}
+
+unsafe extern "system" fn begin_command_buffer(
+    cb: vk::CommandBuffer,
+    info: *const vk::CommandBufferBeginInfo,
+) -> vk::Result {
+    let Some(d) = device_of(cb) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.begin_command_buffer else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(cb, info) };
+    if r == vk::Result::SUCCESS && d.tracking.load(Ordering::Relaxed) {
+        let _ = guarded("vkBeginCommandBuffer", || {
+            let secondary = d
+                .secondaries
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&vk::Handle::as_raw(cb));
+            // pInheritanceInfo is read only for secondary command buffers, and its render pass
+            // only with RENDER_PASS_CONTINUE (the specification ignores it otherwise).
+            // SAFETY: a valid begin info; for a secondary, a valid inheritance info.
+            let inherited = unsafe { inherited_rendering(&d, info, secondary) };
+            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            m.insert(vk::Handle::as_raw(cb), CmdState::begin(inherited));
+        });
+    }
+    r
+}
+
+/// The render pass instance a secondary command buffer continues.
+///
+/// # Safety
+/// `info` must be a valid `VkCommandBufferBeginInfo`; `secondary` whether the buffer is one.
+unsafe fn inherited_rendering(
+    d: &DeviceData,
+    info: *const vk::CommandBufferBeginInfo,
+    secondary: bool,
+) -> Option<Rendering> {
+    if !secondary || info.is_null() {
+        return None;
+    }
+    // SAFETY: per the caller.
+    let info = unsafe { &*info };
+    if !info
+        .flags
+        .contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+        || info.p_inheritance_info.is_null()
+    {
+        return None;
+    }
+    // SAFETY: a secondary's inheritance info is valid.
+    let inh = unsafe { &*info.p_inheritance_info };
+    if inh.render_pass != vk::RenderPass::null() {
+        return subpass_rendering(d, vk::Handle::as_raw(inh.render_pass), inh.subpass);
+    }
+    // SAFETY: the chain of a valid structure.
+    let r = unsafe {
+        crate::ffi::find_in_chain(
+            inh.p_next,
+            vk::StructureType::COMMAND_BUFFER_INHERITANCE_RENDERING_INFO,
+        )
+    } as *const vk::CommandBufferInheritanceRenderingInfo;
+    if r.is_null() {
+        return None;
+    }
+    // SAFETY: sType identifies the structure.
+    let r = unsafe { &*r };
+    let ds = r.depth_attachment_format != vk::Format::UNDEFINED
+        || r.stencil_attachment_format != vk::Format::UNDEFINED;
+    Some(Rendering {
+        depth: DepthAttachment {
+            samples: if ds {
+                r.rasterization_samples.as_raw().max(1)
+            } else {
+                0
+            },
+            has_stencil: capture::format_has_stencil(r.stencil_attachment_format)
+                || capture::format_has_stencil(r.depth_attachment_format),
+        },
+        color_count: r.color_attachment_count,
+    })
+}
+
+unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
+    let Some(d) = device_of(cb) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.end_command_buffer else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(cb) };
+    if d.tracking.load(Ordering::Relaxed) {
+        let _ = guarded("vkEndCommandBuffer", || {
+            let groups = {
+                let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+                m.remove(&vk::Handle::as_raw(cb))
+                    .map(|s| s.groups)
+                    .unwrap_or_default()
+            };
+            // Records are built outside the lock.
+            for g in groups {
+                report_draws(&d, vk::Handle::as_raw(cb), &g);
+            }
+        });
+    }
+    r
+}
+
+/// One `draw` record: the draws of one command buffer with one bound object and draw state.
+fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
+    let b = &g.bound;
+    let subject = Subject {
+        app: &d.app,
+        device: &d.device_name,
+        kind: Kind::Draw,
+        handle: b.handle,
+        source: b.fragment.source,
+        chip: d.chip,
+        features: d.features,
+    };
+    let entry = compute::fragment_entry(&b.fragment.analysis, &b.fragment.entry);
+    let mut rec = compute::build_record(&subject, &b.fragment.entry, entry, &g.draw);
+    rec.command_buffer = Some(format!("0x{cb:x}"));
+    rec.bound = Some(match b.kind {
+        Kind::ShaderObject => "shader_object",
+        _ => "pipeline",
+    });
+    rec.draws = Some(g.count);
+    d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
+    d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
+    crate::hooks::write_report(d, &rec);
+}
+
+unsafe extern "system" fn reset_command_buffer(
+    cb: vk::CommandBuffer,
+    flags: vk::CommandBufferResetFlags,
+) -> vk::Result {
+    let Some(d) = device_of(cb) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.reset_command_buffer else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(cb, flags) };
+    let _ = guarded("vkResetCommandBuffer", || {
+        let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(cb));
+    });
+    r
+}
+
+unsafe extern "system" fn create_image(
+    device: vk::Device,
+    info: *const vk::ImageCreateInfo,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::Image,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.create_image else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(device, info, alloc, out) };
+    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+        let _ = guarded("vkCreateImage", || {
+            // SAFETY: success: a valid create info and the new image.
+            let (i, img) = unsafe { (&*info, *out) };
+            if i.usage
+                .contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+            {
+                let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
+                m.insert(
+                    vk::Handle::as_raw(img),
+                    (i.format, i.samples.as_raw().max(1)),
+                );
+            }
+        });
+    }
+    r
+}
+
+unsafe extern "system" fn destroy_image(
+    device: vk::Device,
+    image: vk::Image,
+    alloc: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(image));
+    }
+    if let Some(next) = d.cmd.destroy_image {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, image, alloc) };
+    }
+}
+
+unsafe extern "system" fn create_image_view(
+    device: vk::Device,
+    info: *const vk::ImageViewCreateInfo,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::ImageView,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.create_image_view else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(device, info, alloc, out) };
+    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+        let _ = guarded("vkCreateImageView", || {
+            // SAFETY: success: a valid create info and the new view.
+            let (i, view) = unsafe { (&*info, *out) };
+            let image = d
+                .images
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&vk::Handle::as_raw(i.image))
+                .copied();
+            if let Some((_, samples)) = image {
+                let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
+                m.insert(vk::Handle::as_raw(view), (i.format, samples));
+            }
+        });
+    }
+    r
+}
+
+unsafe extern "system" fn destroy_image_view(
+    device: vk::Device,
+    view: vk::ImageView,
+    alloc: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(view));
+    }
+    if let Some(next) = d.cmd.destroy_image_view {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, view, alloc) };
+    }
+}

@@ -1,0 +1,348 @@
+//! Command-buffer tracking: what a draw really programs. POPS is decided per draw, from the
+//! bound pipeline or shader object, the dynamic state set since, and the attachments rendered
+//! to. [`CmdState`] follows one command buffer's recording (pure: the hooks feed it) and counts
+//! draws per (bound object, effective draw state); at vkEndCommandBuffer each distinct pair
+//! becomes one `draw` record.
+
+use crate::capture::{BlendTarget, DepthAttachment, DepthStencil, DrawState, Dynamic, Samples};
+use crate::dispatch::LibraryFragment;
+use crate::report::Kind;
+use std::sync::Arc;
+
+/// A pipeline or fragment shader object whose fragment stage uses interlock: what binding it
+/// brings to a draw.
+#[derive(Debug)]
+pub struct Bindable {
+    pub handle: u64,
+    /// [`Kind::Pipeline`] or [`Kind::ShaderObject`].
+    pub kind: Kind,
+    pub fragment: LibraryFragment,
+    /// The state fixed at creation.
+    pub draw: DrawState,
+    /// The states set at draw time instead (all of them for shader objects).
+    pub dynamic: Dynamic,
+}
+
+/// Blend state of one attachment set by vkCmdSetColorBlendEquationEXT (raw Vulkan values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct BlendEquation {
+    pub src_color: i32,
+    pub dst_color: i32,
+    pub color_op: i32,
+    pub src_alpha: i32,
+    pub dst_alpha: i32,
+    pub alpha_op: i32,
+}
+
+/// Dynamic state values set in the command buffer (`None`: not set).
+#[derive(Clone, Debug, Default)]
+pub struct DynamicValues {
+    pub samples: Option<u32>,
+    pub depth_test: Option<bool>,
+    pub depth_write: Option<bool>,
+    pub depth_compare: Option<i32>,
+    pub stencil_test: Option<bool>,
+    pub blend_enable: Vec<Option<bool>>,
+    pub blend_equation: Vec<Option<BlendEquation>>,
+    pub write_mask: Vec<Option<u32>>,
+    pub vrs: Option<bool>,
+}
+
+fn set_at<T: Copy>(v: &mut Vec<Option<T>>, first: u32, values: impl IntoIterator<Item = T>) {
+    for (i, x) in values.into_iter().enumerate() {
+        let k = first as usize + i;
+        if v.len() <= k {
+            v.resize(k + 1, None);
+        }
+        v[k] = Some(x);
+    }
+}
+
+impl DynamicValues {
+    pub fn set_blend_enable(&mut self, first: u32, values: impl IntoIterator<Item = bool>) {
+        set_at(&mut self.blend_enable, first, values);
+    }
+    pub fn set_blend_equation(
+        &mut self,
+        first: u32,
+        values: impl IntoIterator<Item = BlendEquation>,
+    ) {
+        set_at(&mut self.blend_equation, first, values);
+    }
+    pub fn set_write_mask(&mut self, first: u32, values: impl IntoIterator<Item = u32>) {
+        set_at(&mut self.write_mask, first, values);
+    }
+}
+
+/// What the current render pass instance renders to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Rendering {
+    pub depth: DepthAttachment,
+    pub color_count: u32,
+}
+
+/// One distinct (bound object, draw state) of a command buffer and how many draws used it.
+#[derive(Clone, Debug)]
+pub struct DrawGroup {
+    pub bound: Arc<Bindable>,
+    pub draw: DrawState,
+    pub count: u64,
+}
+
+/// One command buffer's recording, as far as POPS is concerned.
+#[derive(Debug, Default)]
+pub struct CmdState {
+    /// The interlocked graphics pipeline bound (`None`: none, or one without interlock).
+    pub pipeline: Option<Arc<Bindable>>,
+    /// The interlocked fragment shader object bound.
+    pub shader: Option<Arc<Bindable>>,
+    /// Whether the last graphics binding was shader objects (binding one kind unbinds the other).
+    pub shaders_active: bool,
+    pub dynamic: DynamicValues,
+    pub rendering: Option<Rendering>,
+    /// The render pass instance (render pass, subpass index), for vkCmdNextSubpass.
+    pub render_pass: Option<(u64, u32)>,
+    pub groups: Vec<DrawGroup>,
+}
+
+impl CmdState {
+    /// A command buffer beginning: a secondary inherits its render pass instance's attachments.
+    pub fn begin(inherited: Option<Rendering>) -> CmdState {
+        CmdState {
+            rendering: inherited,
+            ..CmdState::default()
+        }
+    }
+
+    pub fn bind_pipeline(&mut self, p: Option<Arc<Bindable>>) {
+        self.pipeline = p;
+        self.shaders_active = false;
+    }
+
+    pub fn bind_fragment_shader(&mut self, s: Option<Arc<Bindable>>) {
+        self.shader = s;
+        self.shaders_active = true;
+    }
+
+    /// The interlocked object whose fragment stage a draw now runs, if any.
+    pub fn active(&self) -> Option<&Arc<Bindable>> {
+        if self.shaders_active {
+            self.shader.as_ref()
+        } else {
+            self.pipeline.as_ref()
+        }
+    }
+
+    /// The draw state a draw with `b` bound uses: its creation state, with every state it
+    /// declares dynamic taken from the command buffer, and the attachments rendered to.
+    pub fn effective(&self, b: &Bindable) -> DrawState {
+        let mut d = b.draw.clone();
+        let dy = &self.dynamic;
+        let is = |f: Dynamic| b.dynamic.contains(f);
+        if is(Dynamic::RASTERIZATION_SAMPLES) {
+            d.samples = Some(dy.samples.map_or(Samples::Dynamic, Samples::Static));
+        }
+        let depth_dynamic = Dynamic::DEPTH_TEST_ENABLE
+            | Dynamic::DEPTH_WRITE_ENABLE
+            | Dynamic::DEPTH_COMPARE_OP
+            | Dynamic::STENCIL_TEST_ENABLE;
+        if b.dynamic.intersects(depth_dynamic) {
+            let mut ds = d.depth_stencil.unwrap_or(DepthStencil {
+                // VK_COMPARE_OP_ALWAYS until set.
+                depth_compare: 7,
+                ..DepthStencil::default()
+            });
+            if is(Dynamic::DEPTH_TEST_ENABLE) {
+                ds.depth_test = dy.depth_test.unwrap_or(false);
+            }
+            if is(Dynamic::DEPTH_WRITE_ENABLE) {
+                ds.depth_write = dy.depth_write.unwrap_or(false);
+            }
+            if is(Dynamic::DEPTH_COMPARE_OP) {
+                ds.depth_compare = dy.depth_compare.unwrap_or(ds.depth_compare);
+            }
+            if is(Dynamic::STENCIL_TEST_ENABLE) {
+                ds.stencil_test = dy.stencil_test.unwrap_or(false);
+            }
+            d.depth_stencil = Some(ds);
+        }
+        let blend_dynamic =
+            Dynamic::COLOR_BLEND_ENABLE | Dynamic::COLOR_BLEND_EQUATION | Dynamic::COLOR_WRITE_MASK;
+        if b.dynamic.intersects(blend_dynamic) {
+            let count = self
+                .rendering
+                .map(|r| r.color_count as usize)
+                .or_else(|| d.blend.as_ref().map(Vec::len))
+                .unwrap_or(1);
+            let mut targets = d.blend.clone().unwrap_or_default();
+            targets.resize(count, OPAQUE);
+            for (i, t) in targets.iter_mut().enumerate() {
+                if is(Dynamic::COLOR_BLEND_ENABLE) {
+                    t.blend_enable = dy.blend_enable.get(i).copied().flatten().unwrap_or(false);
+                }
+                if is(Dynamic::COLOR_BLEND_EQUATION) {
+                    if let Some(e) = dy.blend_equation.get(i).copied().flatten() {
+                        t.src_color = e.src_color;
+                        t.dst_color = e.dst_color;
+                        t.color_op = e.color_op;
+                        t.src_alpha = e.src_alpha;
+                        t.dst_alpha = e.dst_alpha;
+                        t.alpha_op = e.alpha_op;
+                    }
+                }
+                if is(Dynamic::COLOR_WRITE_MASK) {
+                    t.write_mask = dy.write_mask.get(i).copied().flatten().unwrap_or(0xf);
+                }
+            }
+            d.blend = Some(targets);
+        }
+        if is(Dynamic::FRAGMENT_SHADING_RATE) {
+            d.vrs = Some(dy.vrs.unwrap_or(false));
+        }
+        if let Some(r) = self.rendering {
+            d.depth_attachment = Some(r.depth);
+        }
+        d
+    }
+
+    /// A draw command. Counted only when an interlocked fragment stage is bound.
+    pub fn draw(&mut self) {
+        let Some(b) = self.active().cloned() else {
+            return;
+        };
+        let draw = self.effective(&b);
+        match self
+            .groups
+            .iter_mut()
+            .find(|g| Arc::ptr_eq(&g.bound, &b) && g.draw == draw)
+        {
+            Some(g) => g.count += 1,
+            None => self.groups.push(DrawGroup {
+                bound: b,
+                draw,
+                count: 1,
+            }),
+        }
+    }
+}
+
+/// A written colour attachment without blending: the state before any dynamic blend state.
+const OPAQUE: BlendTarget = BlendTarget {
+    blend_enable: false,
+    write_mask: 0xf,
+    // VK_BLEND_OP_ADD, VK_BLEND_FACTOR_ONE / ZERO.
+    color_op: 0,
+    alpha_op: 0,
+    src_color: 1,
+    dst_color: 0,
+    src_alpha: 1,
+    dst_alpha: 0,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compute::ModuleAnalysis;
+
+    fn bindable(kind: Kind, dynamic: Dynamic, draw: DrawState) -> Arc<Bindable> {
+        Arc::new(Bindable {
+            handle: 0x10,
+            kind,
+            fragment: LibraryFragment {
+                analysis: Arc::new(ModuleAnalysis::Err("test".into())),
+                entry: "main".into(),
+                source: "test",
+            },
+            draw,
+            dynamic,
+        })
+    }
+
+    /// The defect behind draw tracking: a dynamic rasterization sample count is the one set in
+    /// the command buffer, not 1.
+    #[test]
+    fn dynamic_samples_come_from_the_command_buffer() {
+        let p = bindable(
+            Kind::Pipeline,
+            Dynamic::RASTERIZATION_SAMPLES,
+            DrawState {
+                samples: Some(Samples::Dynamic),
+                ..DrawState::default()
+            },
+        );
+        let mut c = CmdState::begin(None);
+        c.bind_pipeline(Some(p.clone()));
+        c.draw();
+        c.dynamic.samples = Some(4);
+        c.draw();
+        c.draw();
+        c.dynamic.samples = Some(8);
+        c.draw();
+        let got: Vec<_> = c.groups.iter().map(|g| (g.draw.samples, g.count)).collect();
+        assert_eq!(
+            got,
+            [
+                (Some(Samples::Dynamic), 1),
+                (Some(Samples::Static(4)), 2),
+                (Some(Samples::Static(8)), 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn static_state_ignores_dynamic_values_it_does_not_declare() {
+        let p = bindable(
+            Kind::Pipeline,
+            Dynamic::empty(),
+            DrawState {
+                samples: Some(Samples::Static(2)),
+                ..DrawState::default()
+            },
+        );
+        let mut c = CmdState::begin(None);
+        c.dynamic.samples = Some(8);
+        c.bind_pipeline(Some(p));
+        c.draw();
+        assert_eq!(c.groups[0].draw.samples, Some(Samples::Static(2)));
+    }
+
+    #[test]
+    fn shader_objects_and_pipelines_unbind_each_other_and_nothing_counts_without_interlock() {
+        let p = bindable(Kind::Pipeline, Dynamic::empty(), DrawState::default());
+        let s = bindable(Kind::ShaderObject, Dynamic::all(), DrawState::default());
+        let mut c = CmdState::begin(Some(Rendering {
+            depth: DepthAttachment {
+                samples: 4,
+                has_stencil: true,
+            },
+            color_count: 2,
+        }));
+        c.draw();
+        assert!(c.groups.is_empty());
+        c.bind_fragment_shader(Some(s.clone()));
+        c.dynamic.samples = Some(4);
+        c.dynamic.depth_test = Some(true);
+        c.dynamic.set_blend_enable(1, [true]);
+        c.draw();
+        c.bind_pipeline(Some(p));
+        c.draw();
+        c.bind_pipeline(None);
+        c.draw();
+        assert_eq!(c.groups.len(), 2);
+        let so = &c.groups[0];
+        assert_eq!(so.bound.kind, Kind::ShaderObject);
+        assert_eq!(so.draw.samples, Some(Samples::Static(4)));
+        assert_eq!(so.draw.depth_stencil.map(|d| d.depth_test), Some(true));
+        let blend = so.draw.blend.as_ref().unwrap();
+        assert_eq!(blend.len(), 2);
+        assert!(!blend[0].blend_enable && blend[1].blend_enable);
+        assert_eq!(
+            so.draw.depth_attachment,
+            Some(DepthAttachment {
+                samples: 4,
+                has_stencil: true
+            })
+        );
+        assert_eq!(c.groups[1].bound.kind, Kind::Pipeline);
+    }
+}
