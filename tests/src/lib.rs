@@ -144,3 +144,12 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("create temp dir");
     d
 }
+
+/// A little-endian dword file (RADV's recorded command buffers).
+pub fn read_dwords(path: &Path) -> Vec<u32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}

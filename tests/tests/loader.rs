@@ -123,6 +123,16 @@ fn expected(shader: &str) -> std::collections::HashMap<String, String> {
 /// no depth/stencil, strict order, no VRS; sample-rate shading where the shader reads the sample
 /// ID or position.
 fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState {
+    pops_state_with(family, shader, samples, 1)
+}
+
+/// [`pops_state`] with `targets` colour attachments (0: none, the null export).
+fn pops_state_with(
+    family: &str,
+    shader: &str,
+    samples: u32,
+    targets: usize,
+) -> pm4::pops::PopsState {
     use pm4::pops;
     let sh = shaders::corpus::get(shader).expect("corpus shader");
     let info = shaders::spirv::analyze(&sh.words()).expect("analysis");
@@ -137,11 +147,14 @@ fn pops_state(family: &str, shader: &str, samples: u32) -> pm4::pops::PopsState 
         has_color_output: e.has_color_output,
         writes_memory: e.writes_memory,
     };
-    let draw = pops::DrawState {
+    let mut draw = pops::DrawState {
         rasterization_samples: samples,
         sample_shading: e.per_sample,
         ..pops::DrawState::default()
     };
+    for t in draw.color_targets.iter_mut().skip(targets) {
+        *t = None;
+    }
     let f = pm4::Family::parse(family).expect("family");
     pops::derive(f, &desc, &draw, &pops::Experiments::default()).expect("derive")
 }
@@ -885,5 +898,135 @@ fn ignored_create_info_members_are_never_read() {
             "{report}\n{}",
             String::from_utf8_lossy(&layered.stderr)
         );
+    }
+}
+
+/// The RADV that really records command buffers on null hardware (shared/tools/radv-oracle,
+/// built by the test command into target/radv-oracle).
+fn oracle_icd() -> Option<std::path::PathBuf> {
+    let icd = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/radv-oracle/radeon_oracle_icd.json");
+    if icd.is_file() {
+        Some(icd)
+    } else {
+        skip(&format!(
+            "{} not built (bash ../shared/tools/radv-oracle/build.sh target/radv-oracle)",
+            icd.display()
+        ));
+        None
+    }
+}
+
+/// Register values in effect at each draw packet of a recorded command buffer: the device
+/// preamble's, then the command buffer's writes in order (CLEAR_STATE's 0 where neither wrote).
+fn values_at_draws(
+    level: pm4::GfxLevel,
+    preamble: &[u32],
+    ib: &[u32],
+) -> Vec<std::collections::HashMap<u32, u32>> {
+    let mut regs = std::collections::HashMap::new();
+    for w in pm4::decode(level, preamble).writes() {
+        regs.insert(w.address, w.value);
+    }
+    let d = pm4::decode(level, ib);
+    assert!(d.is_ok(), "RADV's command buffer decodes: {:?}", d.error);
+    let mut at = Vec::new();
+    for p in &d.packets {
+        for w in &p.writes {
+            regs.insert(w.address, w.value);
+        }
+        if p.opcode.name().starts_with("DRAW_") {
+            at.push(regs.clone());
+        }
+    }
+    at
+}
+
+/// Per draw, the layer's `draw` record holds the register state of the draw's real inputs (a
+/// dynamic rasterization sample count set in the command buffer), and every field pm4::pops
+/// decides agrees with what RADV recorded for that draw, but for pm4::pops::radv's listed
+/// differences.
+#[test]
+fn draw_records_agree_with_radv_command_buffers() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi10", "navi21", "navi31"] {
+        let dir = temp_dir(&format!("draws-{family}"));
+        let report_path = dir.join("report.jsonl");
+        let ibs = dir.join("ib");
+        std::fs::create_dir_all(&ibs).unwrap();
+        let out = Scenario::new(BIN, "draws", icd.to_str().unwrap())
+            .env("RADV_FORCE_FAMILY", family)
+            .env("RADV_DUMP_IB_DIR", &ibs)
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .run();
+        assert!(
+            check_ok(&out, &format!("draws on the RADV oracle {family}")),
+            "{family}"
+        );
+        let made = json_lines(&out.stdout);
+        let made = &made[0];
+        let shader = made["shader"].as_str().unwrap();
+        let draws: Vec<serde_json::Value> = read_report(&report_path)
+            .into_iter()
+            .filter(|r| r["kind"] == "draw")
+            .collect();
+        // One record per distinct sample count, in order of first use, with the draw counts.
+        let got: Vec<(u64, u64)> = draws
+            .iter()
+            .map(|r| (r["samples"].as_u64().unwrap(), r["draws"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, [(1, 1), (4, 2), (8, 1)], "{family}");
+        for r in &draws {
+            assert_eq!(r["command_buffer"], made["command_buffer"]);
+            assert_eq!(r["handle"], made["pipeline"]);
+            assert_eq!(r["bound"], "pipeline");
+        }
+        // RADV's recording: the preamble and the one command buffer.
+        let mut files: Vec<_> = std::fs::read_dir(&ibs)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let read = |prefix: &str| {
+            let p = files
+                .iter()
+                .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+                .unwrap_or_else(|| panic!("{family}: no {prefix}* in {}", ibs.display()));
+            pops_tests::read_dwords(p)
+        };
+        let f = pm4::Family::parse(family).unwrap();
+        let level = f.gfx_level();
+        let at = values_at_draws(level, &read("preamble-"), &read("ib-"));
+        assert_eq!(at.len(), 4, "{family}: RADV recorded 4 draws");
+        let mut compared = 0;
+        for (k, samples) in [(0usize, 1u32), (1, 4), (3, 8)] {
+            // Dynamic rendering without attachments: no colour target.
+            let state = pops_state_with(family, shader, samples, 0);
+            let rec = draws.iter().find(|r| r["samples"] == samples).unwrap();
+            assert_eq!(
+                rec["registers"],
+                state.registers_json(),
+                "{family} {samples}x"
+            );
+            for reg in &state.registers {
+                for (field, ours) in state.decided_fields(reg.reg()) {
+                    let desc = reg.desc.field(field).unwrap();
+                    let theirs = desc.extract(at[k].get(&reg.desc.address).copied().unwrap_or(0));
+                    compared += 1;
+                    if ours != theirs {
+                        assert!(
+                            pm4::pops::radv::find(&state, reg.reg(), field).is_some(),
+                            "{family} draw {k} ({samples}x): {}.{field}: layer {ours}, RADV {theirs}",
+                            reg.reg()
+                        );
+                    }
+                }
+            }
+        }
+        assert!(compared > 30, "{family}: {compared}");
     }
 }

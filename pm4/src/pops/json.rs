@@ -31,7 +31,7 @@ impl PopsState {
     }
 
     /// `{"DB_SHADER_CONTROL": {"address": <byte address>, "value": <u32>, "fields": {"NAME":
-    /// <value>, ...every field}}, ...}`.
+    /// <value>, ...every field}, "decided": ["NAME", ...the fields the rules decided]}, ...}`.
     pub fn registers_json(&self) -> Value {
         let mut regs = Map::new();
         for r in &self.registers {
@@ -39,12 +39,17 @@ impl PopsState {
             for (f, v) in r.fields() {
                 fields.insert(f.name().to_string(), json!(v));
             }
+            let decided: Vec<&str> = self
+                .decided_fields(r.reg())
+                .map(|(f, _)| f.name())
+                .collect();
             regs.insert(
                 r.desc.name().to_string(),
                 json!({
                     "address": r.desc.address,
                     "value": r.value,
                     "fields": fields,
+                    "decided": decided,
                 }),
             );
         }

@@ -30,6 +30,8 @@ struct Caps {
     mutable: bool,
     /// VK_EXT_extended_dynamic_state3's colour blend enable, equation and write mask.
     dynamic_blend: bool,
+    /// VK_EXT_extended_dynamic_state3's rasterization samples.
+    dynamic_samples: bool,
 }
 
 struct Ctx {
@@ -192,11 +194,13 @@ fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
         dynamic_blend: f_eds3.extended_dynamic_state3_color_blend_enable == vk::TRUE
             && f_eds3.extended_dynamic_state3_color_blend_equation == vk::TRUE
             && f_eds3.extended_dynamic_state3_color_write_mask == vk::TRUE,
+        dynamic_samples: f_eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
     };
     let mut e_eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
         .extended_dynamic_state3_color_blend_enable(caps.dynamic_blend)
         .extended_dynamic_state3_color_blend_equation(caps.dynamic_blend)
-        .extended_dynamic_state3_color_write_mask(caps.dynamic_blend);
+        .extended_dynamic_state3_color_write_mask(caps.dynamic_blend)
+        .extended_dynamic_state3_rasterization_samples(caps.dynamic_samples);
     let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
         .fragment_shader_pixel_interlock(f_interlock.fragment_shader_pixel_interlock == vk::TRUE)
         .fragment_shader_sample_interlock(f_interlock.fragment_shader_sample_interlock == vk::TRUE);
@@ -1107,6 +1111,112 @@ fn scenario_poison() -> Res<()> {
     Ok(())
 }
 
+/// The rasterization sample counts the `draws` scenario sets before its draws, in order.
+const DRAW_SAMPLES: [u32; 4] = [1, 4, 4, 8];
+
+/// One command buffer whose interlocked pipeline takes its rasterization sample count at draw
+/// time (VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT), in dynamic rendering without attachments:
+/// one draw per entry of DRAW_SAMPLES. Prints the pipeline, the command buffer and the samples.
+fn scenario_draws() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-draws")?;
+    require_interlock(&ctx)?;
+    if !ctx.caps.dynamic_samples || !ctx.caps.dynamic_rendering {
+        return Err(format!(
+            "SKIP {}: no dynamic rasterization samples or dynamic rendering",
+            ctx.name
+        ));
+    }
+    let shader = default_shader(&ctx);
+    let fx = Fixed::new(1);
+    let vert = ctx.module(spv("fullscreen.vert")?)?;
+    let frag = ctx.module(spv(shader)?)?;
+    let stages = [
+        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
+        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
+    ];
+    let dyn_states = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::RASTERIZATION_SAMPLES_EXT,
+    ];
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
+    let mut rendering = vk::PipelineRenderingCreateInfo::default();
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&fx.vi)
+        .input_assembly_state(&fx.ia)
+        .viewport_state(&fx.vp)
+        .rasterization_state(&fx.rs)
+        .multisample_state(&fx.ms)
+        .dynamic_state(&dy)
+        .layout(ctx.layout)
+        .push_next(&mut rendering);
+    // SAFETY: valid create info.
+    let pipeline = unsafe {
+        ctx.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
+    let d = &ctx.device;
+    // SAFETY: every object below is created, used and destroyed in order on this device.
+    unsafe {
+        let pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
+                None,
+            )
+            .map_err(vkerr("vkCreateCommandPool"))?;
+        let cb = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+            .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        let area = vk::Rect2D::default().extent(vk::Extent2D {
+            width: 64,
+            height: 64,
+        });
+        d.cmd_begin_rendering(
+            cb,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1),
+        );
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_set_viewport(
+            cb,
+            0,
+            &[vk::Viewport::default()
+                .width(64.0)
+                .height(64.0)
+                .max_depth(1.0)],
+        );
+        d.cmd_set_scissor(cb, 0, &[area]);
+        let eds3 = ash::ext::extended_dynamic_state3::Device::new(&ctx.instance, d);
+        for n in DRAW_SAMPLES {
+            eds3.cmd_set_rasterization_samples(cb, samples_flag(n));
+            d.cmd_draw(cb, 3, 1, 0, 0);
+        }
+        d.cmd_end_rendering(cb);
+        d.end_command_buffer(cb)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        println!(
+            "{}",
+            serde_json::json!({"shader": shader, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "command_buffer": format!("0x{:x}", vk::Handle::as_raw(cb)), "samples": DRAW_SAMPLES})
+        );
+        d.destroy_command_pool(pool, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_shader_module(vert, None);
+        d.destroy_shader_module(frag, None);
+    }
+    ctx.destroy();
+    Ok(())
+}
+
 fn scenario_two() -> Res<()> {
     let a = create_ctx(c"pops-scenario-two-a")?;
     let b = create_ctx(c"pops-scenario-two-b")?;
@@ -1554,6 +1664,7 @@ fn main() -> ExitCode {
         "threads" => scenario_threads(),
         "malformed" => scenario_malformed(),
         "poison" => scenario_poison(),
+        "draws" => scenario_draws(),
         "two" => scenario_two(),
         "exit-live" => scenario_exit_with_live_device(),
         "render" => scenario_render(),
