@@ -942,6 +942,77 @@ fn values_at_draws(
     at
 }
 
+/// What a scenario run on the RADV oracle gave: the scenario's own line, the layer's `draw`
+/// records, and the register values RADV recorded at each draw packet.
+struct OracleRun {
+    made: Value,
+    draws: Vec<Value>,
+    at: Vec<std::collections::HashMap<u32, u32>>,
+}
+
+fn run_on_oracle(icd: &Path, family: &str, scenario: &str) -> OracleRun {
+    let dir = temp_dir(&format!("{scenario}-{family}"));
+    let report_path = dir.join("report.jsonl");
+    let ibs = dir.join("ib");
+    std::fs::create_dir_all(&ibs).unwrap();
+    let out = Scenario::new(BIN, scenario, icd.to_str().unwrap())
+        .env("RADV_FORCE_FAMILY", family)
+        .env("RADV_DUMP_IB_DIR", &ibs)
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+        .run();
+    assert!(
+        check_ok(&out, &format!("{scenario} on the RADV oracle {family}")),
+        "{family}"
+    );
+    let made = json_lines(&out.stdout).remove(0);
+    let draws = read_report(&report_path)
+        .into_iter()
+        .filter(|r| r["kind"] == "draw")
+        .collect();
+    let mut files: Vec<_> = std::fs::read_dir(&ibs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let read = |prefix: &str| {
+        let p = files
+            .iter()
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{family}: no {prefix}* in {}", ibs.display()));
+        pops_tests::read_dwords(p)
+    };
+    let level = pm4::Family::parse(family).unwrap().gfx_level();
+    let at = values_at_draws(level, &read("preamble-"), &read("ib-"));
+    OracleRun { made, draws, at }
+}
+
+/// Every field `state` decides holds RADV's value in `regs`, or pm4::pops::radv lists why not.
+/// Returns how many fields were compared.
+fn agrees_with_radv(
+    state: &pm4::pops::PopsState,
+    regs: &std::collections::HashMap<u32, u32>,
+    what: &str,
+) -> usize {
+    let mut compared = 0;
+    for reg in &state.registers {
+        for (field, ours) in state.decided_fields(reg.reg()) {
+            let desc = reg.desc.field(field).unwrap();
+            let theirs = desc.extract(regs.get(&reg.desc.address).copied().unwrap_or(0));
+            compared += 1;
+            if ours != theirs {
+                assert!(
+                    pm4::pops::radv::find(state, reg.reg(), field).is_some(),
+                    "{what}: {}.{field}: layer {ours}, RADV {theirs}",
+                    reg.reg()
+                );
+            }
+        }
+    }
+    compared
+}
+
 /// Per draw, the layer's `draw` record holds the register state of the draw's real inputs (a
 /// dynamic rasterization sample count set in the command buffer), and every field pm4::pops
 /// decides agrees with what RADV recorded for that draw, but for pm4::pops::radv's listed
@@ -952,81 +1023,99 @@ fn draw_records_agree_with_radv_command_buffers() {
         return;
     };
     for family in ["vega10", "navi10", "navi21", "navi31"] {
-        let dir = temp_dir(&format!("draws-{family}"));
-        let report_path = dir.join("report.jsonl");
-        let ibs = dir.join("ib");
-        std::fs::create_dir_all(&ibs).unwrap();
-        let out = Scenario::new(BIN, "draws", icd.to_str().unwrap())
-            .env("RADV_FORCE_FAMILY", family)
-            .env("RADV_DUMP_IB_DIR", &ibs)
-            .env("MESA_SHADER_CACHE_DISABLE", "true")
-            .with_layers(&[LAYER])
-            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
-            .run();
-        assert!(
-            check_ok(&out, &format!("draws on the RADV oracle {family}")),
-            "{family}"
-        );
-        let made = json_lines(&out.stdout);
-        let made = &made[0];
-        let shader = made["shader"].as_str().unwrap();
-        let draws: Vec<serde_json::Value> = read_report(&report_path)
-            .into_iter()
-            .filter(|r| r["kind"] == "draw")
-            .collect();
+        let run = run_on_oracle(&icd, family, "draws");
+        let shader = run.made["shader"].as_str().unwrap();
         // One record per distinct sample count, in order of first use, with the draw counts.
-        let got: Vec<(u64, u64)> = draws
+        let got: Vec<(u64, u64)> = run
+            .draws
             .iter()
             .map(|r| (r["samples"].as_u64().unwrap(), r["draws"].as_u64().unwrap()))
             .collect();
         assert_eq!(got, [(1, 1), (4, 2), (8, 1)], "{family}");
-        for r in &draws {
-            assert_eq!(r["command_buffer"], made["command_buffer"]);
-            assert_eq!(r["handle"], made["pipeline"]);
+        for r in &run.draws {
+            assert_eq!(r["command_buffer"], run.made["command_buffer"]);
+            assert_eq!(r["handle"], run.made["pipeline"]);
             assert_eq!(r["bound"], "pipeline");
         }
-        // RADV's recording: the preamble and the one command buffer.
-        let mut files: Vec<_> = std::fs::read_dir(&ibs)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        let read = |prefix: &str| {
-            let p = files
-                .iter()
-                .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
-                .unwrap_or_else(|| panic!("{family}: no {prefix}* in {}", ibs.display()));
-            pops_tests::read_dwords(p)
-        };
-        let f = pm4::Family::parse(family).unwrap();
-        let level = f.gfx_level();
-        let at = values_at_draws(level, &read("preamble-"), &read("ib-"));
-        assert_eq!(at.len(), 4, "{family}: RADV recorded 4 draws");
+        assert_eq!(run.at.len(), 4, "{family}: RADV recorded 4 draws");
         let mut compared = 0;
         for (k, samples) in [(0usize, 1u32), (1, 4), (3, 8)] {
             // Dynamic rendering without attachments: no colour target.
             let state = pops_state_with(family, shader, samples, 0);
-            let rec = draws.iter().find(|r| r["samples"] == samples).unwrap();
+            let rec = run.draws.iter().find(|r| r["samples"] == samples).unwrap();
             assert_eq!(
                 rec["registers"],
                 state.registers_json(),
                 "{family} {samples}x"
             );
-            for reg in &state.registers {
-                for (field, ours) in state.decided_fields(reg.reg()) {
-                    let desc = reg.desc.field(field).unwrap();
-                    let theirs = desc.extract(at[k].get(&reg.desc.address).copied().unwrap_or(0));
-                    compared += 1;
-                    if ours != theirs {
-                        assert!(
-                            pm4::pops::radv::find(&state, reg.reg(), field).is_some(),
-                            "{family} draw {k} ({samples}x): {}.{field}: layer {ours}, RADV {theirs}",
-                            reg.reg()
-                        );
-                    }
-                }
-            }
+            compared += agrees_with_radv(&state, &run.at[k], &format!("{family} draw {k}"));
         }
         assert!(compared > 30, "{family}: {compared}");
+    }
+}
+
+/// A 4-sample depth attachment with depth testing, in the primary command buffer and in a
+/// secondary that inherits the render pass instance: each command buffer's record has the
+/// attachment's samples, and agrees with RADV at each of the three draws.
+#[test]
+fn draw_records_follow_depth_attachments_and_secondaries() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi10", "navi21", "navi31"] {
+        let run = run_on_oracle(&icd, family, "draws-depth");
+        let shader = run.made["shader"].as_str().unwrap();
+        let by_cb = |cb: &Value| {
+            run.draws
+                .iter()
+                .find(|r| &r["command_buffer"] == cb)
+                .unwrap_or_else(|| panic!("{family}: no record for {cb}"))
+        };
+        let primary = by_cb(&run.made["primary"]);
+        let secondary = by_cb(&run.made["secondary"]);
+        assert_eq!(
+            (primary["draws"].as_u64(), secondary["draws"].as_u64()),
+            (Some(1), Some(2))
+        );
+        let state = {
+            use pm4::pops;
+            let sh = shaders::corpus::get(shader).unwrap();
+            let info = shaders::spirv::analyze(&sh.words()).unwrap();
+            let e = info
+                .entry_points
+                .iter()
+                .find(|e| e.execution_model == shaders::spirv::ExecutionModel::Fragment)
+                .unwrap();
+            let mut draw = pops::DrawState {
+                rasterization_samples: 4,
+                depth_stencil_samples: 4,
+                sample_shading: e.per_sample,
+                color_targets: [None; pops::MAX_COLOR_TARGETS],
+                ..pops::DrawState::default()
+            };
+            draw.depth_stencil.depth_test = true;
+            draw.depth_stencil.depth_write = true;
+            draw.depth_stencil.depth_compare = pops::CompareOp::Less;
+            let desc = pops::InterlockDesc {
+                mode: e.interlock,
+                resolves_intrawave: false,
+                has_color_output: e.has_color_output,
+                writes_memory: e.writes_memory,
+            };
+            pops::derive(
+                pm4::Family::parse(family).unwrap(),
+                &desc,
+                &draw,
+                &Default::default(),
+            )
+            .unwrap()
+        };
+        for r in [primary, secondary] {
+            assert_eq!(r["registers"], state.registers_json(), "{family}");
+        }
+        assert_eq!(run.at.len(), 3, "{family}: RADV recorded 3 draws");
+        for (k, regs) in run.at.iter().enumerate() {
+            agrees_with_radv(&state, regs, &format!("{family} draw {k}"));
+        }
     }
 }

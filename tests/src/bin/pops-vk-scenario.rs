@@ -1217,6 +1217,183 @@ fn scenario_draws() -> Res<()> {
     Ok(())
 }
 
+/// Draws rendering to a 4-sample D32_SFLOAT depth attachment with depth testing: one in the
+/// primary command buffer, two in a secondary that continues the render pass instance
+/// (VkCommandBufferInheritanceRenderingInfo). Prints the pipeline and both command buffers.
+fn scenario_draws_depth() -> Res<()> {
+    let ctx = create_ctx(c"pops-scenario-draws-depth")?;
+    require_interlock(&ctx)?;
+    if !ctx.caps.dynamic_rendering {
+        return Err(format!("SKIP {}: no dynamic rendering", ctx.name));
+    }
+    const SAMPLES: u32 = 4;
+    let depth_format = vk::Format::D32_SFLOAT;
+    let shader = default_shader(&ctx);
+    let mut fx = Fixed::new(SAMPLES);
+    fx.ds = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(true)
+        .depth_write_enable(true)
+        .depth_compare_op(vk::CompareOp::LESS);
+    let vert = ctx.module(spv("fullscreen.vert")?)?;
+    let frag = ctx.module(spv(shader)?)?;
+    let stages = [
+        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
+        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
+    ];
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().depth_attachment_format(depth_format);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&fx.vi)
+        .input_assembly_state(&fx.ia)
+        .viewport_state(&fx.vp)
+        .rasterization_state(&fx.rs)
+        .multisample_state(&fx.ms)
+        .depth_stencil_state(&fx.ds)
+        .dynamic_state(&dy)
+        .layout(ctx.layout)
+        .push_next(&mut rendering);
+    let d = &ctx.device;
+    // SAFETY: every object below is created, used and destroyed in order on this device.
+    unsafe {
+        let pipeline = d
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+            .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
+        let extent = vk::Extent3D {
+            width: 64,
+            height: 64,
+            depth: 1,
+        };
+        let image = d
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(depth_format)
+                    .extent(extent)
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(samples_flag(SAMPLES))
+                    .usage(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT),
+                None,
+            )
+            .map_err(vkerr("vkCreateImage"))?;
+        let req = d.get_image_memory_requirements(image);
+        let mem_props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
+        let ty = (0..mem_props.memory_type_count)
+            .find(|i| req.memory_type_bits & (1 << i) != 0)
+            .ok_or("no memory type")?;
+        let mem = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty),
+                None,
+            )
+            .map_err(vkerr("vkAllocateMemory"))?;
+        d.bind_image_memory(image, mem, 0)
+            .map_err(vkerr("vkBindImageMemory"))?;
+        let view = d
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(depth_format)
+                    .subresource_range(
+                        vk::ImageSubresourceRange::default()
+                            .aspect_mask(vk::ImageAspectFlags::DEPTH)
+                            .level_count(1)
+                            .layer_count(1),
+                    ),
+                None,
+            )
+            .map_err(vkerr("vkCreateImageView"))?;
+        let pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
+                None,
+            )
+            .map_err(vkerr("vkCreateCommandPool"))?;
+        let alloc = |level| {
+            d.allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(level)
+                    .command_buffer_count(1),
+            )
+            .map(|v| v[0])
+            .map_err(vkerr("vkAllocateCommandBuffers"))
+        };
+        let primary = alloc(vk::CommandBufferLevel::PRIMARY)?;
+        let secondary = alloc(vk::CommandBufferLevel::SECONDARY)?;
+        let area = vk::Rect2D::default().extent(vk::Extent2D {
+            width: 64,
+            height: 64,
+        });
+        let viewport = [vk::Viewport::default()
+            .width(64.0)
+            .height(64.0)
+            .max_depth(1.0)];
+        // The secondary: continues a render pass instance with the depth attachment.
+        let mut inh_rendering = vk::CommandBufferInheritanceRenderingInfo::default()
+            .depth_attachment_format(depth_format)
+            .rasterization_samples(samples_flag(SAMPLES));
+        let inh = vk::CommandBufferInheritanceInfo::default().push_next(&mut inh_rendering);
+        d.begin_command_buffer(
+            secondary,
+            &vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+                .inheritance_info(&inh),
+        )
+        .map_err(vkerr("vkBeginCommandBuffer (secondary)"))?;
+        d.cmd_bind_pipeline(secondary, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_set_viewport(secondary, 0, &viewport);
+        d.cmd_set_scissor(secondary, 0, &[area]);
+        d.cmd_draw(secondary, 3, 1, 0, 0);
+        d.cmd_draw(secondary, 3, 1, 0, 0);
+        d.end_command_buffer(secondary)
+            .map_err(vkerr("vkEndCommandBuffer (secondary)"))?;
+        // The primary: one draw of its own, then the secondary in a second render pass
+        // instance.
+        d.begin_command_buffer(primary, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        let depth = vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        let info = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(1)
+            .depth_attachment(&depth);
+        d.cmd_begin_rendering(primary, &info);
+        d.cmd_bind_pipeline(primary, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_set_viewport(primary, 0, &viewport);
+        d.cmd_set_scissor(primary, 0, &[area]);
+        d.cmd_draw(primary, 3, 1, 0, 0);
+        d.cmd_end_rendering(primary);
+        let info2 = info.flags(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS);
+        d.cmd_begin_rendering(primary, &info2);
+        d.cmd_execute_commands(primary, &[secondary]);
+        d.cmd_end_rendering(primary);
+        d.end_command_buffer(primary)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        println!(
+            "{}",
+            serde_json::json!({"shader": shader, "samples": SAMPLES, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "primary": format!("0x{:x}", vk::Handle::as_raw(primary)), "secondary": format!("0x{:x}", vk::Handle::as_raw(secondary))})
+        );
+        d.destroy_command_pool(pool, None);
+        d.destroy_image_view(view, None);
+        d.destroy_image(image, None);
+        d.free_memory(mem, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_shader_module(vert, None);
+        d.destroy_shader_module(frag, None);
+    }
+    ctx.destroy();
+    Ok(())
+}
+
 fn scenario_two() -> Res<()> {
     let a = create_ctx(c"pops-scenario-two-a")?;
     let b = create_ctx(c"pops-scenario-two-b")?;
@@ -1665,6 +1842,7 @@ fn main() -> ExitCode {
         "malformed" => scenario_malformed(),
         "poison" => scenario_poison(),
         "draws" => scenario_draws(),
+        "draws-depth" => scenario_draws_depth(),
         "two" => scenario_two(),
         "exit-live" => scenario_exit_with_live_device(),
         "render" => scenario_render(),
