@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Ratios of two functions' inclusive callgrind events (used by layer-overhead-callgrind.sh).
 
-usage: callgrind-ratio.py ANNOTATED STDOUT NAME
+usage: callgrind-ratio.py ANNOTATED STDOUT NAME [UNIT LAYERED PLAIN]
   ANNOTATED: `callgrind_annotate --inclusive=yes --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw` output
-  STDOUT:    what `pops-vk-scenario bench` printed (its last line gives the pipeline count)
+  STDOUT:    what the scenario printed (its last line's UNIT key gives the count; default
+             `pipelines`, from `pops-vk-scenario bench`)
   NAME:      the configuration's name, for the printed line
+  LAYERED, PLAIN: the two measured functions (default bench_create_layered, bench_create_plain)
 """
 import json
 import re
@@ -33,15 +35,18 @@ def cycles(v):
 
 def main():
     text = open(sys.argv[1]).read()
-    n = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["pipelines"]
+    unit = sys.argv[4] if len(sys.argv) > 4 else "pipelines"
+    layered = sys.argv[5] if len(sys.argv) > 5 else "bench_create_layered"
+    plain = sys.argv[6] if len(sys.argv) > 6 else "bench_create_plain"
+    n = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])[unit]
     name = sys.argv[3]
-    w, wo = events(text, "bench_create_layered"), events(text, "bench_create_plain")
+    w, wo = events(text, layered), events(text, plain)
     r, c = w[0] / wo[0], cycles(w) / cycles(wo)
     print(
         f"{name}: instruction ratio {r:.4f} ({(r - 1) * 100:+.2f} %), "
-        f"{wo[0] / n / 1e6:.3f} M -> {w[0] / n / 1e6:.3f} M per pipeline "
-        f"({(w[0] - wo[0]) / n / 1e3:+.0f} k); "
-        f"estimated-cycle ratio {c:.4f} ({(c - 1) * 100:+.2f} %); {n} pipelines per device"
+        f"{wo[0] / n:,.0f} -> {w[0] / n:,.0f} instructions per {unit[:-1]} "
+        f"({(w[0] - wo[0]) / n:+,.0f}); "
+        f"estimated-cycle ratio {c:.4f} ({(c - 1) * 100:+.2f} %); {n} {unit} per device"
     )
 
 

@@ -171,34 +171,93 @@ fn device_of<T: vk::Handle + Copy>(h: T) -> Option<Arc<DeviceData>> {
 }
 
 /// Runs `f` on the command buffer's state, creating it if the buffer began before tracking
-/// did. Only once the device has an interlocked pipeline or shader object.
+/// did. Only once the device has an interlocked pipeline or shader object. Keeps the device's
+/// count of armed command buffers (those with an interlocked fragment stage bound) and clears
+/// the state's last-draw shortcut, since `f` may change what a draw depends on.
 fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(&mut CmdState)) {
     if !d.tracking.load(Ordering::Relaxed) {
         return;
     }
     let _ = guarded(what, || {
         let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-        f(m.entry(vk::Handle::as_raw(cb)).or_default());
+        let st = m.entry(vk::Handle::as_raw(cb)).or_default();
+        let was = st.active().is_some();
+        f(st);
+        st.changed();
+        rearm(d, was, st.active().is_some());
     });
+}
+
+/// Adjusts the device's armed count when a command buffer's interlocked binding comes or goes.
+fn rearm(d: &DeviceData, was: bool, is: bool) {
+    match (was, is) {
+        (false, true) => {
+            d.armed.fetch_add(1, Ordering::Relaxed);
+        }
+        (true, false) => {
+            d.armed.fetch_sub(1, Ordering::Relaxed);
+        }
+        _ => {}
+    }
+}
+
+/// A command buffer's state leaves the map (ended, reset, freed).
+fn forget(
+    d: &DeviceData,
+    m: &mut std::collections::HashMap<u64, CmdState>,
+    cb: u64,
+) -> Option<CmdState> {
+    let st = m.remove(&cb)?;
+    rearm(d, st.active().is_some(), false);
+    Some(st)
+}
+
+/// Runs `f` with the device of `cb` (lock-free when it is the process's only device).
+#[inline(always)]
+fn on_device<T>(cb: vk::CommandBuffer, f: impl FnOnce(&DeviceData) -> T) -> Option<T> {
+    if vk::Handle::as_raw(cb) == 0 {
+        return None;
+    }
+    // SAFETY: hooks are only reachable for command buffers of devices created through this
+    // layer, which share their device's dispatch key.
+    dispatch::with_device(unsafe { dispatch_key(cb) }, f)
 }
 
 /// Defines a hook on `cb` that calls down, then updates the state.
 macro_rules! cmd_hook {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), |$d:ident, $st:ident| $body:expr) => {
         unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
-            let Some($d) = device_of(cb) else { return };
-            let Some(next) = $d.cmd.$field else { return };
-            // SAFETY: the application's arguments, unchanged.
-            unsafe { next(cb, $($arg),*) };
-            with_state(&$d, cb, stringify!($hook), |$st| $body);
+            on_device(cb, |$d| {
+                let Some(next) = $d.cmd.$field else { return };
+                // SAFETY: the application's arguments, unchanged.
+                unsafe { next(cb, $($arg),*) };
+                with_state($d, cb, stringify!($hook), |$st| $body);
+            });
         }
     };
 }
 
-/// A draw command: calls down, then counts the draw in the state.
+/// A draw command: calls down, then, where an interlocked fragment stage may be bound, counts
+/// the draw. The common case — no command buffer of the device has one bound — costs one
+/// atomic load after the call.
 macro_rules! draw_hook {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*)) => {
-        cmd_hook!($hook, $field, ($($arg: $ty),*), |_d, st| st.draw());
+        unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
+            on_device(cb, |d| {
+                let Some(next) = d.cmd.$field else { return };
+                // SAFETY: the application's arguments, unchanged.
+                unsafe { next(cb, $($arg),*) };
+                if d.armed.load(Ordering::Relaxed) == 0 {
+                    return;
+                }
+                let _ = guarded(stringify!($hook), || {
+                    let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(st) = m.get_mut(&vk::Handle::as_raw(cb)) {
+                        st.draw();
+                    }
+                });
+            });
+        }
     };
 }
 
@@ -324,11 +383,11 @@ unsafe fn rendering_of(d: &DeviceData, info: *const vk::RenderingInfo) -> Option
 
 cmd_hook!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo), |d, st| {
     // SAFETY: the application's valid rendering info.
-    st.rendering = unsafe { rendering_of(&d, info) };
+    st.rendering = unsafe { rendering_of(d, info) };
 });
 cmd_hook!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo), |d, st| {
     // SAFETY: as above.
-    st.rendering = unsafe { rendering_of(&d, info) };
+    st.rendering = unsafe { rendering_of(d, info) };
 });
 cmd_hook!(cmd_end_rendering, cmd_end_rendering, (), |_d, st| st
     .rendering =
@@ -378,19 +437,19 @@ fn end_pass(st: &mut CmdState) {
 
 cmd_hook!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents), |d, st| {
     // SAFETY: the application's valid begin info.
-    unsafe { begin_pass(&d, st, b) }
+    unsafe { begin_pass(d, st, b) }
 });
 cmd_hook!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
     // SAFETY: as above.
-    unsafe { begin_pass(&d, st, b) }
+    unsafe { begin_pass(d, st, b) }
 });
 cmd_hook!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
     // SAFETY: as above.
-    unsafe { begin_pass(&d, st, b) }
+    unsafe { begin_pass(d, st, b) }
 });
-cmd_hook!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), |d, st| next_subpass(&d, st));
-cmd_hook!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(&d, st));
-cmd_hook!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(&d, st));
+cmd_hook!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), |d, st| next_subpass(d, st));
+cmd_hook!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(d, st));
+cmd_hook!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(d, st));
 cmd_hook!(cmd_end_render_pass, cmd_end_render_pass, (), |_d, st| {
     end_pass(st)
 });
@@ -445,7 +504,7 @@ unsafe extern "system" fn free_command_buffers(
             let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
             let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
             for c in cbs {
-                m.remove(&vk::Handle::as_raw(*c));
+                forget(&d, &mut m, vk::Handle::as_raw(*c));
                 s.remove(&vk::Handle::as_raw(*c));
             }
         });
@@ -480,6 +539,7 @@ unsafe extern "system" fn begin_command_buffer(
             // SAFETY: a valid begin info; for a secondary, a valid inheritance info.
             let inherited = unsafe { inherited_rendering(&d, info, secondary) };
             let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            forget(&d, &mut m, vk::Handle::as_raw(cb));
             m.insert(vk::Handle::as_raw(cb), CmdState::begin(inherited));
         });
     }
@@ -553,7 +613,7 @@ unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Resul
         let _ = guarded("vkEndCommandBuffer", || {
             let groups = {
                 let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-                m.remove(&vk::Handle::as_raw(cb))
+                forget(&d, &mut m, vk::Handle::as_raw(cb))
                     .map(|s| s.groups)
                     .unwrap_or_default()
             };
@@ -605,7 +665,7 @@ unsafe extern "system" fn reset_command_buffer(
     let r = unsafe { next(cb, flags) };
     let _ = guarded("vkResetCommandBuffer", || {
         let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(cb));
+        forget(&d, &mut m, vk::Handle::as_raw(cb));
     });
     r
 }

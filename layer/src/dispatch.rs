@@ -81,6 +81,8 @@ pub struct Stats {
 /// The next layer's device-level functions and what the layer knows of the device.
 pub struct DeviceData {
     pub handle: vk::Device,
+    /// The loader's dispatch key of the device (and of its command buffers).
+    pub key: usize,
     pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
     pub destroy_device: Option<vk::PFN_vkDestroyDevice>,
     pub create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
@@ -113,6 +115,9 @@ pub struct DeviceData {
     pub bindables: Mutex<HashMap<u64, Arc<Bindable>>>,
     /// Each command buffer's recording state.
     pub cmds: Mutex<HashMap<u64, CmdState>>,
+    /// How many command buffers have an interlocked fragment stage bound: draws look at their
+    /// command buffer's state only while this is not 0.
+    pub armed: std::sync::atomic::AtomicUsize,
     /// Command buffers allocated as secondary (their inheritance info is valid to read).
     pub secondaries: Mutex<std::collections::HashSet<u64>>,
     /// Depth/stencil images and their views: (format, samples).
@@ -176,9 +181,40 @@ pub fn remove_instance(key: usize) -> Option<Arc<InstanceData>> {
     m.remove(&key)
 }
 
+/// The device, when the process has exactly one (the usual case): the command-recording hooks,
+/// called per draw, find it with one atomic load instead of the map's lock. Updated under the
+/// map's write lock whenever a device comes or goes. A pointer read here stays valid while its
+/// device exists; recording on a device while destroying it is invalid usage.
+static SOLE_DEVICE: std::sync::atomic::AtomicPtr<DeviceData> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+fn update_sole(m: &HashMap<usize, Arc<DeviceData>>) {
+    let p = match m.values().next() {
+        Some(d) if m.len() == 1 => Arc::as_ptr(d) as *mut DeviceData,
+        _ => std::ptr::null_mut(),
+    };
+    SOLE_DEVICE.store(p, Ordering::Release);
+}
+
 pub fn insert_device(key: usize, data: DeviceData) {
     let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
     m.insert(key, Arc::new(data));
+    update_sole(&m);
+}
+
+/// Runs `f` on the device of dispatch key `key`: lock-free when it is the process's only device.
+#[inline]
+pub fn with_device<T>(key: usize, f: impl FnOnce(&DeviceData) -> T) -> Option<T> {
+    let p = SOLE_DEVICE.load(Ordering::Acquire);
+    // SAFETY: a non-null SOLE_DEVICE points into an Arc the devices map holds; it is cleared
+    // before that Arc leaves the map (remove_device), and the application may not record on a
+    // device it is destroying.
+    if let Some(d) = unsafe { p.as_ref() } {
+        if d.key == key {
+            return Some(f(d));
+        }
+    }
+    device(key).map(|d| f(&d))
 }
 
 pub fn device(key: usize) -> Option<Arc<DeviceData>> {
@@ -188,7 +224,9 @@ pub fn device(key: usize) -> Option<Arc<DeviceData>> {
 
 pub fn remove_device(key: usize) -> Option<Arc<DeviceData>> {
     let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
-    m.remove(&key)
+    let d = m.remove(&key);
+    update_sole(&m);
+    d
 }
 
 static DEGRADED: AtomicBool = AtomicBool::new(false);

@@ -103,6 +103,9 @@ pub struct CmdState {
     /// The render pass instance (render pass, subpass index), for vkCmdNextSubpass.
     pub render_pass: Option<(u64, u32)>,
     pub groups: Vec<DrawGroup>,
+    /// The group the last draw counted in, while nothing has changed since: the next draw just
+    /// counts there. Any other command clears it ([`CmdState::changed`]).
+    pub last: Option<usize>,
 }
 
 impl CmdState {
@@ -117,11 +120,13 @@ impl CmdState {
     pub fn bind_pipeline(&mut self, p: Option<Arc<Bindable>>) {
         self.pipeline = p;
         self.shaders_active = false;
+        self.changed();
     }
 
     pub fn bind_fragment_shader(&mut self, s: Option<Arc<Bindable>>) {
         self.shader = s;
         self.shaders_active = true;
+        self.changed();
     }
 
     /// The interlocked object whose fragment stage a draw now runs, if any.
@@ -210,24 +215,40 @@ impl CmdState {
         d
     }
 
+    /// State that a draw depends on may have changed.
+    pub fn changed(&mut self) {
+        self.last = None;
+    }
+
     /// A draw command. Counted only when an interlocked fragment stage is bound.
     pub fn draw(&mut self) {
+        if let Some(g) = self.last.and_then(|i| self.groups.get_mut(i)) {
+            g.count += 1;
+            return;
+        }
         let Some(b) = self.active().cloned() else {
             return;
         };
         let draw = self.effective(&b);
-        match self
+        let i = match self
             .groups
-            .iter_mut()
-            .find(|g| Arc::ptr_eq(&g.bound, &b) && g.draw == draw)
+            .iter()
+            .position(|g| Arc::ptr_eq(&g.bound, &b) && g.draw == draw)
         {
-            Some(g) => g.count += 1,
-            None => self.groups.push(DrawGroup {
-                bound: b,
-                draw,
-                count: 1,
-            }),
-        }
+            Some(i) => {
+                self.groups[i].count += 1;
+                i
+            }
+            None => {
+                self.groups.push(DrawGroup {
+                    bound: b,
+                    draw,
+                    count: 1,
+                });
+                self.groups.len() - 1
+            }
+        };
+        self.last = Some(i);
     }
 }
 
@@ -279,9 +300,11 @@ mod tests {
         c.bind_pipeline(Some(p.clone()));
         c.draw();
         c.dynamic.samples = Some(4);
+        c.changed();
         c.draw();
         c.draw();
         c.dynamic.samples = Some(8);
+        c.changed();
         c.draw();
         let got: Vec<_> = c.groups.iter().map(|g| (g.draw.samples, g.count)).collect();
         assert_eq!(
@@ -328,6 +351,7 @@ mod tests {
         c.dynamic.samples = Some(4);
         c.dynamic.depth_test = Some(true);
         c.dynamic.set_blend_enable(1, [true]);
+        c.changed();
         c.draw();
         c.bind_pipeline(Some(p));
         c.draw();

@@ -430,6 +430,8 @@ unsafe extern "system" fn create_device(
     .unwrap_or_default();
     let data = DeviceData {
         handle: device,
+        // SAFETY: the new device is live.
+        key: unsafe { dispatch_key(device) },
         next_gdpa,
         destroy_device: dfn!(c"vkDestroyDevice", vk::PFN_vkDestroyDevice),
         create_shader_module: dfn!(c"vkCreateShaderModule", vk::PFN_vkCreateShaderModule),
@@ -461,6 +463,7 @@ unsafe extern "system" fn create_device(
         tracking: Default::default(),
         bindables: Default::default(),
         cmds: Default::default(),
+        armed: Default::default(),
         secondaries: Default::default(),
         images: Default::default(),
         views: Default::default(),

@@ -891,6 +891,153 @@ fn scenario_bench() -> Res<()> {
     Ok(())
 }
 
+/// Records one command buffer: dynamic rendering without attachments, `pipeline` bound, `n`
+/// draws. What the draw-recording benchmark measures.
+fn record_draws(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline, n: u32) -> Res<()> {
+    let d = &ctx.device;
+    let area = vk::Rect2D::default().extent(vk::Extent2D {
+        width: 64,
+        height: 64,
+    });
+    // SAFETY: a command buffer of this context in the initial state; a live pipeline.
+    unsafe {
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        d.cmd_begin_rendering(
+            cb,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1),
+        );
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        d.cmd_set_viewport(
+            cb,
+            0,
+            &[vk::Viewport::default()
+                .width(64.0)
+                .height(64.0)
+                .max_depth(1.0)],
+        );
+        d.cmd_set_scissor(cb, 0, &[area]);
+        for _ in 0..n {
+            d.cmd_draw(cb, 3, 1, 0, 0);
+        }
+        d.cmd_end_rendering(cb);
+        d.end_command_buffer(cb)
+            .map_err(vkerr("vkEndCommandBuffer"))
+    }
+}
+
+/// [`record_draws`] on the device whose instance enables the layer (a separate never-inlined
+/// symbol for callgrind's inclusive count, as [`bench_create_layered`]).
+#[inline(never)]
+fn record_draws_layered(ctx: &Ctx, cb: vk::CommandBuffer, p: vk::Pipeline, n: u32) -> Res<()> {
+    std::hint::black_box(3u32);
+    record_draws(ctx, cb, p, n)
+}
+
+/// [`record_draws`] on the device without the layer.
+#[inline(never)]
+fn record_draws_plain(ctx: &Ctx, cb: vk::CommandBuffer, p: vk::Pipeline, n: u32) -> Res<()> {
+    std::hint::black_box(4u32);
+    record_draws(ctx, cb, p, n)
+}
+
+/// The draw-recording benchmark (scripts/layer-draw-overhead-callgrind.sh): on two devices of
+/// one process, one whose instance enables the layer and one without, each with an interlocked
+/// and a plain pipeline, records a command buffer of POPS_BENCH_DRAWS draws (10,000) with the
+/// interlocked pipeline bound (POPS_BENCH_INTERLOCK=1) or the plain one.
+fn scenario_bench_draws() -> Res<()> {
+    let control = std::env::var("POPS_BENCH_CONTROL").is_ok_and(|v| v == "1");
+    let layers: &[&CStr] = if control {
+        &[]
+    } else {
+        &[c"VK_LAYER_POPS_interlock"]
+    };
+    let with = create_ctx_with_layers(c"pops-scenario-bench-draws", layers)?;
+    let without = create_ctx(c"pops-scenario-bench-draws")?;
+    require_interlock(&with)?;
+    let n = env_u32("POPS_BENCH_DRAWS", 10_000);
+    let interlock = std::env::var("POPS_BENCH_INTERLOCK").is_ok_and(|v| v == "1");
+    let mut out = Vec::new();
+    for (k, ctx) in [&with, &without].into_iter().enumerate() {
+        let fx = Fixed::new(1);
+        let vert = ctx.module(spv("fullscreen.vert")?)?;
+        let modules = [
+            ctx.module(spv(default_shader(ctx))?)?,
+            ctx.module(spv("color.frag")?)?,
+        ];
+        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
+        let mut pipelines = Vec::new();
+        for m in modules {
+            let stages = [
+                stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
+                stage_info(vk::ShaderStageFlags::FRAGMENT, m, c"main"),
+            ];
+            let mut rendering = vk::PipelineRenderingCreateInfo::default();
+            let ci = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&stages)
+                .vertex_input_state(&fx.vi)
+                .input_assembly_state(&fx.ia)
+                .viewport_state(&fx.vp)
+                .rasterization_state(&fx.rs)
+                .multisample_state(&fx.ms)
+                .dynamic_state(&dy)
+                .layout(ctx.layout)
+                .push_next(&mut rendering);
+            // SAFETY: valid create info.
+            let p = unsafe {
+                ctx.device
+                    .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+            }
+            .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
+            pipelines.push(p);
+        }
+        let bound = pipelines[if interlock { 0 } else { 1 }];
+        // SAFETY: objects of this context, created, used and destroyed in order.
+        unsafe {
+            let pool = ctx
+                .device
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
+                    None,
+                )
+                .map_err(vkerr("vkCreateCommandPool"))?;
+            let cb = ctx
+                .device
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .level(vk::CommandBufferLevel::PRIMARY)
+                        .command_buffer_count(1),
+                )
+                .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+            let t = std::time::Instant::now();
+            if k == 0 {
+                record_draws_layered(ctx, cb, bound, n)?;
+            } else {
+                record_draws_plain(ctx, cb, bound, n)?;
+            }
+            out.push(t.elapsed().as_nanos() as u64);
+            ctx.device.destroy_command_pool(pool, None);
+            for p in pipelines {
+                ctx.device.destroy_pipeline(p, None);
+            }
+            for m in modules {
+                ctx.device.destroy_shader_module(m, None);
+            }
+            ctx.device.destroy_shader_module(vert, None);
+        }
+    }
+    println!(
+        "{}",
+        serde_json::json!({"draws": n, "interlock": interlock, "with_ns": out[0], "without_ns": out[1]})
+    );
+    with.destroy();
+    without.destroy();
+    Ok(())
+}
+
 fn scenario_threads() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-threads")?;
     let threads = env_u32("POPS_SCENARIO_THREADS", 16);
@@ -1847,6 +1994,7 @@ fn main() -> ExitCode {
         "exit-live" => scenario_exit_with_live_device(),
         "render" => scenario_render(),
         "bench" => scenario_bench(),
+        "bench-draws" => scenario_bench_draws(),
         other => Err(format!("unknown scenario '{other}'")),
     };
     match r {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Load-independent overhead of VK_LAYER_POPS_interlock on command-buffer recording: instruction
+# counts (valgrind --tool=callgrind) of recording one command buffer of POPS_BENCH_DRAWS draws
+# (10,000) on the RADV that really records command buffers on null hardware (shared/tools/
+# radv-oracle), on two devices of one process: one whose instance enables the layer, one without.
+# Each device has an interlocked and a plain pipeline; the recording binds the plain one ("no
+# interlocked fragment stage bound") or the interlocked one ("every draw uses one"). The measured
+# calls run inside `record_draws_layered` / `record_draws_plain`; their inclusive instruction
+# counts give the ratio. An A/A control (neither device layered) shows the method's own bias.
+#
+#   scripts/layer-draw-overhead-callgrind.sh
+#   POPS_BENCH_DRAWS=20000 POPS_BENCH_FAMILY=vega10 scripts/layer-draw-overhead-callgrind.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+draws=${POPS_BENCH_DRAWS:-10000}
+family=${POPS_BENCH_FAMILY:-navi31}
+command -v valgrind >/dev/null || { echo "SKIPPED: valgrind not installed" >&2; exit 0; }
+icd=$(bash ../shared/tools/radv-oracle/build.sh target/radv-oracle | tail -n 1)
+
+cargo build --quiet --release -p pops-layer --lib
+cargo build --quiet --release -p pops-tests --bin pops-vk-scenario
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+bin=$target/release/pops-vk-scenario
+manifests=$target/release/explicit_layer.d
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+run() { # name, then extra environment
+    local name=$1
+    shift
+    local out=$work/callgrind.$RANDOM
+    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE \
+        VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd" MESA_SHADER_CACHE_DISABLE=true \
+        VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
+        RADV_FORCE_FAMILY="$family" POPS_BENCH_DRAWS="$draws" VK_POPS_INTERLOCK_LOG=warn \
+        "$@" valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench-draws \
+        >"$work/stdout" 2>"$work/stderr" || {
+        echo "run '$name' failed:" >&2
+        tail -20 "$work/stderr" >&2
+        exit 1
+    }
+    callgrind_annotate --inclusive=yes --threshold=100 \
+        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
+    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name" draws \
+        record_draws_layered record_draws_plain
+}
+
+echo "instructions and estimated cycles (callgrind) of recording a command buffer of $draws draws on the RADV oracle ($family), with/without the layer"
+run "control (A/A), plain pipeline bound" POPS_BENCH_CONTROL=1
+run "control (A/A), interlocked pipeline bound" POPS_BENCH_CONTROL=1 POPS_BENCH_INTERLOCK=1
+run "layer, no interlocked fragment stage bound" 
+run "layer, every draw uses an interlocked fragment stage" POPS_BENCH_INTERLOCK=1
+run "layer writing the JSONL report, every draw interlocked" POPS_BENCH_INTERLOCK=1 VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
