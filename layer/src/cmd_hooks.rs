@@ -204,7 +204,7 @@ fn rearm(d: &DeviceData, was: bool, is: bool) {
 /// A command buffer's state leaves the map (ended, reset, freed).
 fn forget(
     d: &DeviceData,
-    m: &mut std::collections::HashMap<u64, CmdState>,
+    m: &mut std::collections::HashMap<u64, CmdState, crate::compute::FastHash>,
     cb: u64,
 ) -> Option<CmdState> {
     let st = m.remove(&cb)?;

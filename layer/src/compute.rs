@@ -37,9 +37,9 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
 /// key, costs a noticeable share of the work the cache saves. The keys come from the application,
 /// not from an adversary, and collisions only cost a comparison: entries are compared in full.
 #[derive(Default)]
-struct FastHasher(u64);
+pub struct FastHasher(u64);
 
-type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+pub type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 
 impl std::hash::Hasher for FastHasher {
     fn finish(&self) -> u64 {

@@ -114,7 +114,7 @@ pub struct DeviceData {
     /// Interlocked complete pipelines and fragment shader objects, by handle.
     pub bindables: Mutex<HashMap<u64, Arc<Bindable>>>,
     /// Each command buffer's recording state.
-    pub cmds: Mutex<HashMap<u64, CmdState>>,
+    pub cmds: Mutex<HashMap<u64, CmdState, crate::compute::FastHash>>,
     /// How many command buffers have an interlocked fragment stage bound: draws look at their
     /// command buffer's state only while this is not 0.
     pub armed: std::sync::atomic::AtomicUsize,

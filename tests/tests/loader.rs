@@ -1054,9 +1054,9 @@ fn draw_records_agree_with_radv_command_buffers() {
     }
 }
 
-/// A 4-sample depth attachment with depth testing, in the primary command buffer and in a
-/// secondary that inherits the render pass instance: each command buffer's record has the
-/// attachment's samples, and agrees with RADV at each of the three draws.
+/// A 4-sample depth attachment with depth testing, in the primary command buffer, in a
+/// secondary that inherits the render pass instance, and through a render pass and framebuffer:
+/// each record has the attachment's samples, and agrees with RADV at each of the four draws.
 #[test]
 fn draw_records_follow_depth_attachments_and_secondaries() {
     let Some(icd) = oracle_icd() else {
@@ -1065,17 +1065,19 @@ fn draw_records_follow_depth_attachments_and_secondaries() {
     for family in ["vega10", "navi10", "navi21", "navi31"] {
         let run = run_on_oracle(&icd, family, "draws-depth");
         let shader = run.made["shader"].as_str().unwrap();
-        let by_cb = |cb: &Value| {
+        let record = |cb: &Value, pipeline: &Value| {
             run.draws
                 .iter()
-                .find(|r| &r["command_buffer"] == cb)
-                .unwrap_or_else(|| panic!("{family}: no record for {cb}"))
+                .find(|r| &r["command_buffer"] == cb && &r["handle"] == pipeline)
+                .unwrap_or_else(|| panic!("{family}: no record for {cb} {pipeline}"))
         };
-        let primary = by_cb(&run.made["primary"]);
-        let secondary = by_cb(&run.made["secondary"]);
+        let primary = record(&run.made["primary"], &run.made["pipeline"]);
+        let secondary = record(&run.made["secondary"], &run.made["pipeline"]);
+        let render_pass = record(&run.made["primary"], &run.made["render_pass_pipeline"]);
+        assert_eq!(run.draws.len(), 3, "{family}");
         assert_eq!(
-            (primary["draws"].as_u64(), secondary["draws"].as_u64()),
-            (Some(1), Some(2))
+            [primary, secondary, render_pass].map(|r| r["draws"].as_u64()),
+            [Some(1), Some(2), Some(1)]
         );
         let state = {
             use pm4::pops;
@@ -1110,10 +1112,10 @@ fn draw_records_follow_depth_attachments_and_secondaries() {
             )
             .unwrap()
         };
-        for r in [primary, secondary] {
+        for r in [primary, secondary, render_pass] {
             assert_eq!(r["registers"], state.registers_json(), "{family}");
         }
-        assert_eq!(run.at.len(), 3, "{family}: RADV recorded 3 draws");
+        assert_eq!(run.at.len(), 4, "{family}: RADV recorded 4 draws");
         for (k, regs) in run.at.iter().enumerate() {
             agrees_with_radv(&state, regs, &format!("{family} draw {k}"));
         }

@@ -1366,7 +1366,8 @@ fn scenario_draws() -> Res<()> {
 
 /// Draws rendering to a 4-sample D32_SFLOAT depth attachment with depth testing: one in the
 /// primary command buffer, two in a secondary that continues the render pass instance
-/// (VkCommandBufferInheritanceRenderingInfo). Prints the pipeline and both command buffers.
+/// (VkCommandBufferInheritanceRenderingInfo), one more in the primary through a render pass and
+/// framebuffer (vkCmdBeginRenderPass2). Prints the pipelines and both command buffers.
 fn scenario_draws_depth() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-draws-depth")?;
     require_interlock(&ctx)?;
@@ -1523,12 +1524,86 @@ fn scenario_draws_depth() -> Res<()> {
         d.cmd_begin_rendering(primary, &info2);
         d.cmd_execute_commands(primary, &[secondary]);
         d.cmd_end_rendering(primary);
+        // The same attachment through a render pass and framebuffer (vkCmdBeginRenderPass2), with
+        // a pipeline created against its subpass.
+        let att = [vk::AttachmentDescription2::default()
+            .format(depth_format)
+            .samples(samples_flag(SAMPLES))
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .final_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)];
+        let ds_ref = vk::AttachmentReference2::default()
+            .attachment(0)
+            .layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            .aspect_mask(vk::ImageAspectFlags::DEPTH);
+        let sub = [vk::SubpassDescription2::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .depth_stencil_attachment(&ds_ref)];
+        let rp = d
+            .create_render_pass2(
+                &vk::RenderPassCreateInfo2::default()
+                    .attachments(&att)
+                    .subpasses(&sub),
+                None,
+            )
+            .map_err(vkerr("vkCreateRenderPass2"))?;
+        let views = [view];
+        let fb = d
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(rp)
+                    .attachments(&views)
+                    .width(64)
+                    .height(64)
+                    .layers(1),
+                None,
+            )
+            .map_err(vkerr("vkCreateFramebuffer"))?;
+        let rp_ci = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&fx.vi)
+            .input_assembly_state(&fx.ia)
+            .viewport_state(&fx.vp)
+            .rasterization_state(&fx.rs)
+            .multisample_state(&fx.ms)
+            .depth_stencil_state(&fx.ds)
+            .dynamic_state(&dy)
+            .layout(ctx.layout)
+            .render_pass(rp);
+        let rp_pipeline = d
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[rp_ci], None)
+            .map_err(|(_, e)| format!("vkCreateGraphicsPipelines (render pass): {e}"))?[0];
+        let clear = [vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 1.0,
+                stencil: 0,
+            },
+        }];
+        d.cmd_begin_render_pass2(
+            primary,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(rp)
+                .framebuffer(fb)
+                .render_area(area)
+                .clear_values(&clear),
+            &vk::SubpassBeginInfo::default().contents(vk::SubpassContents::INLINE),
+        );
+        d.cmd_bind_pipeline(primary, vk::PipelineBindPoint::GRAPHICS, rp_pipeline);
+        d.cmd_set_viewport(primary, 0, &viewport);
+        d.cmd_set_scissor(primary, 0, &[area]);
+        d.cmd_draw(primary, 3, 1, 0, 0);
+        d.cmd_end_render_pass2(primary, &vk::SubpassEndInfo::default());
         d.end_command_buffer(primary)
             .map_err(vkerr("vkEndCommandBuffer"))?;
         println!(
             "{}",
-            serde_json::json!({"shader": shader, "samples": SAMPLES, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "primary": format!("0x{:x}", vk::Handle::as_raw(primary)), "secondary": format!("0x{:x}", vk::Handle::as_raw(secondary))})
+            serde_json::json!({"shader": shader, "samples": SAMPLES, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "render_pass_pipeline": format!("0x{:x}", vk::Handle::as_raw(rp_pipeline)), "primary": format!("0x{:x}", vk::Handle::as_raw(primary)), "secondary": format!("0x{:x}", vk::Handle::as_raw(secondary))})
         );
+        d.destroy_pipeline(rp_pipeline, None);
+        d.destroy_framebuffer(fb, None);
+        d.destroy_render_pass(rp, None);
         d.destroy_command_pool(pool, None);
         d.destroy_image_view(view, None);
         d.destroy_image(image, None);
