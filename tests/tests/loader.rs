@@ -1121,3 +1121,39 @@ fn draw_records_follow_depth_attachments_and_secondaries() {
         }
     }
 }
+
+/// Shader objects, whose whole state is dynamic: one record per sample count set in the command
+/// buffer (the defect this tracking fixes: every shader-object record said one sample), equal to
+/// pops state for those inputs and to what RADV recorded at each draw.
+#[test]
+fn shader_object_draw_records_agree_with_radv() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi21", "navi31"] {
+        let run = run_on_oracle(&icd, family, "draws-shader-objects");
+        let shader = run.made["shader"].as_str().unwrap();
+        let got: Vec<(u64, u64)> = run
+            .draws
+            .iter()
+            .map(|r| (r["samples"].as_u64().unwrap(), r["draws"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, [(1, 1), (4, 2)], "{family}");
+        for r in &run.draws {
+            assert_eq!(r["bound"], "shader_object");
+            assert_eq!(r["handle"], run.made["fragment"]);
+            assert_eq!(r["command_buffer"], run.made["command_buffer"]);
+        }
+        assert_eq!(run.at.len(), 3, "{family}: RADV recorded 3 draws");
+        for (k, samples) in [(0usize, 1u32), (1, 4), (2, 4)] {
+            let state = pops_state_with(family, shader, samples, 0);
+            let rec = run.draws.iter().find(|r| r["samples"] == samples).unwrap();
+            assert_eq!(
+                rec["registers"],
+                state.registers_json(),
+                "{family} {samples}x"
+            );
+            agrees_with_radv(&state, &run.at[k], &format!("{family} draw {k}"));
+        }
+    }
+}
