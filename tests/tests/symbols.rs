@@ -45,5 +45,11 @@ fn exports_only_the_negotiation_function_and_no_libvulkan() {
             needed.iter().all(|l| !l.contains("libvulkan")),
             "the layer must not link libvulkan: {needed:?}"
         );
+        // The default build (no `amdgpu-probe`) must load where libdrm is absent: winsys, and
+        // with it libdrm, is linked only with that feature.
+        assert!(
+            needed.iter().all(|l| !l.contains("libdrm")),
+            "the default layer must not link libdrm: {needed:?}"
+        );
     }
 }
