@@ -57,7 +57,7 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
 }
 
 pub fn parse_binary(bytes: &[u8]) -> Result<Vec<u32>, InputError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(InputError::PartialDword { bytes: bytes.len() });
     }
     Ok(bytes

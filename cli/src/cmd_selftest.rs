@@ -84,7 +84,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         Some(dir) => Some(selftest::verify_capture(dir, &plan.cases).map_err(|e| e.to_string())?),
         None => None,
     };
-    let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
+    let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());
 
     if args.json {
         let mut v = report.to_json();

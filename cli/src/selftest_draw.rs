@@ -65,7 +65,7 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
         }
         None => None,
     };
-    let ok = report.all_ok() && verification.as_ref().map_or(true, |v| v.all_ok());
+    let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());
     if a.json {
         print_json(
             report.to_json(),

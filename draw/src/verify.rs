@@ -80,7 +80,7 @@ pub enum VerifyError {
 /// A reference IB file's dwords. A partial trailing dword means a damaged file: comparing
 /// against it with the tail silently dropped would hide that.
 fn dwords_of(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "{} bytes is not a whole number of dwords",
             bytes.len()

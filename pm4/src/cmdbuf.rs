@@ -431,7 +431,7 @@ impl CmdBuf {
                 dwords: data.len() + 3,
             });
         }
-        if control.dst_sel == WriteDataControl::DST_SEL_MEMORY && address % 4 != 0 {
+        if control.dst_sel == WriteDataControl::DST_SEL_MEMORY && !address.is_multiple_of(4) {
             return Err(EncodeError::Misaligned {
                 what: "WRITE_DATA",
                 address,
@@ -476,7 +476,7 @@ impl CmdBuf {
                 used: "EVENT_WRITE with an address",
             });
         }
-        if address % 8 != 0 {
+        if !address.is_multiple_of(8) {
             return Err(EncodeError::Misaligned {
                 what: "EVENT_WRITE",
                 address,
@@ -504,7 +504,7 @@ impl CmdBuf {
         } else {
             8
         };
-        if rm.sel.data_sel != ReleaseMemSel::DATA_SEL_DISCARD && rm.address % align != 0 {
+        if rm.sel.data_sel != ReleaseMemSel::DATA_SEL_DISCARD && !rm.address.is_multiple_of(align) {
             return Err(EncodeError::Misaligned {
                 what: "RELEASE_MEM",
                 address: rm.address,
@@ -589,7 +589,7 @@ impl CmdBuf {
 
     /// INDIRECT_BUFFER with an explicit IB_CONTROL (e.g. CHAIN).
     pub fn indirect_buffer_with(&mut self, address: u64, control: IbControl) -> Result<&mut Self> {
-        if address % 4 != 0 {
+        if !address.is_multiple_of(4) {
             return Err(EncodeError::Misaligned {
                 what: "INDIRECT_BUFFER",
                 address,

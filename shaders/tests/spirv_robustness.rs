@@ -22,7 +22,7 @@ fn module(bound: u32, body: &[Vec<u32>]) -> Vec<u32> {
 fn string(s: &str) -> Vec<u32> {
     let mut b = s.as_bytes().to_vec();
     b.push(0);
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     b.chunks(4)

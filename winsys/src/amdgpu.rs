@@ -633,13 +633,13 @@ impl Winsys for AmdgpuWinsys {
             };
             crate::check_ib_valid(self.info.gfx_level, sub.label, &ib)?;
         }
-        if sub.ib_va % u64::from(align) != 0 {
+        if !sub.ib_va.is_multiple_of(u64::from(align)) {
             return Err(WinsysError::IbMisaligned {
                 ib_va: sub.ib_va,
                 alignment: align,
             });
         }
-        if sub.ib_dwords % pad != 0 {
+        if !sub.ib_dwords.is_multiple_of(pad) {
             return Err(WinsysError::IbNotPadded {
                 dwords: sub.ib_dwords,
                 pad,
@@ -767,7 +767,7 @@ pub(crate) fn check_bounds(
     size: u64,
 ) -> Result<(), WinsysError> {
     let end = offset.checked_add(len);
-    if offset % 4 != 0 || end.map_or(true, |e| e > size) {
+    if !offset.is_multiple_of(4) || end.is_none_or(|e| e > size) {
         return Err(WinsysError::OutOfBounds {
             buffer,
             offset,

@@ -271,13 +271,16 @@ impl Winsys for CaptureWinsys {
             ranges.push((*id, b.va, b.size));
         }
         let ib_buffer = crate::check_ib_in_buffers(sub.ib_va, sub.ib_dwords, &ranges)?;
-        if sub.ib_va % u64::from(self.info.ib_start_alignment) != 0 {
+        if !sub
+            .ib_va
+            .is_multiple_of(u64::from(self.info.ib_start_alignment))
+        {
             return Err(WinsysError::IbMisaligned {
                 ib_va: sub.ib_va,
                 alignment: self.info.ib_start_alignment,
             });
         }
-        if sub.ib_dwords % self.info.ib_pad_dwords != 0 {
+        if !sub.ib_dwords.is_multiple_of(self.info.ib_pad_dwords) {
             return Err(WinsysError::IbNotPadded {
                 dwords: sub.ib_dwords,
                 pad: self.info.ib_pad_dwords,

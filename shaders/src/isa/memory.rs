@@ -146,7 +146,7 @@ impl GlobalInst {
                 level,
             });
         }
-        if self.saddr % 2 != 0 {
+        if !self.saddr.is_multiple_of(2) {
             return Err(IsaError::MisalignedPair {
                 sgpr: self.saddr,
                 mnemonic: m,

@@ -115,7 +115,7 @@ impl SectionOptions {
                 other: "INTRAWAVE_COLLISION",
             });
         }
-        if self.intrawave && self.wave64 && first % 2 != 0 {
+        if self.intrawave && self.wave64 && !first.is_multiple_of(2) {
             return Err(IsaError::MisalignedPair {
                 sgpr: first,
                 mnemonic: "s_mov_b64",

@@ -119,7 +119,7 @@ pub fn host_order_words(words: &[u32]) -> Result<Cow<'_, [u32]>, SpirvError> {
 
 /// Reads a module from bytes in either byte order, detected from the magic number.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, SpirvError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(SpirvError::ByteLengthNotWordMultiple { len: bytes.len() });
     }
     let Some(first) = bytes.first_chunk::<4>() else {

@@ -850,7 +850,7 @@ fn scenario_bench() -> Res<()> {
         for (k, item) in list.split(',').enumerate() {
             let shader = item.split(':').next().unwrap_or(item);
             let code = spv(shader)?;
-            let order = if (it as usize + k) % 2 == 0 {
+            let order = if (it as usize + k).is_multiple_of(2) {
                 [0, 1]
             } else {
                 [1, 0]
