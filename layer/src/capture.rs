@@ -229,36 +229,19 @@ fn depth_of(
 /// # Safety
 /// `ci` must be a valid `VkRenderPassCreateInfo`.
 pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUse> {
-    if ci.p_subpasses.is_null() {
-        return Vec::new();
-    }
     // SAFETY: pSubpasses holds subpassCount descriptions, each with valid attachment arrays, and
     // pAttachments attachmentCount descriptions.
     unsafe {
-        let atts = if ci.p_attachments.is_null() {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(ci.p_attachments, ci.attachment_count as usize)
-        };
-        let describe = |i: u32| atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()));
-        std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
+        let atts = slice(ci.p_attachments, ci.attachment_count);
+        slice(ci.p_subpasses, ci.subpass_count)
             .iter()
             .map(|s| {
                 let ds = (!s.p_depth_stencil_attachment.is_null())
-                    .then(|| (*s.p_depth_stencil_attachment).attachment)
-                    .filter(|a| *a != vk::ATTACHMENT_UNUSED);
-                AttachmentUse {
-                    depth_stencil: ds.is_some(),
-                    color: !s.p_color_attachments.is_null()
-                        && std::slice::from_raw_parts(
-                            s.p_color_attachments,
-                            s.color_attachment_count as usize,
-                        )
-                        .iter()
-                        .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
-                    depth: depth_of(ds, describe),
-                    color_count: s.color_attachment_count,
-                }
+                    .then(|| (*s.p_depth_stencil_attachment).attachment);
+                let colors = slice(s.p_color_attachments, s.color_attachment_count);
+                subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
+                    atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                })
             })
             .collect()
     }
@@ -269,37 +252,55 @@ pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUs
 /// # Safety
 /// `ci` must be a valid `VkRenderPassCreateInfo2`.
 pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<AttachmentUse> {
-    if ci.p_subpasses.is_null() {
-        return Vec::new();
-    }
     // SAFETY: as in render_pass_use.
     unsafe {
-        let atts = if ci.p_attachments.is_null() {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(ci.p_attachments, ci.attachment_count as usize)
-        };
-        let describe = |i: u32| atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()));
-        std::slice::from_raw_parts(ci.p_subpasses, ci.subpass_count as usize)
+        let atts = slice(ci.p_attachments, ci.attachment_count);
+        slice(ci.p_subpasses, ci.subpass_count)
             .iter()
             .map(|s| {
                 let ds = (!s.p_depth_stencil_attachment.is_null())
-                    .then(|| (*s.p_depth_stencil_attachment).attachment)
-                    .filter(|a| *a != vk::ATTACHMENT_UNUSED);
-                AttachmentUse {
-                    depth_stencil: ds.is_some(),
-                    color: !s.p_color_attachments.is_null()
-                        && std::slice::from_raw_parts(
-                            s.p_color_attachments,
-                            s.color_attachment_count as usize,
-                        )
-                        .iter()
-                        .any(|a| a.attachment != vk::ATTACHMENT_UNUSED),
-                    depth: depth_of(ds, describe),
-                    color_count: s.color_attachment_count,
-                }
+                    .then(|| (*s.p_depth_stencil_attachment).attachment);
+                let colors = slice(s.p_color_attachments, s.color_attachment_count);
+                subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
+                    atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                })
             })
             .collect()
+    }
+}
+
+/// An array of a create info: empty when the pointer is NULL.
+///
+/// # Safety
+/// `p` must be NULL or point to `n` valid elements that outlive the use.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() {
+        &[]
+    } else {
+        // SAFETY: per the caller.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+/// One subpass: its depth/stencil attachment index, its colour attachment indices, and the
+/// render pass's (format, samples) of an attachment index.
+fn subpass_use(
+    depth_stencil: Option<u32>,
+    colors: impl Iterator<Item = u32>,
+    describe: impl Fn(u32) -> Option<(vk::Format, u32)>,
+) -> AttachmentUse {
+    let ds = depth_stencil.filter(|a| *a != vk::ATTACHMENT_UNUSED);
+    let mut color_count = 0;
+    let mut color = false;
+    for a in colors {
+        color_count += 1;
+        color |= a != vk::ATTACHMENT_UNUSED;
+    }
+    AttachmentUse {
+        depth_stencil: ds.is_some(),
+        color,
+        depth: depth_of(ds, describe),
+        color_count,
     }
 }
 
