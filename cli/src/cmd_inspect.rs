@@ -36,8 +36,17 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The words in host order, for the stage hash (analysis succeeded, so both succeed).
+    let words = shaders::spirv::module::words_from_bytes(&bytes)
+        .and_then(|w| shaders::spirv::module::host_order_words(&w).map(|c| c.into_owned()))
+        .unwrap_or_default();
+    let hashes: Vec<String> = info
+        .entry_points
+        .iter()
+        .map(|e| shaders::spirv::stage_hash(&words, &e.name, None))
+        .collect();
     if args.json {
-        match serde_json::to_string_pretty(&to_json(&info)) {
+        match serde_json::to_string_pretty(&to_json(&info, &hashes)) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("pops inspect: cannot format JSON: {e}");
@@ -45,7 +54,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     } else {
-        print!("{}", to_text(&path.to_string(), &info));
+        print!("{}", to_text(&path.to_string(), &info, &hashes));
     }
     ExitCode::SUCCESS
 }
@@ -73,13 +82,17 @@ fn site_json(s: &InterlockSite) -> serde_json::Value {
 }
 
 /// The JSON report; key names are part of the CLI's interface (tests and scripts read them).
-pub fn to_json(info: &ModuleInfo) -> serde_json::Value {
+/// `hashes[i]` is entry point i's stage hash (`shaders::spirv::stage_hash`, no specialization):
+/// the value the layer reports for a stage made from this module and entry point.
+pub fn to_json(info: &ModuleInfo, hashes: &[String]) -> serde_json::Value {
     let entries: Vec<_> = info
         .entry_points
         .iter()
-        .map(|e| {
+        .zip(hashes)
+        .map(|(e, hash)| {
             serde_json::json!({
                 "name": e.name,
+                "stage_hash": hash,
                 "execution_model": model_name(e),
                 "function": e.function,
                 "interlock": interlock_name(e),
@@ -111,7 +124,7 @@ fn yes(b: bool) -> &'static str {
     }
 }
 
-fn to_text(path: &str, info: &ModuleInfo) -> String {
+fn to_text(path: &str, info: &ModuleInfo, hashes: &[String]) -> String {
     let mut out = format!(
         "{path}: SPIR-V {}.{}, {} entry point{}\n",
         info.version.0,
@@ -123,8 +136,9 @@ fn to_text(path: &str, info: &ModuleInfo) -> String {
             "s"
         }
     );
-    for e in &info.entry_points {
+    for (e, hash) in info.entry_points.iter().zip(hashes) {
         out += &format!("\n{} \"{}\"\n", model_name(e), e.name);
+        out += &format!("  stage hash           {hash}\n");
         out += &format!("  interlock            {}\n", interlock_name(e));
         let flow = |divergent: bool, count: u32| match (count, divergent) {
             (0, _) => "",

@@ -378,6 +378,8 @@ fn run_inner(args: Args) -> Result<u8, String> {
 pub struct PipelineRow {
     pub kind: String,
     pub handle: String,
+    /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
+    pub stage_hash: String,
     pub interlock: String,
     pub samples: Option<u64>,
     pub per_sample: bool,
@@ -462,6 +464,11 @@ pub fn summarize(text: &str) -> Summary {
         s.interlocked.push(PipelineRow {
             kind: str_of("kind"),
             handle: str_of("handle"),
+            stage_hash: r
+                .get("stage_hash")
+                .and_then(Value::as_str)
+                .unwrap_or("-")
+                .to_string(),
             interlock,
             samples: r.get("samples").and_then(Value::as_u64),
             per_sample: r
@@ -537,8 +544,15 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
     }
     let _ = writeln!(
         o,
-        "{:>3}  {:<22} {:<22} {:>7} {:<6} {:<8} {:<60} diagnostics",
-        "#", "pipeline", "interlock", "samples", "rate", "chip", "POPS register fields"
+        "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:<60} diagnostics",
+        "#",
+        "pipeline",
+        "stage hash",
+        "interlock",
+        "samples",
+        "rate",
+        "chip",
+        "POPS register fields"
     );
     for (i, r) in s.interlocked.iter().enumerate() {
         let fields = if r.fields.is_empty() {
@@ -564,9 +578,10 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         };
         let _ = writeln!(
             o,
-            "{:>3}  {:<22} {:<22} {:>7} {:<6} {:<8} {:<60} {}",
+            "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:<60} {}",
             i + 1,
             format!("{} {}", r.kind, r.handle),
+            r.stage_hash,
             r.interlock,
             r.samples
                 .map(|n| n.to_string())

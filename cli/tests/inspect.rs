@@ -208,3 +208,18 @@ fn invalid_modules_are_named_with_the_word() {
         "the module has no OpMemoryModel",
     );
 }
+
+/// `pops inspect` prints each entry point's stage hash: the value the layer reports for a stage
+/// made from the module and entry point (and the same for the byte-swapped file).
+#[test]
+fn stage_hash_is_the_layers() {
+    let s = corpus::get("pixel_interlock_ordered.frag").unwrap();
+    let v = inspect_json("hash_le.spv", s.spirv);
+    let want = shaders::spirv::stage_hash(&s.words(), "main", None);
+    assert_eq!(v["entry_points"][0]["stage_hash"], want.as_str());
+    let be: Vec<u8> = s.words().iter().flat_map(|w| w.to_be_bytes()).collect();
+    assert_eq!(
+        inspect_json("hash_be.spv", &be)["entry_points"][0]["stage_hash"],
+        want.as_str()
+    );
+}

@@ -56,6 +56,7 @@ fn bench(c: &mut Criterion) {
     };
     for family in [Family::Vega10, Family::Navi31] {
         let subject = Subject {
+            stage_hash: None,
             app: "bench",
             device: "Null hardware (RADV)",
             kind: Kind::Pipeline,

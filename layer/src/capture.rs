@@ -315,6 +315,8 @@ pub struct PipelineCapture {
     pub libraries: Vec<u64>,
     /// The dynamic states among [`Dynamic`]'s.
     pub dynamic: Dynamic,
+    /// The fragment stage's specialization constants (part of its stage hash).
+    pub fragment_spec: Option<shaders::spirv::Specialization>,
 }
 
 const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
@@ -463,6 +465,7 @@ pub unsafe fn capture(
                 .find(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
             {
                 out.fragment = fragment_source(st);
+                out.fragment_spec = specialization(st.p_specialization_info);
             }
         }
 
@@ -569,6 +572,32 @@ pub unsafe fn fragment_source(st: &vk::PipelineShaderStageCreateInfo) -> Option<
         return Some(FragmentSource::Identifier { entry });
     }
     None
+}
+
+/// A stage's specialization constants (`pSpecializationInfo`), copied.
+///
+/// # Safety
+/// `info` must be NULL or a valid `VkSpecializationInfo`.
+pub unsafe fn specialization(
+    info: *const vk::SpecializationInfo,
+) -> Option<shaders::spirv::Specialization> {
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: a valid specialization info: mapEntryCount entries and dataSize bytes.
+    unsafe {
+        let i = &*info;
+        let entries = slice(i.p_map_entries, i.map_entry_count)
+            .iter()
+            .map(|e| (e.constant_id, e.offset, e.size as u64))
+            .collect();
+        let data = if i.p_data.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(i.p_data as *const u8, i.data_size).to_vec()
+        };
+        Some(shaders::spirv::Specialization { entries, data })
+    }
 }
 
 /// Copies SPIR-V code into words, whatever the pointer's alignment; a trailing partial word is

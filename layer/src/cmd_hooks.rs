@@ -630,6 +630,7 @@ unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Resul
 fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     let b = &g.bound;
     let subject = Subject {
+        stage_hash: b.fragment.hash.as_deref(),
         app: &d.app,
         device: &d.device_name,
         kind: Kind::Draw,

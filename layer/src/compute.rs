@@ -146,6 +146,8 @@ fn cached_state(
 
 /// What the record is about, apart from the analysis.
 pub struct Subject<'a> {
+    /// The fragment stage's content hash, where its SPIR-V is visible.
+    pub stage_hash: Option<&'a str>,
     pub app: &'a str,
     pub device: &'a str,
     pub kind: Kind,
@@ -153,6 +155,16 @@ pub struct Subject<'a> {
     pub source: &'a str,
     pub chip: Option<Family>,
     pub features: InterlockFeatures,
+}
+
+/// The stage hash of `words` (either byte order) entered at `entry` with `spec`.
+pub fn stage_hash(
+    words: &[u32],
+    entry: &str,
+    spec: Option<&shaders::spirv::Specialization>,
+) -> Option<String> {
+    let host = shaders::spirv::module::host_order_words(words).ok()?;
+    Some(shaders::spirv::stage_hash(&host, entry, spec))
 }
 
 /// The fragment entry point of a module analysis, or why it cannot be told.
@@ -200,6 +212,8 @@ pub fn build_record(
         command_buffer: None,
         bound: None,
         draws: None,
+        id: crate::report::next_id(),
+        stage_hash: subject.stage_hash.map(str::to_string),
     };
     let e = match entry {
         Ok(e) => e,
@@ -589,6 +603,7 @@ mod tests {
 
     fn subject(chip: Option<Family>) -> Subject<'static> {
         Subject {
+            stage_hash: None,
             app: "a",
             device: "d",
             kind: Kind::Pipeline,

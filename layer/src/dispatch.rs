@@ -42,6 +42,11 @@ impl ModuleEntry {
         }
     }
 
+    /// The module's words.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
     pub fn analysis(&self) -> Arc<ModuleAnalysis> {
         self.analysis
             .get_or_init(|| crate::compute::analyze_module_cached(&self.words))
@@ -62,6 +67,9 @@ pub struct LibraryFragment {
     pub analysis: Arc<ModuleAnalysis>,
     pub entry: String,
     pub source: &'static str,
+    /// The stage's content hash (`shaders::spirv::stage_hash`); `None` where the SPIR-V is not
+    /// visible (module identifiers, binaries).
+    pub hash: Option<String>,
 }
 
 /// Counters for the summary at vkDestroyDevice.

@@ -278,6 +278,7 @@ mod tests {
                 analysis: Arc::new(ModuleAnalysis::Err("test".into())),
                 entry: "main".into(),
                 source: "test",
+                hash: None,
             },
             draw,
             dynamic,

@@ -841,10 +841,22 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
                 "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
             ),
         };
+        let hash = match src {
+            FragmentSource::Module { module, entry } => {
+                let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+                m.get(module).cloned()
+            }
+            .and_then(|e| compute::stage_hash(e.words(), entry, cap.fragment_spec.as_ref())),
+            FragmentSource::Inline { words, entry } => {
+                compute::stage_hash(words, entry, cap.fragment_spec.as_ref())
+            }
+            FragmentSource::Identifier { .. } | FragmentSource::Binary => None,
+        };
         LibraryFragment {
             analysis,
             entry: src.entry().to_string(),
             source: src.label(),
+            hash,
         }
     });
     let mut draw = cap.draw.clone();
@@ -890,19 +902,31 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
             dynamic: cap.dynamic,
         });
     }
-    emit(d, kind, handle, frag.source, &frag.entry, entry, &draw);
+    emit(
+        d,
+        kind,
+        handle,
+        frag.source,
+        frag.hash.as_deref(),
+        &frag.entry,
+        entry,
+        &draw,
+    );
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emit(
     d: &DeviceData,
     kind: Kind,
     handle: u64,
     source: &str,
+    stage_hash: Option<&str>,
     entry_name: &str,
     entry: Result<&compute::EntryAnalysis, String>,
     draw: &DrawState,
 ) {
     let subject = Subject {
+        stage_hash,
         app: &d.app,
         device: &d.device_name,
         kind,
@@ -967,9 +991,11 @@ fn log_line(rec: &Record, flagged: bool) {
     }
     let codes: Vec<&str> = rec.diagnostics.iter().map(|d| d.code.as_str()).collect();
     let line = format!(
-        "{} {} entry '{}': {} interlock, {} sample(s), chip {}{}",
+        "{} {} #{} (stage {}) entry '{}': {} interlock, {} sample(s), chip {}{}",
         kind_name(rec.kind),
         rec.handle,
+        rec.id,
+        rec.stage_hash.as_deref().unwrap_or("unknown"),
         rec.entry_point,
         rec.interlock,
         rec.samples.map_or("dynamic".to_string(), |n| n.to_string()),
@@ -1065,15 +1091,19 @@ unsafe extern "system" fn create_shaders_ext(
                     .to_string_lossy()
                     .into_owned()
             };
-            let (analysis, source) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
+            let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
                 // SAFETY: pCode holds codeSize bytes.
                 let words =
                     unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
-                (compute::analyze_module(&words), "shader_object_spirv")
+                // SAFETY: pSpecializationInfo is NULL or valid.
+                let spec = unsafe { capture::specialization(info.p_specialization_info) };
+                let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
+                (compute::analyze_module(&words), "shader_object_spirv", hash)
             } else {
                 (
                     Err("the shader object was created from a driver binary".to_string()),
                     "shader_object_binary",
+                    None,
                 )
             };
             let draw = DrawState {
@@ -1091,6 +1121,7 @@ unsafe extern "system" fn create_shaders_ext(
                         analysis: analysis.clone(),
                         entry: entry_name.clone(),
                         source,
+                        hash: hash.clone(),
                     },
                     draw: draw.clone(),
                     dynamic: capture::Dynamic::all(),
@@ -1101,6 +1132,7 @@ unsafe extern "system" fn create_shaders_ext(
                 Kind::ShaderObject,
                 vk::Handle::as_raw(*s),
                 source,
+                hash.as_deref(),
                 &entry_name,
                 entry,
                 &draw,

@@ -110,12 +110,17 @@ pub enum Kind {
 /// One report line. Field names and order are the documented schema (docs/layer.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
+    /// Unique in the process, in creation order: a recycled handle never merges two objects.
+    pub id: u64,
     pub app: String,
     pub device: String,
     pub kind: Kind,
     /// `0x…` of the VkPipeline or VkShaderEXT.
     pub handle: String,
     pub entry_point: String,
+    /// The fragment stage's content hash (SPIR-V words, entry point, specialization constants),
+    /// as `pops inspect` prints it; null where the SPIR-V is not visible.
+    pub stage_hash: Option<String>,
     /// A mode name as `pops state` spells it, `none`, or `unknown` (SPIR-V not visible or not
     /// analysable).
     pub interlock: String,
@@ -144,6 +149,12 @@ pub struct Record {
     /// Draw records: how many draw commands recorded with this state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<u64>,
+}
+
+/// The next record id of the process.
+pub fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Record {
@@ -267,6 +278,8 @@ mod tests {
 
     fn sample() -> Record {
         Record {
+            id: 7,
+            stage_hash: Some("0123456789abcdef".into()),
             app: "app".into(),
             device: "dev".into(),
             kind: Kind::ShaderObject,
@@ -300,11 +313,13 @@ mod tests {
             m.keys().cloned().collect()
         };
         for k in [
+            "id",
             "app",
             "device",
             "kind",
             "handle",
             "entry_point",
+            "stage_hash",
             "interlock",
             "begin_count",
             "end_count",
@@ -317,7 +332,9 @@ mod tests {
         ] {
             assert!(keys.iter().any(|x| x == k), "missing {k} in {line}");
         }
-        assert!(line.starts_with("{\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""));
+        assert!(line.starts_with(
+            "{\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
+        ));
         assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
     }
 

@@ -186,6 +186,11 @@ fn radv_null_hardware_every_way_every_family() {
             }
         }
         let report = read_report(&report_path);
+        // Every record has its own id, even where the driver recycles handles.
+        let mut ids: Vec<u64> = report.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), report.len(), "{family}: record ids are unique");
         for (m, r) in pair(&made, &report) {
             let ctx = format!("{family} {m} -> {r}");
             assert_eq!(r["chip"], family, "{ctx}");
@@ -272,6 +277,13 @@ fn radv_null_hardware_every_way_every_family() {
                 serde_json::json!(pm4::pops::emit(&state)),
                 "{ctx}"
             );
+            // The stage hash is the one `pops inspect` prints for the module and entry point
+            // (no specialization constants in these pipelines); unknown only without SPIR-V.
+            let words = shaders::corpus::get(shader).expect("corpus shader").words();
+            let want = shaders::spirv::stage_hash(&words, "main", None);
+            if r["source"] != "module_identifier" && r["source"] != "shader_object_binary" {
+                assert_eq!(r["stage_hash"], want.as_str(), "{ctx}");
+            }
             // The report's PM4, read back from the report itself, passes the IB validator.
             let dwords: Vec<u32> = r["pm4"]
                 .as_array()
