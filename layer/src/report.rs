@@ -225,7 +225,13 @@ pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
     }
     serde_json::to_writer(&mut s.buf, record).map_err(std::io::Error::other)?;
     s.buf.push(b'\n');
-    if s.buf.len() >= FLUSH_BYTES || s.last_flush.elapsed() >= FLUSH_AGE {
+    // A line with a warning or an error is written at once: it must survive a crash or hang of
+    // the application that follows it.
+    let urgent = record
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.severity, Severity::Warning | Severity::Error));
+    if urgent || s.buf.len() >= FLUSH_BYTES || s.last_flush.elapsed() >= FLUSH_AGE {
         s.flush()?;
     }
     Ok(())
@@ -336,6 +342,23 @@ mod tests {
             "{\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
         ));
         assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
+    }
+
+    /// A record with a warning is in the file as soon as `append` returns; one without waits
+    /// for the buffer.
+    #[test]
+    fn warning_lines_are_written_at_once() {
+        let dir = std::env::temp_dir().join(format!("pops-layer-urgent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let mut quiet = sample();
+        quiet.diagnostics.clear();
+        append(&path, &quiet).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 0);
+        append(&path, &sample()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
