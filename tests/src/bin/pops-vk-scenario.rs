@@ -330,6 +330,37 @@ impl Ctx {
         }
     }
 
+    /// A command pool on the graphics queue family.
+    fn command_pool(&self) -> Res<vk::CommandPool> {
+        // SAFETY: valid create info.
+        unsafe {
+            self.device.create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
+                None,
+            )
+        }
+        .map_err(vkerr("vkCreateCommandPool"))
+    }
+
+    /// One command buffer of `level` from `pool`.
+    fn command_buffer(
+        &self,
+        pool: vk::CommandPool,
+        level: vk::CommandBufferLevel,
+    ) -> Res<vk::CommandBuffer> {
+        // SAFETY: a live pool of this device.
+        unsafe {
+            self.device.allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(level)
+                    .command_buffer_count(1),
+            )
+        }
+        .map(|v| v[0])
+        .map_err(vkerr("vkAllocateCommandBuffers"))
+    }
+
     fn module(&self, spv: &[u8]) -> Res<vk::ShaderModule> {
         let words =
             ash::util::read_spv(&mut std::io::Cursor::new(spv)).map_err(|e| e.to_string())?;
@@ -996,22 +1027,8 @@ fn scenario_bench_draws() -> Res<()> {
         let bound = pipelines[if interlock { 0 } else { 1 }];
         // SAFETY: objects of this context, created, used and destroyed in order.
         unsafe {
-            let pool = ctx
-                .device
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
-                    None,
-                )
-                .map_err(vkerr("vkCreateCommandPool"))?;
-            let cb = ctx
-                .device
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .level(vk::CommandBufferLevel::PRIMARY)
-                        .command_buffer_count(1),
-                )
-                .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+            let pool = ctx.command_pool()?;
+            let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
             let t = std::time::Instant::now();
             if k == 0 {
                 record_draws_layered(ctx, cb, bound, n)?;
@@ -1307,20 +1324,8 @@ fn scenario_draws() -> Res<()> {
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
     unsafe {
-        let pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
-                None,
-            )
-            .map_err(vkerr("vkCreateCommandPool"))?;
-        let cb = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+        let pool = ctx.command_pool()?;
+        let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .map_err(vkerr("vkBeginCommandBuffer"))?;
         let area = vk::Rect2D::default().extent(vk::Extent2D {
@@ -1456,24 +1461,9 @@ fn scenario_draws_depth() -> Res<()> {
                 None,
             )
             .map_err(vkerr("vkCreateImageView"))?;
-        let pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
-                None,
-            )
-            .map_err(vkerr("vkCreateCommandPool"))?;
-        let alloc = |level| {
-            d.allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(level)
-                    .command_buffer_count(1),
-            )
-            .map(|v| v[0])
-            .map_err(vkerr("vkAllocateCommandBuffers"))
-        };
-        let primary = alloc(vk::CommandBufferLevel::PRIMARY)?;
-        let secondary = alloc(vk::CommandBufferLevel::SECONDARY)?;
+        let pool = ctx.command_pool()?;
+        let primary = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        let secondary = ctx.command_buffer(pool, vk::CommandBufferLevel::SECONDARY)?;
         let area = vk::Rect2D::default().extent(vk::Extent2D {
             width: 64,
             height: 64,
@@ -1644,20 +1634,8 @@ fn scenario_draws_shader_objects() -> Res<()> {
         let shaders = so
             .create_shaders(&[vci, fci], None)
             .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
-        let pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
-                None,
-            )
-            .map_err(vkerr("vkCreateCommandPool"))?;
-        let cb = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .map_err(vkerr("vkAllocateCommandBuffers"))?[0];
+        let pool = ctx.command_pool()?;
+        let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .map_err(vkerr("vkBeginCommandBuffer"))?;
         let area = vk::Rect2D::default().extent(vk::Extent2D {
