@@ -36,6 +36,8 @@ pub struct Caps {
     pub synchronization2: bool,
     pub fragment_stores: bool,
     pub interlock_extension: bool,
+    /// VK_EXT_extended_dynamic_state3's rasterizationSamples: the `--dynamic` path.
+    pub dynamic_samples: bool,
     pub pixel_interlock: bool,
     pub sample_interlock: bool,
     pub shading_rate_interlock: bool,
@@ -70,6 +72,11 @@ pub struct Gpu {
     pub caps: Caps,
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub index: usize,
+    /// `--dynamic`: pipelines take their rasterization sample count at draw time
+    /// (VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT), set in the command buffer.
+    pub dynamic_samples: bool,
+    /// The extension's commands, where the device has it.
+    pub eds3: Option<ash::ext::extended_dynamic_state3::Device>,
     /// False for devices that cannot execute (RADV null hardware crashes in vkDeviceWaitIdle):
     /// nothing was submitted, so there is nothing to wait for.
     pub executes: bool,
@@ -91,12 +98,17 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
             .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?;
         let has_ext = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
         let interlock_extension = has_ext(ash::ext::fragment_shader_interlock::NAME);
+        let eds3_extension = has_ext(ash::ext::extended_dynamic_state3::NAME);
 
         let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+        let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v13);
         if interlock_extension {
             f2 = f2.push_next(&mut il);
+        }
+        if eds3_extension {
+            f2 = f2.push_next(&mut eds3);
         }
         instance.get_physical_device_features2(pd, &mut f2);
         let features = f2.features;
@@ -127,6 +139,8 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
             synchronization2: v13.synchronization2 == vk::TRUE,
             fragment_stores: features.fragment_stores_and_atomics == vk::TRUE,
             interlock_extension,
+            dynamic_samples: eds3_extension
+                && eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
             pixel_interlock: il.fragment_shader_pixel_interlock == vk::TRUE,
             sample_interlock: il.fragment_shader_sample_interlock == vk::TRUE,
             shading_rate_interlock: il.fragment_shader_shading_rate_interlock == vk::TRUE,
@@ -243,6 +257,8 @@ impl Gpu {
         let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
             .fragment_shader_pixel_interlock(c.pixel_interlock)
             .fragment_shader_sample_interlock(c.sample_interlock);
+        let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
+            .extended_dynamic_state3_rasterization_samples(true);
         let mut exts = vec![];
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
@@ -252,6 +268,10 @@ impl Gpu {
             exts.push(ash::ext::fragment_shader_interlock::NAME.as_ptr());
             info = info.push_next(&mut il);
         }
+        if c.dynamic_samples {
+            exts.push(ash::ext::extended_dynamic_state3::NAME.as_ptr());
+            info = info.push_next(&mut eds3);
+        }
         let info = info.enabled_extension_names(&exts);
         // SAFETY: `info` and its chain outlive the call; `pd` belongs to `instance`.
         let device =
@@ -260,7 +280,12 @@ impl Gpu {
         let queue = unsafe { device.get_device_queue(c.queue_family, 0) };
         // SAFETY: `pd` is valid.
         let memory = unsafe { instance.get_physical_device_memory_properties(pd) };
+        let eds3 = c
+            .dynamic_samples
+            .then(|| ash::ext::extended_dynamic_state3::Device::new(&instance, &device));
         Ok(Gpu {
+            dynamic_samples: false,
+            eds3,
             _entry: entry,
             instance,
             device,

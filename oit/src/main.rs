@@ -70,6 +70,11 @@ struct Args {
     /// Enable VK_LAYER_KHRONOS_validation.
     #[arg(long)]
     validate: bool,
+    /// Set each pipeline's rasterization sample count at draw time
+    /// (VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT, VK_EXT_extended_dynamic_state3), as
+    /// engines and translation layers do.
+    #[arg(long)]
+    dynamic: bool,
 }
 
 fn main() -> ExitCode {
@@ -131,6 +136,15 @@ fn run(args: Args) -> Result<ExitCode, String> {
     let null_hw = std::env::var("RADV_FORCE_FAMILY").is_ok_and(|v| !v.is_empty());
     let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
     gpu.executes = !(args.create_only || null_hw);
+    if args.dynamic {
+        if !gpu.caps.dynamic_samples {
+            return Err(format!(
+                "--dynamic: device '{}' lacks extendedDynamicState3RasterizationSamples",
+                gpu.caps.name
+            ));
+        }
+        gpu.dynamic_samples = true;
+    }
     let c = &gpu.caps;
     println!(
         "device {}: {} ({}; {})",

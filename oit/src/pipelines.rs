@@ -230,8 +230,15 @@ fn graphics_pipeline(
             vk::ColorComponentFlags::empty()
         })];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachment);
-    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let dynamic_states = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::RASTERIZATION_SAMPLES_EXT,
+    ];
+    // `--dynamic`: the sample count is set at draw time (render.rs), not fixed here.
+    let n_dynamic = if gpu.dynamic_samples { 3 } else { 2 };
+    let dynamic =
+        vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states[..n_dynamic]);
     let formats = [d.format];
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);

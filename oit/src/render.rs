@@ -357,6 +357,7 @@ pub fn render(
                 .color_attachments(&tail_att),
         );
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.color);
+        set_samples(gpu, cmd, combo.aa.samples());
         d.cmd_bind_descriptor_sets(
             cmd,
             vk::PipelineBindPoint::GRAPHICS,
@@ -410,6 +411,7 @@ pub fn render(
                 .color_attachments(&out_att),
         );
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.resolve);
+        set_samples(gpu, cmd, 1);
         d.cmd_draw(cmd, 3, 1, 0, 0);
         d.cmd_end_rendering(cmd);
         if timestamps {
@@ -521,4 +523,13 @@ pub fn render(
         nodes_used: linked.then_some(used),
         node_capacity,
     })
+}
+
+/// `--dynamic`: the bound pipeline's rasterization sample count, set in the command buffer.
+fn set_samples(gpu: &Gpu, cmd: vk::CommandBuffer, samples: u32) {
+    if let (true, Some(e)) = (gpu.dynamic_samples, &gpu.eds3) {
+        // SAFETY: a command buffer in the recording state with a pipeline whose rasterization
+        // sample count is dynamic bound; the device enabled the feature.
+        unsafe { e.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::from_raw(samples)) };
+    }
 }

@@ -153,3 +153,46 @@ fn radv_null_hardware_creates_interlock_pipelines_through_pops_run() {
     let lines = std::fs::read_to_string(&report).expect("report written");
     assert!(lines.lines().count() >= 12, "{lines}");
 }
+
+/// `--dynamic` (the rasterization sample count set at draw time) renders exactly the image of the
+/// static path, at 4× MSAA on lavapipe.
+#[test]
+fn dynamic_samples_render_the_same_image_on_lavapipe() {
+    if !Path::new(LAVAPIPE).is_file() {
+        return skip(&format!("lavapipe ({LAVAPIPE}) not installed"));
+    }
+    let dir = std::env::temp_dir().join(format!("pops-oit-dynamic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |dynamic: bool| {
+        let png = dir.join(if dynamic { "dynamic.png" } else { "static.png" });
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pops-oit"));
+        c.args([
+            "--algorithm",
+            "linkedlist",
+            "--aa",
+            "msaa4",
+            "--width",
+            "96",
+            "--height",
+            "64",
+            "--triangles",
+            "60",
+        ])
+        .arg("--output")
+        .arg(&png)
+        .env("VK_DRIVER_FILES", LAVAPIPE)
+        .env_remove("VK_ICD_FILENAMES")
+        .env_remove("RADV_FORCE_FAMILY");
+        if dynamic {
+            c.arg("--dynamic");
+        }
+        let o = c.output().expect("pops-oit runs");
+        assert!(o.status.success(), "{}", text(&o));
+        std::fs::read(&png).unwrap()
+    };
+    let a = render(false);
+    let b = render(true);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!a.is_empty());
+    assert!(a == b, "--dynamic changed the image");
+}
