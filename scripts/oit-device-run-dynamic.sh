@@ -1,0 +1,27 @@
+#!/bin/bash
+# The H100 run of the layer's draw tracking (docs/oit.md, "Draw records on a real GPU"): pops-oit's
+# matrix with the rasterization sample count set at draw time (--dynamic) and with it fixed in the
+# pipelines, each without and with the layer; the PNGs of every combination are compared between
+# the runs, and the layer's reports (with draw records) are kept. Runs from a folder holding pops,
+# pops-oit, libVkLayer_pops_interlock.so, VkLayer_pops_interlock.json (library_path
+# "./libVkLayer_pops_interlock.so") and a libvulkan1 .deb; writes $OUT/all.txt, the reports and
+# $OUT/images.txt (md5 of every PNG).
+set -u
+cd "$(dirname "$0")"
+mkdir -p /tmp/vk && dpkg -x libvulkan1_*.deb /tmp/vk
+export LD_LIBRARY_PATH=/tmp/vk/usr/lib/x86_64-linux-gnu
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+L=$OUT/all.txt
+sec() { echo "===== $* =====" >> $L; }
+sec probe; ./pops-oit --probe >> $L 2>&1
+for mode in static dynamic; do
+  flag=""; [ $mode = dynamic ] && flag="--dynamic"
+  mkdir -p /tmp/img/$mode-off /tmp/img/$mode-on
+  sec "matrix $mode off"
+  ./pops-oit --matrix --frames 20 $flag --output /tmp/img/$mode-off >> $L 2>&1; echo "rc=$?" >> $L
+  sec "matrix $mode on"
+  ./pops run --chip navi31 --report $OUT/report_$mode.jsonl -- \
+    ./pops-oit --matrix --frames 20 $flag --output /tmp/img/$mode-on >> $L 2>&1; echo "rc=$?" >> $L
+done
+(cd /tmp/img && find . -name '*.png' | sort | xargs md5sum) > $OUT/images.txt
+echo done >> $L
