@@ -3,13 +3,13 @@
 # matrix with the rasterization sample count set at draw time (--dynamic) and with it fixed in the
 # pipelines, each without and with the layer; the PNGs of every combination are compared between
 # the runs, and the layer's reports (with draw records) are kept. Runs from a folder holding pops,
-# pops-oit, libVkLayer_pops_interlock.so, VkLayer_pops_interlock.json (library_path
-# "./libVkLayer_pops_interlock.so") and a libvulkan1 .deb; writes $OUT/all.txt, the reports and
+# pops-oit, libVkLayer_pops_interlock.so and VkLayer_pops_interlock.json (library_path
+# "./libVkLayer_pops_interlock.so"), on a machine where the Vulkan loader and libglvnd are
+# installed (on the device machine: bookworm's libvulkan1, libglvnd0, libglx0, libegl1, libgl1,
+# libgles2 and libopengl0 .debs unpacked into / first); writes $OUT/all.txt, the reports and
 # $OUT/images.txt (md5 of every PNG).
 set -u
 cd "$(dirname "$0")"
-mkdir -p /tmp/vk && dpkg -x libvulkan1_*.deb /tmp/vk
-export LD_LIBRARY_PATH=/tmp/vk/usr/lib/x86_64-linux-gnu
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 L=$OUT/all.txt
 sec() { echo "===== $* =====" >> $L; }
