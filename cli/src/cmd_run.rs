@@ -380,6 +380,8 @@ pub struct PipelineRow {
     pub handle: String,
     /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
     pub stage_hash: String,
+    /// The application's name of the object, where the record has one.
+    pub name: Option<String>,
     pub interlock: String,
     pub samples: Option<u64>,
     pub per_sample: bool,
@@ -464,6 +466,7 @@ pub fn summarize(text: &str) -> Summary {
         s.interlocked.push(PipelineRow {
             kind: str_of("kind"),
             handle: str_of("handle"),
+            name: r.get("name").and_then(Value::as_str).map(str::to_string),
             stage_hash: r
                 .get("stage_hash")
                 .and_then(Value::as_str)
@@ -580,7 +583,10 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
             o,
             "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:<60} {}",
             i + 1,
-            format!("{} {}", r.kind, r.handle),
+            match &r.name {
+                Some(n) => format!("{} '{n}'", r.kind),
+                None => format!("{} {}", r.kind, r.handle),
+            },
             r.stage_hash,
             r.interlock,
             r.samples

@@ -69,6 +69,8 @@ pub struct CmdNext {
     pub cmd_draw_mesh_tasks_indirect_count_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT>,
     pub cmd_draw_multi_ext: Option<vk::PFN_vkCmdDrawMultiEXT>,
     pub cmd_draw_multi_indexed_ext: Option<vk::PFN_vkCmdDrawMultiIndexedEXT>,
+    pub set_debug_utils_object_name_ext: Option<vk::PFN_vkSetDebugUtilsObjectNameEXT>,
+    pub debug_marker_set_object_name_ext: Option<vk::PFN_vkDebugMarkerSetObjectNameEXT>,
 }
 
 /// Generates, from one list of (Vulkan name, field, hook, type): the next layer's pointers
@@ -158,6 +160,78 @@ table! {
     c"vkCmdDrawMeshTasksIndirectCountEXT" => cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT;
     c"vkCmdDrawMultiEXT" => cmd_draw_multi_ext, cmd_draw_multi_ext, vk::PFN_vkCmdDrawMultiEXT;
     c"vkCmdDrawMultiIndexedEXT" => cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, vk::PFN_vkCmdDrawMultiIndexedEXT;
+    c"vkSetDebugUtilsObjectNameEXT" => set_debug_utils_object_name_ext, set_debug_utils_object_name_ext, vk::PFN_vkSetDebugUtilsObjectNameEXT;
+    c"vkDebugMarkerSetObjectNameEXT" => debug_marker_set_object_name_ext, debug_marker_set_object_name_ext, vk::PFN_vkDebugMarkerSetObjectNameEXT;
+}
+
+/// Remembers the application's name of a pipeline or shader object (the only objects records
+/// name); an empty or NULL name removes it.
+fn remember_name(d: &DeviceData, object: u64, name: *const std::ffi::c_char) {
+    let _ = guarded("object name", || {
+        let mut m = d.names.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: NULL or a valid NUL-terminated name, per valid usage.
+        let name = (!name.is_null())
+            .then(|| {
+                unsafe { std::ffi::CStr::from_ptr(name) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|n| !n.is_empty());
+        match name {
+            Some(n) => m.insert(object, n),
+            None => m.remove(&object),
+        };
+    });
+}
+
+unsafe extern "system" fn set_debug_utils_object_name_ext(
+    device: vk::Device,
+    info: *const vk::DebugUtilsObjectNameInfoEXT,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.set_debug_utils_object_name_ext else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(device, info) };
+    if r == vk::Result::SUCCESS && !info.is_null() {
+        // SAFETY: a valid name info.
+        let i = unsafe { &*info };
+        if matches!(
+            i.object_type,
+            vk::ObjectType::PIPELINE | vk::ObjectType::SHADER_EXT | vk::ObjectType::SHADER_MODULE
+        ) {
+            remember_name(&d, i.object_handle, i.p_object_name);
+        }
+    }
+    r
+}
+
+unsafe extern "system" fn debug_marker_set_object_name_ext(
+    device: vk::Device,
+    info: *const vk::DebugMarkerObjectNameInfoEXT,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.cmd.debug_marker_set_object_name_ext else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(device, info) };
+    if r == vk::Result::SUCCESS && !info.is_null() {
+        // SAFETY: a valid name info.
+        let i = unsafe { &*info };
+        if matches!(
+            i.object_type,
+            vk::DebugReportObjectTypeEXT::PIPELINE | vk::DebugReportObjectTypeEXT::SHADER_MODULE
+        ) {
+            remember_name(&d, i.object, i.p_object_name);
+        }
+    }
+    r
 }
 
 /// The device a command buffer (or the device itself) belongs to.
@@ -647,6 +721,12 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
         _ => "pipeline",
     });
     rec.draws = Some(g.count);
+    rec.name = d
+        .names
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&b.handle)
+        .cloned();
     d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
     d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
     crate::hooks::write_report(d, &rec);

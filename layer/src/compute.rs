@@ -212,6 +212,7 @@ pub fn build_record(
         command_buffer: None,
         bound: None,
         draws: None,
+        name: None,
         id: crate::report::next_id(),
         stage_hash: subject.stage_hash.map(str::to_string),
     };

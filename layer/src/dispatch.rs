@@ -131,6 +131,9 @@ pub struct DeviceData {
     /// Depth/stencil images and their views: (format, samples).
     pub images: Mutex<HashMap<u64, (vk::Format, u32)>>,
     pub views: Mutex<HashMap<u64, (vk::Format, u32)>>,
+    /// The application's names of pipelines, shader objects and shader modules
+    /// (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
+    pub names: Mutex<HashMap<u64, String>>,
 }
 
 impl DeviceData {

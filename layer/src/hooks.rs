@@ -467,6 +467,7 @@ unsafe extern "system" fn create_device(
         secondaries: Default::default(),
         images: Default::default(),
         views: Default::default(),
+        names: Default::default(),
     };
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);

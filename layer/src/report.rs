@@ -149,6 +149,11 @@ pub struct Record {
     /// Draw records: how many draw commands recorded with this state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<u64>,
+    /// The application's name of the object (vkSetDebugUtilsObjectNameEXT or
+    /// vkDebugMarkerSetObjectNameEXT) when it had one: draw records, written at
+    /// vkEndCommandBuffer, see the names applications give after creation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The next record id of the process.
@@ -304,6 +309,7 @@ mod tests {
             command_buffer: None,
             bound: None,
             draws: None,
+            name: None,
         }
     }
 

@@ -100,9 +100,20 @@ fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
         .collect();
     let mut layer_settings = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
     let layer_names: Vec<*const std::ffi::c_char> = layers.iter().map(|l| l.as_ptr()).collect();
+    // VK_EXT_debug_utils where the loader has it: the `draws` scenario names its pipeline.
+    // SAFETY: a loaded entry.
+    let instance_exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+        .map_err(vkerr("vkEnumerateInstanceExtensionProperties"))?;
+    let debug_utils = has_ext(&instance_exts, ash::ext::debug_utils::NAME);
+    let instance_ext_names = [ash::ext::debug_utils::NAME.as_ptr()];
     let mut ci = vk::InstanceCreateInfo::default()
         .application_info(&app_info)
-        .enabled_layer_names(&layer_names);
+        .enabled_layer_names(&layer_names)
+        .enabled_extension_names(if debug_utils {
+            &instance_ext_names[..]
+        } else {
+            &[]
+        });
     if !settings.is_empty() {
         ci = ci.push_next(&mut layer_settings);
     }
@@ -1348,6 +1359,14 @@ fn scenario_draws() -> Res<()> {
                 .max_depth(1.0)],
         );
         d.cmd_set_scissor(cb, 0, &[area]);
+        // The application's name for the pipeline, given after creation as engines do.
+        let du = ash::ext::debug_utils::Device::new(&ctx.instance, d);
+        du.set_debug_utils_object_name(
+            &vk::DebugUtilsObjectNameInfoEXT::default()
+                .object_handle(pipeline)
+                .object_name(c"oit colour pass"),
+        )
+        .map_err(vkerr("vkSetDebugUtilsObjectNameEXT"))?;
         let eds3 = ash::ext::extended_dynamic_state3::Device::new(&ctx.instance, d);
         for n in DRAW_SAMPLES {
             eds3.cmd_set_rasterization_samples(cb, samples_flag(n));
