@@ -146,6 +146,7 @@ bitflags::bitflags! {
         const COLOR_BLEND_EQUATION = 1 << 7;
         const COLOR_WRITE_MASK = 1 << 8;
         const FRAGMENT_SHADING_RATE = 1 << 9;
+        const RASTERIZER_DISCARD_ENABLE = 1 << 10;
     }
 }
 
@@ -164,6 +165,7 @@ impl Dynamic {
             S::COLOR_BLEND_EQUATION_EXT => Dynamic::COLOR_BLEND_EQUATION,
             S::COLOR_WRITE_MASK_EXT => Dynamic::COLOR_WRITE_MASK,
             S::FRAGMENT_SHADING_RATE_KHR => Dynamic::FRAGMENT_SHADING_RATE,
+            S::RASTERIZER_DISCARD_ENABLE => Dynamic::RASTERIZER_DISCARD_ENABLE,
             _ => Dynamic::empty(),
         }
     }

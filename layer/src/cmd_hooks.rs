@@ -69,6 +69,10 @@ pub struct CmdNext {
     pub cmd_draw_mesh_tasks_indirect_count_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT>,
     pub cmd_draw_multi_ext: Option<vk::PFN_vkCmdDrawMultiEXT>,
     pub cmd_draw_multi_indexed_ext: Option<vk::PFN_vkCmdDrawMultiIndexedEXT>,
+    pub cmd_set_stencil_op: Option<vk::PFN_vkCmdSetStencilOp>,
+    pub cmd_set_stencil_op_ext: Option<vk::PFN_vkCmdSetStencilOp>,
+    pub cmd_set_rasterizer_discard_enable: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
+    pub cmd_set_rasterizer_discard_enable_ext: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
     pub set_debug_utils_object_name_ext: Option<vk::PFN_vkSetDebugUtilsObjectNameEXT>,
     pub debug_marker_set_object_name_ext: Option<vk::PFN_vkDebugMarkerSetObjectNameEXT>,
 }
@@ -160,6 +164,10 @@ table! {
     c"vkCmdDrawMeshTasksIndirectCountEXT" => cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT;
     c"vkCmdDrawMultiEXT" => cmd_draw_multi_ext, cmd_draw_multi_ext, vk::PFN_vkCmdDrawMultiEXT;
     c"vkCmdDrawMultiIndexedEXT" => cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, vk::PFN_vkCmdDrawMultiIndexedEXT;
+    c"vkCmdSetStencilOp" => cmd_set_stencil_op, cmd_set_stencil_op, vk::PFN_vkCmdSetStencilOp;
+    c"vkCmdSetStencilOpEXT" => cmd_set_stencil_op_ext, cmd_set_stencil_op_ext, vk::PFN_vkCmdSetStencilOp;
+    c"vkCmdSetRasterizerDiscardEnable" => cmd_set_rasterizer_discard_enable, cmd_set_rasterizer_discard_enable, vk::PFN_vkCmdSetRasterizerDiscardEnable;
+    c"vkCmdSetRasterizerDiscardEnableEXT" => cmd_set_rasterizer_discard_enable_ext, cmd_set_rasterizer_discard_enable_ext, vk::PFN_vkCmdSetRasterizerDiscardEnable;
     c"vkSetDebugUtilsObjectNameEXT" => set_debug_utils_object_name_ext, set_debug_utils_object_name_ext, vk::PFN_vkSetDebugUtilsObjectNameEXT;
     c"vkDebugMarkerSetObjectNameEXT" => debug_marker_set_object_name_ext, debug_marker_set_object_name_ext, vk::PFN_vkDebugMarkerSetObjectNameEXT;
 }
@@ -384,6 +392,34 @@ cmd_hook!(cmd_set_depth_compare_op, cmd_set_depth_compare_op, (v: vk::CompareOp)
 cmd_hook!(cmd_set_depth_compare_op_ext, cmd_set_depth_compare_op_ext, (v: vk::CompareOp), |_d, st| st.dynamic.depth_compare = Some(v.as_raw()));
 cmd_hook!(cmd_set_stencil_test_enable, cmd_set_stencil_test_enable, (v: vk::Bool32), |_d, st| st.dynamic.stencil_test = Some(v == vk::TRUE));
 cmd_hook!(cmd_set_stencil_test_enable_ext, cmd_set_stencil_test_enable_ext, (v: vk::Bool32), |_d, st| st.dynamic.stencil_test = Some(v == vk::TRUE));
+
+/// vkCmdSetStencilOp: the faces' fail, pass, depth-fail and compare ops.
+fn set_stencil_op(
+    st: &mut CmdState,
+    faces: vk::StencilFaceFlags,
+    fail: vk::StencilOp,
+    pass: vk::StencilOp,
+    depth_fail: vk::StencilOp,
+    compare: vk::CompareOp,
+) {
+    let ops = [
+        fail.as_raw(),
+        pass.as_raw(),
+        depth_fail.as_raw(),
+        compare.as_raw(),
+    ];
+    if faces.contains(vk::StencilFaceFlags::FRONT) {
+        st.dynamic.stencil_ops[0] = Some(ops);
+    }
+    if faces.contains(vk::StencilFaceFlags::BACK) {
+        st.dynamic.stencil_ops[1] = Some(ops);
+    }
+}
+
+cmd_hook!(cmd_set_stencil_op, cmd_set_stencil_op, (f: vk::StencilFaceFlags, a: vk::StencilOp, b: vk::StencilOp, c: vk::StencilOp, o: vk::CompareOp), |_d, st| set_stencil_op(st, f, a, b, c, o));
+cmd_hook!(cmd_set_stencil_op_ext, cmd_set_stencil_op_ext, (f: vk::StencilFaceFlags, a: vk::StencilOp, b: vk::StencilOp, c: vk::StencilOp, o: vk::CompareOp), |_d, st| set_stencil_op(st, f, a, b, c, o));
+cmd_hook!(cmd_set_rasterizer_discard_enable, cmd_set_rasterizer_discard_enable, (v: vk::Bool32), |_d, st| st.dynamic.rasterizer_discard = Some(v == vk::TRUE));
+cmd_hook!(cmd_set_rasterizer_discard_enable_ext, cmd_set_rasterizer_discard_enable_ext, (v: vk::Bool32), |_d, st| st.dynamic.rasterizer_discard = Some(v == vk::TRUE));
 
 cmd_hook!(cmd_set_color_blend_enable_ext, cmd_set_color_blend_enable_ext, (first: u32, n: u32, p: *const vk::Bool32), |_d, st| {
     if !p.is_null() {

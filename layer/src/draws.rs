@@ -42,6 +42,10 @@ pub struct DynamicValues {
     pub depth_write: Option<bool>,
     pub depth_compare: Option<i32>,
     pub stencil_test: Option<bool>,
+    /// vkCmdSetStencilOp per face (front, back): fail, pass, depth fail, compare.
+    pub stencil_ops: [Option<[i32; 4]>; 2],
+    /// vkCmdSetRasterizerDiscardEnable: with discard no fragment runs, so no POPS.
+    pub rasterizer_discard: Option<bool>,
     pub blend_enable: Vec<Option<bool>>,
     pub blend_equation: Vec<Option<BlendEquation>>,
     pub write_mask: Vec<Option<u32>>,
@@ -150,7 +154,8 @@ impl CmdState {
         let depth_dynamic = Dynamic::DEPTH_TEST_ENABLE
             | Dynamic::DEPTH_WRITE_ENABLE
             | Dynamic::DEPTH_COMPARE_OP
-            | Dynamic::STENCIL_TEST_ENABLE;
+            | Dynamic::STENCIL_TEST_ENABLE
+            | Dynamic::STENCIL_OP;
         if b.dynamic.intersects(depth_dynamic) {
             let mut ds = d.depth_stencil.unwrap_or(DepthStencil {
                 // VK_COMPARE_OP_ALWAYS until set.
@@ -168,6 +173,19 @@ impl CmdState {
             }
             if is(Dynamic::STENCIL_TEST_ENABLE) {
                 ds.stencil_test = dy.stencil_test.unwrap_or(false);
+            }
+            if is(Dynamic::STENCIL_OP) {
+                for (face, ops) in [&mut ds.front, &mut ds.back]
+                    .into_iter()
+                    .zip(dy.stencil_ops)
+                {
+                    if let Some([fail, pass, depth_fail, compare]) = ops {
+                        face.fail = fail;
+                        face.pass = pass;
+                        face.depth_fail = depth_fail;
+                        face.compare = compare;
+                    }
+                }
             }
             d.depth_stencil = Some(ds);
         }
@@ -229,6 +247,12 @@ impl CmdState {
         let Some(b) = self.active().cloned() else {
             return;
         };
+        // Dynamic rasterizer discard on: no fragment runs, nothing is ordered.
+        if b.dynamic.contains(Dynamic::RASTERIZER_DISCARD_ENABLE)
+            && self.dynamic.rasterizer_discard == Some(true)
+        {
+            return;
+        }
         let draw = self.effective(&b);
         let i = match self
             .groups
@@ -316,6 +340,26 @@ mod tests {
                 (Some(Samples::Static(8)), 1)
             ]
         );
+    }
+
+    #[test]
+    fn stencil_ops_and_rasterizer_discard_at_draw_time() {
+        let s = bindable(Kind::ShaderObject, Dynamic::all(), DrawState::default());
+        let mut c = CmdState::begin(None);
+        c.bind_fragment_shader(Some(s));
+        c.dynamic.stencil_test = Some(true);
+        // VK_STENCIL_OP_INCREMENT_AND_CLAMP (3) on pass, VK_COMPARE_OP_ALWAYS (7).
+        c.dynamic.stencil_ops = [Some([0, 3, 0, 7]), None];
+        c.changed();
+        c.draw();
+        let ds = c.groups[0].draw.depth_stencil.unwrap();
+        assert!(ds.stencil_test);
+        assert_eq!((ds.front.pass, ds.front.compare), (3, 7));
+        assert_eq!(ds.back.pass, 0);
+        c.dynamic.rasterizer_discard = Some(true);
+        c.changed();
+        c.draw();
+        assert_eq!(c.groups.iter().map(|g| g.count).sum::<u64>(), 1);
     }
 
     #[test]
