@@ -659,19 +659,27 @@ unsafe extern "system" fn create_render_pass(
     result
 }
 
-/// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function.
+/// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function (`next`
+/// picks it).
 ///
 /// # Safety
 /// The application's arguments of either function.
 unsafe fn create_render_pass2_with(
     name: &str,
-    next: impl Fn() -> Option<(Arc<DeviceData>, vk::Result)>,
+    next: fn(&DeviceData) -> Option<vk::PFN_vkCreateRenderPass2>,
+    device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    let Some((d, result)) = next() else {
+    let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
+    let Some(next) = next(&d) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
         let _ = guarded(name, || {
             // SAFETY: success, so the create info was valid.
@@ -688,15 +696,17 @@ unsafe extern "system" fn create_render_pass2(
     p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    let call = || {
-        let d = device_of(device)?;
-        let next = d.create_render_pass2?;
-        // SAFETY: the application's arguments, unchanged.
-        let r = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
-        Some((d, r))
-    };
     // SAFETY: forwarded from the caller.
-    unsafe { create_render_pass2_with("vkCreateRenderPass2", call, p_create_info, p_render_pass) }
+    unsafe {
+        create_render_pass2_with(
+            "vkCreateRenderPass2",
+            |d| d.create_render_pass2,
+            device,
+            p_create_info,
+            p_allocator,
+            p_render_pass,
+        )
+    }
 }
 
 unsafe extern "system" fn create_render_pass2_khr(
@@ -705,16 +715,16 @@ unsafe extern "system" fn create_render_pass2_khr(
     p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    let call = || {
-        let d = device_of(device)?;
-        let next = d.create_render_pass2_khr?;
-        // SAFETY: the application's arguments, unchanged.
-        let r = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
-        Some((d, r))
-    };
     // SAFETY: forwarded from the caller.
     unsafe {
-        create_render_pass2_with("vkCreateRenderPass2KHR", call, p_create_info, p_render_pass)
+        create_render_pass2_with(
+            "vkCreateRenderPass2KHR",
+            |d| d.create_render_pass2_khr,
+            device,
+            p_create_info,
+            p_allocator,
+            p_render_pass,
+        )
     }
 }
 

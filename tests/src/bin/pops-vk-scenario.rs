@@ -933,14 +933,53 @@ fn scenario_bench() -> Res<()> {
     Ok(())
 }
 
-/// Records one command buffer: dynamic rendering without attachments, `pipeline` bound, `n`
-/// draws. What the draw-recording benchmark measures.
-fn record_draws(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline, n: u32) -> Res<()> {
-    let d = &ctx.device;
-    let area = vk::Rect2D::default().extent(vk::Extent2D {
+/// A pipeline for dynamic rendering without attachments (the draw scenarios): `vert` and
+/// `frag` entered at `main` over the fixed state, with `dynamic` states.
+fn attachmentless_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    frag: vk::ShaderModule,
+    dynamic: &[vk::DynamicState],
+) -> Res<vk::Pipeline> {
+    let stages = [
+        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
+        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
+    ];
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(dynamic);
+    let mut rendering = vk::PipelineRenderingCreateInfo::default();
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&fx.vi)
+        .input_assembly_state(&fx.ia)
+        .viewport_state(&fx.vp)
+        .rasterization_state(&fx.rs)
+        .multisample_state(&fx.ms)
+        .dynamic_state(&dy)
+        .layout(ctx.layout)
+        .push_next(&mut rendering);
+    // SAFETY: valid create info.
+    unsafe {
+        ctx.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .map(|p| p[0])
+    .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))
+}
+
+/// The 64x64 area the draw scenarios render to.
+const DRAW_AREA: vk::Rect2D = vk::Rect2D {
+    offset: vk::Offset2D { x: 0, y: 0 },
+    extent: vk::Extent2D {
         width: 64,
         height: 64,
-    });
+    },
+};
+
+/// Begins `cb` and a render pass instance without attachments over [`DRAW_AREA`], binds
+/// `pipeline` and sets its viewport and scissor.
+fn begin_attachmentless(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline) -> Res<()> {
+    let d = &ctx.device;
     // SAFETY: a command buffer of this context in the initial state; a live pipeline.
     unsafe {
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
@@ -948,7 +987,7 @@ fn record_draws(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline, n: u32
         d.cmd_begin_rendering(
             cb,
             &vk::RenderingInfo::default()
-                .render_area(area)
+                .render_area(DRAW_AREA)
                 .layer_count(1),
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
@@ -960,7 +999,18 @@ fn record_draws(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline, n: u32
                 .height(64.0)
                 .max_depth(1.0)],
         );
-        d.cmd_set_scissor(cb, 0, &[area]);
+        d.cmd_set_scissor(cb, 0, &[DRAW_AREA]);
+    }
+    Ok(())
+}
+
+/// Records one command buffer: dynamic rendering without attachments, `pipeline` bound, `n`
+/// draws. What the draw-recording benchmark measures.
+fn record_draws(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline, n: u32) -> Res<()> {
+    let d = &ctx.device;
+    begin_attachmentless(ctx, cb, pipeline)?;
+    // SAFETY: `cb` is recording inside the render pass instance begun above.
+    unsafe {
         for _ in 0..n {
             d.cmd_draw(cb, 3, 1, 0, 0);
         }
@@ -1009,31 +1059,9 @@ fn scenario_bench_draws() -> Res<()> {
             ctx.module(spv(default_shader(ctx))?)?,
             ctx.module(spv("color.frag")?)?,
         ];
-        let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
         let mut pipelines = Vec::new();
         for m in modules {
-            let stages = [
-                stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
-                stage_info(vk::ShaderStageFlags::FRAGMENT, m, c"main"),
-            ];
-            let mut rendering = vk::PipelineRenderingCreateInfo::default();
-            let ci = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&fx.vi)
-                .input_assembly_state(&fx.ia)
-                .viewport_state(&fx.vp)
-                .rasterization_state(&fx.rs)
-                .multisample_state(&fx.ms)
-                .dynamic_state(&dy)
-                .layout(ctx.layout)
-                .push_next(&mut rendering);
-            // SAFETY: valid create info.
-            let p = unsafe {
-                ctx.device
-                    .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
-            }
-            .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
-            pipelines.push(p);
+            pipelines.push(attachmentless_pipeline(ctx, &fx, vert, m, &fx.dyn_states)?);
         }
         let bound = pipelines[if interlock { 0 } else { 1 }];
         // SAFETY: objects of this context, created, used and destroyed in order.
@@ -1305,60 +1333,18 @@ fn scenario_draws() -> Res<()> {
     let fx = Fixed::new(1);
     let vert = ctx.module(spv("fullscreen.vert")?)?;
     let frag = ctx.module(spv(shader)?)?;
-    let stages = [
-        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
-        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
-    ];
     let dyn_states = [
         vk::DynamicState::VIEWPORT,
         vk::DynamicState::SCISSOR,
         vk::DynamicState::RASTERIZATION_SAMPLES_EXT,
     ];
-    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyn_states);
-    let mut rendering = vk::PipelineRenderingCreateInfo::default();
-    let ci = vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&fx.vi)
-        .input_assembly_state(&fx.ia)
-        .viewport_state(&fx.vp)
-        .rasterization_state(&fx.rs)
-        .multisample_state(&fx.ms)
-        .dynamic_state(&dy)
-        .layout(ctx.layout)
-        .push_next(&mut rendering);
-    // SAFETY: valid create info.
-    let pipeline = unsafe {
-        ctx.device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
-    }
-    .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
+    let pipeline = attachmentless_pipeline(&ctx, &fx, vert, frag, &dyn_states)?;
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
     unsafe {
         let pool = ctx.command_pool()?;
         let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("vkBeginCommandBuffer"))?;
-        let area = vk::Rect2D::default().extent(vk::Extent2D {
-            width: 64,
-            height: 64,
-        });
-        d.cmd_begin_rendering(
-            cb,
-            &vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(1),
-        );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport::default()
-                .width(64.0)
-                .height(64.0)
-                .max_depth(1.0)],
-        );
-        d.cmd_set_scissor(cb, 0, &[area]);
+        begin_attachmentless(&ctx, cb, pipeline)?;
         // The application's name for the pipeline, given after creation as engines do.
         let du = ash::ext::debug_utils::Device::new(&ctx.instance, d);
         du.set_debug_utils_object_name(
