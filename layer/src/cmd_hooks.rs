@@ -7,6 +7,12 @@
 use crate::capture::{self, DepthAttachment};
 use crate::compute::{self, Subject};
 use crate::dispatch::{self, guarded, DeviceData};
+use crate::draw_path::{
+    cmd_draw, cmd_draw_indexed, cmd_draw_indexed_indirect, cmd_draw_indexed_indirect_count,
+    cmd_draw_indexed_indirect_count_khr, cmd_draw_indirect, cmd_draw_indirect_count,
+    cmd_draw_indirect_count_khr, cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_indirect_count_ext,
+    cmd_draw_mesh_tasks_indirect_ext, cmd_draw_multi_ext, cmd_draw_multi_indexed_ext,
+};
 use crate::draws::{BlendEquation, CmdState, Rendering};
 use crate::ffi::dispatch_key;
 use crate::report::Kind;
@@ -270,16 +276,17 @@ fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(
     });
 }
 
-/// Adjusts the device's armed count when a command buffer's interlocked binding comes or goes.
+/// Adjusts the device's armed count when a command buffer's interlocked binding comes or goes
+/// (under the device's command-buffer lock); the draw hooks' targets follow it when it leaves or
+/// reaches zero.
 fn rearm(d: &DeviceData, was: bool, is: bool) {
-    match (was, is) {
-        (false, true) => {
-            d.armed.fetch_add(1, Ordering::Relaxed);
-        }
-        (true, false) => {
-            d.armed.fetch_sub(1, Ordering::Relaxed);
-        }
-        _ => {}
+    let reaches_or_leaves_zero = match (was, is) {
+        (false, true) => d.armed.fetch_add(1, Ordering::Relaxed) == 0,
+        (true, false) => d.armed.fetch_sub(1, Ordering::Relaxed) == 1,
+        _ => false,
+    };
+    if reaches_or_leaves_zero {
+        crate::draw_path::retarget();
     }
 }
 
@@ -289,7 +296,8 @@ fn forget(
     m: &mut std::collections::HashMap<u64, CmdState, crate::compute::FastHash>,
     cb: u64,
 ) -> Option<CmdState> {
-    let st = m.remove(&cb)?;
+    let mut st = m.remove(&cb)?;
+    st.absorb();
     rearm(d, st.active().is_some(), false);
     Some(st)
 }
@@ -318,44 +326,6 @@ macro_rules! cmd_hook {
         }
     };
 }
-
-/// A draw command: calls down, then, where an interlocked fragment stage may be bound, counts
-/// the draw. The common case — no command buffer of the device has one bound — costs one
-/// atomic load after the call.
-macro_rules! draw_hook {
-    ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*)) => {
-        unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
-            on_device(cb, |d| {
-                let Some(next) = d.cmd.$field else { return };
-                // SAFETY: the application's arguments, unchanged.
-                unsafe { next(cb, $($arg),*) };
-                if d.armed.load(Ordering::Relaxed) == 0 {
-                    return;
-                }
-                let _ = guarded(stringify!($hook), || {
-                    let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-                    if let Some(st) = m.get_mut(&vk::Handle::as_raw(cb)) {
-                        st.draw();
-                    }
-                });
-            });
-        }
-    };
-}
-
-draw_hook!(cmd_draw, cmd_draw, (a: u32, b: u32, c: u32, e: u32));
-draw_hook!(cmd_draw_indexed, cmd_draw_indexed, (a: u32, b: u32, c: u32, e: i32, f: u32));
-draw_hook!(cmd_draw_indirect, cmd_draw_indirect, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_indexed_indirect, cmd_draw_indexed_indirect, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_indirect_count, cmd_draw_indirect_count, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_indirect_count_khr, cmd_draw_indirect_count_khr, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_indexed_indirect_count, cmd_draw_indexed_indirect_count, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_indexed_indirect_count_khr, cmd_draw_indexed_indirect_count_khr, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_ext, (x: u32, y: u32, z: u32));
-draw_hook!(cmd_draw_mesh_tasks_indirect_ext, cmd_draw_mesh_tasks_indirect_ext, (b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, (b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32));
-draw_hook!(cmd_draw_multi_ext, cmd_draw_multi_ext, (n: u32, p: *const vk::MultiDrawInfoEXT, i: u32, f: u32, s: u32));
-draw_hook!(cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, (n: u32, p: *const vk::MultiDrawIndexedInfoEXT, i: u32, f: u32, s: u32, o: *const i32));
 
 cmd_hook!(cmd_bind_pipeline, cmd_bind_pipeline, (bp: vk::PipelineBindPoint, p: vk::Pipeline), |d, st| {
     if bp == vk::PipelineBindPoint::GRAPHICS {

@@ -228,6 +228,22 @@ pub fn with_device<T>(key: usize, f: impl FnOnce(&DeviceData) -> T) -> Option<T>
     device(key).map(|d| f(&d))
 }
 
+/// Whether `d` is the process's only device through the layer.
+pub fn is_sole(d: &DeviceData) -> bool {
+    std::ptr::eq(SOLE_DEVICE.load(Ordering::Acquire), d)
+}
+
+/// Runs `f` with the process's only device through the layer, if there is exactly one; the
+/// device cannot leave while `f` runs.
+pub fn with_sole<T>(f: impl FnOnce(Option<&DeviceData>) -> T) -> T {
+    let m = devices().read().unwrap_or_else(|p| p.into_inner());
+    let sole = match m.values().next() {
+        Some(d) if m.len() == 1 => Some(&**d),
+        _ => None,
+    };
+    f(sole)
+}
+
 pub fn device(key: usize) -> Option<Arc<DeviceData>> {
     let m = devices().read().unwrap_or_else(|p| p.into_inner());
     m.get(&key).cloned()

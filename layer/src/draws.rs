@@ -110,6 +110,8 @@ pub struct CmdState {
     /// The group the last draw counted in, while nothing has changed since: the next draw just
     /// counts there. Any other command clears it ([`CmdState::changed`]).
     pub last: Option<usize>,
+    /// The lock-free counter of repeated draws (crate::draw_path), once one was needed.
+    pub counter: Option<crate::draw_path::Counter>,
 }
 
 impl CmdState {
@@ -235,7 +237,20 @@ impl CmdState {
 
     /// State that a draw depends on may have changed.
     pub fn changed(&mut self) {
+        self.absorb();
         self.last = None;
+    }
+
+    /// Folds the draws counted lock-free since the last draw into that draw's group (they
+    /// repeated it: any change ends lock-free counting first).
+    pub fn absorb(&mut self) {
+        let n = self
+            .counter
+            .as_ref()
+            .map_or(0, crate::draw_path::Counter::absorb);
+        if let Some(g) = self.last.and_then(|i| self.groups.get_mut(i)) {
+            g.count += n;
+        }
     }
 
     /// A draw command. Counted only when an interlocked fragment stage is bound.

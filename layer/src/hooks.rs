@@ -471,6 +471,7 @@ unsafe extern "system" fn create_device(
     };
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);
+    crate::draw_path::retarget();
     result
 }
 
@@ -544,6 +545,7 @@ unsafe extern "system" fn destroy_device(
     let Some(d) = dispatch::remove_device(unsafe { dispatch_key(device) }) else {
         return;
     };
+    crate::draw_path::retarget();
     let _ = guarded("vkDestroyDevice", || {
         summary(&d);
         report::flush_all(true);

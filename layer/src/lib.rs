@@ -17,6 +17,7 @@ pub mod chip;
 pub mod cmd_hooks;
 pub mod compute;
 pub mod dispatch;
+pub mod draw_path;
 pub mod draws;
 pub mod ffi;
 pub mod hooks;

@@ -1068,6 +1068,78 @@ fn draw_records_agree_with_radv_command_buffers() {
     }
 }
 
+/// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
+/// pipeline bound for some of them: each command buffer's `draw` records count exactly the
+/// interlocked draws it made (the layer counts repeated draws without its lock, per command
+/// buffer), and the draws RADV recorded are all the draws made.
+#[test]
+fn draw_counts_survive_interleaved_recording() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    let dir = temp_dir("draws-interleaved");
+    let report_path = dir.join("report.jsonl");
+    let ibs = dir.join("ib");
+    std::fs::create_dir_all(&ibs).unwrap();
+    let out = Scenario::new(BIN, "draws-interleaved", icd.to_str().unwrap())
+        .env("RADV_FORCE_FAMILY", "navi31")
+        .env("RADV_DUMP_IB_DIR", &ibs)
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+        .run();
+    assert!(check_ok(
+        &out,
+        "draws-interleaved on the RADV oracle navi31"
+    ));
+    let made = json_lines(&out.stdout).remove(0);
+    let mut got: Vec<(String, u64, u64)> = read_report(&report_path)
+        .into_iter()
+        .filter(|r| r["kind"] == "draw")
+        .map(|r| {
+            assert_eq!(r["handle"], made["pipeline"]);
+            (
+                r["command_buffer"].as_str().unwrap().to_string(),
+                r["samples"].as_u64().unwrap(),
+                r["draws"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut expected: Vec<(String, u64, u64)> = made["expected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e[0].as_str().unwrap().to_string(),
+                e[1].as_u64().unwrap(),
+                e[2].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected);
+    assert!(
+        !got.iter().any(|(cb, _, _)| made["c"] == cb.as_str()),
+        "a command buffer with no interlocked stage bound has no record"
+    );
+    // RADV recorded every draw of the three command buffers: 900 draw packets.
+    let mut packets = 0;
+    for e in std::fs::read_dir(&ibs).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with("ib-") {
+            let d = pm4::decode(pm4::GfxLevel::Gfx11, &pops_tests::read_dwords(&p));
+            packets += d
+                .packets
+                .iter()
+                .filter(|p| p.opcode.name().starts_with("DRAW_"))
+                .count();
+        }
+    }
+    assert_eq!(packets, 900, "RADV's draw packets in {}", ibs.display());
+}
+
 /// A 4-sample depth attachment with depth testing, in the primary command buffer, in a
 /// secondary that inherits the render pass instance, and through a render pass and framebuffer:
 /// each record has the attachment's samples, and agrees with RADV at each of the four draws.
