@@ -34,6 +34,16 @@ fn compare_parser() -> impl TypedValueParser<Value = CompareOp> {
         .try_map(|name| CompareOp::from_name(&name).ok_or(format!("unknown compare op '{name}'")))
 }
 
+/// `--color-formats`' parser: Vulkan format names, refused with the list of known ones.
+fn color_format_parser() -> impl TypedValueParser<Value = pops::ColorFormat> {
+    clap::builder::StringValueParser::new().try_map(|name| {
+        pops::ColorFormat::parse(&name).map_err(|e| {
+            let known: Vec<&str> = pops::color::ALL.iter().map(|f| f.name()).collect();
+            format!("{e}; known: {}", known.join(", "))
+        })
+    })
+}
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Chip: family (raven, navi31…), LLVM processor (gfx1030…) or level (gfx9, gfx10.3…).
@@ -71,6 +81,12 @@ pub struct Args {
     /// Blend state of the colour attachments.
     #[arg(long, value_enum, default_value_t = BlendPreset::None)]
     blend: BlendPreset,
+    /// Colour attachment formats by location, as Vulkan names them (R8G8B8A8_UNORM,
+    /// R16G16B16A16_SFLOAT, R32_UINT…), comma-separated; the last one repeats for the remaining
+    /// targets. Each target's export format follows its format and blending. Default:
+    /// R8G8B8A8_UNORM.
+    #[arg(long, value_name = "FORMAT,…", value_delimiter = ',', value_parser = color_format_parser())]
+    color_formats: Vec<pops::ColorFormat>,
     /// Enable the depth test (needs --depth-samples).
     #[arg(long)]
     depth_test: bool,
@@ -160,6 +176,17 @@ fn input(a: &Args) -> Result<Input, String> {
     };
     for t in draw.color_targets.iter_mut().take(a.targets) {
         *t = Some(target);
+    }
+    if a.color_formats.len() > MAX_COLOR_TARGETS {
+        return Err(format!(
+            "--color-formats: {} formats, at most {MAX_COLOR_TARGETS}",
+            a.color_formats.len()
+        ));
+    }
+    if let Some(last) = a.color_formats.last() {
+        for (i, f) in draw.color_formats.iter_mut().enumerate() {
+            *f = *a.color_formats.get(i).unwrap_or(last);
+        }
     }
     draw.depth_stencil.depth_test = a.depth_test;
     draw.depth_stencil.depth_write = a.depth_write;

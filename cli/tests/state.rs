@@ -479,3 +479,51 @@ fn force_vrs_fine_pops_is_a_kernel_assumption() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("kernel-owned"), "{help}");
 }
+
+/// Each target's export format follows its attachment format and blending (SPI_SHADER_EX_FORMAT
+/// values of the register database: 32_R 1, FP16_ABGR 4, 32_ABGR 9); a format that is not a
+/// colour format is refused by name.
+#[test]
+fn colour_formats_choose_each_targets_export() {
+    let doc = json(&[
+        "--chip",
+        "vega10",
+        "--interlock",
+        "pixel-ordered",
+        "--targets",
+        "3",
+        "--color-formats",
+        "R8_UNORM,R16G16B16A16_SFLOAT,R32G32B32A32_SFLOAT",
+    ]);
+    let f = &doc["registers"]["SPI_SHADER_COL_FORMAT"]["fields"];
+    assert_eq!(f["COL0_EXPORT_FORMAT"], 1, "R8_UNORM without RB+");
+    assert_eq!(f["COL1_EXPORT_FORMAT"], 4);
+    assert_eq!(f["COL2_EXPORT_FORMAT"], 9);
+    assert_eq!(f["COL3_EXPORT_FORMAT"], 0);
+    let navi21 = json(&[
+        "--chip",
+        "navi21",
+        "--interlock",
+        "pixel-ordered",
+        "--color-formats",
+        "R8_UNORM",
+    ]);
+    assert_eq!(
+        navi21["registers"]["SPI_SHADER_COL_FORMAT"]["fields"]["COL0_EXPORT_FORMAT"], 4,
+        "R8_UNORM with RB+"
+    );
+    let out = pops(&[
+        "--chip",
+        "navi21",
+        "--interlock",
+        "pixel-ordered",
+        "--color-formats",
+        "D32_SFLOAT",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown colour attachment format \"D32_SFLOAT\""),
+        "{err}"
+    );
+}

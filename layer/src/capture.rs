@@ -110,6 +110,35 @@ pub struct DrawState {
     /// The bound depth/stencil attachment, known at draw time: its samples (0 = none) and
     /// whether its format has stencil. `None` at creation, where only the tests' enables show.
     pub depth_attachment: Option<DepthAttachment>,
+    /// The colour attachments' formats, where known (render pass subpass, the pipeline's
+    /// dynamic rendering formats, or the render pass instance at a draw).
+    pub color_formats: Option<ColorFormats>,
+}
+
+/// Colour attachment formats by location; `None` where the location has no attachment
+/// (VK_FORMAT_UNDEFINED, VK_ATTACHMENT_UNUSED, a null image view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ColorFormats(pub [Option<pm4::pops::ColorFormat>; pm4::pops::MAX_COLOR_TARGETS]);
+
+impl ColorFormats {
+    /// From formats by location (beyond the eighth ignored).
+    pub fn from_formats(formats: impl IntoIterator<Item = vk::Format>) -> ColorFormats {
+        let mut out = ColorFormats::default();
+        for (slot, f) in out.0.iter_mut().zip(formats) {
+            *slot = color_format(f);
+        }
+        out
+    }
+}
+
+/// A colour attachment's format as pm4::pops knows it: `None` for VK_FORMAT_UNDEFINED (no
+/// attachment). A colour-renderable format pm4::pops does not list counts as RGBA8 UNORM.
+pub fn color_format(f: vk::Format) -> Option<pm4::pops::ColorFormat> {
+    (f != vk::Format::UNDEFINED).then(|| {
+        // ash names a format as Vulkan does, without the VK_FORMAT_ prefix.
+        pm4::pops::ColorFormat::parse(&format!("{f:?}"))
+            .unwrap_or(pm4::pops::ColorFormat::RGBA8_UNORM)
+    })
 }
 
 /// A draw's depth/stencil attachment.
@@ -197,6 +226,8 @@ pub struct AttachmentUse {
     pub depth: DepthAttachment,
     /// How many colour attachments the subpass has.
     pub color_count: u32,
+    /// Their formats (render passes).
+    pub colors: ColorFormats,
 }
 
 impl AttachmentUse {
@@ -209,6 +240,7 @@ impl AttachmentUse {
             has_stencil: false,
         },
         color_count: 0,
+        colors: ColorFormats([None; pm4::pops::MAX_COLOR_TARGETS]),
     };
 }
 
@@ -275,7 +307,7 @@ pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<Attachment
 ///
 /// # Safety
 /// `p` must be NULL or point to `n` valid elements that outlive the use.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+pub unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     if p.is_null() {
         &[]
     } else {
@@ -294,15 +326,22 @@ fn subpass_use(
     let ds = depth_stencil.filter(|a| *a != vk::ATTACHMENT_UNUSED);
     let mut color_count = 0;
     let mut color = false;
+    let mut formats = Vec::new();
     for a in colors {
         color_count += 1;
         color |= a != vk::ATTACHMENT_UNUSED;
+        formats.push(if a == vk::ATTACHMENT_UNUSED {
+            vk::Format::UNDEFINED
+        } else {
+            describe(a).map_or(vk::Format::UNDEFINED, |(f, _)| f)
+        });
     }
     AttachmentUse {
         depth_stencil: ds.is_some(),
         color,
         depth: depth_of(ds, describe),
         color_count,
+        colors: ColorFormats::from_formats(formats),
     }
 }
 
@@ -406,10 +445,22 @@ pub unsafe fn capture(
                 AttachmentUse::UNKNOWN
             } else {
                 let r = &*r;
+                // pColorAttachmentFormats is valid only with the fragment output interface.
+                let colors = if output && r.color_attachment_count > 0 {
+                    ColorFormats::from_formats(
+                        slice(r.p_color_attachment_formats, r.color_attachment_count)
+                            .iter()
+                            .copied(),
+                    )
+                } else {
+                    ColorFormats::default()
+                };
                 AttachmentUse {
                     depth_stencil: r.depth_attachment_format != vk::Format::UNDEFINED
                         || r.stencil_attachment_format != vk::Format::UNDEFINED,
                     color: r.color_attachment_count > 0,
+                    color_count: r.color_attachment_count,
+                    colors,
                     ..AttachmentUse::UNKNOWN
                 }
             }
@@ -506,6 +557,9 @@ pub unsafe fn capture(
             && is_dynamic(vk::DynamicState::COLOR_WRITE_MASK_EXT)
             && (is_dynamic(vk::DynamicState::COLOR_BLEND_EQUATION_EXT)
                 || is_dynamic(vk::DynamicState::COLOR_BLEND_ADVANCED_EXT));
+        if output && known {
+            out.draw.color_formats = Some(attachments.colors);
+        }
         if output && known && !attachments.color {
             // No colour attachment: nothing is written (the export requirement then applies).
             out.draw.blend = Some(Vec::new());
@@ -628,6 +682,31 @@ pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ash names formats as Vulkan does: every colour format pm4::pops lists is found by its
+    /// Vulkan value; no attachment is `None`.
+    #[test]
+    fn colour_formats_map_by_vulkan_name() {
+        let f = |v| color_format(v).map(|c| c.name());
+        assert_eq!(
+            f(vk::Format::R16G16B16A16_SFLOAT),
+            Some("R16G16B16A16_SFLOAT")
+        );
+        assert_eq!(f(vk::Format::R32_UINT), Some("R32_UINT"));
+        assert_eq!(f(vk::Format::B8G8R8A8_SRGB), Some("B8G8R8A8_SRGB"));
+        assert_eq!(
+            f(vk::Format::A2B10G10R10_UNORM_PACK32),
+            Some("A2B10G10R10_UNORM_PACK32")
+        );
+        assert_eq!(f(vk::Format::UNDEFINED), None);
+        for c in pm4::pops::color::ALL {
+            let found = (0..200)
+                .chain(1_000_156_000..1_000_156_040)
+                .map(vk::Format::from_raw)
+                .any(|v| color_format(v) == Some(*c) && format!("{v:?}") == c.name());
+            assert!(found, "{} has no Vulkan format of that name", c.name());
+        }
+    }
 
     #[test]
     fn code_words_aligned_and_unaligned_agree() {

@@ -450,7 +450,19 @@ unsafe fn rendering_of(d: &DeviceData, info: *const vk::RenderingInfo) -> Option
             .and_then(|v| d.view(vk::Handle::as_raw(v)))
     };
     let depth = view_of(info.p_depth_attachment).or_else(|| view_of(info.p_stencil_attachment));
+    // SAFETY: pColorAttachments holds colorAttachmentCount attachment infos.
+    let colors = unsafe { capture::slice(info.p_color_attachments, info.color_attachment_count) };
+    let colors = capture::ColorFormats::from_formats(colors.iter().map(|a| {
+        if a.image_view == vk::ImageView::null() {
+            vk::Format::UNDEFINED
+        } else {
+            // A view the layer did not see created: a written target of unknown format.
+            d.view(vk::Handle::as_raw(a.image_view))
+                .map_or(vk::Format::R8G8B8A8_UNORM, |(format, _)| format)
+        }
+    }));
     Some(Rendering {
+        colors,
         depth: depth.map_or(DepthAttachment::default(), |(format, samples)| {
             DepthAttachment {
                 samples,
@@ -488,6 +500,7 @@ fn subpass_rendering(d: &DeviceData, rp: u64, subpass: u32) -> Option<Rendering>
         .map(|u| Rendering {
             depth: u.depth,
             color_count: u.color_count,
+            colors: u.colors,
         })
 }
 
@@ -677,6 +690,12 @@ unsafe fn inherited_rendering(
                 || capture::format_has_stencil(r.depth_attachment_format),
         },
         color_count: r.color_attachment_count,
+        // SAFETY: pColorAttachmentFormats holds colorAttachmentCount formats.
+        colors: capture::ColorFormats::from_formats(
+            unsafe { capture::slice(r.p_color_attachment_formats, r.color_attachment_count) }
+                .iter()
+                .copied(),
+        ),
     })
 }
 
@@ -775,9 +794,10 @@ unsafe extern "system" fn create_image(
         let _ = guarded("vkCreateImage", || {
             // SAFETY: success: a valid create info and the new image.
             let (i, img) = unsafe { (&*info, *out) };
-            if i.usage
-                .contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
-            {
+            if i.usage.intersects(
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                    | vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            ) {
                 let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
                 m.insert(
                     vk::Handle::as_raw(img),
@@ -831,10 +851,10 @@ unsafe extern "system" fn create_image_view(
                 .unwrap_or_else(|p| p.into_inner())
                 .get(&vk::Handle::as_raw(i.image))
                 .copied();
-            if let Some((_, samples)) = image {
-                let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
-                m.insert(vk::Handle::as_raw(view), (i.format, samples));
-            }
+            // An image the layer did not see created (a swapchain image) has one sample.
+            let samples = image.map_or(1, |(_, samples)| samples);
+            let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
+            m.insert(vk::Handle::as_raw(view), (i.format, samples));
         });
     }
     r

@@ -403,6 +403,15 @@ mod backend {
                 *slot = Some(blend_target(b));
             }
         }
+        if let Some(formats) = draw.color_formats {
+            for (i, f) in formats.0.iter().enumerate() {
+                match f {
+                    Some(f) => state.color_formats[i] = *f,
+                    // No attachment at this location: nothing written there.
+                    None => state.color_targets[i] = None,
+                }
+            }
+        }
         if let Some(ds) = draw.depth_stencil {
             // At creation the attachment is not known: assumed where a test uses it. At a draw
             // the bound attachment decides (below).

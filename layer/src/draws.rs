@@ -83,6 +83,8 @@ impl DynamicValues {
 pub struct Rendering {
     pub depth: DepthAttachment,
     pub color_count: u32,
+    /// The colour attachments' formats.
+    pub colors: crate::capture::ColorFormats,
 }
 
 /// One distinct (bound object, draw state) of a command buffer and how many draws used it.
@@ -226,6 +228,7 @@ impl CmdState {
         }
         if let Some(r) = self.rendering {
             d.depth_attachment = Some(r.depth);
+            d.color_formats = Some(r.colors);
             if d.blend.is_none() {
                 // The pipeline did not say (a library or shader object): the render pass
                 // instance's colour attachments, written without blending.
@@ -404,6 +407,10 @@ mod tests {
                 has_stencil: true,
             },
             color_count: 2,
+            colors: crate::capture::ColorFormats::from_formats([
+                ash::vk::Format::R8G8B8A8_UNORM,
+                ash::vk::Format::R16G16B16A16_SFLOAT,
+            ]),
         }));
         c.draw();
         assert!(c.groups.is_empty());

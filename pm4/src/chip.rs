@@ -216,6 +216,16 @@ impl Family {
         }
     }
 
+    /// Whether the colour backend runs with RB+ (Mesa's `rbplus_allowed`): GFX9 has the RB+
+    /// registers but only VEGA12, RAVEN, RAVEN2 and RENOIR may enable it; GFX10.3 on always do.
+    /// It decides the export format of one-channel 8-bit targets.
+    pub const fn rb_plus(self) -> bool {
+        matches!(
+            self,
+            Family::Vega12 | Family::Raven | Family::Raven2 | Family::Renoir
+        ) || !matches!(self.gfx_level(), GfxLevel::Gfx9 | GfxLevel::Gfx10)
+    }
+
     pub const fn quirks(self) -> Quirks {
         Quirks {
             pops_missed_overlap: matches!(self, Family::Vega10 | Family::Raven),

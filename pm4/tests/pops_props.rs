@@ -94,15 +94,23 @@ fn draw() -> impl Strategy<Value = DrawState> {
             stencil(),
         ),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        prop::array::uniform8(prop::sample::select(pm4::pops::color::ALL)),
     )
         .prop_map(
-            |((rs, ds, cs, ss), targets, (hs, dt, dw, dc, st, fr, bk), (rel, vrs, add, nzf))| {
+            |(
+                (rs, ds, cs, ss),
+                targets,
+                (hs, dt, dw, dc, st, fr, bk),
+                (rel, vrs, add, nzf),
+                formats,
+            )| {
                 DrawState {
                     rasterization_samples: rs,
                     depth_stencil_samples: ds,
                     color_samples: cs,
                     sample_shading: ss,
                     color_targets: targets,
+                    color_formats: formats,
                     depth_stencil: DepthStencilState {
                         has_stencil: hs,
                         depth_test: dt,

@@ -1068,6 +1068,113 @@ fn draw_records_agree_with_radv_command_buffers() {
     }
 }
 
+/// Six colour attachments of different formats, two blending with source alpha: the layer's
+/// `draw` record gives each target the export format its format and blending call for, and
+/// every decided field agrees with the SPI_SHADER_COL_FORMAT (and the rest) RADV recorded for
+/// the draw, on chips with and without RB+.
+#[test]
+fn draw_records_export_each_attachment_format_as_radv_does() {
+    use pm4::pops::{self, BlendTarget, ColorFormat};
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    // What the scenario renders to (its MIXED_TARGETS), and the export format each needs on
+    // a chip without RB+ (VEGA10, NAVI10) and with it (NAVI21, NAVI31).
+    let targets = [
+        (
+            "R8G8B8A8_UNORM",
+            false,
+            "SPI_SHADER_FP16_ABGR",
+            "SPI_SHADER_FP16_ABGR",
+        ),
+        (
+            "R16G16B16A16_SFLOAT",
+            true,
+            "SPI_SHADER_FP16_ABGR",
+            "SPI_SHADER_FP16_ABGR",
+        ),
+        ("R32_UINT", false, "SPI_SHADER_32_R", "SPI_SHADER_32_R"),
+        ("R8_UNORM", false, "SPI_SHADER_32_R", "SPI_SHADER_FP16_ABGR"),
+        (
+            "R16G16B16A16_UNORM",
+            true,
+            "SPI_SHADER_32_ABGR",
+            "SPI_SHADER_32_ABGR",
+        ),
+        (
+            "R32G32_SFLOAT",
+            false,
+            "SPI_SHADER_32_GR",
+            "SPI_SHADER_32_GR",
+        ),
+    ];
+    let db: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/reference/registers/gfx11.json"),
+        )
+        .expect("the register database in shared/reference"),
+    )
+    .unwrap();
+    let export_formats: std::collections::HashMap<String, u32> = db["enums"]
+        ["SPI_SHADER_EX_FORMAT"]["entries"]
+        .as_array()
+        .expect("SPI_SHADER_EX_FORMAT in the register database")
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["value"].as_u64().unwrap() as u32,
+            )
+        })
+        .collect();
+    for family in ["vega10", "navi10", "navi21", "navi31"] {
+        let run = run_on_oracle(&icd, family, "draws-formats");
+        assert_eq!(run.draws.len(), 1, "{family}: one draw record");
+        assert_eq!(run.at.len(), 1, "{family}: RADV recorded one draw");
+        let f = pm4::Family::parse(family).unwrap();
+        let mut draw = pops::DrawState::default();
+        for (i, (format, over, ..)) in targets.iter().enumerate() {
+            draw.color_formats[i] = ColorFormat::parse(format).unwrap();
+            draw.color_targets[i] = Some(if *over {
+                BlendTarget::ALPHA
+            } else {
+                BlendTarget::OPAQUE
+            });
+        }
+        let desc = pops::InterlockDesc {
+            mode: Some(pm4::InterlockMode::new(
+                pm4::Granularity::Pixel,
+                pm4::Ordering::Ordered,
+            )),
+            resolves_intrawave: false,
+            has_color_output: true,
+            writes_memory: false,
+        };
+        let state = pops::derive(f, &desc, &draw, &pops::Experiments::default()).unwrap();
+        assert_eq!(
+            run.draws[0]["registers"],
+            state.registers_json(),
+            "{family}"
+        );
+        assert!(agrees_with_radv(&state, &run.at[0], family) > 10);
+        // RADV's own export formats, read from its command buffer at SPI_SHADER_COL_FORMAT
+        // (0x28714, four bits per target) and named by the register database's
+        // SPI_SHADER_EX_FORMAT: the expectations above.
+        let value = run.at[0].get(&0x28714).copied().unwrap_or(0);
+        let rb_plus = matches!(family, "navi21" | "navi31");
+        for (i, (format, _, without, with)) in targets.iter().enumerate() {
+            let got = (value >> (4 * i)) & 0xf;
+            let want = if rb_plus { with } else { without };
+            assert_eq!(
+                export_formats.get(*want),
+                Some(&got),
+                "{family} COL{i} ({format}): RADV exports {got}, expected {want}"
+            );
+        }
+    }
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command

@@ -62,6 +62,55 @@ pub const SPI_SHADER_FP16_ABGR: EnumValue = EnumValue {
     value: 4,
     levels: GFX9_ON,
 };
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: two 32-bit channels, red and green.
+pub const SPI_SHADER_32_GR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_32_GR",
+    value: 2,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: two 32-bit channels, red and alpha.
+pub const SPI_SHADER_32_AR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_32_AR",
+    value: 3,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: four 16-bit unsigned normalised channels.
+pub const SPI_SHADER_UNORM16_ABGR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_UNORM16_ABGR",
+    value: 5,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: four 16-bit signed normalised channels.
+pub const SPI_SHADER_SNORM16_ABGR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_SNORM16_ABGR",
+    value: 6,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: four 16-bit unsigned integer channels.
+pub const SPI_SHADER_UINT16_ABGR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_UINT16_ABGR",
+    value: 7,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: four 16-bit signed integer channels.
+pub const SPI_SHADER_SINT16_ABGR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_SINT16_ABGR",
+    value: 8,
+    levels: GFX9_ON,
+};
+/// SPI_SHADER_COL_FORMAT.COLn_EXPORT_FORMAT: four 32-bit channels.
+pub const SPI_SHADER_32_ABGR: EnumValue = EnumValue {
+    enum_name: "SPI_SHADER_EX_FORMAT",
+    name: "SPI_SHADER_32_ABGR",
+    value: 9,
+    levels: GFX9_ON,
+};
 /// DB_DFSM_CONTROL.PUNCHOUT_MODE as Mesa programs it (DFSM off).
 pub const PUNCHOUT_MODE_FORCE_OFF: EnumValue = EnumValue {
     enum_name: "DB_DFSM_CONTROL__PUNCHOUT_MODE",
@@ -121,6 +170,13 @@ pub const ALL: &[EnumValue] = &[
     SPI_SHADER_ZERO,
     SPI_SHADER_32_R,
     SPI_SHADER_FP16_ABGR,
+    SPI_SHADER_32_GR,
+    SPI_SHADER_32_AR,
+    SPI_SHADER_UNORM16_ABGR,
+    SPI_SHADER_SNORM16_ABGR,
+    SPI_SHADER_UINT16_ABGR,
+    SPI_SHADER_SINT16_ABGR,
+    SPI_SHADER_32_ABGR,
     PUNCHOUT_MODE_FORCE_OFF,
     BIN_MAP_MODE_NONE,
     BIN_MAP_MODE_POPS,

@@ -17,6 +17,7 @@
 //! - [`enums`]: the register-database enum constants the rules use.
 //! - [`radv`]: where pops deliberately differs from what RADV programs, with the reasons.
 
+pub mod color;
 pub mod emit;
 pub mod enums;
 pub mod features;
@@ -25,6 +26,7 @@ pub mod ooo;
 pub mod radv;
 pub mod rules;
 
+pub use color::{ColorFormat, ColorFormatError};
 pub use emit::{emit, emit_into};
 pub use features::{device_features, Features};
 pub use json::features_json;
@@ -318,6 +320,9 @@ pub struct DrawState {
     pub sample_shading: bool,
     /// Blend state per colour attachment; `None` = no attachment in that slot.
     pub color_targets: [Option<BlendTarget>; MAX_COLOR_TARGETS],
+    /// Format per colour attachment (decides each target's export format); RGBA8 UNORM where
+    /// not known.
+    pub color_formats: [ColorFormat; MAX_COLOR_TARGETS],
     pub depth_stencil: DepthStencilState,
     pub rasterization_order: RasterizationOrder,
     /// A shading rate other than 1x1 may be used (pipeline, primitive or attachment rate).
@@ -331,7 +336,7 @@ pub struct DrawState {
 }
 
 impl Default for DrawState {
-    /// A typical draw: one sample, one RGBA8 target written without blending, no depth.
+    /// A typical draw: one sample, one RGBA8 UNORM target written without blending, no depth.
     fn default() -> Self {
         let mut color_targets = [None; MAX_COLOR_TARGETS];
         color_targets[0] = Some(BlendTarget::OPAQUE);
@@ -341,6 +346,7 @@ impl Default for DrawState {
             color_samples: 0,
             sample_shading: false,
             color_targets,
+            color_formats: [ColorFormat::RGBA8_UNORM; MAX_COLOR_TARGETS],
             depth_stencil: DepthStencilState::default(),
             rasterization_order: RasterizationOrder::Strict,
             vrs_in_use: false,
@@ -425,11 +431,12 @@ pub struct Diagnostic {
 }
 
 /// Why one field holds its value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reason {
     pub reg: Reg,
     pub field: Field,
-    pub text: &'static str,
+    /// Fixed text, or text naming the draw's inputs (such as the attachment formats).
+    pub text: std::borrow::Cow<'static, str>,
 }
 
 /// Everything a driver needs for one POPS draw on one chip.
@@ -486,11 +493,11 @@ impl PopsState {
     }
 
     /// The reason recorded for a field, if any.
-    pub fn reason(&self, reg: Reg, field: Field) -> Option<&'static str> {
+    pub fn reason(&self, reg: Reg, field: Field) -> Option<&str> {
         self.reasons
             .iter()
             .find(|r| r.reg == reg && r.field == field)
-            .map(|r| r.text)
+            .map(|r| &*r.text)
     }
 
     /// Whether any diagnostic is an error: the state cannot be programmed correctly.

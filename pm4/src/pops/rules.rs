@@ -42,7 +42,7 @@ impl<'s> Writer<'s> {
         self.st.reasons.push(Reason {
             reg: self.value.reg(),
             field,
-            text: reason,
+            text: reason.into(),
         });
         Ok(self)
     }
@@ -298,37 +298,58 @@ const COL_EXPORT_FIELDS: [Field; MAX_COLOR_TARGETS] = [
 ];
 
 /// The export requirement: a POPS shader must export, and must have export space allocated.
+/// Each written target exports the format its attachment format and blending call for
+/// ([`super::color::export_format`]); with dual-source blending on target 0, target 1 exports
+/// target 0's format and the other targets are not written.
 fn spi_shader_col_format(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
     let has_color = st.interlock.has_color_output;
+    let family = st.family;
+    let dual =
+        matches!(&draw.color_targets[0], Some(t) if t.writes() && super::color::dual_source(t));
     let mut w = Writer::new(st, Reg::SPI_SHADER_COL_FORMAT)?;
-    let mut any = false;
+    let mut written = Vec::new();
     for (i, t) in draw.color_targets.iter().enumerate() {
-        let written = has_color && matches!(t, Some(t) if t.writes());
-        let format = if written {
-            enums::SPI_SHADER_FP16_ABGR.value
-        } else {
-            enums::SPI_SHADER_ZERO.value
+        let t = match t {
+            Some(t) if has_color && t.writes() && (!dual || i == 0) => t,
+            _ => {
+                w.decide(COL_EXPORT_FIELDS[i], enums::SPI_SHADER_ZERO.value)?;
+                continue;
+            }
         };
-        w.decide(COL_EXPORT_FIELDS[i], format)?;
-        any |= written;
+        let e = super::color::export_format(family, draw.color_formats[i], t);
+        w.decide(COL_EXPORT_FIELDS[i], e.value)?;
+        written.push((i, e));
     }
-    if !any && cx.pops {
+    if dual {
+        if let Some(&(_, e)) = written.first() {
+            w.decide(COL_EXPORT_FIELDS[1], e.value)?;
+        }
+    }
+    if written.is_empty() && cx.pops {
         w.set_enum(
             Field::COL0_EXPORT_FORMAT,
             enums::SPI_SHADER_32_R,
             "export requirement: POPS needs an export and export space even without colour (no GFX10 export skipping), so MRT0 = SPI_SHADER_32_R",
         )?;
-    } else if any {
+    } else if !written.is_empty() {
+        let formats: Vec<String> = written
+            .iter()
+            .map(|(i, e)| format!("COL{i} {} → {}", draw.color_formats[*i], e.name))
+            .collect();
+        let reason = format!(
+            "written targets export the format Mesa picks for their attachment format and blending ({}), which also meets the POPS export requirement",
+            formats.join(", ")
+        );
         w.st.reasons.push(Reason {
             reg: Reg::SPI_SHADER_COL_FORMAT,
             field: Field::COL0_EXPORT_FORMAT,
-            text: "written targets export SPI_SHADER_FP16_ABGR (the format Mesa picks for RGBA8 UNORM), which also meets the POPS export requirement",
+            text: reason.into(),
         });
     } else {
         w.st.reasons.push(Reason {
             reg: Reg::SPI_SHADER_COL_FORMAT,
             field: Field::COL0_EXPORT_FORMAT,
-            text: "no colour export and no POPS: nothing to allocate",
+            text: "no colour export and no POPS: nothing to allocate".into(),
         });
     }
     w.done();
