@@ -1175,6 +1175,55 @@ fn draw_records_export_each_attachment_format_as_radv_does() {
     }
 }
 
+/// A pipeline linked from graphics pipeline libraries, its fragment output library declaring a
+/// 1-sample RGBA16F colour attachment beside 4 rasterization and depth samples
+/// (VK_AMD_mixed_attachment_samples): the two draws give one record of the linked pipeline with
+/// the libraries' state and the bound attachments, and every decided field agrees with RADV.
+#[test]
+fn library_draw_records_with_mixed_samples_agree_with_radv() {
+    use pm4::pops::{self, BlendTarget, ColorFormat, CompareOp};
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi10", "navi21", "navi31"] {
+        let run = run_on_oracle(&icd, family, "draws-libraries");
+        assert_eq!(run.draws.len(), 1, "{family}: one draw record");
+        let rec = &run.draws[0];
+        assert_eq!(
+            rec["handle"], run.made["pipeline"],
+            "{family}: the linked pipeline"
+        );
+        assert_eq!(rec["command_buffer"], run.made["command_buffer"]);
+        assert_eq!(rec["draws"], 2);
+        assert_eq!(rec["samples"], 4);
+        assert_eq!(run.at.len(), 2, "{family}: RADV recorded two draws");
+        let shader = run.made["shader"].as_str().unwrap();
+        let mut expected = pops_state_with(family, shader, 4, 1);
+        let mut draw = pops::DrawState {
+            rasterization_samples: 4,
+            depth_stencil_samples: 4,
+            ..pops::DrawState::default()
+        };
+        draw.color_targets = [None; pops::MAX_COLOR_TARGETS];
+        draw.color_targets[0] = Some(BlendTarget::OPAQUE);
+        draw.color_formats[0] = ColorFormat::parse("R16G16B16A16_SFLOAT").unwrap();
+        draw.depth_stencil.depth_test = true;
+        draw.depth_stencil.depth_write = true;
+        draw.depth_stencil.depth_compare = CompareOp::Less;
+        expected = pops::derive(
+            expected.family,
+            &expected.interlock,
+            &draw,
+            &pops::Experiments::default(),
+        )
+        .unwrap();
+        assert_eq!(rec["registers"], expected.registers_json(), "{family}");
+        for (k, at) in run.at.iter().enumerate() {
+            assert!(agrees_with_radv(&expected, at, &format!("{family} draw {k}")) > 10);
+        }
+    }
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command
