@@ -389,6 +389,9 @@ pub struct PipelineRow {
     /// `FIELD=value` of the key POPS fields present in the record's registers.
     pub fields: Vec<(String, u64)>,
     pub diagnostics: Vec<(String, String)>,
+    /// Draw rows: the draws counted, summed over every `draw` record of the same object and
+    /// state (one per command buffer), and how many records that was. `None` for creation rows.
+    pub draws: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -463,7 +466,8 @@ pub fn summarize(text: &str) -> Summary {
             continue;
         }
         let str_of = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        s.interlocked.push(PipelineRow {
+        let draws = r.get("draws").and_then(Value::as_u64);
+        let row = PipelineRow {
             kind: str_of("kind"),
             handle: str_of("handle"),
             name: r.get("name").and_then(Value::as_str).map(str::to_string),
@@ -492,7 +496,50 @@ pub fn summarize(text: &str) -> Summary {
                         .collect()
                 })
                 .unwrap_or_default(),
-        });
+            draws: draws.map(|n| (n, 1)),
+        };
+        match row.draws {
+            // Draw records repeat per command buffer (per frame): one row per object and state.
+            Some((n, _)) => {
+                let same = s.interlocked.iter_mut().find(|o| {
+                    o.draws.is_some()
+                        && PipelineRow {
+                            draws: None,
+                            ..(*o).clone()
+                        } == PipelineRow {
+                            draws: None,
+                            ..row.clone()
+                        }
+                });
+                match same {
+                    Some(o) => {
+                        if let Some((d, records)) = &mut o.draws {
+                            *d += n;
+                            *records += 1;
+                        }
+                    }
+                    None => s.interlocked.push(row),
+                }
+            }
+            None => s.interlocked.push(row),
+        }
+    }
+    // A creation record without a name takes the name its draws carry (applications often name
+    // an object after creating it).
+    let named: Vec<(String, String, String)> = s
+        .interlocked
+        .iter()
+        .filter_map(|r| {
+            r.name
+                .clone()
+                .map(|n| (r.handle.clone(), r.stage_hash.clone(), n))
+        })
+        .collect();
+    for r in s.interlocked.iter_mut().filter(|r| r.name.is_none()) {
+        r.name = named
+            .iter()
+            .find(|(h, hash, _)| *h == r.handle && *hash == r.stage_hash)
+            .map(|(_, _, n)| n.clone());
     }
     s
 }
@@ -526,18 +573,42 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         );
         return o;
     }
+    o.push_str(&render_table(s, "pops run"));
+    o
+}
+
+/// The table of a report's interlocked pipelines and draws, each line prefixed by `who`. Pure.
+pub fn render_table(s: &Summary, who: &str) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
     let unknown = s
         .interlocked
         .iter()
         .filter(|r| r.interlock == "unknown")
         .count();
+    let draw_records: u64 = s
+        .interlocked
+        .iter()
+        .filter_map(|r| r.draws.map(|(_, records)| records))
+        .sum();
+    let created = s.records - draw_records as usize;
     let _ = writeln!(
         o,
-        "pops run: {} pipeline(s) reported, {} with fragment shader interlock{}:",
-        s.records,
-        s.interlocked.len() - unknown,
+        "{who}: {} pipeline(s) reported, {} with fragment shader interlock{}{}:",
+        created,
+        s.interlocked.iter().filter(|r| r.draws.is_none()).count() - unknown,
         if unknown > 0 {
             format!(", {unknown} whose interlock use the layer could not tell (see diagnostics)")
+        } else {
+            String::new()
+        },
+        if draw_records > 0 {
+            let draws: u64 = s
+                .interlocked
+                .iter()
+                .filter_map(|r| r.draws.map(|(d, _)| d))
+                .sum();
+            format!("; {draws} draw(s) with an interlocked fragment stage in {draw_records} draw record(s), one row per object and state")
         } else {
             String::new()
         }
@@ -547,7 +618,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
     }
     let _ = writeln!(
         o,
-        "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:<60} diagnostics",
+        "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:>14} {:<60} diagnostics",
         "#",
         "pipeline",
         "stage hash",
@@ -555,6 +626,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         "samples",
         "rate",
         "chip",
+        "draws (records)",
         "POPS register fields"
     );
     for (i, r) in s.interlocked.iter().enumerate() {
@@ -581,7 +653,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         };
         let _ = writeln!(
             o,
-            "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:<60} {}",
+            "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:>14} {:<60} {}",
             i + 1,
             match &r.name {
                 Some(n) => format!("{} '{n}'", r.kind),
@@ -594,6 +666,10 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
                 .unwrap_or_else(|| "?".into()),
             if r.per_sample { "sample" } else { "pixel" },
             r.chip.as_deref().unwrap_or("-"),
+            match r.draws {
+                Some((d, records)) => format!("{d} ({records})"),
+                None => "-".to_string(),
+            },
             fields,
             diags
         );
@@ -694,6 +770,45 @@ mod tests {
         assert!(text.contains("warning:missed-overlap-drain"));
         assert!(text.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"));
         assert!(text.contains("2 pipeline(s) reported, 1 with fragment shader interlock:"));
+    }
+
+    /// Draw records (one per command buffer and state) become one row per object and state
+    /// with the draws summed; the creation record takes the name the draws carry.
+    #[test]
+    fn draw_records_are_summed_per_object_and_state() {
+        let draw = |cb: &str, n: u64, samples: u64| {
+            RECORD
+                .replace("\"graphics_pipeline\"", "\"draw\"")
+                .replace("\"samples\":8", &format!("\"samples\":{samples}"))
+                .replace(
+                    "\"pm4\":[]",
+                    &format!(
+                        "\"pm4\":[],\"command_buffer\":\"{cb}\",\"draws\":{n},\"name\":\"oit\""
+                    ),
+                )
+        };
+        let text = [
+            RECORD.to_string(),
+            draw("0x1", 3, 8),
+            draw("0x2", 4, 8),
+            draw("0x3", 1, 4),
+        ]
+        .join("\n");
+        let s = summarize(&text);
+        assert_eq!(s.records, 4);
+        assert_eq!(s.interlocked.len(), 3);
+        assert_eq!(s.interlocked[0].draws, None);
+        assert_eq!(s.interlocked[0].name.as_deref(), Some("oit"));
+        assert_eq!(s.interlocked[1].draws, Some((7, 2)));
+        assert_eq!(s.interlocked[2].draws, Some((1, 1)));
+        let out = render_summary(
+            &s,
+            Path::new("/r"),
+            &Target::Real { device: "d".into() },
+            "p",
+        );
+        assert!(out.contains("1 pipeline(s) reported, 1 with fragment shader interlock; 8 draw(s) with an interlocked fragment stage in 3 draw record(s)"), "{out}");
+        assert!(out.contains("7 (2)"), "{out}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod cmd_inspect;
 mod cmd_isa;
 mod cmd_layer;
 mod cmd_lint;
+mod cmd_report;
 mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
@@ -51,6 +52,8 @@ enum Command {
     Inspect(cmd_inspect::Args),
     /// Run a program with VK_LAYER_POPS_interlock injected and summarise what it reported.
     Run(cmd_run::Args),
+    /// Summarise a report VK_LAYER_POPS_interlock wrote (here or on another machine).
+    Report(cmd_report::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,5 +79,6 @@ fn main() -> ExitCode {
         Command::Isa(a) => cmd_isa::run(a),
         Command::Inspect(a) => cmd_inspect::run(a),
         Command::Run(a) => cmd_run::run(a),
+        Command::Report(a) => cmd_report::run(a),
     }
 }

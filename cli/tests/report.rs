@@ -1,0 +1,58 @@
+//! `pops report` on a report the layer wrote on another machine (an NVIDIA H100 running nvpro's
+//! vk_order_independent_transparency, docs/oit-nvpro.md).
+
+use std::process::Command;
+
+fn pops(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(args)
+        .output()
+        .expect("run pops")
+}
+
+#[test]
+fn summarises_a_report_from_another_machine() {
+    let report = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/oit-nvpro-h100/report-excerpt.jsonl"
+    );
+    let out = pops(&["report", report]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("3 pipeline(s) reported, 3 with fragment shader interlock; 3 draw(s)"),
+        "{text}"
+    );
+    // Every pipeline is told apart by its stage hash and samples, and carries the name the
+    // application gave it after creation.
+    for (hash, samples) in [
+        ("738f3868b00d828d", " 1 pixel"),
+        ("d249ceecbd601dbf", " 4 pixel"),
+        ("d249ceecbd601dbf", " 8 pixel"),
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains("pipeline 'InterlockColor'")
+                && l.contains(hash)
+                && l.contains(samples)),
+            "{hash}{samples}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_or_empty_report_is_refused_by_name() {
+    let out = pops(&["report", "/nonexistent/report.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/report.jsonl"), "{err}");
+    let empty = std::env::temp_dir().join(format!("pops-empty-{}.jsonl", std::process::id()));
+    std::fs::write(&empty, "").unwrap();
+    let out = pops(&["report", empty.to_str().unwrap()]);
+    std::fs::remove_file(&empty).ok();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no records"));
+}
