@@ -1,7 +1,8 @@
 #!/bin/bash
 # The H100 run of the layer's draw tracking (docs/oit.md, "Draw records on a real GPU"): pops-oit's
-# matrix with the rasterization sample count set at draw time (--dynamic) and with it fixed in the
-# pipelines, each without and with the layer; the PNGs of every combination are compared between
+# matrix with the rasterization sample count set at draw time (--dynamic), with shader objects
+# (--shader-objects: every state set at draw time) and with it fixed in the pipelines, each without
+# and with the layer (MODES, default all three); the PNGs of every combination are compared between
 # the runs, and the layer's reports (with draw records) are kept. Runs from a folder holding pops,
 # pops-oit, libVkLayer_pops_interlock.so and VkLayer_pops_interlock.json (library_path
 # "./libVkLayer_pops_interlock.so"), on a machine where the Vulkan loader and libglvnd are
@@ -14,8 +15,8 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 L=$OUT/all.txt
 sec() { echo "===== $* =====" >> $L; }
 sec probe; ./pops-oit --probe >> $L 2>&1
-for mode in static dynamic; do
-  flag=""; [ $mode = dynamic ] && flag="--dynamic"
+for mode in ${MODES:-static dynamic shader-objects}; do
+  flag=""; [ $mode != static ] && flag="--$mode"
   mkdir -p /tmp/img/$mode-off /tmp/img/$mode-on
   sec "matrix $mode off"
   ./pops-oit --matrix --frames 20 $flag --output /tmp/img/$mode-off >> $L 2>&1; echo "rc=$?" >> $L

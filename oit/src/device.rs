@@ -38,6 +38,8 @@ pub struct Caps {
     pub interlock_extension: bool,
     /// VK_EXT_extended_dynamic_state3's rasterizationSamples: the `--dynamic` path.
     pub dynamic_samples: bool,
+    /// VK_EXT_shader_object's shaderObject: the `--shader-objects` path.
+    pub shader_object: bool,
     pub pixel_interlock: bool,
     pub sample_interlock: bool,
     pub shading_rate_interlock: bool,
@@ -77,6 +79,11 @@ pub struct Gpu {
     pub dynamic_samples: bool,
     /// The extension's commands, where the device has it.
     pub eds3: Option<ash::ext::extended_dynamic_state3::Device>,
+    /// `--shader-objects`: draws use shader objects (VK_EXT_shader_object) instead of pipelines,
+    /// every state set in the command buffer.
+    pub shader_objects: bool,
+    /// VK_EXT_shader_object's commands, where the device has it.
+    pub so: Option<ash::ext::shader_object::Device>,
     /// False for devices that cannot execute (RADV null hardware crashes in vkDeviceWaitIdle):
     /// nothing was submitted, so there is nothing to wait for.
     pub executes: bool,
@@ -99,9 +106,11 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
         let has_ext = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
         let interlock_extension = has_ext(ash::ext::fragment_shader_interlock::NAME);
         let eds3_extension = has_ext(ash::ext::extended_dynamic_state3::NAME);
+        let shader_object_extension = has_ext(ash::ext::shader_object::NAME);
 
         let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
         let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
+        let mut so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v13);
         if interlock_extension {
@@ -109,6 +118,9 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
         }
         if eds3_extension {
             f2 = f2.push_next(&mut eds3);
+        }
+        if shader_object_extension {
+            f2 = f2.push_next(&mut so);
         }
         instance.get_physical_device_features2(pd, &mut f2);
         let features = f2.features;
@@ -141,6 +153,7 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
             interlock_extension,
             dynamic_samples: eds3_extension
                 && eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
+            shader_object: shader_object_extension && so.shader_object == vk::TRUE,
             pixel_interlock: il.fragment_shader_pixel_interlock == vk::TRUE,
             sample_interlock: il.fragment_shader_sample_interlock == vk::TRUE,
             shading_rate_interlock: il.fragment_shader_shading_rate_interlock == vk::TRUE,
@@ -259,6 +272,7 @@ impl Gpu {
             .fragment_shader_sample_interlock(c.sample_interlock);
         let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
             .extended_dynamic_state3_rasterization_samples(true);
+        let mut so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
         let mut exts = vec![];
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
@@ -272,6 +286,10 @@ impl Gpu {
             exts.push(ash::ext::extended_dynamic_state3::NAME.as_ptr());
             info = info.push_next(&mut eds3);
         }
+        if c.shader_object {
+            exts.push(ash::ext::shader_object::NAME.as_ptr());
+            info = info.push_next(&mut so);
+        }
         let info = info.enabled_extension_names(&exts);
         // SAFETY: `info` and its chain outlive the call; `pd` belongs to `instance`.
         let device =
@@ -283,9 +301,14 @@ impl Gpu {
         let eds3 = c
             .dynamic_samples
             .then(|| ash::ext::extended_dynamic_state3::Device::new(&instance, &device));
+        let so = c
+            .shader_object
+            .then(|| ash::ext::shader_object::Device::new(&instance, &device));
         Ok(Gpu {
             dynamic_samples: false,
             eds3,
+            shader_objects: false,
+            so,
             _entry: entry,
             instance,
             device,

@@ -75,6 +75,11 @@ struct Args {
     /// engines and translation layers do.
     #[arg(long)]
     dynamic: bool,
+    /// Draw with shader objects (VK_EXT_shader_object) instead of pipelines, every state set in
+    /// the command buffer, rasterization samples included. Sample-rate shading (SSAA) needs a
+    /// pipeline's minSampleShading, so those combinations are unsupported here.
+    #[arg(long)]
+    shader_objects: bool,
 }
 
 fn main() -> ExitCode {
@@ -144,6 +149,15 @@ fn run(args: Args) -> Result<ExitCode, String> {
             ));
         }
         gpu.dynamic_samples = true;
+    }
+    if args.shader_objects {
+        if !gpu.caps.shader_object {
+            return Err(format!(
+                "--shader-objects: device '{}' lacks VK_EXT_shader_object's shaderObject",
+                gpu.caps.name
+            ));
+        }
+        gpu.shader_objects = true;
     }
     let c = &gpu.caps;
     println!(

@@ -128,6 +128,12 @@ pub fn run_combo(
         row.outcome = Outcome::Unsupported(why);
         return row;
     }
+    if gpu.shader_objects && combo.aa.per_sample() {
+        row.outcome = Outcome::Unsupported(
+            "sample-rate shading needs a pipeline's minSampleShading (--shader-objects)".into(),
+        );
+        return row;
+    }
     let pipelines = match ComboPipelines::new(gpu, layouts, combo) {
         Ok(p) => p,
         Err(e) => {

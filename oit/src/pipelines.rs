@@ -91,6 +91,8 @@ fn shader_module(gpu: &Gpu, name: &str) -> Result<vk::ShaderModule, DeviceError>
 pub struct Layouts {
     pub set_layout: vk::DescriptorSetLayout,
     pub pipeline_layout: vk::PipelineLayout,
+    /// The push constants of every stage (shader objects declare them themselves).
+    pub push_range: vk::PushConstantRange,
     pub sampler: vk::Sampler,
 }
 
@@ -142,6 +144,7 @@ impl Layouts {
             Ok(Layouts {
                 set_layout,
                 pipeline_layout,
+                push_range: ranges[0],
                 sampler,
             })
         }
@@ -159,10 +162,204 @@ impl Layouts {
     }
 }
 
-/// The two pipelines of one combination.
+/// One pass's shaders and fixed state: a pipeline, or (`--shader-objects`) a vertex and a
+/// fragment shader object with the state the command buffer sets for them.
+pub enum Pass {
+    Pipeline(vk::Pipeline),
+    Shaders {
+        vert: vk::ShaderEXT,
+        frag: vk::ShaderEXT,
+        samples: u32,
+        blend: bool,
+        write_color: bool,
+    },
+}
+
+/// The two passes of one combination.
 pub struct ComboPipelines {
-    pub color: vk::Pipeline,
-    pub resolve: vk::Pipeline,
+    pub color: Pass,
+    pub resolve: Pass,
+}
+
+/// The colour attachment's blend state of a pass: premultiplied "over" where it blends (a later
+/// tail fragment covers what is already there).
+fn blend_attachment(blend: bool, write_color: bool) -> vk::PipelineColorBlendAttachmentState {
+    vk::PipelineColorBlendAttachmentState::default()
+        .blend_enable(blend)
+        .src_color_blend_factor(vk::BlendFactor::ONE)
+        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .color_blend_op(vk::BlendOp::ADD)
+        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .alpha_blend_op(vk::BlendOp::ADD)
+        .color_write_mask(if write_color {
+            vk::ColorComponentFlags::RGBA
+        } else {
+            vk::ColorComponentFlags::empty()
+        })
+}
+
+/// Binds a pass for drawing to `area`: its pipeline (then its rasterization sample count where
+/// it is dynamic), or its shader objects and every state they need.
+pub fn bind(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    pass: &Pass,
+    viewport: vk::Viewport,
+    area: vk::Rect2D,
+) {
+    let d = &gpu.device;
+    match (pass, &gpu.so) {
+        (Pass::Pipeline(p), _) => {
+            // SAFETY: a command buffer in the recording state inside a render pass instance.
+            unsafe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, *p);
+                d.cmd_set_viewport(cmd, 0, &[viewport]);
+                d.cmd_set_scissor(cmd, 0, &[area]);
+            }
+        }
+        (
+            Pass::Shaders {
+                vert,
+                frag,
+                samples,
+                blend,
+                write_color,
+            },
+            Some(so),
+        ) => {
+            let a = blend_attachment(*blend, *write_color);
+            let samples = vk::SampleCountFlags::from_raw(*samples);
+            // SAFETY: as above; the device enabled shaderObject, whose commands these are.
+            unsafe {
+                so.cmd_bind_shaders(
+                    cmd,
+                    &[vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT],
+                    &[*vert, *frag],
+                );
+                so.cmd_set_viewport_with_count(cmd, &[viewport]);
+                so.cmd_set_scissor_with_count(cmd, &[area]);
+                so.cmd_set_vertex_input(cmd, &[], &[]);
+                so.cmd_set_primitive_topology(cmd, vk::PrimitiveTopology::TRIANGLE_LIST);
+                so.cmd_set_primitive_restart_enable(cmd, false);
+                so.cmd_set_rasterizer_discard_enable(cmd, false);
+                so.cmd_set_polygon_mode(cmd, vk::PolygonMode::FILL);
+                so.cmd_set_cull_mode(cmd, vk::CullModeFlags::NONE);
+                so.cmd_set_front_face(cmd, vk::FrontFace::COUNTER_CLOCKWISE);
+                so.cmd_set_depth_bias_enable(cmd, false);
+                so.cmd_set_depth_test_enable(cmd, false);
+                so.cmd_set_depth_write_enable(cmd, false);
+                so.cmd_set_depth_bounds_test_enable(cmd, false);
+                so.cmd_set_stencil_test_enable(cmd, false);
+                so.cmd_set_rasterization_samples(cmd, samples);
+                so.cmd_set_sample_mask(cmd, samples, &[u32::MAX]);
+                so.cmd_set_alpha_to_coverage_enable(cmd, false);
+                so.cmd_set_color_blend_enable(cmd, 0, &[a.blend_enable]);
+                so.cmd_set_color_blend_equation(
+                    cmd,
+                    0,
+                    &[vk::ColorBlendEquationEXT::default()
+                        .src_color_blend_factor(a.src_color_blend_factor)
+                        .dst_color_blend_factor(a.dst_color_blend_factor)
+                        .color_blend_op(a.color_blend_op)
+                        .src_alpha_blend_factor(a.src_alpha_blend_factor)
+                        .dst_alpha_blend_factor(a.dst_alpha_blend_factor)
+                        .alpha_blend_op(a.alpha_blend_op)],
+                );
+                so.cmd_set_color_write_mask(cmd, 0, &[a.color_write_mask]);
+            }
+        }
+        // Shader objects are only made where the device has the extension.
+        (Pass::Shaders { .. }, None) => {}
+    }
+}
+
+/// `--shader-objects`: the pass's vertex and fragment shader objects (unlinked), with the
+/// layouts every pass uses.
+fn pass_shaders(gpu: &Gpu, layouts: &Layouts, d: &PipelineDesc) -> Result<Pass, DeviceError> {
+    let Some(so) = &gpu.so else {
+        return Err(DeviceError::Vk {
+            call: "vkCreateShadersEXT",
+            result: vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        });
+    };
+    let bytes = |name: &str| -> Result<Vec<u8>, DeviceError> {
+        Ok(spirv_words(name)?
+            .iter()
+            .flat_map(|w| w.to_ne_bytes())
+            .collect())
+    };
+    let (vs, fs) = (bytes(d.vert)?, bytes(d.frag)?);
+    let set_layouts = [layouts.set_layout];
+    let ranges = [layouts.push_range];
+    let infos = [
+        (
+            vk::ShaderStageFlags::VERTEX,
+            vk::ShaderStageFlags::FRAGMENT,
+            &vs,
+        ),
+        (
+            vk::ShaderStageFlags::FRAGMENT,
+            vk::ShaderStageFlags::empty(),
+            &fs,
+        ),
+    ]
+    .map(|(stage, next, code)| {
+        vk::ShaderCreateInfoEXT::default()
+            .stage(stage)
+            .next_stage(next)
+            .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+            .code(code)
+            .name(c"main")
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&ranges)
+    });
+    // SAFETY: valid create infos whose code and layouts outlive the call.
+    match unsafe { so.create_shaders(&infos, None) } {
+        Ok(s) => Ok(Pass::Shaders {
+            vert: s[0],
+            frag: s[1],
+            samples: d.samples,
+            blend: d.blend,
+            write_color: d.write_color,
+        }),
+        Err((made, result)) => {
+            for s in made.into_iter().filter(|s| *s != vk::ShaderEXT::null()) {
+                // SAFETY: created above, never used.
+                unsafe { so.destroy_shader(s, None) };
+            }
+            Err(DeviceError::Vk {
+                call: "vkCreateShadersEXT",
+                result,
+            })
+        }
+    }
+}
+
+/// A pass as the device draws it: a pipeline, or shader objects with `--shader-objects`.
+fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceError> {
+    if gpu.shader_objects {
+        pass_shaders(gpu, layouts, &d)
+    } else {
+        graphics_pipeline(gpu, layouts, d).map(Pass::Pipeline)
+    }
+}
+
+impl Pass {
+    fn destroy(&self, gpu: &Gpu) {
+        match (self, &gpu.so) {
+            // SAFETY: no command buffer using it is in flight.
+            (Pass::Pipeline(p), _) => unsafe { gpu.device.destroy_pipeline(*p, None) },
+            (Pass::Shaders { vert, frag, .. }, Some(so)) => {
+                // SAFETY: as above.
+                unsafe {
+                    so.destroy_shader(*vert, None);
+                    so.destroy_shader(*frag, None);
+                }
+            }
+            (Pass::Shaders { .. }, None) => {}
+        }
+    }
 }
 
 struct PipelineDesc<'a> {
@@ -215,20 +412,7 @@ fn graphics_pipeline(
         .rasterization_samples(vk::SampleCountFlags::from_raw(d.samples))
         .sample_shading_enable(d.sample_shading)
         .min_sample_shading(if d.sample_shading { 1.0 } else { 0.0 });
-    let attachment = [vk::PipelineColorBlendAttachmentState::default()
-        .blend_enable(d.blend)
-        // Premultiplied "over": a later tail fragment covers what is already there.
-        .src_color_blend_factor(vk::BlendFactor::ONE)
-        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-        .color_blend_op(vk::BlendOp::ADD)
-        .src_alpha_blend_factor(vk::BlendFactor::ONE)
-        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-        .alpha_blend_op(vk::BlendOp::ADD)
-        .color_write_mask(if d.write_color {
-            vk::ColorComponentFlags::RGBA
-        } else {
-            vk::ColorComponentFlags::empty()
-        })];
+    let attachment = [blend_attachment(d.blend, d.write_color)];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachment);
     let dynamic_states = [
         vk::DynamicState::VIEWPORT,
@@ -277,7 +461,7 @@ impl ComboPipelines {
     pub fn new(gpu: &Gpu, layouts: &Layouts, combo: Combo) -> Result<ComboPipelines, DeviceError> {
         let (color_fs, resolve_fs) = variant_names(combo);
         let interlock = matches!(combo.algorithm, Algorithm::Interlock(_));
-        let color = graphics_pipeline(
+        let color = pass(
             gpu,
             layouts,
             PipelineDesc {
@@ -290,7 +474,7 @@ impl ComboPipelines {
                 write_color: interlock,
             },
         )?;
-        let resolve = match graphics_pipeline(
+        let resolve = match pass(
             gpu,
             layouts,
             PipelineDesc {
@@ -305,8 +489,7 @@ impl ComboPipelines {
         ) {
             Ok(p) => p,
             Err(e) => {
-                // SAFETY: the colour pipeline is unused.
-                unsafe { gpu.device.destroy_pipeline(color, None) };
+                color.destroy(gpu);
                 return Err(e);
             }
         };
@@ -314,10 +497,7 @@ impl ComboPipelines {
     }
 
     pub fn destroy(&self, gpu: &Gpu) {
-        // SAFETY: no command buffer using them is in flight.
-        unsafe {
-            gpu.device.destroy_pipeline(self.color, None);
-            gpu.device.destroy_pipeline(self.resolve, None);
-        }
+        self.color.destroy(gpu);
+        self.resolve.destroy(gpu);
     }
 }

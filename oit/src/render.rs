@@ -3,7 +3,7 @@
 
 use crate::config::{Algorithm, Combo, OIT_LAYERS};
 use crate::device::{vk_err, DeviceError, Gpu};
-use crate::pipelines::{ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_FORMAT};
+use crate::pipelines::{bind, ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_FORMAT};
 use crate::reference::BACKGROUND;
 use crate::resources::{color_range, Buffer, Image};
 use crate::scene::Scene;
@@ -356,7 +356,7 @@ pub fn render(
                 .layer_count(1)
                 .color_attachments(&tail_att),
         );
-        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.color);
+        bind(gpu, cmd, &pipelines.color, viewport, area);
         set_samples(gpu, cmd, combo.aa.samples());
         d.cmd_bind_descriptor_sets(
             cmd,
@@ -373,8 +373,6 @@ pub fn render(
             0,
             &push.bytes(),
         );
-        d.cmd_set_viewport(cmd, 0, &[viewport]);
-        d.cmd_set_scissor(cmd, 0, &[area]);
         d.cmd_draw(cmd, 3 * scene.triangles.len() as u32, 1, 0, 0);
         d.cmd_end_rendering(cmd);
 
@@ -410,7 +408,7 @@ pub fn render(
                 .layer_count(1)
                 .color_attachments(&out_att),
         );
-        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipelines.resolve);
+        bind(gpu, cmd, &pipelines.resolve, viewport, area);
         set_samples(gpu, cmd, 1);
         d.cmd_draw(cmd, 3, 1, 0, 0);
         d.cmd_end_rendering(cmd);
@@ -525,8 +523,12 @@ pub fn render(
     })
 }
 
-/// `--dynamic`: the bound pipeline's rasterization sample count, set in the command buffer.
+/// `--dynamic`: the bound pipeline's rasterization sample count, set in the command buffer
+/// (shader objects set it when bound).
 fn set_samples(gpu: &Gpu, cmd: vk::CommandBuffer, samples: u32) {
+    if gpu.shader_objects {
+        return;
+    }
     if let (true, Some(e)) = (gpu.dynamic_samples, &gpu.eds3) {
         // SAFETY: a command buffer in the recording state with a pipeline whose rasterization
         // sample count is dynamic bound; the device enabled the feature.
