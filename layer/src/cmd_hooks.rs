@@ -755,6 +755,7 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
     d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
     crate::hooks::write_report(d, &rec);
+    crate::hooks::tell_messengers(d, &rec);
 }
 
 unsafe extern "system" fn reset_command_buffer(

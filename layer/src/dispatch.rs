@@ -25,6 +25,10 @@ pub struct InstanceData {
     pub enumerate_device_extension_properties: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
     pub settings: Settings,
     pub app: String,
+    pub create_debug_utils_messenger: Option<vk::PFN_vkCreateDebugUtilsMessengerEXT>,
+    pub destroy_debug_utils_messenger: Option<vk::PFN_vkDestroyDebugUtilsMessengerEXT>,
+    /// The application's debug-utils messengers, shared with the instance's devices.
+    pub messengers: Arc<crate::messenger::Messengers>,
 }
 
 /// A shader module's SPIR-V, analysed the first time a graphics pipeline uses it as a fragment
@@ -134,6 +138,8 @@ pub struct DeviceData {
     /// The application's names of pipelines, shader objects and shader modules
     /// (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
     pub names: Mutex<HashMap<u64, String>>,
+    /// The instance's debug-utils messengers.
+    pub messengers: Arc<crate::messenger::Messengers>,
 }
 
 impl DeviceData {

@@ -69,6 +69,8 @@ pub const INTERCEPTED: &[&str] = &[
     "vkCreateInstance",
     "vkDestroyInstance",
     "vkCreateDevice",
+    "vkCreateDebugUtilsMessengerEXT",
+    "vkDestroyDebugUtilsMessengerEXT",
     "vkGetDeviceProcAddr",
     "vkDestroyDevice",
     "vkCreateShaderModule",
@@ -116,6 +118,14 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     let ours = match n {
         b"vkDestroyInstance" => pfn!(destroy_instance, vk::PFN_vkDestroyInstance),
         b"vkCreateDevice" => pfn!(create_device, vk::PFN_vkCreateDevice),
+        b"vkCreateDebugUtilsMessengerEXT" => pfn!(
+            create_debug_utils_messenger,
+            vk::PFN_vkCreateDebugUtilsMessengerEXT
+        ),
+        b"vkDestroyDebugUtilsMessengerEXT" => pfn!(
+            destroy_debug_utils_messenger,
+            vk::PFN_vkDestroyDebugUtilsMessengerEXT
+        ),
         _ => device_hook(n),
     };
     match ours {
@@ -287,9 +297,63 @@ unsafe extern "system" fn create_instance(
             enumerate_device_extension_properties,
             settings,
             app,
+            create_debug_utils_messenger: cast!(
+                // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+                unsafe { next_gipa(instance, c"vkCreateDebugUtilsMessengerEXT".as_ptr()) },
+                vk::PFN_vkCreateDebugUtilsMessengerEXT
+            ),
+            destroy_debug_utils_messenger: cast!(
+                // SAFETY: as above.
+                unsafe { next_gipa(instance, c"vkDestroyDebugUtilsMessengerEXT".as_ptr()) },
+                vk::PFN_vkDestroyDebugUtilsMessengerEXT
+            ),
+            messengers: Default::default(),
         },
     );
     result
+}
+
+/// vkCreateDebugUtilsMessengerEXT: calls down, then remembers the messenger for the layer's
+/// findings.
+unsafe extern "system" fn create_debug_utils_messenger(
+    instance: vk::Instance,
+    info: *const vk::DebugUtilsMessengerCreateInfoEXT,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::DebugUtilsMessengerEXT,
+) -> vk::Result {
+    // SAFETY: a live instance.
+    let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = inst.create_debug_utils_messenger else {
+        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let r = unsafe { next(instance, info, alloc, out) };
+    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+        let _ = guarded("vkCreateDebugUtilsMessengerEXT", || {
+            // SAFETY: success: a valid create info and the new messenger.
+            unsafe { inst.messengers.add(*out, &*info) }
+        });
+    }
+    r
+}
+
+/// vkDestroyDebugUtilsMessengerEXT: forgets the messenger, then calls down.
+unsafe extern "system" fn destroy_debug_utils_messenger(
+    instance: vk::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+    alloc: *const vk::AllocationCallbacks,
+) {
+    // SAFETY: a live instance.
+    let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
+        return;
+    };
+    inst.messengers.remove(messenger);
+    if let Some(next) = inst.destroy_debug_utils_messenger {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(instance, messenger, alloc) };
+    }
 }
 
 /// # Safety
@@ -468,6 +532,7 @@ unsafe extern "system" fn create_device(
         images: Default::default(),
         views: Default::default(),
         names: Default::default(),
+        messengers: inst.messengers.clone(),
     };
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);
@@ -981,6 +1046,44 @@ fn emit(
     if rec.interlock != "none" || d.settings.report_all {
         write_report(d, &rec);
     }
+    tell_messengers(d, &rec);
+}
+
+/// A record's findings, for the application's debug-utils messengers (the `debug_messages`
+/// setting).
+pub(crate) fn tell_messengers(d: &DeviceData, rec: &Record) {
+    if !d.settings.debug_messages || rec.diagnostics.is_empty() {
+        return;
+    }
+    let handle = u64::from_str_radix(rec.handle.trim_start_matches("0x"), 16).unwrap_or(0);
+    let object_type = match rec.kind {
+        Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
+        Kind::Draw if rec.bound == Some("shader_object") => vk::ObjectType::SHADER_EXT,
+        _ => vk::ObjectType::PIPELINE,
+    };
+    let name = rec.name.clone().or_else(|| {
+        d.names
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&handle)
+            .cloned()
+    });
+    let subject = crate::messenger::Subject {
+        object_type,
+        handle,
+        name: name.as_deref(),
+        context: format!(
+            "{} {}, stage {}, {} interlock, {} sample(s), chip {}",
+            kind_name(rec.kind),
+            rec.handle,
+            rec.stage_hash.as_deref().unwrap_or("unknown"),
+            rec.interlock,
+            rec.samples.map_or("dynamic".to_string(), |n| n.to_string()),
+            rec.chip.as_deref().unwrap_or("none")
+        ),
+        samples: rec.samples,
+    };
+    d.messengers.deliver(&subject, &rec.diagnostics);
 }
 
 fn kind_name(k: Kind) -> &'static str {

@@ -21,6 +21,7 @@ pub mod draw_path;
 pub mod draws;
 pub mod ffi;
 pub mod hooks;
+pub mod messenger;
 pub mod report;
 pub mod settings;
 

@@ -21,6 +21,7 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("chip", "Target AMD family (vega10 … navi31, gfx1150, an LLVM processor or a level) used instead of the device's own chip."),
     ("log", "Log level of the layer's messages on stderr: off, error, warn, info, debug or trace."),
     ("report_all", "Also report pipelines whose fragment shader does not use interlock."),
+    ("debug_messages", "Also send the layer's findings to the application's VK_EXT_debug_utils messengers (message id POPS-<code>), once per object."),
 ];
 
 /// The log level named by the `log` setting.
@@ -66,6 +67,8 @@ pub struct Settings {
     pub chip: Option<String>,
     pub log: LogLevel,
     pub report_all: bool,
+    /// Send findings to the application's debug-utils messengers.
+    pub debug_messages: bool,
     /// Values that were present but not understood, as `(setting, value, source)`: logged once.
     pub rejected: Vec<(String, String, &'static str)>,
     /// A settings file that exists but could not be read, with the reason: logged once, so a
@@ -80,6 +83,7 @@ impl Default for Settings {
             chip: None,
             log: LogLevel::Info,
             report_all: false,
+            debug_messages: true,
             rejected: Vec::new(),
             file_error: None,
         }
@@ -181,6 +185,13 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
             "report_all" => match parse_bool(&value) {
                 Some(b) => {
                     s.report_all = b;
+                    true
+                }
+                None => false,
+            },
+            "debug_messages" => match parse_bool(&value) {
+                Some(b) => {
+                    s.debug_messages = b;
                     true
                 }
                 None => false,

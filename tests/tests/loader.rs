@@ -1224,6 +1224,63 @@ fn library_draw_records_with_mixed_samples_agree_with_radv() {
     }
 }
 
+/// An application's VK_EXT_debug_utils messenger receives the layer's findings, as the Khronos
+/// layers deliver theirs: message id "POPS-<code>" with a stable number (32-bit FNV-1a of the
+/// code), the pipeline in pObjects, with the application's name once it has one; the
+/// `debug_messages` setting off, nothing.
+#[test]
+fn debug_utils_messengers_receive_findings_with_message_ids() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    let run = |messages: Option<&str>| {
+        let mut sc = Scenario::new(BIN, "messenger", icd.to_str().unwrap())
+            .env("RADV_FORCE_FAMILY", "navi31")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .with_layers(&[LAYER]);
+        if let Some(v) = messages {
+            sc = sc.env("VK_POPS_INTERLOCK_DEBUG_MESSAGES", v);
+        }
+        let out = sc.run();
+        assert!(check_ok(&out, "messenger on the RADV oracle navi31"));
+        json_lines(&out.stdout).remove(0)
+    };
+    let fnv1a = |s: &str| {
+        let mut h: u32 = 2166136261;
+        for b in s.bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(16777619);
+        }
+        h as i32
+    };
+    let made = run(None);
+    let got = made["messages"].as_array().unwrap();
+    let code = "pixel-interlock-with-msaa";
+    let ours: Vec<&Value> = got
+        .iter()
+        .filter(|m| m["id"].as_str().is_some_and(|id| id.starts_with("POPS-")))
+        .collect();
+    assert!(!ours.is_empty(), "{made}");
+    for m in &ours {
+        assert_eq!(m["id"], format!("POPS-{code}"), "{made}");
+        assert_eq!(m["number"], fnv1a(code), "{made}");
+        assert_eq!(m["handle"], made["pipeline"], "{made}");
+    }
+    // At creation the pipeline had no name yet; its draw carries the name it was given.
+    assert!(
+        ours.iter().any(|m| m["name"] == "oit colour pass"),
+        "{made}"
+    );
+    let off = run(Some("0"));
+    assert!(
+        !off["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"].as_str().is_some_and(|id| id.starts_with("POPS-"))),
+        "{off}"
+    );
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command
