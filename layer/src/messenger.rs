@@ -171,7 +171,9 @@ mod tests {
         assert_ne!(message_id("missed-overlap-drain").1, id);
     }
 
-    struct Got(Mutex<Vec<(String, i32, String, u64, Option<String>)>>);
+    /// (id name, id number, message, object handle, object name) of each message received.
+    type Received = (String, i32, String, u64, Option<String>);
+    struct Got(Mutex<Vec<Received>>);
 
     unsafe extern "system" fn callback(
         _sev: vk::DebugUtilsMessageSeverityFlagsEXT,
