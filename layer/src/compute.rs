@@ -194,6 +194,7 @@ pub fn build_record(
         _ => None,
     };
     let mut rec = Record {
+        schema_version: crate::report::SCHEMA_VERSION,
         app: subject.app.to_string(),
         device: subject.device.to_string(),
         kind: subject.kind,

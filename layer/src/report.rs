@@ -107,9 +107,12 @@ pub enum Kind {
     Draw,
 }
 
-/// One report line. Field names and order are the documented schema (docs/layer.md).
+/// One report line: schemas/report.schema.json (field names and order as documented in
+/// docs/layer.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
+    /// The version of the report schema (schemas/report.schema.json) the line follows.
+    pub schema_version: u32,
     /// Unique in the process, in creation order: a recycled handle never merges two objects.
     pub id: u64,
     pub app: String,
@@ -155,6 +158,9 @@ pub struct Record {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
+
+/// The version of schemas/report.schema.json the layer writes.
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// The next record id of the process.
 pub fn next_id() -> u64 {
@@ -289,6 +295,7 @@ mod tests {
 
     fn sample() -> Record {
         Record {
+            schema_version: SCHEMA_VERSION,
             id: 7,
             stage_hash: Some("0123456789abcdef".into()),
             app: "app".into(),

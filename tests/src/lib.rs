@@ -133,8 +133,36 @@ pub fn json_lines(text: &[u8]) -> Vec<serde_json::Value> {
 pub fn read_report(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad report line {l}: {e}")))
+        .map(|l| {
+            let v = serde_json::from_str(l).unwrap_or_else(|e| panic!("bad report line {l}: {e}"));
+            assert_report_line(&v);
+            v
+        })
         .collect()
+}
+
+/// The report schema, schemas/report.schema.json, compiled once.
+fn report_schema() -> &'static jsonschema::Validator {
+    static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+        jsonschema::validator_for(&schema).expect("the schema compiles")
+    })
+}
+
+/// Panics, naming every violation, unless `line` follows the report schema. Every report line
+/// the tests read goes through here ([`read_report`]).
+pub fn assert_report_line(line: &serde_json::Value) {
+    let errors: Vec<String> = report_schema()
+        .iter_errors(line)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report line does not follow schemas/report.schema.json: {errors:?}\n{line}"
+    );
 }
 
 /// A fresh temporary directory for one test.
@@ -152,4 +180,52 @@ pub fn read_dwords(path: &Path) -> Vec<u32> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line() -> serde_json::Value {
+        serde_json::json!({
+            "schema_version": 1, "id": 3, "app": "a", "device": "d", "kind": "draw",
+            "handle": "0x10", "entry_point": "main", "stage_hash": "0123456789abcdef",
+            "interlock": "pixel-ordered", "begin_count": 1, "end_count": 1, "per_sample": false,
+            "samples": 4, "chip": "navi31",
+            "registers": {"DB_SHADER_CONTROL": {"address": 163980, "value": 1,
+                "fields": {"PRIMITIVE_ORDERED_PIXEL_SHADER": 1}, "decided": ["PRIMITIVE_ORDERED_PIXEL_SHADER"]}},
+            "pm4": [3221432576u32, 10, 1],
+            "diagnostics": [{"severity": "info", "code": "pixel-interlock-with-msaa", "message": "m"}],
+            "source": "shader_module", "command_buffer": "0x20", "bound": "pipeline", "draws": 2
+        })
+    }
+
+    fn fails(v: &serde_json::Value) -> bool {
+        std::panic::catch_unwind(|| assert_report_line(v)).is_err()
+    }
+
+    /// The schema accepts a well-formed line and names what is wrong with a bad one: a missing
+    /// version, an unknown kind, a draw line without its count, a creation line with one.
+    #[test]
+    fn the_schema_accepts_good_lines_and_refuses_bad_ones() {
+        assert_report_line(&line());
+        let mut v = line();
+        v.as_object_mut().unwrap().remove("schema_version");
+        assert!(fails(&v));
+        let mut v = line();
+        v["kind"] = "pipe".into();
+        assert!(fails(&v));
+        let mut v = line();
+        v.as_object_mut().unwrap().remove("draws");
+        assert!(fails(&v));
+        let mut v = line();
+        v["kind"] = "pipeline".into();
+        assert!(fails(&v), "a creation line has no draw fields");
+        let mut v = line();
+        v["samples"] = 3.into();
+        assert!(fails(&v));
+        let mut v = line();
+        v["extra"] = 1.into();
+        assert!(fails(&v));
+    }
 }
