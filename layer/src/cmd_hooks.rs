@@ -181,7 +181,7 @@ table! {
 /// Remembers the application's name of a pipeline or shader object (the only objects records
 /// name); an empty or NULL name removes it.
 fn remember_name(d: &DeviceData, object: u64, name: *const std::ffi::c_char) {
-    let _ = guarded("object name", || {
+    let _ = guarded(&d.health, "object name", || {
         let mut m = d.names.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: NULL or a valid NUL-terminated name, per valid usage.
         let name = (!name.is_null())
@@ -266,7 +266,7 @@ fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(
     if !d.tracking.load(Ordering::Relaxed) {
         return;
     }
-    let _ = guarded(what, || {
+    let _ = guarded(&d.health, what, || {
         let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
         let st = m.entry(vk::Handle::as_raw(cb)).or_default();
         let was = st.active().is_some();
@@ -563,7 +563,7 @@ unsafe extern "system" fn allocate_command_buffers(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded("vkAllocateCommandBuffers", || {
+        let _ = guarded(&d.health, "vkAllocateCommandBuffers", || {
             // SAFETY: success: `out` holds commandBufferCount new command buffers.
             let (level, cbs) = unsafe {
                 let i = &*info;
@@ -591,7 +591,7 @@ unsafe extern "system" fn free_command_buffers(
         return;
     };
     if n > 0 && !cbs.is_null() {
-        let _ = guarded("vkFreeCommandBuffers", || {
+        let _ = guarded(&d.health, "vkFreeCommandBuffers", || {
             // SAFETY: pCommandBuffers holds commandBufferCount handles (NULL ones allowed).
             let cbs = unsafe { std::slice::from_raw_parts(cbs, n as usize) };
             let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
@@ -621,7 +621,7 @@ unsafe extern "system" fn begin_command_buffer(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb, info) };
     if r == vk::Result::SUCCESS && d.tracking.load(Ordering::Relaxed) {
-        let _ = guarded("vkBeginCommandBuffer", || {
+        let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
             let secondary = d
                 .secondaries
                 .lock()
@@ -709,7 +709,7 @@ unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Resul
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.tracking.load(Ordering::Relaxed) {
-        let _ = guarded("vkEndCommandBuffer", || {
+        let _ = guarded(&d.health, "vkEndCommandBuffer", || {
             let groups = {
                 let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
                 forget(&d, &mut m, vk::Handle::as_raw(cb))
@@ -770,7 +770,7 @@ unsafe extern "system" fn reset_command_buffer(
     };
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb, flags) };
-    let _ = guarded("vkResetCommandBuffer", || {
+    let _ = guarded(&d.health, "vkResetCommandBuffer", || {
         let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
         forget(&d, &mut m, vk::Handle::as_raw(cb));
     });
@@ -792,7 +792,7 @@ unsafe extern "system" fn create_image(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded("vkCreateImage", || {
+        let _ = guarded(&d.health, "vkCreateImage", || {
             // SAFETY: success: a valid create info and the new image.
             let (i, img) = unsafe { (&*info, *out) };
             if i.usage.intersects(
@@ -843,7 +843,7 @@ unsafe extern "system" fn create_image_view(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded("vkCreateImageView", || {
+        let _ = guarded(&d.health, "vkCreateImageView", || {
             // SAFETY: success: a valid create info and the new view.
             let (i, view) = unsafe { (&*info, *out) };
             let image = d

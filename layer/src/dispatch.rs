@@ -29,6 +29,8 @@ pub struct InstanceData {
     pub destroy_debug_utils_messenger: Option<vk::PFN_vkDestroyDebugUtilsMessengerEXT>,
     /// The application's debug-utils messengers, shared with the instance's devices.
     pub messengers: Arc<crate::messenger::Messengers>,
+    /// Whether the layer still works for this instance, shared with its devices.
+    pub health: Arc<Health>,
 }
 
 /// A shader module's SPIR-V, analysed the first time a graphics pipeline uses it as a fragment
@@ -140,6 +142,8 @@ pub struct DeviceData {
     pub names: Mutex<HashMap<u64, String>>,
     /// The instance's debug-utils messengers.
     pub messengers: Arc<crate::messenger::Messengers>,
+    /// The instance's health: a panic in the layer's work degrades the instance.
+    pub health: Arc<Health>,
 }
 
 impl DeviceData {
@@ -262,30 +266,54 @@ pub fn remove_device(key: usize) -> Option<Arc<DeviceData>> {
     d
 }
 
-static DEGRADED: AtomicBool = AtomicBool::new(false);
+/// Whether the layer still does its work for one instance and its devices. A contained panic
+/// switches only that instance to pass-through: other instances of the process (another
+/// application context, a tool's own instance) keep their analysis.
+#[derive(Debug, Default)]
+pub struct Health {
+    degraded: AtomicBool,
+    /// Debug builds only: the name of the guarded work that panics on purpose (the test setting
+    /// `test_fault` given through VK_EXT_layer_settings), to test the containment.
+    fault: Option<String>,
+}
 
-/// Whether a contained panic switched the layer to pure pass-through.
-pub fn degraded() -> bool {
-    DEGRADED.load(Ordering::Relaxed)
+impl Health {
+    pub fn new(fault: Option<String>) -> Health {
+        Health {
+            degraded: AtomicBool::new(false),
+            fault: if cfg!(debug_assertions) { fault } else { None },
+        }
+    }
+
+    /// Whether a contained panic switched this instance to pure pass-through.
+    pub fn degraded(&self) -> bool {
+        self.degraded.load(Ordering::Relaxed)
+    }
 }
 
 /// Runs the layer's own work (never a call down the chain) with panics contained: a panic
-/// switches the whole layer to pass-through and is logged once.
-pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Option<T> {
-    if degraded() {
+/// switches the instance `health` belongs to to pass-through, and is logged once.
+pub fn guarded<T>(health: &Health, what: &str, f: impl FnOnce() -> T) -> Option<T> {
+    if health.degraded() {
         return None;
     }
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let fault = health.fault.as_deref() == Some(what);
+    match catch_unwind(AssertUnwindSafe(|| {
+        if fault {
+            panic!("fault injected in {what} (test_fault)");
+        }
+        f()
+    })) {
         Ok(v) => Some(v),
         Err(payload) => {
-            if !DEGRADED.swap(true, Ordering::Relaxed) {
+            if !health.degraded.swap(true, Ordering::Relaxed) {
                 let msg = payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "non-string panic".to_string());
                 log::error!(
-                    "internal error in {what}: {msg}; VK_LAYER_POPS_interlock now passes every call through without analysis"
+                    "internal error in {what}: {msg}; VK_LAYER_POPS_interlock now passes every call of this instance through without analysis"
                 );
             }
             None
@@ -293,26 +321,43 @@ pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Option<T> {
     }
 }
 
-/// Test hook: clear the degraded flag (unit tests only run the guard, never the FFI).
-#[cfg(test)]
-pub fn reset_degraded() {
-    DEGRADED.store(false, Ordering::Relaxed);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A panic is contained, degrades only the instance it happened in, and is never retried
+    /// there.
     #[test]
-    fn a_panic_is_contained_and_degrades_once() {
-        reset_degraded();
-        assert_eq!(guarded("test", || 3), Some(3));
+    fn a_panic_degrades_only_its_instance() {
+        let (a, b) = (Health::default(), Health::default());
+        assert_eq!(guarded(&a, "test", || 3), Some(3));
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        assert_eq!(guarded::<u32>("test", || panic!("boom")), None);
+        assert_eq!(guarded::<u32>(&a, "test", || panic!("boom")), None);
         std::panic::set_hook(prev);
-        assert!(degraded());
-        assert_eq!(guarded("test", || 3), None);
-        reset_degraded();
+        assert!(a.degraded());
+        assert_eq!(
+            guarded(&a, "test", || 3),
+            None,
+            "a degraded instance does no work"
+        );
+        assert!(!b.degraded());
+        assert_eq!(
+            guarded(&b, "test", || 4),
+            Some(4),
+            "other instances keep working"
+        );
+    }
+
+    /// The test fault (debug builds) panics exactly in the named work.
+    #[test]
+    fn the_test_fault_panics_in_the_named_work_only() {
+        let h = Health::new(Some("vkCreateShaderModule".into()));
+        assert_eq!(guarded(&h, "vkCreateGraphicsPipelines", || 1), Some(1));
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        assert_eq!(guarded(&h, "vkCreateShaderModule", || 1), None);
+        std::panic::set_hook(prev);
+        assert!(h.degraded());
     }
 }

@@ -124,7 +124,7 @@ fn count_slow(d: &DeviceData, cb: vk::CommandBuffer) {
     if d.armed.load(Ordering::Relaxed) == 0 {
         return;
     }
-    let _ = guarded("draw", || {
+    let _ = guarded(&d.health, "draw", || {
         let raw = vk::Handle::as_raw(cb);
         let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
         let Some(st) = m.get_mut(&raw) else {

@@ -249,7 +249,10 @@ unsafe extern "system" fn create_instance(
     }
     // SAFETY: the call succeeded, so *p_instance is the new instance.
     let instance = unsafe { *p_instance };
-    let (settings, app) = guarded("vkCreateInstance", || {
+    // Before the settings are read there is no instance health yet: a panic here only loses
+    // the settings.
+    let reading = dispatch::Health::default();
+    let (settings, app) = guarded(&reading, "vkCreateInstance", || {
         // SAFETY: the application's create info, read only.
         let settings = unsafe { settings::load(ci.p_next) };
         // SAFETY: as above.
@@ -257,7 +260,8 @@ unsafe extern "system" fn create_instance(
         (settings, app)
     })
     .unwrap_or_else(|| (Settings::default(), String::new()));
-    let _ = guarded("logging", || init_logging(&settings));
+    let health = std::sync::Arc::new(dispatch::Health::new(settings.test_fault.clone()));
+    let _ = guarded(&health, "logging", || init_logging(&settings));
     // SAFETY: next GIPA with the instance it created.
     let destroy_instance = cast!(
         unsafe { next_gipa(instance, c"vkDestroyInstance".as_ptr()) },
@@ -308,6 +312,7 @@ unsafe extern "system" fn create_instance(
                 vk::PFN_vkDestroyDebugUtilsMessengerEXT
             ),
             messengers: Default::default(),
+            health,
         },
     );
     result
@@ -331,7 +336,7 @@ unsafe extern "system" fn create_debug_utils_messenger(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(instance, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded("vkCreateDebugUtilsMessengerEXT", || {
+        let _ = guarded(&inst.health, "vkCreateDebugUtilsMessengerEXT", || {
             // SAFETY: success: a valid create info and the new messenger.
             unsafe { inst.messengers.add(*out, &*info) }
         });
@@ -393,7 +398,9 @@ unsafe extern "system" fn destroy_instance(
     let Some(inst) = dispatch::remove_instance(unsafe { dispatch_key(instance) }) else {
         return;
     };
-    let _ = guarded("vkDestroyInstance", || report::flush_all(true));
+    let _ = guarded(&inst.health, "vkDestroyInstance", || {
+        report::flush_all(true)
+    });
     if let Some(f) = inst.destroy_instance {
         // SAFETY: the application's arguments, unchanged.
         unsafe { f(instance, p_allocator) };
@@ -468,7 +475,7 @@ unsafe extern "system" fn create_device(
         }
         None => (String::new(), 0),
     };
-    let (chip, features) = guarded("vkCreateDevice", || {
+    let (chip, features) = guarded(&inst.health, "vkCreateDevice", || {
         let by_pci = || {
             // SAFETY: queries on the application's physical device through the next layer.
             let pci = unsafe { pci_bus_address(&inst, physical_device) }?;
@@ -533,6 +540,7 @@ unsafe extern "system" fn create_device(
         views: Default::default(),
         names: Default::default(),
         messengers: inst.messengers.clone(),
+        health: inst.health.clone(),
     };
     // SAFETY: the new device is live.
     dispatch::insert_device(unsafe { dispatch_key(device) }, data);
@@ -611,7 +619,7 @@ unsafe extern "system" fn destroy_device(
         return;
     };
     crate::draw_path::retarget();
-    let _ = guarded("vkDestroyDevice", || {
+    let _ = guarded(&d.health, "vkDestroyDevice", || {
         summary(&d);
         report::flush_all(true);
     });
@@ -674,7 +682,7 @@ unsafe extern "system" fn create_shader_module(
     if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
         return result;
     }
-    let _ = guarded("vkCreateShaderModule", || {
+    let _ = guarded(&d.health, "vkCreateShaderModule", || {
         // SAFETY: success, so the create info was valid and *p_module is the new module.
         let (words, module) = unsafe {
             let ci = &*p_create_info;
@@ -717,7 +725,7 @@ unsafe extern "system" fn create_render_pass(
     // SAFETY: the application's arguments, unchanged.
     let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded("vkCreateRenderPass", || {
+        let _ = guarded(&d.health, "vkCreateRenderPass", || {
             // SAFETY: success, so the create info was valid.
             let uses = unsafe { capture::render_pass_use(&*p_create_info) };
             remember_render_pass(&d, p_render_pass, uses);
@@ -748,7 +756,7 @@ unsafe fn create_render_pass2_with(
     // SAFETY: the application's arguments, unchanged.
     let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(name, || {
+        let _ = guarded(&d.health, name, || {
             // SAFETY: success, so the create info was valid.
             let uses = unsafe { capture::render_pass2_use(&*p_create_info) };
             remember_render_pass(&d, p_render_pass, uses);
@@ -870,7 +878,7 @@ unsafe extern "system" fn create_graphics_pipelines(
             .get(&vk::Handle::as_raw(rp))
             .and_then(|s| s.get(subpass as usize).copied())
     };
-    let _ = guarded("vkCreateGraphicsPipelines", || {
+    let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
         // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
         // pipeline was created from the create info at its index.
         let (infos, pipelines) = unsafe {
@@ -1187,7 +1195,7 @@ unsafe extern "system" fn create_shaders_ext(
     if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
         return result;
     }
-    let _ = guarded("vkCreateShadersEXT", || {
+    let _ = guarded(&d.health, "vkCreateShadersEXT", || {
         // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
         let (infos, shaders) = unsafe {
             (

@@ -352,7 +352,7 @@ mod tests {
             assert!(keys.iter().any(|x| x == k), "missing {k} in {line}");
         }
         assert!(line.starts_with(
-            "{\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
+            "{\"schema_version\":1,\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
         ));
         assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
     }

@@ -69,6 +69,9 @@ pub struct Settings {
     pub report_all: bool,
     /// Send findings to the application's debug-utils messengers.
     pub debug_messages: bool,
+    /// Debug builds: guarded work that panics on purpose (`test_fault`, VK_EXT_layer_settings
+    /// only), for the containment tests. Not a user setting.
+    pub test_fault: Option<String>,
     /// Values that were present but not understood, as `(setting, value, source)`: logged once.
     pub rejected: Vec<(String, String, &'static str)>,
     /// A settings file that exists but could not be read, with the reason: logged once, so a
@@ -84,6 +87,7 @@ impl Default for Settings {
             log: LogLevel::Info,
             report_all: false,
             debug_messages: true,
+            test_fault: None,
             rejected: Vec::new(),
             file_error: None,
         }
@@ -305,6 +309,9 @@ pub unsafe fn load(instance_p_next: *const std::ffi::c_void) -> Settings {
     let api = unsafe { from_api(instance_p_next) };
     let mut s = resolve(&env, &file, &api);
     s.file_error = file_error;
+    if cfg!(debug_assertions) {
+        s.test_fault = api.get("test_fault").cloned();
+    }
     s
 }
 

@@ -1281,6 +1281,44 @@ fn debug_utils_messengers_receive_findings_with_message_ids() {
     );
 }
 
+/// A panic inside the layer's own work degrades only the instance it happened in: that
+/// instance's pipelines are created (the application notices nothing) but no longer analysed,
+/// while another instance of the same process keeps its analysis; the containment is logged
+/// once. (The panic is injected by the debug-build test setting `test_fault`.)
+#[test]
+fn a_panic_degrades_only_its_instance() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = temp_dir("fault-two-instances");
+    let report_path = dir.join("report.jsonl");
+    let out = radv("fault-two-instances", "navi31")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+        .run();
+    assert!(check_ok(&out, "fault-two-instances on RADV null navi31"));
+    let made = json_lines(&out.stdout).remove(0);
+    let records = read_report(&report_path);
+    let apps = |app: &str| records.iter().filter(|r| r["app"] == app).count();
+    assert_eq!(
+        apps("pops-scenario-fault-a"),
+        0,
+        "the faulty instance reports nothing"
+    );
+    assert!(
+        apps("pops-scenario-fault-b") >= 1,
+        "the other instance still reports"
+    );
+    assert!(records.iter().any(|r| r["handle"] == made["healthy"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("internal error in vkCreateShaderModule: fault injected")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command
