@@ -7,176 +7,12 @@
 use crate::capture::{self, DepthAttachment};
 use crate::compute::{self, Subject};
 use crate::dispatch::{self, guarded, DeviceData};
-use crate::draw_path::{
-    cmd_draw, cmd_draw_indexed, cmd_draw_indexed_indirect, cmd_draw_indexed_indirect_count,
-    cmd_draw_indexed_indirect_count_khr, cmd_draw_indirect, cmd_draw_indirect_count,
-    cmd_draw_indirect_count_khr, cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_indirect_count_ext,
-    cmd_draw_mesh_tasks_indirect_ext, cmd_draw_multi_ext, cmd_draw_multi_indexed_ext,
-};
 use crate::draws::{BlendEquation, CmdState, Rendering};
 use crate::ffi::dispatch_key;
 use crate::report::Kind;
 use ash::vk;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-type Void = unsafe extern "system" fn();
-
-/// The next layer's functions for the hooks below.
-#[derive(Default)]
-pub struct CmdNext {
-    pub allocate_command_buffers: Option<vk::PFN_vkAllocateCommandBuffers>,
-    pub free_command_buffers: Option<vk::PFN_vkFreeCommandBuffers>,
-    pub begin_command_buffer: Option<vk::PFN_vkBeginCommandBuffer>,
-    pub end_command_buffer: Option<vk::PFN_vkEndCommandBuffer>,
-    pub reset_command_buffer: Option<vk::PFN_vkResetCommandBuffer>,
-    pub create_image: Option<vk::PFN_vkCreateImage>,
-    pub destroy_image: Option<vk::PFN_vkDestroyImage>,
-    pub create_image_view: Option<vk::PFN_vkCreateImageView>,
-    pub destroy_image_view: Option<vk::PFN_vkDestroyImageView>,
-    pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
-    pub cmd_bind_shaders_ext: Option<vk::PFN_vkCmdBindShadersEXT>,
-    pub cmd_set_rasterization_samples_ext: Option<vk::PFN_vkCmdSetRasterizationSamplesEXT>,
-    pub cmd_set_depth_test_enable: Option<vk::PFN_vkCmdSetDepthTestEnable>,
-    pub cmd_set_depth_test_enable_ext: Option<vk::PFN_vkCmdSetDepthTestEnable>,
-    pub cmd_set_depth_write_enable: Option<vk::PFN_vkCmdSetDepthWriteEnable>,
-    pub cmd_set_depth_write_enable_ext: Option<vk::PFN_vkCmdSetDepthWriteEnable>,
-    pub cmd_set_depth_compare_op: Option<vk::PFN_vkCmdSetDepthCompareOp>,
-    pub cmd_set_depth_compare_op_ext: Option<vk::PFN_vkCmdSetDepthCompareOp>,
-    pub cmd_set_stencil_test_enable: Option<vk::PFN_vkCmdSetStencilTestEnable>,
-    pub cmd_set_stencil_test_enable_ext: Option<vk::PFN_vkCmdSetStencilTestEnable>,
-    pub cmd_set_color_blend_enable_ext: Option<vk::PFN_vkCmdSetColorBlendEnableEXT>,
-    pub cmd_set_color_blend_equation_ext: Option<vk::PFN_vkCmdSetColorBlendEquationEXT>,
-    pub cmd_set_color_write_mask_ext: Option<vk::PFN_vkCmdSetColorWriteMaskEXT>,
-    pub cmd_set_fragment_shading_rate_khr: Option<vk::PFN_vkCmdSetFragmentShadingRateKHR>,
-    pub cmd_begin_rendering: Option<vk::PFN_vkCmdBeginRendering>,
-    pub cmd_begin_rendering_khr: Option<vk::PFN_vkCmdBeginRendering>,
-    pub cmd_end_rendering: Option<vk::PFN_vkCmdEndRendering>,
-    pub cmd_end_rendering_khr: Option<vk::PFN_vkCmdEndRendering>,
-    pub cmd_begin_render_pass: Option<vk::PFN_vkCmdBeginRenderPass>,
-    pub cmd_begin_render_pass2: Option<vk::PFN_vkCmdBeginRenderPass2>,
-    pub cmd_begin_render_pass2_khr: Option<vk::PFN_vkCmdBeginRenderPass2>,
-    pub cmd_next_subpass: Option<vk::PFN_vkCmdNextSubpass>,
-    pub cmd_next_subpass2: Option<vk::PFN_vkCmdNextSubpass2>,
-    pub cmd_next_subpass2_khr: Option<vk::PFN_vkCmdNextSubpass2>,
-    pub cmd_end_render_pass: Option<vk::PFN_vkCmdEndRenderPass>,
-    pub cmd_end_render_pass2: Option<vk::PFN_vkCmdEndRenderPass2>,
-    pub cmd_end_render_pass2_khr: Option<vk::PFN_vkCmdEndRenderPass2>,
-    pub cmd_draw: Option<vk::PFN_vkCmdDraw>,
-    pub cmd_draw_indexed: Option<vk::PFN_vkCmdDrawIndexed>,
-    pub cmd_draw_indirect: Option<vk::PFN_vkCmdDrawIndirect>,
-    pub cmd_draw_indexed_indirect: Option<vk::PFN_vkCmdDrawIndexedIndirect>,
-    pub cmd_draw_indirect_count: Option<vk::PFN_vkCmdDrawIndirectCount>,
-    pub cmd_draw_indirect_count_khr: Option<vk::PFN_vkCmdDrawIndirectCount>,
-    pub cmd_draw_indexed_indirect_count: Option<vk::PFN_vkCmdDrawIndexedIndirectCount>,
-    pub cmd_draw_indexed_indirect_count_khr: Option<vk::PFN_vkCmdDrawIndexedIndirectCount>,
-    pub cmd_draw_mesh_tasks_ext: Option<vk::PFN_vkCmdDrawMeshTasksEXT>,
-    pub cmd_draw_mesh_tasks_indirect_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectEXT>,
-    pub cmd_draw_mesh_tasks_indirect_count_ext: Option<vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT>,
-    pub cmd_draw_multi_ext: Option<vk::PFN_vkCmdDrawMultiEXT>,
-    pub cmd_draw_multi_indexed_ext: Option<vk::PFN_vkCmdDrawMultiIndexedEXT>,
-    pub cmd_set_stencil_op: Option<vk::PFN_vkCmdSetStencilOp>,
-    pub cmd_set_stencil_op_ext: Option<vk::PFN_vkCmdSetStencilOp>,
-    pub cmd_set_rasterizer_discard_enable: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
-    pub cmd_set_rasterizer_discard_enable_ext: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
-    pub set_debug_utils_object_name_ext: Option<vk::PFN_vkSetDebugUtilsObjectNameEXT>,
-    pub debug_marker_set_object_name_ext: Option<vk::PFN_vkDebugMarkerSetObjectNameEXT>,
-}
-
-/// Generates, from one list of (Vulkan name, field, hook, type): the next layer's pointers
-/// ([`CmdNext::load`]), the layer's pointer by name ([`hook`]) and the names ([`NAMES`]).
-macro_rules! table {
-    ($( $name:literal => $field:ident, $hook:ident, $t:ty; )*) => {
-        impl CmdNext {
-            /// Resolves every next-layer function once, at vkCreateDevice.
-            pub fn load(get: impl Fn(&std::ffi::CStr) -> vk::PFN_vkVoidFunction) -> CmdNext {
-                CmdNext { $( $field: get($name).map(|f| {
-                    // SAFETY: the pointer was returned for the name whose prototype is `$t`.
-                    unsafe { std::mem::transmute::<Void, $t>(f) }
-                }), )* }
-            }
-        }
-
-        /// The layer's hook for a command-buffer function name.
-        pub fn hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
-            $( if name == $name.to_bytes() {
-                let f: $t = $hook;
-                // SAFETY: a function pointer cast to the generic PFN_vkVoidFunction, as the
-                // loader expects; the caller casts it back to the type its name implies.
-                return Some(unsafe { std::mem::transmute::<$t, Void>(f) });
-            } )*
-            None
-        }
-
-        /// Every name [`hook`] answers.
-        pub const NAMES: &[&str] = &[ $( match $name.to_str() { Ok(s) => s, Err(_) => "" }, )* ];
-
-        /// Whether the next layer has the function of `name` (hooks are handed out only then).
-        pub fn next_has(next: &CmdNext, name: &[u8]) -> bool {
-            $( if name == $name.to_bytes() { return next.$field.is_some(); } )*
-            false
-        }
-    };
-}
-
-table! {
-    c"vkAllocateCommandBuffers" => allocate_command_buffers, allocate_command_buffers, vk::PFN_vkAllocateCommandBuffers;
-    c"vkFreeCommandBuffers" => free_command_buffers, free_command_buffers, vk::PFN_vkFreeCommandBuffers;
-    c"vkBeginCommandBuffer" => begin_command_buffer, begin_command_buffer, vk::PFN_vkBeginCommandBuffer;
-    c"vkEndCommandBuffer" => end_command_buffer, end_command_buffer, vk::PFN_vkEndCommandBuffer;
-    c"vkResetCommandBuffer" => reset_command_buffer, reset_command_buffer, vk::PFN_vkResetCommandBuffer;
-    c"vkCreateImage" => create_image, create_image, vk::PFN_vkCreateImage;
-    c"vkDestroyImage" => destroy_image, destroy_image, vk::PFN_vkDestroyImage;
-    c"vkCreateImageView" => create_image_view, create_image_view, vk::PFN_vkCreateImageView;
-    c"vkDestroyImageView" => destroy_image_view, destroy_image_view, vk::PFN_vkDestroyImageView;
-    c"vkCmdBindPipeline" => cmd_bind_pipeline, cmd_bind_pipeline, vk::PFN_vkCmdBindPipeline;
-    c"vkCmdBindShadersEXT" => cmd_bind_shaders_ext, cmd_bind_shaders_ext, vk::PFN_vkCmdBindShadersEXT;
-    c"vkCmdSetRasterizationSamplesEXT" => cmd_set_rasterization_samples_ext, cmd_set_rasterization_samples_ext, vk::PFN_vkCmdSetRasterizationSamplesEXT;
-    c"vkCmdSetDepthTestEnable" => cmd_set_depth_test_enable, cmd_set_depth_test_enable, vk::PFN_vkCmdSetDepthTestEnable;
-    c"vkCmdSetDepthTestEnableEXT" => cmd_set_depth_test_enable_ext, cmd_set_depth_test_enable_ext, vk::PFN_vkCmdSetDepthTestEnable;
-    c"vkCmdSetDepthWriteEnable" => cmd_set_depth_write_enable, cmd_set_depth_write_enable, vk::PFN_vkCmdSetDepthWriteEnable;
-    c"vkCmdSetDepthWriteEnableEXT" => cmd_set_depth_write_enable_ext, cmd_set_depth_write_enable_ext, vk::PFN_vkCmdSetDepthWriteEnable;
-    c"vkCmdSetDepthCompareOp" => cmd_set_depth_compare_op, cmd_set_depth_compare_op, vk::PFN_vkCmdSetDepthCompareOp;
-    c"vkCmdSetDepthCompareOpEXT" => cmd_set_depth_compare_op_ext, cmd_set_depth_compare_op_ext, vk::PFN_vkCmdSetDepthCompareOp;
-    c"vkCmdSetStencilTestEnable" => cmd_set_stencil_test_enable, cmd_set_stencil_test_enable, vk::PFN_vkCmdSetStencilTestEnable;
-    c"vkCmdSetStencilTestEnableEXT" => cmd_set_stencil_test_enable_ext, cmd_set_stencil_test_enable_ext, vk::PFN_vkCmdSetStencilTestEnable;
-    c"vkCmdSetColorBlendEnableEXT" => cmd_set_color_blend_enable_ext, cmd_set_color_blend_enable_ext, vk::PFN_vkCmdSetColorBlendEnableEXT;
-    c"vkCmdSetColorBlendEquationEXT" => cmd_set_color_blend_equation_ext, cmd_set_color_blend_equation_ext, vk::PFN_vkCmdSetColorBlendEquationEXT;
-    c"vkCmdSetColorWriteMaskEXT" => cmd_set_color_write_mask_ext, cmd_set_color_write_mask_ext, vk::PFN_vkCmdSetColorWriteMaskEXT;
-    c"vkCmdSetFragmentShadingRateKHR" => cmd_set_fragment_shading_rate_khr, cmd_set_fragment_shading_rate_khr, vk::PFN_vkCmdSetFragmentShadingRateKHR;
-    c"vkCmdBeginRendering" => cmd_begin_rendering, cmd_begin_rendering, vk::PFN_vkCmdBeginRendering;
-    c"vkCmdBeginRenderingKHR" => cmd_begin_rendering_khr, cmd_begin_rendering_khr, vk::PFN_vkCmdBeginRendering;
-    c"vkCmdEndRendering" => cmd_end_rendering, cmd_end_rendering, vk::PFN_vkCmdEndRendering;
-    c"vkCmdEndRenderingKHR" => cmd_end_rendering_khr, cmd_end_rendering_khr, vk::PFN_vkCmdEndRendering;
-    c"vkCmdBeginRenderPass" => cmd_begin_render_pass, cmd_begin_render_pass, vk::PFN_vkCmdBeginRenderPass;
-    c"vkCmdBeginRenderPass2" => cmd_begin_render_pass2, cmd_begin_render_pass2, vk::PFN_vkCmdBeginRenderPass2;
-    c"vkCmdBeginRenderPass2KHR" => cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, vk::PFN_vkCmdBeginRenderPass2;
-    c"vkCmdNextSubpass" => cmd_next_subpass, cmd_next_subpass, vk::PFN_vkCmdNextSubpass;
-    c"vkCmdNextSubpass2" => cmd_next_subpass2, cmd_next_subpass2, vk::PFN_vkCmdNextSubpass2;
-    c"vkCmdNextSubpass2KHR" => cmd_next_subpass2_khr, cmd_next_subpass2_khr, vk::PFN_vkCmdNextSubpass2;
-    c"vkCmdEndRenderPass" => cmd_end_render_pass, cmd_end_render_pass, vk::PFN_vkCmdEndRenderPass;
-    c"vkCmdEndRenderPass2" => cmd_end_render_pass2, cmd_end_render_pass2, vk::PFN_vkCmdEndRenderPass2;
-    c"vkCmdEndRenderPass2KHR" => cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, vk::PFN_vkCmdEndRenderPass2;
-    c"vkCmdDraw" => cmd_draw, cmd_draw, vk::PFN_vkCmdDraw;
-    c"vkCmdDrawIndexed" => cmd_draw_indexed, cmd_draw_indexed, vk::PFN_vkCmdDrawIndexed;
-    c"vkCmdDrawIndirect" => cmd_draw_indirect, cmd_draw_indirect, vk::PFN_vkCmdDrawIndirect;
-    c"vkCmdDrawIndexedIndirect" => cmd_draw_indexed_indirect, cmd_draw_indexed_indirect, vk::PFN_vkCmdDrawIndexedIndirect;
-    c"vkCmdDrawIndirectCount" => cmd_draw_indirect_count, cmd_draw_indirect_count, vk::PFN_vkCmdDrawIndirectCount;
-    c"vkCmdDrawIndirectCountKHR" => cmd_draw_indirect_count_khr, cmd_draw_indirect_count_khr, vk::PFN_vkCmdDrawIndirectCount;
-    c"vkCmdDrawIndexedIndirectCount" => cmd_draw_indexed_indirect_count, cmd_draw_indexed_indirect_count, vk::PFN_vkCmdDrawIndexedIndirectCount;
-    c"vkCmdDrawIndexedIndirectCountKHR" => cmd_draw_indexed_indirect_count_khr, cmd_draw_indexed_indirect_count_khr, vk::PFN_vkCmdDrawIndexedIndirectCount;
-    c"vkCmdDrawMeshTasksEXT" => cmd_draw_mesh_tasks_ext, cmd_draw_mesh_tasks_ext, vk::PFN_vkCmdDrawMeshTasksEXT;
-    c"vkCmdDrawMeshTasksIndirectEXT" => cmd_draw_mesh_tasks_indirect_ext, cmd_draw_mesh_tasks_indirect_ext, vk::PFN_vkCmdDrawMeshTasksIndirectEXT;
-    c"vkCmdDrawMeshTasksIndirectCountEXT" => cmd_draw_mesh_tasks_indirect_count_ext, cmd_draw_mesh_tasks_indirect_count_ext, vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT;
-    c"vkCmdDrawMultiEXT" => cmd_draw_multi_ext, cmd_draw_multi_ext, vk::PFN_vkCmdDrawMultiEXT;
-    c"vkCmdDrawMultiIndexedEXT" => cmd_draw_multi_indexed_ext, cmd_draw_multi_indexed_ext, vk::PFN_vkCmdDrawMultiIndexedEXT;
-    c"vkCmdSetStencilOp" => cmd_set_stencil_op, cmd_set_stencil_op, vk::PFN_vkCmdSetStencilOp;
-    c"vkCmdSetStencilOpEXT" => cmd_set_stencil_op_ext, cmd_set_stencil_op_ext, vk::PFN_vkCmdSetStencilOp;
-    c"vkCmdSetRasterizerDiscardEnable" => cmd_set_rasterizer_discard_enable, cmd_set_rasterizer_discard_enable, vk::PFN_vkCmdSetRasterizerDiscardEnable;
-    c"vkCmdSetRasterizerDiscardEnableEXT" => cmd_set_rasterizer_discard_enable_ext, cmd_set_rasterizer_discard_enable_ext, vk::PFN_vkCmdSetRasterizerDiscardEnable;
-    c"vkSetDebugUtilsObjectNameEXT" => set_debug_utils_object_name_ext, set_debug_utils_object_name_ext, vk::PFN_vkSetDebugUtilsObjectNameEXT;
-    c"vkDebugMarkerSetObjectNameEXT" => debug_marker_set_object_name_ext, debug_marker_set_object_name_ext, vk::PFN_vkDebugMarkerSetObjectNameEXT;
-}
 
 /// Remembers the application's name of a pipeline or shader object (the only objects records
 /// name); an empty or NULL name removes it.
@@ -198,14 +34,14 @@ fn remember_name(d: &DeviceData, object: u64, name: *const std::ffi::c_char) {
     });
 }
 
-unsafe extern "system" fn set_debug_utils_object_name_ext(
+pub(crate) unsafe extern "system" fn set_debug_utils_object_name_ext(
     device: vk::Device,
     info: *const vk::DebugUtilsObjectNameInfoEXT,
 ) -> vk::Result {
     let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.set_debug_utils_object_name_ext else {
+    let Some(next) = d.next.set_debug_utils_object_name_ext else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -223,14 +59,14 @@ unsafe extern "system" fn set_debug_utils_object_name_ext(
     r
 }
 
-unsafe extern "system" fn debug_marker_set_object_name_ext(
+pub(crate) unsafe extern "system" fn debug_marker_set_object_name_ext(
     device: vk::Device,
     info: *const vk::DebugMarkerObjectNameInfoEXT,
 ) -> vk::Result {
     let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.debug_marker_set_object_name_ext else {
+    let Some(next) = d.next.debug_marker_set_object_name_ext else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -316,9 +152,9 @@ fn on_device<T>(cb: vk::CommandBuffer, f: impl FnOnce(&DeviceData) -> T) -> Opti
 /// Defines a hook on `cb` that calls down, then updates the state.
 macro_rules! cmd_hook {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), |$d:ident, $st:ident| $body:expr) => {
-        unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
+        pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
             on_device(cb, |$d| {
-                let Some(next) = $d.cmd.$field else { return };
+                let Some(next) = $d.next.$field else { return };
                 // SAFETY: the application's arguments, unchanged.
                 unsafe { next(cb, $($arg),*) };
                 with_state($d, cb, stringify!($hook), |$st| $body);
@@ -549,7 +385,7 @@ cmd_hook!(cmd_end_render_pass, cmd_end_render_pass, (), |_d, st| {
 cmd_hook!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
 cmd_hook!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
 
-unsafe extern "system" fn allocate_command_buffers(
+pub(crate) unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
     info: *const vk::CommandBufferAllocateInfo,
     out: *mut vk::CommandBuffer,
@@ -557,7 +393,7 @@ unsafe extern "system" fn allocate_command_buffers(
     let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.allocate_command_buffers else {
+    let Some(next) = d.next.allocate_command_buffers else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -581,7 +417,7 @@ unsafe extern "system" fn allocate_command_buffers(
     r
 }
 
-unsafe extern "system" fn free_command_buffers(
+pub(crate) unsafe extern "system" fn free_command_buffers(
     device: vk::Device,
     pool: vk::CommandPool,
     n: u32,
@@ -602,20 +438,20 @@ unsafe extern "system" fn free_command_buffers(
             }
         });
     }
-    if let Some(next) = d.cmd.free_command_buffers {
+    if let Some(next) = d.next.free_command_buffers {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(device, pool, n, cbs) };
     }
 }
 
-unsafe extern "system" fn begin_command_buffer(
+pub(crate) unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
     info: *const vk::CommandBufferBeginInfo,
 ) -> vk::Result {
     let Some(d) = device_of(cb) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.begin_command_buffer else {
+    let Some(next) = d.next.begin_command_buffer else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -699,11 +535,11 @@ unsafe fn inherited_rendering(
     })
 }
 
-unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
+pub(crate) unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
     let Some(d) = device_of(cb) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.end_command_buffer else {
+    let Some(next) = d.next.end_command_buffer else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -754,18 +590,18 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
         .cloned();
     d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
     d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
-    crate::hooks::write_report(d, &rec);
-    crate::hooks::tell_messengers(d, &rec);
+    crate::records::write_report(d, &rec);
+    crate::records::tell_messengers(d, &rec);
 }
 
-unsafe extern "system" fn reset_command_buffer(
+pub(crate) unsafe extern "system" fn reset_command_buffer(
     cb: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
     let Some(d) = device_of(cb) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.reset_command_buffer else {
+    let Some(next) = d.next.reset_command_buffer else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -777,7 +613,7 @@ unsafe extern "system" fn reset_command_buffer(
     r
 }
 
-unsafe extern "system" fn create_image(
+pub(crate) unsafe extern "system" fn create_image(
     device: vk::Device,
     info: *const vk::ImageCreateInfo,
     alloc: *const vk::AllocationCallbacks,
@@ -786,7 +622,7 @@ unsafe extern "system" fn create_image(
     let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.create_image else {
+    let Some(next) = d.next.create_image else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -810,7 +646,7 @@ unsafe extern "system" fn create_image(
     r
 }
 
-unsafe extern "system" fn destroy_image(
+pub(crate) unsafe extern "system" fn destroy_image(
     device: vk::Device,
     image: vk::Image,
     alloc: *const vk::AllocationCallbacks,
@@ -822,13 +658,13 @@ unsafe extern "system" fn destroy_image(
         let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
         m.remove(&vk::Handle::as_raw(image));
     }
-    if let Some(next) = d.cmd.destroy_image {
+    if let Some(next) = d.next.destroy_image {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(device, image, alloc) };
     }
 }
 
-unsafe extern "system" fn create_image_view(
+pub(crate) unsafe extern "system" fn create_image_view(
     device: vk::Device,
     info: *const vk::ImageViewCreateInfo,
     alloc: *const vk::AllocationCallbacks,
@@ -837,7 +673,7 @@ unsafe extern "system" fn create_image_view(
     let Some(d) = device_of(device) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.cmd.create_image_view else {
+    let Some(next) = d.next.create_image_view else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, unchanged.
@@ -861,7 +697,7 @@ unsafe extern "system" fn create_image_view(
     r
 }
 
-unsafe extern "system" fn destroy_image_view(
+pub(crate) unsafe extern "system" fn destroy_image_view(
     device: vk::Device,
     view: vk::ImageView,
     alloc: *const vk::AllocationCallbacks,
@@ -873,7 +709,7 @@ unsafe extern "system" fn destroy_image_view(
         let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
         m.remove(&vk::Handle::as_raw(view));
     }
-    if let Some(next) = d.cmd.destroy_image_view {
+    if let Some(next) = d.next.destroy_image_view {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(device, view, alloc) };
     }

@@ -98,17 +98,6 @@ pub struct DeviceData {
     /// The loader's dispatch key of the device (and of its command buffers).
     pub key: usize,
     pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
-    pub destroy_device: Option<vk::PFN_vkDestroyDevice>,
-    pub create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
-    pub destroy_shader_module: Option<vk::PFN_vkDestroyShaderModule>,
-    pub create_graphics_pipelines: Option<vk::PFN_vkCreateGraphicsPipelines>,
-    pub destroy_pipeline: Option<vk::PFN_vkDestroyPipeline>,
-    pub create_shaders_ext: Option<vk::PFN_vkCreateShadersEXT>,
-    pub destroy_shader_ext: Option<vk::PFN_vkDestroyShaderEXT>,
-    pub create_render_pass: Option<vk::PFN_vkCreateRenderPass>,
-    pub create_render_pass2: Option<vk::PFN_vkCreateRenderPass2>,
-    pub create_render_pass2_khr: Option<vk::PFN_vkCreateRenderPass2>,
-    pub destroy_render_pass: Option<vk::PFN_vkDestroyRenderPass>,
     pub device_name: String,
     pub app: String,
     pub chip: Option<Family>,
@@ -121,7 +110,8 @@ pub struct DeviceData {
     pub render_passes: Mutex<HashMap<u64, Arc<[AttachmentUse]>>>,
     pub stats: Stats,
     /// The next layer's command-buffer functions.
-    pub cmd: crate::cmd_hooks::CmdNext,
+    /// The next layer's intercepted functions (crate::intercept's table).
+    pub next: crate::intercept::Next,
     /// Set once the device has an interlocked pipeline or shader object: only then are command
     /// buffers tracked.
     pub tracking: AtomicBool,

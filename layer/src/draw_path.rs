@@ -225,7 +225,7 @@ macro_rules! draw_paths {
                 #[inline(never)]
                 pub unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
                     on_device(cb, |d| {
-                        let Some(next) = d.cmd.$field else { return };
+                        let Some(next) = d.next.$field else { return };
                         count_slow(d, cb);
                         // SAFETY: the application's arguments, unchanged.
                         unsafe { next(cb, $($arg),*) };
@@ -254,7 +254,7 @@ macro_rules! draw_paths {
                 }
                 $(
                     let direct = sole.and_then(|d| {
-                        let next = d.cmd.$field? as *mut ();
+                        let next = d.next.$field? as *mut ();
                         nexts::$hook.store(next, Ordering::Relaxed);
                         (d.armed.load(Ordering::Relaxed) == 0).then_some(next)
                     });

@@ -1,16 +1,17 @@
-//! The intercepted entry points. Each calls down the chain exactly once with the application's
-//! own arguments; the layer's work happens after the call returns, inside [`guarded`], and only
-//! reads the create infos.
+//! The loader chain: vkGetInstanceProcAddr / vkGetDeviceProcAddr, instance and device life
+//! (settings, chip identification, the next layer's functions resolved once), and the
+//! debug-utils messengers. Each hook calls down the chain exactly once with the application's own
+//! arguments; the layer's work happens inside [`guarded`]. The object hooks are in
+//! [`crate::objects`], the command-buffer hooks in [`crate::cmd_hooks`], both listed in
+//! [`crate::intercept`]'s table.
 
-use crate::capture::{self, DrawState, FragmentSource, Samples};
-use crate::compute::{self, InterlockFeatures, ModuleAnalysis, Subject};
-use crate::dispatch::{self, guarded, DeviceData, InstanceData, LibraryFragment, LibraryInfo};
+use crate::compute::InterlockFeatures;
+use crate::dispatch::{self, guarded, DeviceData, InstanceData};
 use crate::ffi::{self, dispatch_key, LayerFunction};
-use crate::report::{self, Kind, Record, Severity};
+use crate::report;
 use crate::settings::{self, Settings};
 use ash::vk;
 use std::ffi::{c_char, CStr};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Once};
 
 type Void = unsafe extern "system" fn();
@@ -46,25 +47,13 @@ fn name_of(p_name: *const c_char) -> Option<&'static CStr> {
 fn device_hook(name: &[u8]) -> vk::PFN_vkVoidFunction {
     match name {
         b"vkGetDeviceProcAddr" => pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr),
-        b"vkDestroyDevice" => pfn!(destroy_device, vk::PFN_vkDestroyDevice),
-        b"vkCreateShaderModule" => pfn!(create_shader_module, vk::PFN_vkCreateShaderModule),
-        b"vkDestroyShaderModule" => pfn!(destroy_shader_module, vk::PFN_vkDestroyShaderModule),
-        b"vkCreateGraphicsPipelines" => {
-            pfn!(create_graphics_pipelines, vk::PFN_vkCreateGraphicsPipelines)
-        }
-        b"vkDestroyPipeline" => pfn!(destroy_pipeline, vk::PFN_vkDestroyPipeline),
-        b"vkCreateShadersEXT" => pfn!(create_shaders_ext, vk::PFN_vkCreateShadersEXT),
-        b"vkDestroyShaderEXT" => pfn!(destroy_shader_ext, vk::PFN_vkDestroyShaderEXT),
-        b"vkCreateRenderPass" => pfn!(create_render_pass, vk::PFN_vkCreateRenderPass),
-        b"vkCreateRenderPass2" => pfn!(create_render_pass2, vk::PFN_vkCreateRenderPass2),
-        b"vkCreateRenderPass2KHR" => pfn!(create_render_pass2_khr, vk::PFN_vkCreateRenderPass2),
-        b"vkDestroyRenderPass" => pfn!(destroy_render_pass, vk::PFN_vkDestroyRenderPass),
-        _ => crate::cmd_hooks::hook(name),
+        _ => crate::intercept::hook(name),
     }
 }
 
-/// The names this layer intercepts (used by tests of pointer identity).
-pub const INTERCEPTED: &[&str] = &[
+/// The instance-level functions this layer intercepts, beside the device-level ones of
+/// [`crate::intercept::NAMES`].
+pub const INSTANCE_INTERCEPTED: &[&str] = &[
     "vkGetInstanceProcAddr",
     "vkCreateInstance",
     "vkDestroyInstance",
@@ -72,18 +61,15 @@ pub const INTERCEPTED: &[&str] = &[
     "vkCreateDebugUtilsMessengerEXT",
     "vkDestroyDebugUtilsMessengerEXT",
     "vkGetDeviceProcAddr",
-    "vkDestroyDevice",
-    "vkCreateShaderModule",
-    "vkDestroyShaderModule",
-    "vkCreateGraphicsPipelines",
-    "vkDestroyPipeline",
-    "vkCreateShadersEXT",
-    "vkDestroyShaderEXT",
-    "vkCreateRenderPass",
-    "vkCreateRenderPass2",
-    "vkCreateRenderPass2KHR",
-    "vkDestroyRenderPass",
 ];
+
+/// Every name this layer intercepts (used by tests of pointer identity).
+pub fn intercepted() -> impl Iterator<Item = &'static str> {
+    INSTANCE_INTERCEPTED
+        .iter()
+        .chain(crate::intercept::NAMES)
+        .copied()
+}
 
 /// The layer's vkGetInstanceProcAddr.
 ///
@@ -456,12 +442,6 @@ unsafe extern "system" fn create_device(
     }
     // SAFETY: success, so *p_device is the new device.
     let device = unsafe { *p_device };
-    macro_rules! dfn {
-        ($name:literal, $t:ty) => {
-            // SAFETY: next GDPA with the device it created.
-            cast!(unsafe { next_gdpa(device, $name.as_ptr()) }, $t)
-        };
-    }
     let (device_name, vendor_id) = match inst.get_physical_device_properties {
         Some(f) => {
             let mut props = vk::PhysicalDeviceProperties::default();
@@ -504,20 +484,6 @@ unsafe extern "system" fn create_device(
         // SAFETY: the new device is live.
         key: unsafe { dispatch_key(device) },
         next_gdpa,
-        destroy_device: dfn!(c"vkDestroyDevice", vk::PFN_vkDestroyDevice),
-        create_shader_module: dfn!(c"vkCreateShaderModule", vk::PFN_vkCreateShaderModule),
-        destroy_shader_module: dfn!(c"vkDestroyShaderModule", vk::PFN_vkDestroyShaderModule),
-        create_graphics_pipelines: dfn!(
-            c"vkCreateGraphicsPipelines",
-            vk::PFN_vkCreateGraphicsPipelines
-        ),
-        destroy_pipeline: dfn!(c"vkDestroyPipeline", vk::PFN_vkDestroyPipeline),
-        create_shaders_ext: dfn!(c"vkCreateShadersEXT", vk::PFN_vkCreateShadersEXT),
-        destroy_shader_ext: dfn!(c"vkDestroyShaderEXT", vk::PFN_vkDestroyShaderEXT),
-        create_render_pass: dfn!(c"vkCreateRenderPass", vk::PFN_vkCreateRenderPass),
-        create_render_pass2: dfn!(c"vkCreateRenderPass2", vk::PFN_vkCreateRenderPass2),
-        create_render_pass2_khr: dfn!(c"vkCreateRenderPass2KHR", vk::PFN_vkCreateRenderPass2),
-        destroy_render_pass: dfn!(c"vkDestroyRenderPass", vk::PFN_vkDestroyRenderPass),
         device_name,
         app: inst.app.clone(),
         chip,
@@ -527,7 +493,7 @@ unsafe extern "system" fn create_device(
         libraries: Default::default(),
         render_passes: Default::default(),
         stats: Default::default(),
-        cmd: crate::cmd_hooks::CmdNext::load(|name| {
+        next: crate::intercept::Next::load(|name| {
             // SAFETY: next GDPA with the device it created.
             unsafe { next_gdpa(device, name.as_ptr()) }
         }),
@@ -607,7 +573,7 @@ unsafe fn interlock_features(ci: &vk::DeviceCreateInfo) -> InterlockFeatures {
     }
 }
 
-unsafe extern "system" fn destroy_device(
+pub(crate) unsafe extern "system" fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
@@ -620,663 +586,27 @@ unsafe extern "system" fn destroy_device(
     };
     crate::draw_path::retarget();
     let _ = guarded(&d.health, "vkDestroyDevice", || {
-        summary(&d);
+        crate::records::summary(&d);
         report::flush_all(true);
     });
-    if let Some(f) = d.destroy_device {
+    if let Some(f) = d.next.destroy_device {
         // SAFETY: the application's arguments, unchanged.
         unsafe { f(device, p_allocator) };
     }
 }
 
-fn summary(d: &DeviceData) {
-    let s = &d.stats;
-    let by_mode = s.by_mode.lock().unwrap_or_else(|p| p.into_inner());
-    let mut modes: Vec<String> = by_mode.iter().map(|(m, n)| format!("{m}: {n}")).collect();
-    modes.sort();
-    log::info!(
-        "device '{}' destroyed: {} fragment stages analysed, {} with interlock ({}), {} flagged, {} unknown",
-        d.device_name,
-        s.analysed.load(Ordering::Relaxed),
-        s.interlocked.load(Ordering::Relaxed),
-        if modes.is_empty() { "-".to_string() } else { modes.join(", ") },
-        s.flagged.load(Ordering::Relaxed),
-        s.unknown.load(Ordering::Relaxed),
-    );
-    log::info!(
-        "device '{}': {} draws with an interlocked fragment stage, in {} draw records (command buffer × bound object × draw state)",
-        d.device_name,
-        s.draws.load(Ordering::Relaxed),
-        s.draw_records.load(Ordering::Relaxed),
-    );
-}
-
 /// How many fragment stages the layer has analysed and recorded on `device` (tests).
 #[cfg(test)]
 pub fn analysed_count(device: vk::Device) -> u64 {
-    device_of(device).map_or(0, |d| d.stats.analysed.load(Ordering::Relaxed))
+    device_of(device).map_or(0, |d| {
+        d.stats.analysed.load(std::sync::atomic::Ordering::Relaxed)
+    })
 }
 
-fn device_of(device: vk::Device) -> Option<Arc<DeviceData>> {
+pub(crate) fn device_of(device: vk::Device) -> Option<Arc<DeviceData>> {
     if device == vk::Device::null() {
         return None;
     }
     // SAFETY: device-level hooks are only reachable for devices created through this layer.
     dispatch::device(unsafe { dispatch_key(device) })
-}
-
-unsafe extern "system" fn create_shader_module(
-    device: vk::Device,
-    p_create_info: *const vk::ShaderModuleCreateInfo,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_module: *mut vk::ShaderModule,
-) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.create_shader_module else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next(device, p_create_info, p_allocator, p_module) };
-    if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
-        return result;
-    }
-    let _ = guarded(&d.health, "vkCreateShaderModule", || {
-        // SAFETY: success, so the create info was valid and *p_module is the new module.
-        let (words, module) = unsafe {
-            let ci = &*p_create_info;
-            (
-                capture::code_words(ci.p_code as *const u8, ci.code_size),
-                vk::Handle::as_raw(*p_module),
-            )
-        };
-        let entry = Arc::new(dispatch::ModuleEntry::new(words));
-        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-        m.insert(module, entry);
-    });
-    result
-}
-
-/// Remembers which attachments each subpass of a new render pass uses.
-fn remember_render_pass(
-    d: &DeviceData,
-    p_render_pass: *mut vk::RenderPass,
-    uses: Vec<capture::AttachmentUse>,
-) {
-    // SAFETY: creation succeeded, so *p_render_pass is the new render pass.
-    let rp = vk::Handle::as_raw(unsafe { *p_render_pass });
-    let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
-    m.insert(rp, uses.into());
-}
-
-unsafe extern "system" fn create_render_pass(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.create_render_pass else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
-    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(&d.health, "vkCreateRenderPass", || {
-            // SAFETY: success, so the create info was valid.
-            let uses = unsafe { capture::render_pass_use(&*p_create_info) };
-            remember_render_pass(&d, p_render_pass, uses);
-        });
-    }
-    result
-}
-
-/// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function (`next`
-/// picks it).
-///
-/// # Safety
-/// The application's arguments of either function.
-unsafe fn create_render_pass2_with(
-    name: &str,
-    next: fn(&DeviceData) -> Option<vk::PFN_vkCreateRenderPass2>,
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo2,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = next(&d) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
-    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(&d.health, name, || {
-            // SAFETY: success, so the create info was valid.
-            let uses = unsafe { capture::render_pass2_use(&*p_create_info) };
-            remember_render_pass(&d, p_render_pass, uses);
-        });
-    }
-    result
-}
-
-unsafe extern "system" fn create_render_pass2(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo2,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        create_render_pass2_with(
-            "vkCreateRenderPass2",
-            |d| d.create_render_pass2,
-            device,
-            p_create_info,
-            p_allocator,
-            p_render_pass,
-        )
-    }
-}
-
-unsafe extern "system" fn create_render_pass2_khr(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo2,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        create_render_pass2_with(
-            "vkCreateRenderPass2KHR",
-            |d| d.create_render_pass2_khr,
-            device,
-            p_create_info,
-            p_allocator,
-            p_render_pass,
-        )
-    }
-}
-
-unsafe extern "system" fn destroy_render_pass(
-    device: vk::Device,
-    render_pass: vk::RenderPass,
-    p_allocator: *const vk::AllocationCallbacks,
-) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(render_pass));
-    }
-    if let Some(next) = d.destroy_render_pass {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, render_pass, p_allocator) };
-    }
-}
-
-unsafe extern "system" fn destroy_shader_module(
-    device: vk::Device,
-    module: vk::ShaderModule,
-    p_allocator: *const vk::AllocationCallbacks,
-) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(module));
-    }
-    if let Some(next) = d.destroy_shader_module {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, module, p_allocator) };
-    }
-}
-
-unsafe extern "system" fn create_graphics_pipelines(
-    device: vk::Device,
-    pipeline_cache: vk::PipelineCache,
-    create_info_count: u32,
-    p_create_infos: *const vk::GraphicsPipelineCreateInfo,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_pipelines: *mut vk::Pipeline,
-) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.create_graphics_pipelines else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe {
-        next(
-            device,
-            pipeline_cache,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_pipelines,
-        )
-    };
-    // Whatever the result — success, VK_PIPELINE_COMPILE_REQUIRED, or the error of one of several
-    // pipelines — each element of pPipelines is a created pipeline or VK_NULL_HANDLE (the
-    // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
-    // implementation attempts every other), so exactly the created ones are recorded.
-    if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
-        return result;
-    }
-    // The attachments a render pass's subpass uses, cloned out of the map's lock.
-    let subpass_use = |rp: vk::RenderPass, subpass: u32| {
-        let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
-        passes
-            .get(&vk::Handle::as_raw(rp))
-            .and_then(|s| s.get(subpass as usize).copied())
-    };
-    let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
-        // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
-        // pipeline was created from the create info at its index.
-        let (infos, pipelines) = unsafe {
-            (
-                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
-                std::slice::from_raw_parts(p_pipelines, create_info_count as usize),
-            )
-        };
-        for (info, p) in infos.iter().zip(pipelines) {
-            if *p == vk::Pipeline::null() {
-                continue;
-            }
-            // SAFETY: a valid create info of a pipeline that was created.
-            let cap = unsafe { capture::capture(info, subpass_use) };
-            process_pipeline(&d, vk::Handle::as_raw(*p), cap);
-        }
-    });
-    result
-}
-
-fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
-    Arc::new(Err(reason.to_string()))
-}
-
-/// The per-pipeline work: resolve the fragment stage (own or from linked libraries), merge the
-/// draw state, remember libraries, report.
-pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCapture) {
-    let mut fragment: Option<LibraryFragment> = cap.fragment.as_ref().map(|src| {
-        let analysis = match src {
-            FragmentSource::Module { module, .. } => {
-                let entry = {
-                    let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-                    m.get(module).cloned()
-                };
-                // Analysed outside the map's lock, once per module.
-                match entry {
-                    Some(e) => e.analysis(),
-                    None => unknown("the shader module was not created through the layer"),
-                }
-            }
-            FragmentSource::Inline { words, .. } => compute::analyze_module_cached(words),
-            FragmentSource::Identifier { .. } => unknown(
-                "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
-            ),
-            FragmentSource::Binary => unknown(
-                "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
-            ),
-        };
-        let hash = match src {
-            FragmentSource::Module { module, entry } => {
-                let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-                m.get(module).cloned()
-            }
-            .and_then(|e| compute::stage_hash(e.words(), entry, cap.fragment_spec.as_ref())),
-            FragmentSource::Inline { words, entry } => {
-                compute::stage_hash(words, entry, cap.fragment_spec.as_ref())
-            }
-            FragmentSource::Identifier { .. } | FragmentSource::Binary => None,
-        };
-        LibraryFragment {
-            analysis,
-            entry: src.entry().to_string(),
-            source: src.label(),
-            hash,
-        }
-    });
-    let mut draw = cap.draw.clone();
-    if !cap.libraries.is_empty() {
-        let libs = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
-        for l in &cap.libraries {
-            if let Some(li) = libs.get(l) {
-                draw.merge_from(&li.draw);
-                if fragment.is_none() {
-                    fragment = li.fragment.clone().map(|f| LibraryFragment {
-                        source: "library",
-                        ..f
-                    });
-                }
-            }
-        }
-    }
-    if cap.is_library {
-        let mut libs = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
-        libs.insert(
-            handle,
-            Arc::new(LibraryInfo {
-                fragment: fragment.clone(),
-                draw: draw.clone(),
-            }),
-        );
-    }
-    let Some(frag) = fragment else {
-        return;
-    };
-    let kind = if cap.is_library {
-        Kind::Library
-    } else {
-        Kind::Pipeline
-    };
-    let entry = compute::fragment_entry(&frag.analysis, &frag.entry);
-    if kind == Kind::Pipeline && entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
-        d.add_bindable(crate::draws::Bindable {
-            handle,
-            kind,
-            fragment: frag.clone(),
-            draw: draw.clone(),
-            dynamic: cap.dynamic,
-        });
-    }
-    emit(
-        d,
-        kind,
-        handle,
-        frag.source,
-        frag.hash.as_deref(),
-        &frag.entry,
-        entry,
-        &draw,
-    );
-}
-
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    d: &DeviceData,
-    kind: Kind,
-    handle: u64,
-    source: &str,
-    stage_hash: Option<&str>,
-    entry_name: &str,
-    entry: Result<&compute::EntryAnalysis, String>,
-    draw: &DrawState,
-) {
-    let subject = Subject {
-        stage_hash,
-        app: &d.app,
-        device: &d.device_name,
-        kind,
-        handle,
-        source,
-        chip: d.chip,
-        features: d.features,
-    };
-    let mode = entry.as_ref().ok().and_then(|e| e.interlock);
-    let rec = compute::build_record(&subject, entry_name, entry, draw);
-    let s = &d.stats;
-    s.analysed.fetch_add(1, Ordering::Relaxed);
-    let flagged = rec
-        .diagnostics
-        .iter()
-        .any(|x| matches!(x.severity, Severity::Warning | Severity::Error));
-    if rec.interlock == "unknown" {
-        s.unknown.fetch_add(1, Ordering::Relaxed);
-    }
-    if let Some(m) = mode {
-        s.interlocked.fetch_add(1, Ordering::Relaxed);
-        *s.by_mode
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(m)
-            .or_default() += 1;
-        if flagged {
-            s.flagged.fetch_add(1, Ordering::Relaxed);
-        }
-        log_line(&rec, flagged);
-    } else if rec.interlock == "unknown" {
-        log::debug!(
-            "{} {} ({}): interlock unknown",
-            kind_name(kind),
-            rec.handle,
-            rec.source
-        );
-    }
-    if rec.interlock != "none" || d.settings.report_all {
-        write_report(d, &rec);
-    }
-    tell_messengers(d, &rec);
-}
-
-/// A record's findings, for the application's debug-utils messengers (the `debug_messages`
-/// setting).
-pub(crate) fn tell_messengers(d: &DeviceData, rec: &Record) {
-    if !d.settings.debug_messages || rec.diagnostics.is_empty() {
-        return;
-    }
-    let handle = u64::from_str_radix(rec.handle.trim_start_matches("0x"), 16).unwrap_or(0);
-    let object_type = match rec.kind {
-        Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
-        Kind::Draw if rec.bound == Some("shader_object") => vk::ObjectType::SHADER_EXT,
-        _ => vk::ObjectType::PIPELINE,
-    };
-    let name = rec.name.clone().or_else(|| {
-        d.names
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&handle)
-            .cloned()
-    });
-    let subject = crate::messenger::Subject {
-        object_type,
-        handle,
-        name: name.as_deref(),
-        context: format!(
-            "{} {}, stage {}, {} interlock, {} sample(s), chip {}",
-            kind_name(rec.kind),
-            rec.handle,
-            rec.stage_hash.as_deref().unwrap_or("unknown"),
-            rec.interlock,
-            rec.samples.map_or("dynamic".to_string(), |n| n.to_string()),
-            rec.chip.as_deref().unwrap_or("none")
-        ),
-        samples: rec.samples,
-    };
-    d.messengers.deliver(&subject, &rec.diagnostics);
-}
-
-fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Pipeline => "pipeline",
-        Kind::Library => "library",
-        Kind::ShaderObject => "shader object",
-        Kind::Draw => "draws",
-    }
-}
-
-fn log_line(rec: &Record, flagged: bool) {
-    // The line is built only where it will be logged: at the default level most are not.
-    let level = if flagged {
-        log::Level::Warn
-    } else {
-        log::Level::Info
-    };
-    if !log::log_enabled!(level) {
-        return;
-    }
-    let codes: Vec<&str> = rec.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    let line = format!(
-        "{} {} #{} (stage {}) entry '{}': {} interlock, {} sample(s), chip {}{}",
-        kind_name(rec.kind),
-        rec.handle,
-        rec.id,
-        rec.stage_hash.as_deref().unwrap_or("unknown"),
-        rec.entry_point,
-        rec.interlock,
-        rec.samples.map_or("dynamic".to_string(), |n| n.to_string()),
-        rec.chip.as_deref().unwrap_or("none"),
-        if codes.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", codes.join(", "))
-        }
-    );
-    if flagged {
-        log::warn!("{line}");
-    } else {
-        log::info!("{line}");
-    }
-}
-
-pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
-    let Some(path) = &d.settings.report else {
-        return;
-    };
-    if let Err(e) = report::append(path, rec) {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| log::error!("cannot write report {}: {e}", path.display()));
-    }
-}
-
-unsafe extern "system" fn destroy_pipeline(
-    device: vk::Device,
-    pipeline: vk::Pipeline,
-    p_allocator: *const vk::AllocationCallbacks,
-) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut l = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
-        l.remove(&vk::Handle::as_raw(pipeline));
-    }
-    d.remove_bindable(vk::Handle::as_raw(pipeline));
-    if let Some(next) = d.destroy_pipeline {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, pipeline, p_allocator) };
-    }
-}
-
-unsafe extern "system" fn create_shaders_ext(
-    device: vk::Device,
-    create_info_count: u32,
-    p_create_infos: *const vk::ShaderCreateInfoEXT,
-    p_allocator: *const vk::AllocationCallbacks,
-    p_shaders: *mut vk::ShaderEXT,
-) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.create_shaders_ext else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe {
-        next(
-            device,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_shaders,
-        )
-    };
-    // "When this function returns, whether or not it succeeds, it is guaranteed that every
-    // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
-    // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
-    if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
-        return result;
-    }
-    let _ = guarded(&d.health, "vkCreateShadersEXT", || {
-        // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
-        let (infos, shaders) = unsafe {
-            (
-                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
-                std::slice::from_raw_parts(p_shaders, create_info_count as usize),
-            )
-        };
-        for (info, s) in infos.iter().zip(shaders) {
-            if *s == vk::ShaderEXT::null() || !info.stage.contains(vk::ShaderStageFlags::FRAGMENT) {
-                continue;
-            }
-            // SAFETY: pName is a valid string per valid usage.
-            let entry_name = if info.p_name.is_null() {
-                "main".to_string()
-            } else {
-                unsafe { CStr::from_ptr(info.p_name) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
-                // SAFETY: pCode holds codeSize bytes.
-                let words =
-                    unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
-                // SAFETY: pSpecializationInfo is NULL or valid.
-                let spec = unsafe { capture::specialization(info.p_specialization_info) };
-                let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
-                (compute::analyze_module(&words), "shader_object_spirv", hash)
-            } else {
-                (
-                    Err("the shader object was created from a driver binary".to_string()),
-                    "shader_object_binary",
-                    None,
-                )
-            };
-            let draw = DrawState {
-                samples: Some(Samples::Dynamic),
-                ..Default::default()
-            };
-            let analysis = Arc::new(analysis);
-            let entry = compute::fragment_entry(&analysis, &entry_name);
-            if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
-                // A shader object's state is all set at draw time.
-                d.add_bindable(crate::draws::Bindable {
-                    handle: vk::Handle::as_raw(*s),
-                    kind: Kind::ShaderObject,
-                    fragment: LibraryFragment {
-                        analysis: analysis.clone(),
-                        entry: entry_name.clone(),
-                        source,
-                        hash: hash.clone(),
-                    },
-                    draw: draw.clone(),
-                    dynamic: capture::Dynamic::all(),
-                });
-            }
-            emit(
-                &d,
-                Kind::ShaderObject,
-                vk::Handle::as_raw(*s),
-                source,
-                hash.as_deref(),
-                &entry_name,
-                entry,
-                &draw,
-            );
-        }
-    });
-    result
-}
-
-unsafe extern "system" fn destroy_shader_ext(
-    device: vk::Device,
-    shader: vk::ShaderEXT,
-    p_allocator: *const vk::AllocationCallbacks,
-) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    d.remove_bindable(vk::Handle::as_raw(shader));
-    if let Some(next) = d.destroy_shader_ext {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, shader, p_allocator) };
-    }
 }

@@ -21,7 +21,10 @@ pub mod draw_path;
 pub mod draws;
 pub mod ffi;
 pub mod hooks;
+pub mod intercept;
 pub mod messenger;
+pub mod objects;
+pub mod records;
 pub mod report;
 pub mod settings;
 

@@ -1,0 +1,483 @@
+//! The object hooks: shader modules, graphics pipelines (and libraries), shader objects and
+//! render passes. Each calls down the chain exactly once with the application's own arguments;
+//! the layer's work happens after the call returns, inside [`guarded`], and only reads the
+//! create infos the specification makes valid ([`crate::capture`]).
+
+use crate::capture::{self, DrawState, FragmentSource, Samples};
+use crate::compute::{self, ModuleAnalysis};
+use crate::dispatch::{self, guarded, DeviceData, LibraryFragment, LibraryInfo};
+use crate::hooks::device_of;
+use crate::records::emit;
+use crate::report::Kind;
+use ash::vk;
+use std::ffi::CStr;
+use std::sync::Arc;
+
+pub(crate) unsafe extern "system" fn create_shader_module(
+    device: vk::Device,
+    p_create_info: *const vk::ShaderModuleCreateInfo,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_module: *mut vk::ShaderModule,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.next.create_shader_module else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe { next(device, p_create_info, p_allocator, p_module) };
+    if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
+        return result;
+    }
+    let _ = guarded(&d.health, "vkCreateShaderModule", || {
+        // SAFETY: success, so the create info was valid and *p_module is the new module.
+        let (words, module) = unsafe {
+            let ci = &*p_create_info;
+            (
+                capture::code_words(ci.p_code as *const u8, ci.code_size),
+                vk::Handle::as_raw(*p_module),
+            )
+        };
+        let entry = Arc::new(dispatch::ModuleEntry::new(words));
+        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+        m.insert(module, entry);
+    });
+    result
+}
+
+/// Remembers which attachments each subpass of a new render pass uses.
+fn remember_render_pass(
+    d: &DeviceData,
+    p_render_pass: *mut vk::RenderPass,
+    uses: Vec<capture::AttachmentUse>,
+) {
+    // SAFETY: creation succeeded, so *p_render_pass is the new render pass.
+    let rp = vk::Handle::as_raw(unsafe { *p_render_pass });
+    let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+    m.insert(rp, uses.into());
+}
+
+pub(crate) unsafe extern "system" fn create_render_pass(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.next.create_render_pass else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
+        let _ = guarded(&d.health, "vkCreateRenderPass", || {
+            // SAFETY: success, so the create info was valid.
+            let uses = unsafe { capture::render_pass_use(&*p_create_info) };
+            remember_render_pass(&d, p_render_pass, uses);
+        });
+    }
+    result
+}
+
+/// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function (`next`
+/// picks it).
+///
+/// # Safety
+/// The application's arguments of either function.
+unsafe fn create_render_pass2_with(
+    name: &str,
+    next: fn(&DeviceData) -> Option<vk::PFN_vkCreateRenderPass2>,
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = next(&d) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
+        let _ = guarded(&d.health, name, || {
+            // SAFETY: success, so the create info was valid.
+            let uses = unsafe { capture::render_pass2_use(&*p_create_info) };
+            remember_render_pass(&d, p_render_pass, uses);
+        });
+    }
+    result
+}
+
+pub(crate) unsafe extern "system" fn create_render_pass2(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        create_render_pass2_with(
+            "vkCreateRenderPass2",
+            |d| d.next.create_render_pass2,
+            device,
+            p_create_info,
+            p_allocator,
+            p_render_pass,
+        )
+    }
+}
+
+pub(crate) unsafe extern "system" fn create_render_pass2_khr(
+    device: vk::Device,
+    p_create_info: *const vk::RenderPassCreateInfo2,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_render_pass: *mut vk::RenderPass,
+) -> vk::Result {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        create_render_pass2_with(
+            "vkCreateRenderPass2KHR",
+            |d| d.next.create_render_pass2_khr,
+            device,
+            p_create_info,
+            p_allocator,
+            p_render_pass,
+        )
+    }
+}
+
+pub(crate) unsafe extern "system" fn destroy_render_pass(
+    device: vk::Device,
+    render_pass: vk::RenderPass,
+    p_allocator: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(render_pass));
+    }
+    if let Some(next) = d.next.destroy_render_pass {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, render_pass, p_allocator) };
+    }
+}
+
+pub(crate) unsafe extern "system" fn destroy_shader_module(
+    device: vk::Device,
+    module: vk::ShaderModule,
+    p_allocator: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+        m.remove(&vk::Handle::as_raw(module));
+    }
+    if let Some(next) = d.next.destroy_shader_module {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, module, p_allocator) };
+    }
+}
+
+pub(crate) unsafe extern "system" fn create_graphics_pipelines(
+    device: vk::Device,
+    pipeline_cache: vk::PipelineCache,
+    create_info_count: u32,
+    p_create_infos: *const vk::GraphicsPipelineCreateInfo,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_pipelines: *mut vk::Pipeline,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.next.create_graphics_pipelines else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe {
+        next(
+            device,
+            pipeline_cache,
+            create_info_count,
+            p_create_infos,
+            p_allocator,
+            p_pipelines,
+        )
+    };
+    // Whatever the result — success, VK_PIPELINE_COMPILE_REQUIRED, or the error of one of several
+    // pipelines — each element of pPipelines is a created pipeline or VK_NULL_HANDLE (the
+    // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
+    // implementation attempts every other), so exactly the created ones are recorded.
+    if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
+        return result;
+    }
+    // The attachments a render pass's subpass uses, cloned out of the map's lock.
+    let subpass_use = |rp: vk::RenderPass, subpass: u32| {
+        let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+        passes
+            .get(&vk::Handle::as_raw(rp))
+            .and_then(|s| s.get(subpass as usize).copied())
+    };
+    let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
+        // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
+        // pipeline was created from the create info at its index.
+        let (infos, pipelines) = unsafe {
+            (
+                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
+                std::slice::from_raw_parts(p_pipelines, create_info_count as usize),
+            )
+        };
+        for (info, p) in infos.iter().zip(pipelines) {
+            if *p == vk::Pipeline::null() {
+                continue;
+            }
+            // SAFETY: a valid create info of a pipeline that was created.
+            let cap = unsafe { capture::capture(info, subpass_use) };
+            process_pipeline(&d, vk::Handle::as_raw(*p), cap);
+        }
+    });
+    result
+}
+
+fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
+    Arc::new(Err(reason.to_string()))
+}
+
+/// The per-pipeline work: resolve the fragment stage (own or from linked libraries), merge the
+/// draw state, remember libraries, report.
+pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCapture) {
+    let mut fragment: Option<LibraryFragment> = cap.fragment.as_ref().map(|src| {
+        let analysis = match src {
+            FragmentSource::Module { module, .. } => {
+                let entry = {
+                    let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+                    m.get(module).cloned()
+                };
+                // Analysed outside the map's lock, once per module.
+                match entry {
+                    Some(e) => e.analysis(),
+                    None => unknown("the shader module was not created through the layer"),
+                }
+            }
+            FragmentSource::Inline { words, .. } => compute::analyze_module_cached(words),
+            FragmentSource::Identifier { .. } => unknown(
+                "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
+            ),
+            FragmentSource::Binary => unknown(
+                "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
+            ),
+        };
+        let hash = match src {
+            FragmentSource::Module { module, entry } => {
+                let m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+                m.get(module).cloned()
+            }
+            .and_then(|e| compute::stage_hash(e.words(), entry, cap.fragment_spec.as_ref())),
+            FragmentSource::Inline { words, entry } => {
+                compute::stage_hash(words, entry, cap.fragment_spec.as_ref())
+            }
+            FragmentSource::Identifier { .. } | FragmentSource::Binary => None,
+        };
+        LibraryFragment {
+            analysis,
+            entry: src.entry().to_string(),
+            source: src.label(),
+            hash,
+        }
+    });
+    let mut draw = cap.draw.clone();
+    if !cap.libraries.is_empty() {
+        let libs = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
+        for l in &cap.libraries {
+            if let Some(li) = libs.get(l) {
+                draw.merge_from(&li.draw);
+                if fragment.is_none() {
+                    fragment = li.fragment.clone().map(|f| LibraryFragment {
+                        source: "library",
+                        ..f
+                    });
+                }
+            }
+        }
+    }
+    if cap.is_library {
+        let mut libs = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
+        libs.insert(
+            handle,
+            Arc::new(LibraryInfo {
+                fragment: fragment.clone(),
+                draw: draw.clone(),
+            }),
+        );
+    }
+    let Some(frag) = fragment else {
+        return;
+    };
+    let kind = if cap.is_library {
+        Kind::Library
+    } else {
+        Kind::Pipeline
+    };
+    let entry = compute::fragment_entry(&frag.analysis, &frag.entry);
+    if kind == Kind::Pipeline && entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+        d.add_bindable(crate::draws::Bindable {
+            handle,
+            kind,
+            fragment: frag.clone(),
+            draw: draw.clone(),
+            dynamic: cap.dynamic,
+        });
+    }
+    emit(
+        d,
+        kind,
+        handle,
+        frag.source,
+        frag.hash.as_deref(),
+        &frag.entry,
+        entry,
+        &draw,
+    );
+}
+
+pub(crate) unsafe extern "system" fn destroy_pipeline(
+    device: vk::Device,
+    pipeline: vk::Pipeline,
+    p_allocator: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    {
+        let mut l = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
+        l.remove(&vk::Handle::as_raw(pipeline));
+    }
+    d.remove_bindable(vk::Handle::as_raw(pipeline));
+    if let Some(next) = d.next.destroy_pipeline {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, pipeline, p_allocator) };
+    }
+}
+
+pub(crate) unsafe extern "system" fn create_shaders_ext(
+    device: vk::Device,
+    create_info_count: u32,
+    p_create_infos: *const vk::ShaderCreateInfoEXT,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_shaders: *mut vk::ShaderEXT,
+) -> vk::Result {
+    let Some(d) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.next.create_shaders_ext else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, unchanged.
+    let result = unsafe {
+        next(
+            device,
+            create_info_count,
+            p_create_infos,
+            p_allocator,
+            p_shaders,
+        )
+    };
+    // "When this function returns, whether or not it succeeds, it is guaranteed that every
+    // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
+    // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
+    if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
+        return result;
+    }
+    let _ = guarded(&d.health, "vkCreateShadersEXT", || {
+        // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
+        let (infos, shaders) = unsafe {
+            (
+                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
+                std::slice::from_raw_parts(p_shaders, create_info_count as usize),
+            )
+        };
+        for (info, s) in infos.iter().zip(shaders) {
+            if *s == vk::ShaderEXT::null() || !info.stage.contains(vk::ShaderStageFlags::FRAGMENT) {
+                continue;
+            }
+            // SAFETY: pName is a valid string per valid usage.
+            let entry_name = if info.p_name.is_null() {
+                "main".to_string()
+            } else {
+                unsafe { CStr::from_ptr(info.p_name) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
+                // SAFETY: pCode holds codeSize bytes.
+                let words =
+                    unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
+                // SAFETY: pSpecializationInfo is NULL or valid.
+                let spec = unsafe { capture::specialization(info.p_specialization_info) };
+                let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
+                (compute::analyze_module(&words), "shader_object_spirv", hash)
+            } else {
+                (
+                    Err("the shader object was created from a driver binary".to_string()),
+                    "shader_object_binary",
+                    None,
+                )
+            };
+            let draw = DrawState {
+                samples: Some(Samples::Dynamic),
+                ..Default::default()
+            };
+            let analysis = Arc::new(analysis);
+            let entry = compute::fragment_entry(&analysis, &entry_name);
+            if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+                // A shader object's state is all set at draw time.
+                d.add_bindable(crate::draws::Bindable {
+                    handle: vk::Handle::as_raw(*s),
+                    kind: Kind::ShaderObject,
+                    fragment: LibraryFragment {
+                        analysis: analysis.clone(),
+                        entry: entry_name.clone(),
+                        source,
+                        hash: hash.clone(),
+                    },
+                    draw: draw.clone(),
+                    dynamic: capture::Dynamic::all(),
+                });
+            }
+            emit(
+                &d,
+                Kind::ShaderObject,
+                vk::Handle::as_raw(*s),
+                source,
+                hash.as_deref(),
+                &entry_name,
+                entry,
+                &draw,
+            );
+        }
+    });
+    result
+}
+
+pub(crate) unsafe extern "system" fn destroy_shader_ext(
+    device: vk::Device,
+    shader: vk::ShaderEXT,
+    p_allocator: *const vk::AllocationCallbacks,
+) {
+    let Some(d) = device_of(device) else {
+        return;
+    };
+    d.remove_bindable(vk::Handle::as_raw(shader));
+    if let Some(next) = d.next.destroy_shader_ext {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { next(device, shader, p_allocator) };
+    }
+}
