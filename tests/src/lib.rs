@@ -1,6 +1,6 @@
 //! Loader-level integration tests: the layer driven through the real Vulkan loader, on RADV's
 //! null-hardware devices and lavapipe. The tests live in `tests/tests/`; the application they run
-//! is `src/bin/pops-vk-scenario.rs`, one scenario per child process.
+//! is `src/bin/pops-vk-scenario/` (one file per scenario), one scenario per child process.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
