@@ -6,7 +6,7 @@
 //! PM4 binaries are never that, since every type-3 header starts with the byte 0xc0.
 
 use pm4::{decode, describe_body, Decoded, EventType, Family, GfxLevel};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -174,38 +174,12 @@ pub fn render_text(d: &Decoded, dwords: &[u32]) -> String {
     s
 }
 
-/// The JSON document: `writes` empty for packets that write no register, unknown
-/// registers as `"register": null`, every field of a known register in `fields`.
+/// The JSON document ([`pops_report::DecodeDocument`]): `writes` empty for packets that write no
+/// register, unknown registers as `"register": null`, every field of a known register in
+/// `fields`.
 pub fn render_json(d: &Decoded) -> Value {
-    let packets: Vec<Value> = d
-        .packets
-        .iter()
-        .map(|p| {
-            let writes: Vec<Value> = p
-                .writes
-                .iter()
-                .map(|w| {
-                    let fields: Map<String, Value> = w
-                        .fields()
-                        .map(|(f, v)| (f.name().to_string(), json!(v)))
-                        .collect();
-                    json!({
-                        "register": w.name(),
-                        "address": w.address,
-                        "value": w.value,
-                        "fields": fields,
-                    })
-                })
-                .collect();
-            json!({
-                "index": p.index,
-                "opcode": p.opcode.name(),
-                "dwords": p.dwords,
-                "writes": writes,
-            })
-        })
-        .collect();
-    json!({ "gfx_level": d.level.name(), "packets": packets })
+    // Serialising these types cannot fail: every map has string keys.
+    serde_json::to_value(pops_report::DecodeDocument::from_decoded(d)).unwrap_or(Value::Null)
 }
 
 pub fn read_all(path: &PathBuf) -> std::io::Result<Vec<u8>> {

@@ -9,7 +9,6 @@
 
 use ash::vk;
 use pm4::Family;
-use serde_json::Value;
 use std::ffi::{CStr, OsString};
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -417,21 +416,14 @@ pub const KEY_FIELDS: &[&str] = &[
     "EXEC_IF_OVERLAPPED",
 ];
 
-fn key_fields(registers: &Value) -> Vec<(String, u64)> {
+fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u64)> {
     let mut out = Vec::new();
-    let Value::Object(regs) = registers else {
+    let Some(regs) = registers else {
         return out;
     };
     for &name in KEY_FIELDS {
-        for reg in regs.values() {
-            if let Some(v) = reg
-                .get("fields")
-                .and_then(|f| f.get(name))
-                .and_then(Value::as_u64)
-            {
-                out.push((name.to_string(), v));
-                break;
-            }
+        if let Some(v) = regs.values().find_map(|r| r.fields.get(name)) {
+            out.push((name.to_string(), *v));
         }
     }
     out
@@ -452,51 +444,35 @@ pub fn summarize(text: &str) -> Summary {
         if line.trim().is_empty() {
             continue;
         }
-        let Ok(Value::Object(r)) = serde_json::from_str::<Value>(line) else {
+        // The report's own type (pops_report::Record): a line that is not one is counted bad.
+        let Ok(r) = serde_json::from_str::<pops_report::Record>(line) else {
             s.bad_lines.push(i + 1);
             continue;
         };
         s.records += 1;
-        let interlock = r
-            .get("interlock")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_string();
-        if interlock == "none" {
+        if r.interlock == "none" {
             continue;
         }
-        let str_of = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let draws = r.get("draws").and_then(Value::as_u64);
+        let kind = serde_json::to_value(r.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         let row = PipelineRow {
-            kind: str_of("kind"),
-            handle: str_of("handle"),
-            name: r.get("name").and_then(Value::as_str).map(str::to_string),
-            stage_hash: r
-                .get("stage_hash")
-                .and_then(Value::as_str)
-                .unwrap_or("-")
-                .to_string(),
-            interlock,
-            samples: r.get("samples").and_then(Value::as_u64),
-            per_sample: r
-                .get("per_sample")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            chip: r.get("chip").and_then(Value::as_str).map(str::to_string),
-            fields: key_fields(r.get("registers").unwrap_or(&Value::Null)),
+            kind,
+            handle: r.handle,
+            name: r.name,
+            stage_hash: r.stage_hash.unwrap_or_else(|| "-".to_string()),
+            interlock: r.interlock,
+            samples: r.samples.map(u64::from),
+            per_sample: r.per_sample,
+            chip: r.chip,
+            fields: key_fields(r.registers.as_ref()),
             diagnostics: r
-                .get("diagnostics")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|d| {
-                            let g = |k| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                            (g("severity"), g("code"))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            draws: draws.map(|n| (n, 1)),
+                .diagnostics
+                .iter()
+                .map(|d| (d.severity.name().to_string(), d.code.clone()))
+                .collect(),
+            draws: r.draws.map(|n| (n, 1)),
         };
         match row.draws {
             // Draw records repeat per command buffer (per frame): one row per object and state.
@@ -741,7 +717,7 @@ mod tests {
         assert!(e.contains(&("VK_ADD_LAYER_PATH", "/l".into())));
     }
 
-    const RECORD: &str = r#"{"app":"pops-oit","device":"Null hardware","kind":"graphics_pipeline","handle":"0x10","entry_point":"main","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":"0x28080","value":"0x1","fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3}},"DB_DFSM_CONTROL":{"address":"0x28038","value":"0x6","fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1}}},"pm4":[],"diagnostics":[{"severity":"warning","code":"missed-overlap-drain","message":"m"}]}"#;
+    const RECORD: &str = r#"{"schema_version":1,"id":1,"app":"pops-oit","device":"Null hardware","kind":"pipeline","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":163968,"value":196609,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]},"DB_DFSM_CONTROL":{"address":163896,"value":6,"fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":[]}},"pm4":[],"diagnostics":[{"severity":"warning","code":"missed-overlap-drain","message":"m"}],"source":"shader_module"}"#;
 
     #[test]
     fn summary_lists_interlocked_pipelines_with_key_fields() {
@@ -778,7 +754,7 @@ mod tests {
     fn draw_records_are_summed_per_object_and_state() {
         let draw = |cb: &str, n: u64, samples: u64| {
             RECORD
-                .replace("\"graphics_pipeline\"", "\"draw\"")
+                .replace("\"kind\":\"pipeline\"", "\"kind\":\"draw\"")
                 .replace("\"samples\":8", &format!("\"samples\":{samples}"))
                 .replace(
                     "\"pm4\":[]",

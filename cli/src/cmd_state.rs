@@ -316,8 +316,14 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
     if args.json {
-        // The same document the layer records (pm4::pops::PopsState::report_json).
-        println!("{}", st.report_json());
+        // The register shape the layer records (pops_report::Register), in pops_report::StateDocument.
+        match serde_json::to_string(&pops_report::StateDocument::from_state(&st)) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("pops state: cannot write the JSON document: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
     } else {
         print_text(&st, &pops::emit(&st));
     }

@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let r = compute::build_record(&subject, "main", Ok(entry), black_box(&draw));
-                    r.to_line()
+                    VkLayer_pops_interlock::report::to_line(&r)
                 })
             },
         );

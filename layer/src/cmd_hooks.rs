@@ -577,10 +577,13 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     let entry = compute::fragment_entry(&b.fragment.analysis, &b.fragment.entry);
     let mut rec = compute::build_record(&subject, &b.fragment.entry, entry, &g.draw);
     rec.command_buffer = Some(format!("0x{cb:x}"));
-    rec.bound = Some(match b.kind {
-        Kind::ShaderObject => "shader_object",
-        _ => "pipeline",
-    });
+    rec.bound = Some(
+        match b.kind {
+            Kind::ShaderObject => "shader_object",
+            _ => "pipeline",
+        }
+        .to_string(),
+    );
     rec.draws = Some(g.count);
     rec.name = d
         .names

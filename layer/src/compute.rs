@@ -444,7 +444,7 @@ mod backend {
         (desc, state)
     }
 
-    /// `registers_json()` of a state, serialised on first use.
+    /// The registers of a state (pops_report::registers), serialised on first use.
     struct LazyRegisters {
         state: pops::PopsState,
         raw: OnceLock<Box<serde_json::value::RawValue>>,
@@ -453,7 +453,7 @@ mod backend {
     impl crate::report::LazyJson for LazyRegisters {
         fn raw(&self) -> &serde_json::value::RawValue {
             self.raw.get_or_init(|| {
-                serde_json::to_string(&self.state.registers_json())
+                serde_json::to_string(&pops_report::registers(&self.state))
                     .ok()
                     .and_then(|t| serde_json::value::RawValue::from_string(t).ok())
                     .unwrap_or_else(|| {
@@ -811,7 +811,7 @@ mod tests {
                         pops::derive(family, &desc, &state, &pops::Experiments::default()).unwrap();
                     assert_eq!(
                         r.registers.value(),
-                        s.registers_json(),
+                        serde_json::to_value(pops_report::registers(&s)).unwrap(),
                         "{name} {family:?} {samples}"
                     );
                     assert!(r.registers.value().get("DB_SHADER_CONTROL").is_some());

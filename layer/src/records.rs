@@ -99,7 +99,7 @@ pub(crate) fn tell_messengers(d: &DeviceData, rec: &Record) {
     let handle = u64::from_str_radix(rec.handle.trim_start_matches("0x"), 16).unwrap_or(0);
     let object_type = match rec.kind {
         Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
-        Kind::Draw if rec.bound == Some("shader_object") => vk::ObjectType::SHADER_EXT,
+        Kind::Draw if rec.bound.as_deref() == Some("shader_object") => vk::ObjectType::SHADER_EXT,
         _ => vk::ObjectType::PIPELINE,
     };
     let name = rec.name.clone().or_else(|| {

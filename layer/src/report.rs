@@ -8,32 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// A diagnostic's severity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-/// One finding about a pipeline's interlock use.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub code: String,
-    pub message: String,
-}
-
-impl Diagnostic {
-    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity,
-            code: code.to_string(),
-            message: message.into(),
-        }
-    }
-}
+pub use pops_report::{Diagnostic, Kind, Severity, SCHEMA_VERSION};
 
 /// A JSON value computed at most once, on first use, and shared by every record that has it.
 pub trait LazyJson: Send + Sync {
@@ -92,75 +67,9 @@ impl Serialize for Shared {
     }
 }
 
-fn words<S: serde::Serializer>(w: &Arc<[u32]>, s: S) -> Result<S::Ok, S::Error> {
-    w[..].serialize(s)
-}
-
-/// What a report line describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Pipeline,
-    Library,
-    ShaderObject,
-    /// Draws of one command buffer with one bound pipeline or shader object and one draw state.
-    Draw,
-}
-
-/// One report line: schemas/report.schema.json (field names and order as documented in
-/// docs/layer.md).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Record {
-    /// The version of the report schema (schemas/report.schema.json) the line follows.
-    pub schema_version: u32,
-    /// Unique in the process, in creation order: a recycled handle never merges two objects.
-    pub id: u64,
-    pub app: String,
-    pub device: String,
-    pub kind: Kind,
-    /// `0x…` of the VkPipeline or VkShaderEXT.
-    pub handle: String,
-    pub entry_point: String,
-    /// The fragment stage's content hash (SPIR-V words, entry point, specialization constants),
-    /// as `pops inspect` prints it; null where the SPIR-V is not visible.
-    pub stage_hash: Option<String>,
-    /// A mode name as `pops state` spells it, `none`, or `unknown` (SPIR-V not visible or not
-    /// analysable).
-    pub interlock: String,
-    pub begin_count: u32,
-    pub end_count: u32,
-    pub per_sample: bool,
-    /// Rasterization samples; null where the count is dynamic or not part of this object.
-    pub samples: Option<u32>,
-    /// The family the registers are for; null when none could be chosen.
-    pub chip: Option<String>,
-    /// The register state as `pops state --json` prints it; null without a chip or interlock.
-    pub registers: Shared,
-    /// The PM4 words programming `registers`.
-    #[serde(serialize_with = "words")]
-    pub pm4: Arc<[u32]>,
-    pub diagnostics: Vec<Diagnostic>,
-    /// Where the fragment SPIR-V came from: shader_module, inline_create_info,
-    /// module_identifier, library, shader_object_spirv or shader_object_binary.
-    pub source: String,
-    /// Draw records: `0x…` of the command buffer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub command_buffer: Option<String>,
-    /// Draw records: what was bound, `pipeline` or `shader_object` (`handle` names it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bound: Option<&'static str>,
-    /// Draw records: how many draw commands recorded with this state.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub draws: Option<u64>,
-    /// The application's name of the object (vkSetDebugUtilsObjectNameEXT or
-    /// vkDebugMarkerSetObjectNameEXT) when it had one: draw records, written at
-    /// vkEndCommandBuffer, see the names applications give after creation.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-/// The version of schemas/report.schema.json the layer writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// One report line (schemas/report.schema.json, the type pops_report defines once), with the
+/// register state as JSON shared between the lines of one state.
+pub type Record = pops_report::Record<Shared>;
 
 /// The next record id of the process.
 pub fn next_id() -> u64 {
@@ -168,14 +77,13 @@ pub fn next_id() -> u64 {
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-impl Record {
-    pub fn to_line(&self) -> String {
-        // Serializing this plain struct cannot fail (no maps with non-string keys).
-        let mut s = serde_json::to_string(self)
-            .unwrap_or_else(|e| format!("{{\"error\":\"report serialisation failed: {e}\"}}"));
-        s.push('\n');
-        s
-    }
+/// A report line as written: the record's JSON and a newline.
+pub fn to_line(record: &Record) -> String {
+    // Serializing this plain struct cannot fail (no maps with non-string keys).
+    let mut s = serde_json::to_string(record)
+        .unwrap_or_else(|e| format!("{{\"error\":\"report serialisation failed: {e}\"}}"));
+    s.push('\n');
+    s
 }
 
 /// One report file: lines are collected and written in whole-line chunks.
@@ -322,7 +230,7 @@ mod tests {
 
     #[test]
     fn schema_field_names_and_order() {
-        let line = sample().to_line();
+        let line = to_line(&sample());
         assert!(line.ends_with('\n'));
         let keys: Vec<String> = {
             let v: serde_json::Value = serde_json::from_str(&line).unwrap();

@@ -4,7 +4,7 @@
 //! [`derive`] is a pure function from (family, interlock description, draw state, experiment
 //! switches) to a [`PopsState`]: the register values, one-line reasons for every POPS-related
 //! field, the device features, and diagnostics. Emission of those values as PM4 lives apart in
-//! [`emit()`], JSON in [`PopsState::registers_json`] and friends, so that `pops state` and the
+//! [`emit()`]; its JSON documents are the `pops-report` crate's types, so that `pops state` and the
 //! layer's report print the same decisions.
 //!
 //! Scope of the values: each register holds the fields the POPS rules of the article decide (and
@@ -21,7 +21,6 @@ pub mod color;
 pub mod emit;
 pub mod enums;
 pub mod features;
-mod json;
 pub mod ooo;
 pub mod radv;
 pub mod rules;
@@ -29,7 +28,6 @@ pub mod rules;
 pub use color::{ColorFormat, ColorFormatError};
 pub use emit::{emit, emit_into};
 pub use features::{device_features, Features};
-pub use json::features_json;
 pub use ooo::{out_of_order_rasterization, DsaOrderInvariance, OutOfOrderDecision};
 
 use crate::chip::{Family, GfxLevel};
@@ -396,8 +394,11 @@ pub enum StateError {
     Register(#[from] RegError),
 }
 
-/// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How serious a diagnostic is (the report's `severity`: `info`, `warning`, `error`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
     Warning,
