@@ -585,6 +585,7 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
         .to_string(),
     );
     rec.draws = Some(g.count);
+    rec.module_name = b.fragment.module_name.clone();
     rec.name = d
         .names
         .lock()

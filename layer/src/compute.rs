@@ -214,6 +214,7 @@ pub fn build_record(
         bound: None,
         draws: None,
         name: None,
+        module_name: None,
         id: crate::report::next_id(),
         stage_hash: subject.stage_hash.map(str::to_string),
     };

@@ -76,6 +76,8 @@ pub struct LibraryFragment {
     /// The stage's content hash (`shaders::spirv::stage_hash`); `None` where the SPIR-V is not
     /// visible (module identifiers, binaries).
     pub hash: Option<String>,
+    /// The application's name of the shader module it came from, where it had one.
+    pub module_name: Option<String>,
 }
 
 /// Counters for the summary at vkDestroyDevice.

@@ -321,6 +321,7 @@ mod tests {
                 entry: "main".into(),
                 source: "test",
                 hash: None,
+                module_name: None,
             },
             draw,
             dynamic,

@@ -286,11 +286,21 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
             }
             FragmentSource::Identifier { .. } | FragmentSource::Binary => None,
         };
+        let module_name = match src {
+            FragmentSource::Module { module, .. } => d
+                .names
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(module)
+                .cloned(),
+            _ => None,
+        };
         LibraryFragment {
             analysis,
             entry: src.entry().to_string(),
             source: src.label(),
             hash,
+            module_name,
         }
     });
     let mut draw = cap.draw.clone();
@@ -345,6 +355,7 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
         &frag.entry,
         entry,
         &draw,
+        frag.module_name.as_deref(),
     );
 }
 
@@ -447,6 +458,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                         entry: entry_name.clone(),
                         source,
                         hash: hash.clone(),
+                        module_name: None,
                     },
                     draw: draw.clone(),
                     dynamic: capture::Dynamic::all(),
@@ -461,6 +473,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                 &entry_name,
                 entry,
                 &draw,
+                None,
             );
         }
     });

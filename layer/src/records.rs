@@ -43,6 +43,7 @@ pub(crate) fn emit(
     entry_name: &str,
     entry: Result<&compute::EntryAnalysis, String>,
     draw: &DrawState,
+    module_name: Option<&str>,
 ) {
     let subject = Subject {
         stage_hash,
@@ -55,7 +56,16 @@ pub(crate) fn emit(
         features: d.features,
     };
     let mode = entry.as_ref().ok().and_then(|e| e.interlock);
-    let rec = compute::build_record(&subject, entry_name, entry, draw);
+    let mut rec = compute::build_record(&subject, entry_name, entry, draw);
+    // Names the application gave before this record: the object's own (rare at creation) and
+    // its shader module's.
+    rec.name = d
+        .names
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&handle)
+        .cloned();
+    rec.module_name = module_name.map(str::to_string);
     let s = &d.stats;
     s.analysed.fetch_add(1, Ordering::Relaxed);
     let flagged = rec

@@ -225,6 +225,7 @@ mod tests {
             bound: None,
             draws: None,
             name: None,
+            module_name: None,
         }
     }
 

@@ -139,6 +139,10 @@ pub struct Record<R = Option<Registers>> {
     /// The application's name of the object, where it had one when the line was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The application's name of the shader module the fragment stage came from, where it had
+    /// one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_name: Option<String>,
 }
 
 /// Why one field holds its value.
@@ -355,6 +359,7 @@ mod tests {
             bound: Some("pipeline".into()),
             draws: Some(3),
             name: None,
+            module_name: Some("oit.frag".into()),
         };
         let line = serde_json::to_string(&rec).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), rec);

@@ -1053,8 +1053,10 @@ fn draw_records_agree_with_radv_command_buffers() {
             assert_eq!(r["command_buffer"], run.made["command_buffer"]);
             assert_eq!(r["handle"], run.made["pipeline"]);
             assert_eq!(r["bound"], "pipeline");
-            // The name the application gave the pipeline with vkSetDebugUtilsObjectNameEXT.
+            // The name the application gave the pipeline with vkSetDebugUtilsObjectNameEXT,
+            // and the one it gave the fragment shader module.
             assert_eq!(r["name"], "oit colour pass");
+            assert_eq!(r["module_name"], "oit.frag");
         }
         assert_eq!(run.at.len(), 4, "{family}: RADV recorded 4 draws");
         let mut compared = 0;

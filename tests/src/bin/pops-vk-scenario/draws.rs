@@ -26,6 +26,17 @@ pub(crate) fn scenario_draws() -> Res<()> {
         vk::DynamicState::SCISSOR,
         vk::DynamicState::RASTERIZATION_SAMPLES_EXT,
     ];
+    // The application's name for the fragment module, given before the pipeline is created.
+    // SAFETY: a live module of this device.
+    unsafe {
+        ash::ext::debug_utils::Device::new(&ctx.instance, &ctx.device)
+            .set_debug_utils_object_name(
+                &vk::DebugUtilsObjectNameInfoEXT::default()
+                    .object_handle(frag)
+                    .object_name(c"oit.frag"),
+            )
+            .map_err(vkerr("vkSetDebugUtilsObjectNameEXT"))?;
+    }
     let pipeline = attachmentless_pipeline(&ctx, &fx, vert, frag, &dyn_states)?;
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
