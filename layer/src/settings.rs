@@ -321,6 +321,39 @@ mod tests {
     use ash::vk;
     use std::ffi::CString;
 
+    /// Both manifests list exactly the layer's settings for vkconfig, each with the environment
+    /// variable the Vulkan-Utility-Libraries convention gives it.
+    #[test]
+    fn manifests_list_every_setting() {
+        for text in [
+            include_str!("../../manifests/VkLayer_pops_interlock.json"),
+            include_str!("../../manifests/VkLayer_pops_interlock_implicit.json"),
+        ] {
+            let m: serde_json::Value = serde_json::from_str(text).unwrap();
+            let listed: Vec<(String, String)> = m["layer"]["features"]["settings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    (
+                        s["key"].as_str().unwrap().to_string(),
+                        s["env"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect();
+            let ours: Vec<(String, String)> = SETTINGS
+                .iter()
+                .map(|(k, _)| {
+                    (
+                        k.to_string(),
+                        format!("{ENV_PREFIX}{}", k.to_ascii_uppercase()),
+                    )
+                })
+                .collect();
+            assert_eq!(listed, ours);
+        }
+    }
+
     fn raw(pairs: &[(&str, &str)]) -> RawSettings {
         pairs
             .iter()
