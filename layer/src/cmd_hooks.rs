@@ -38,50 +38,65 @@ pub(crate) unsafe extern "system" fn set_debug_utils_object_name_ext(
     device: vk::Device,
     info: *const vk::DebugUtilsObjectNameInfoEXT,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.set_debug_utils_object_name_ext else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(device, info) };
-    if r == vk::Result::SUCCESS && !info.is_null() {
-        // SAFETY: a valid name info.
-        let i = unsafe { &*info };
-        if matches!(
-            i.object_type,
-            vk::ObjectType::PIPELINE | vk::ObjectType::SHADER_EXT | vk::ObjectType::SHADER_MODULE
-        ) {
-            remember_name(&d, i.object_handle, i.p_object_name);
-        }
-    }
-    r
+    crate::dispatch::ffi_boundary(
+        "set_debug_utils_object_name_ext",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let Some(d) = device_of(device) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let Some(next) = d.next.set_debug_utils_object_name_ext else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the application's arguments, unchanged.
+            let r = unsafe { next(device, info) };
+            if r == vk::Result::SUCCESS && !info.is_null() {
+                // SAFETY: a valid name info.
+                let i = unsafe { &*info };
+                if matches!(
+                    i.object_type,
+                    vk::ObjectType::PIPELINE
+                        | vk::ObjectType::SHADER_EXT
+                        | vk::ObjectType::SHADER_MODULE
+                ) {
+                    remember_name(&d, i.object_handle, i.p_object_name);
+                }
+            }
+            r
+        },
+    )
 }
 
 pub(crate) unsafe extern "system" fn debug_marker_set_object_name_ext(
     device: vk::Device,
     info: *const vk::DebugMarkerObjectNameInfoEXT,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.debug_marker_set_object_name_ext else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(device, info) };
-    if r == vk::Result::SUCCESS && !info.is_null() {
-        // SAFETY: a valid name info.
-        let i = unsafe { &*info };
-        if matches!(
-            i.object_type,
-            vk::DebugReportObjectTypeEXT::PIPELINE | vk::DebugReportObjectTypeEXT::SHADER_MODULE
-        ) {
-            remember_name(&d, i.object, i.p_object_name);
-        }
-    }
-    r
+    crate::dispatch::ffi_boundary(
+        "debug_marker_set_object_name_ext",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let Some(d) = device_of(device) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let Some(next) = d.next.debug_marker_set_object_name_ext else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the application's arguments, unchanged.
+            let r = unsafe { next(device, info) };
+            if r == vk::Result::SUCCESS && !info.is_null() {
+                // SAFETY: a valid name info.
+                let i = unsafe { &*info };
+                if matches!(
+                    i.object_type,
+                    vk::DebugReportObjectTypeEXT::PIPELINE
+                        | vk::DebugReportObjectTypeEXT::SHADER_MODULE
+                ) {
+                    remember_name(&d, i.object, i.p_object_name);
+                }
+            }
+            r
+        },
+    )
 }
 
 /// The device a command buffer (or the device itself) belongs to.
@@ -153,12 +168,14 @@ fn on_device<T>(cb: vk::CommandBuffer, f: impl FnOnce(&DeviceData) -> T) -> Opti
 macro_rules! cmd_hook {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), |$d:ident, $st:ident| $body:expr) => {
         pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
-            on_device(cb, |$d| {
-                let Some(next) = $d.next.$field else { return };
-                // SAFETY: the application's arguments, unchanged.
-                unsafe { next(cb, $($arg),*) };
-                with_state($d, cb, stringify!($hook), |$st| $body);
-            });
+            crate::dispatch::ffi_boundary(stringify!($hook), (), || {
+                on_device(cb, |$d| {
+                    let Some(next) = $d.next.$field else { return };
+                    // SAFETY: the application's arguments, unchanged.
+                    unsafe { next(cb, $($arg),*) };
+                    with_state($d, cb, stringify!($hook), |$st| $body);
+                });
+            })
         }
     };
 }
@@ -390,31 +407,37 @@ pub(crate) unsafe extern "system" fn allocate_command_buffers(
     info: *const vk::CommandBufferAllocateInfo,
     out: *mut vk::CommandBuffer,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.allocate_command_buffers else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(device, info, out) };
-    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkAllocateCommandBuffers", || {
-            // SAFETY: success: `out` holds commandBufferCount new command buffers.
-            let (level, cbs) = unsafe {
-                let i = &*info;
-                (
-                    i.level,
-                    std::slice::from_raw_parts(out, i.command_buffer_count as usize),
-                )
+    crate::dispatch::ffi_boundary(
+        "allocate_command_buffers",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let Some(d) = device_of(device) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            if level == vk::CommandBufferLevel::SECONDARY {
-                let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
-                s.extend(cbs.iter().map(|c| vk::Handle::as_raw(*c)));
+            let Some(next) = d.next.allocate_command_buffers else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the application's arguments, unchanged.
+            let r = unsafe { next(device, info, out) };
+            if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+                let _ = guarded(&d.health, "vkAllocateCommandBuffers", || {
+                    // SAFETY: success: `out` holds commandBufferCount new command buffers.
+                    let (level, cbs) = unsafe {
+                        let i = &*info;
+                        (
+                            i.level,
+                            std::slice::from_raw_parts(out, i.command_buffer_count as usize),
+                        )
+                    };
+                    if level == vk::CommandBufferLevel::SECONDARY {
+                        let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
+                        s.extend(cbs.iter().map(|c| vk::Handle::as_raw(*c)));
+                    }
+                });
             }
-        });
-    }
-    r
+            r
+        },
+    )
 }
 
 pub(crate) unsafe extern "system" fn free_command_buffers(
@@ -423,56 +446,60 @@ pub(crate) unsafe extern "system" fn free_command_buffers(
     n: u32,
     cbs: *const vk::CommandBuffer,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    if n > 0 && !cbs.is_null() {
-        let _ = guarded(&d.health, "vkFreeCommandBuffers", || {
-            // SAFETY: pCommandBuffers holds commandBufferCount handles (NULL ones allowed).
-            let cbs = unsafe { std::slice::from_raw_parts(cbs, n as usize) };
-            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-            let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
-            for c in cbs {
-                forget(&d, &mut m, vk::Handle::as_raw(*c));
-                s.remove(&vk::Handle::as_raw(*c));
-            }
-        });
-    }
-    if let Some(next) = d.next.free_command_buffers {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, pool, n, cbs) };
-    }
+    crate::dispatch::ffi_boundary("free_command_buffers", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        if n > 0 && !cbs.is_null() {
+            let _ = guarded(&d.health, "vkFreeCommandBuffers", || {
+                // SAFETY: pCommandBuffers holds commandBufferCount handles (NULL ones allowed).
+                let cbs = unsafe { std::slice::from_raw_parts(cbs, n as usize) };
+                let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+                let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
+                for c in cbs {
+                    forget(&d, &mut m, vk::Handle::as_raw(*c));
+                    s.remove(&vk::Handle::as_raw(*c));
+                }
+            });
+        }
+        if let Some(next) = d.next.free_command_buffers {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, pool, n, cbs) };
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
     info: *const vk::CommandBufferBeginInfo,
 ) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.begin_command_buffer else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(cb, info) };
-    if r == vk::Result::SUCCESS && d.tracking.load(Ordering::Relaxed) {
-        let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
-            let secondary = d
-                .secondaries
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&vk::Handle::as_raw(cb));
-            // pInheritanceInfo is read only for secondary command buffers, and its render pass
-            // only with RENDER_PASS_CONTINUE (the specification ignores it otherwise).
-            // SAFETY: a valid begin info; for a secondary, a valid inheritance info.
-            let inherited = unsafe { inherited_rendering(&d, info, secondary) };
-            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-            forget(&d, &mut m, vk::Handle::as_raw(cb));
-            m.insert(vk::Handle::as_raw(cb), CmdState::begin(inherited));
-        });
-    }
-    r
+    crate::dispatch::ffi_boundary("begin_command_buffer", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(cb) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.begin_command_buffer else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(cb, info) };
+        if r == vk::Result::SUCCESS && d.tracking.load(Ordering::Relaxed) {
+            let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
+                let secondary = d
+                    .secondaries
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .contains(&vk::Handle::as_raw(cb));
+                // pInheritanceInfo is read only for secondary command buffers, and its render pass
+                // only with RENDER_PASS_CONTINUE (the specification ignores it otherwise).
+                // SAFETY: a valid begin info; for a secondary, a valid inheritance info.
+                let inherited = unsafe { inherited_rendering(&d, info, secondary) };
+                let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+                forget(&d, &mut m, vk::Handle::as_raw(cb));
+                m.insert(vk::Handle::as_raw(cb), CmdState::begin(inherited));
+            });
+        }
+        r
+    })
 }
 
 /// The render pass instance a secondary command buffer continues.
@@ -536,29 +563,31 @@ unsafe fn inherited_rendering(
 }
 
 pub(crate) unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.end_command_buffer else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(cb) };
-    if d.tracking.load(Ordering::Relaxed) {
-        let _ = guarded(&d.health, "vkEndCommandBuffer", || {
-            let groups = {
-                let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-                forget(&d, &mut m, vk::Handle::as_raw(cb))
-                    .map(|s| s.groups)
-                    .unwrap_or_default()
-            };
-            // Records are built outside the lock.
-            for g in groups {
-                report_draws(&d, vk::Handle::as_raw(cb), &g);
-            }
-        });
-    }
-    r
+    crate::dispatch::ffi_boundary("end_command_buffer", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(cb) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.end_command_buffer else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(cb) };
+        if d.tracking.load(Ordering::Relaxed) {
+            let _ = guarded(&d.health, "vkEndCommandBuffer", || {
+                let groups = {
+                    let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+                    forget(&d, &mut m, vk::Handle::as_raw(cb))
+                        .map(|s| s.groups)
+                        .unwrap_or_default()
+                };
+                // Records are built outside the lock.
+                for g in groups {
+                    report_draws(&d, vk::Handle::as_raw(cb), &g);
+                }
+            });
+        }
+        r
+    })
 }
 
 /// One `draw` record: the draws of one command buffer with one bound object and draw state.
@@ -602,19 +631,21 @@ pub(crate) unsafe extern "system" fn reset_command_buffer(
     cb: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.reset_command_buffer else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(cb, flags) };
-    let _ = guarded(&d.health, "vkResetCommandBuffer", || {
-        let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-        forget(&d, &mut m, vk::Handle::as_raw(cb));
-    });
-    r
+    crate::dispatch::ffi_boundary("reset_command_buffer", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(cb) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.reset_command_buffer else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(cb, flags) };
+        let _ = guarded(&d.health, "vkResetCommandBuffer", || {
+            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            forget(&d, &mut m, vk::Handle::as_raw(cb));
+        });
+        r
+    })
 }
 
 pub(crate) unsafe extern "system" fn create_image(
@@ -623,31 +654,33 @@ pub(crate) unsafe extern "system" fn create_image(
     alloc: *const vk::AllocationCallbacks,
     out: *mut vk::Image,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_image else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(device, info, alloc, out) };
-    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkCreateImage", || {
-            // SAFETY: success: a valid create info and the new image.
-            let (i, img) = unsafe { (&*info, *out) };
-            if i.usage.intersects(
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-                    | vk::ImageUsageFlags::COLOR_ATTACHMENT,
-            ) {
-                let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
-                m.insert(
-                    vk::Handle::as_raw(img),
-                    (i.format, i.samples.as_raw().max(1)),
-                );
-            }
-        });
-    }
-    r
+    crate::dispatch::ffi_boundary("create_image", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.create_image else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(device, info, alloc, out) };
+        if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+            let _ = guarded(&d.health, "vkCreateImage", || {
+                // SAFETY: success: a valid create info and the new image.
+                let (i, img) = unsafe { (&*info, *out) };
+                if i.usage.intersects(
+                    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                        | vk::ImageUsageFlags::COLOR_ATTACHMENT,
+                ) {
+                    let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
+                    m.insert(
+                        vk::Handle::as_raw(img),
+                        (i.format, i.samples.as_raw().max(1)),
+                    );
+                }
+            });
+        }
+        r
+    })
 }
 
 pub(crate) unsafe extern "system" fn destroy_image(
@@ -655,17 +688,19 @@ pub(crate) unsafe extern "system" fn destroy_image(
     image: vk::Image,
     alloc: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(image));
-    }
-    if let Some(next) = d.next.destroy_image {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, image, alloc) };
-    }
+    crate::dispatch::ffi_boundary("destroy_image", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        {
+            let mut m = d.images.lock().unwrap_or_else(|p| p.into_inner());
+            m.remove(&vk::Handle::as_raw(image));
+        }
+        if let Some(next) = d.next.destroy_image {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, image, alloc) };
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn create_image_view(
@@ -674,31 +709,33 @@ pub(crate) unsafe extern "system" fn create_image_view(
     alloc: *const vk::AllocationCallbacks,
     out: *mut vk::ImageView,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_image_view else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(device, info, alloc, out) };
-    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkCreateImageView", || {
-            // SAFETY: success: a valid create info and the new view.
-            let (i, view) = unsafe { (&*info, *out) };
-            let image = d
-                .images
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&vk::Handle::as_raw(i.image))
-                .copied();
-            // An image the layer did not see created (a swapchain image) has one sample.
-            let samples = image.map_or(1, |(_, samples)| samples);
-            let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
-            m.insert(vk::Handle::as_raw(view), (i.format, samples));
-        });
-    }
-    r
+    crate::dispatch::ffi_boundary("create_image_view", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.create_image_view else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(device, info, alloc, out) };
+        if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+            let _ = guarded(&d.health, "vkCreateImageView", || {
+                // SAFETY: success: a valid create info and the new view.
+                let (i, view) = unsafe { (&*info, *out) };
+                let image = d
+                    .images
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&vk::Handle::as_raw(i.image))
+                    .copied();
+                // An image the layer did not see created (a swapchain image) has one sample.
+                let samples = image.map_or(1, |(_, samples)| samples);
+                let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
+                m.insert(vk::Handle::as_raw(view), (i.format, samples));
+            });
+        }
+        r
+    })
 }
 
 pub(crate) unsafe extern "system" fn destroy_image_view(
@@ -706,15 +743,17 @@ pub(crate) unsafe extern "system" fn destroy_image_view(
     view: vk::ImageView,
     alloc: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(view));
-    }
-    if let Some(next) = d.next.destroy_image_view {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, view, alloc) };
-    }
+    crate::dispatch::ffi_boundary("destroy_image_view", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        {
+            let mut m = d.views.lock().unwrap_or_else(|p| p.into_inner());
+            m.remove(&vk::Handle::as_raw(view));
+        }
+        if let Some(next) = d.next.destroy_image_view {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, view, alloc) };
+        }
+    })
 }

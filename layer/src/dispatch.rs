@@ -283,6 +283,22 @@ impl Health {
     }
 }
 
+/// The whole body of every function the layer hands to the loader runs in here: a panic
+/// anywhere in it — the layer's own work is already contained by [`guarded`], so this catches
+/// what is left, the glue around it — never unwinds into the caller's C frames (which would
+/// abort the application) but returns `fallback` (`VK_ERROR_UNKNOWN`, NULL, nothing) and is
+/// logged. The draw hooks' fast paths (crate::draw_path) are the one exception: loads, a
+/// compare, an increment and a jump, with nothing that can panic; their slow path runs in here.
+pub fn ffi_boundary<T>(what: &str, fallback: T, body: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(v) => v,
+        Err(_) => {
+            log::error!("internal error in {what}: contained at the boundary to the application");
+            fallback
+        }
+    }
+}
+
 /// Runs the layer's own work (never a call down the chain) with panics contained: a panic
 /// switches the instance `health` belongs to to pass-through, and is logged once.
 pub fn guarded<T>(health: &Health, what: &str, f: impl FnOnce() -> T) -> Option<T> {
@@ -316,6 +332,70 @@ pub fn guarded<T>(health: &Health, what: &str, f: impl FnOnce() -> T) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_boundary_turns_a_panic_into_the_fallback() {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let r = ffi_boundary("test", 7, || -> i32 { panic!("boom") });
+        std::panic::set_hook(prev);
+        assert_eq!(r, 7);
+        assert_eq!(ffi_boundary("test", 7, || 3), 3);
+    }
+
+    /// By construction: every function the layer hands to the loader runs its whole body in
+    /// `ffi_boundary`, but for the draw hooks' fast paths (a jump; loads, a compare, an
+    /// increment and a jump), which are listed here by name.
+    #[test]
+    fn every_hook_body_runs_in_the_boundary() {
+        let sources = [
+            ("hooks.rs", include_str!("hooks.rs")),
+            ("objects.rs", include_str!("objects.rs")),
+            ("cmd_hooks.rs", include_str!("cmd_hooks.rs")),
+            ("draw_path.rs", include_str!("draw_path.rs")),
+            ("lib.rs", include_str!("lib.rs")),
+        ];
+        let mut checked = 0;
+        for (file, text) in sources {
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let t = l.trim_start();
+                let Some(rest) = t
+                    .strip_prefix("pub(crate) unsafe extern \"system\" fn ")
+                    .or_else(|| t.strip_prefix("pub unsafe extern \"system\" fn "))
+                    .or_else(|| t.strip_prefix("unsafe extern \"system\" fn "))
+                else {
+                    continue;
+                };
+                if t.starts_with("unsafe extern \"system\" fn callback") {
+                    continue;
+                }
+                let name: String = rest.chars().take_while(|c| *c != '(').collect();
+                // The fast paths of the draw hooks (draw_path's module documentation).
+                let fast = file == "draw_path.rs"
+                    && lines[i.saturating_sub(8)..i].iter().any(|p| {
+                        p.contains("The hook handed to the application")
+                            || p.contains("mod counting")
+                    });
+                if fast || name == "vkNegotiateLoaderLayerInterfaceVersion" {
+                    continue;
+                }
+                let body = lines[i..(i + 12).min(lines.len())].join("\n");
+                let open = body.find('{').unwrap_or(0);
+                let first = body[open + 1..]
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("");
+                assert!(
+                    first.starts_with("crate::dispatch::ffi_boundary("),
+                    "{file}: {name} does not run its body in ffi_boundary (first line: {first})"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 25, "{checked} hooks checked");
+    }
 
     /// A panic is contained, degrades only the instance it happened in, and is never retried
     /// there.

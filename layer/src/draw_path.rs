@@ -224,12 +224,14 @@ macro_rules! draw_paths {
                 #[cold]
                 #[inline(never)]
                 pub unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
-                    on_device(cb, |d| {
-                        let Some(next) = d.next.$field else { return };
-                        count_slow(d, cb);
-                        // SAFETY: the application's arguments, unchanged.
-                        unsafe { next(cb, $($arg),*) };
-                    });
+                    crate::dispatch::ffi_boundary(stringify!($hook), (), || {
+                        on_device(cb, |d| {
+                            let Some(next) = d.next.$field else { return };
+                            count_slow(d, cb);
+                            // SAFETY: the application's arguments, unchanged.
+                            unsafe { next(cb, $($arg),*) };
+                        });
+                    })
                 }
             )*
         }

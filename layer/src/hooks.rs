@@ -79,45 +79,47 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    let name = name_of(p_name)?;
-    let n = name.to_bytes();
-    // Global commands answered with or without an instance.
-    match n {
-        b"vkGetInstanceProcAddr" => {
-            return pfn!(get_instance_proc_addr, vk::PFN_vkGetInstanceProcAddr)
+    crate::dispatch::ffi_boundary("get_instance_proc_addr", None, || {
+        let name = name_of(p_name)?;
+        let n = name.to_bytes();
+        // Global commands answered with or without an instance.
+        match n {
+            b"vkGetInstanceProcAddr" => {
+                return pfn!(get_instance_proc_addr, vk::PFN_vkGetInstanceProcAddr)
+            }
+            b"vkCreateInstance" => return pfn!(create_instance, vk::PFN_vkCreateInstance),
+            _ => {}
         }
-        b"vkCreateInstance" => return pfn!(create_instance, vk::PFN_vkCreateInstance),
-        _ => {}
-    }
-    if instance == vk::Instance::null() {
-        // NULL instance: only global commands are defined, and the loader answers
-        // vkEnumerateInstance* from the manifest; nothing else may be returned.
-        return None;
-    }
-    // SAFETY: a non-null instance handle passed to GetInstanceProcAddr is a live instance.
-    let inst = dispatch::instance(unsafe { dispatch_key(instance) })?;
-    if n == b"vkGetDeviceProcAddr" {
-        return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
-    }
-    // SAFETY: the next layer's GIPA with the instance it created.
-    let next = unsafe { (inst.next_gipa)(instance, p_name) };
-    let ours = match n {
-        b"vkDestroyInstance" => pfn!(destroy_instance, vk::PFN_vkDestroyInstance),
-        b"vkCreateDevice" => pfn!(create_device, vk::PFN_vkCreateDevice),
-        b"vkCreateDebugUtilsMessengerEXT" => pfn!(
-            create_debug_utils_messenger,
-            vk::PFN_vkCreateDebugUtilsMessengerEXT
-        ),
-        b"vkDestroyDebugUtilsMessengerEXT" => pfn!(
-            destroy_debug_utils_messenger,
-            vk::PFN_vkDestroyDebugUtilsMessengerEXT
-        ),
-        _ => device_hook(n),
-    };
-    match ours {
-        Some(f) if next.is_some() => Some(f),
-        _ => next,
-    }
+        if instance == vk::Instance::null() {
+            // NULL instance: only global commands are defined, and the loader answers
+            // vkEnumerateInstance* from the manifest; nothing else may be returned.
+            return None;
+        }
+        // SAFETY: a non-null instance handle passed to GetInstanceProcAddr is a live instance.
+        let inst = dispatch::instance(unsafe { dispatch_key(instance) })?;
+        if n == b"vkGetDeviceProcAddr" {
+            return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
+        }
+        // SAFETY: the next layer's GIPA with the instance it created.
+        let next = unsafe { (inst.next_gipa)(instance, p_name) };
+        let ours = match n {
+            b"vkDestroyInstance" => pfn!(destroy_instance, vk::PFN_vkDestroyInstance),
+            b"vkCreateDevice" => pfn!(create_device, vk::PFN_vkCreateDevice),
+            b"vkCreateDebugUtilsMessengerEXT" => pfn!(
+                create_debug_utils_messenger,
+                vk::PFN_vkCreateDebugUtilsMessengerEXT
+            ),
+            b"vkDestroyDebugUtilsMessengerEXT" => pfn!(
+                destroy_debug_utils_messenger,
+                vk::PFN_vkDestroyDebugUtilsMessengerEXT
+            ),
+            _ => device_hook(n),
+        };
+        match ours {
+            Some(f) if next.is_some() => Some(f),
+            _ => next,
+        }
+    })
 }
 
 /// The layer's vkGetDeviceProcAddr.
@@ -128,21 +130,23 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    let name = name_of(p_name)?;
-    if device == vk::Device::null() {
-        return None;
-    }
-    // SAFETY: a live device handle.
-    let d = dispatch::device(unsafe { dispatch_key(device) })?;
-    if name.to_bytes() == b"vkGetDeviceProcAddr" {
-        return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
-    }
-    // SAFETY: the next layer's GDPA with the device it created.
-    let next = unsafe { (d.next_gdpa)(device, p_name) };
-    match device_hook(name.to_bytes()) {
-        Some(f) if next.is_some() => Some(f),
-        _ => next,
-    }
+    crate::dispatch::ffi_boundary("get_device_proc_addr", None, || {
+        let name = name_of(p_name)?;
+        if device == vk::Device::null() {
+            return None;
+        }
+        // SAFETY: a live device handle.
+        let d = dispatch::device(unsafe { dispatch_key(device) })?;
+        if name.to_bytes() == b"vkGetDeviceProcAddr" {
+            return pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr);
+        }
+        // SAFETY: the next layer's GDPA with the device it created.
+        let next = unsafe { (d.next_gdpa)(device, p_name) };
+        match device_hook(name.to_bytes()) {
+            Some(f) if next.is_some() => Some(f),
+            _ => next,
+        }
+    })
 }
 
 fn init_logging(settings: &Settings) {
@@ -199,109 +203,111 @@ unsafe extern "system" fn create_instance(
     p_allocator: *const vk::AllocationCallbacks,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
-    if p_create_info.is_null() || p_instance.is_null() {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    // SAFETY: the loader passes a valid create info.
-    let ci = unsafe { &*p_create_info };
-    // SAFETY: valid chain.
-    let chain: *mut ffi::LayerInstanceCreateInfo =
-        unsafe { find_link(ci.p_next, vk::StructureType::LOADER_INSTANCE_CREATE_INFO) };
-    // SAFETY: the loader's link structure, checked for null.
-    let link = unsafe {
-        if chain.is_null() || (*chain).u.p_layer_info.is_null() {
+    crate::dispatch::ffi_boundary("create_instance", vk::Result::ERROR_UNKNOWN, || {
+        if p_create_info.is_null() || p_instance.is_null() {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         }
-        &*(*chain).u.p_layer_info
-    };
-    let Some(next_gipa) = link.pfn_next_get_instance_proc_addr else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: GIPA(NULL, "vkCreateInstance") is defined for every layer and driver.
-    let next_create = cast!(
-        unsafe { next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) },
-        vk::PFN_vkCreateInstance
-    );
-    let Some(next_create) = next_create else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // Advance the link info for the next layer before calling down.
-    // SAFETY: the loader's structure, non-null.
-    unsafe { (*chain).u.p_layer_info = link.p_next };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next_create(p_create_info, p_allocator, p_instance) };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
-    // SAFETY: the call succeeded, so *p_instance is the new instance.
-    let instance = unsafe { *p_instance };
-    // Before the settings are read there is no instance health yet: a panic here only loses
-    // the settings.
-    let reading = dispatch::Health::default();
-    let (settings, app) = guarded(&reading, "vkCreateInstance", || {
-        // SAFETY: the application's create info, read only.
-        let settings = unsafe { settings::load(ci.p_next) };
-        // SAFETY: as above.
-        let app = unsafe { app_name(ci) };
-        (settings, app)
+        // SAFETY: the loader passes a valid create info.
+        let ci = unsafe { &*p_create_info };
+        // SAFETY: valid chain.
+        let chain: *mut ffi::LayerInstanceCreateInfo =
+            unsafe { find_link(ci.p_next, vk::StructureType::LOADER_INSTANCE_CREATE_INFO) };
+        // SAFETY: the loader's link structure, checked for null.
+        let link = unsafe {
+            if chain.is_null() || (*chain).u.p_layer_info.is_null() {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            &*(*chain).u.p_layer_info
+        };
+        let Some(next_gipa) = link.pfn_next_get_instance_proc_addr else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: GIPA(NULL, "vkCreateInstance") is defined for every layer and driver.
+        let next_create = cast!(
+            unsafe { next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) },
+            vk::PFN_vkCreateInstance
+        );
+        let Some(next_create) = next_create else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // Advance the link info for the next layer before calling down.
+        // SAFETY: the loader's structure, non-null.
+        unsafe { (*chain).u.p_layer_info = link.p_next };
+        // SAFETY: the application's arguments, unchanged.
+        let result = unsafe { next_create(p_create_info, p_allocator, p_instance) };
+        if result != vk::Result::SUCCESS {
+            return result;
+        }
+        // SAFETY: the call succeeded, so *p_instance is the new instance.
+        let instance = unsafe { *p_instance };
+        // Before the settings are read there is no instance health yet: a panic here only loses
+        // the settings.
+        let reading = dispatch::Health::default();
+        let (settings, app) = guarded(&reading, "vkCreateInstance", || {
+            // SAFETY: the application's create info, read only.
+            let settings = unsafe { settings::load(ci.p_next) };
+            // SAFETY: as above.
+            let app = unsafe { app_name(ci) };
+            (settings, app)
+        })
+        .unwrap_or_else(|| (Settings::default(), String::new()));
+        let health = std::sync::Arc::new(dispatch::Health::new(settings.test_fault.clone()));
+        let _ = guarded(&health, "logging", || init_logging(&settings));
+        // SAFETY: next GIPA with the instance it created.
+        let destroy_instance = cast!(
+            unsafe { next_gipa(instance, c"vkDestroyInstance".as_ptr()) },
+            vk::PFN_vkDestroyInstance
+        );
+        let get_physical_device_properties = cast!(
+            // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+            unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr()) },
+            vk::PFN_vkGetPhysicalDeviceProperties
+        );
+        let get_physical_device_properties2 = cast!(
+            // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+            unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties2".as_ptr()) },
+            vk::PFN_vkGetPhysicalDeviceProperties2
+        );
+        let enumerate_device_extension_properties = cast!(
+            // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+            unsafe { next_gipa(instance, c"vkEnumerateDeviceExtensionProperties".as_ptr()) },
+            vk::PFN_vkEnumerateDeviceExtensionProperties
+        );
+        log::debug!(
+            "instance {:?} for '{app}': report {:?}, chip {:?}",
+            instance,
+            settings.report,
+            settings.chip
+        );
+        // SAFETY: the new instance is live.
+        let key = unsafe { dispatch_key(instance) };
+        dispatch::insert_instance(
+            key,
+            InstanceData {
+                handle: instance,
+                next_gipa,
+                destroy_instance,
+                get_physical_device_properties,
+                get_physical_device_properties2,
+                enumerate_device_extension_properties,
+                settings,
+                app,
+                create_debug_utils_messenger: cast!(
+                    // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+                    unsafe { next_gipa(instance, c"vkCreateDebugUtilsMessengerEXT".as_ptr()) },
+                    vk::PFN_vkCreateDebugUtilsMessengerEXT
+                ),
+                destroy_debug_utils_messenger: cast!(
+                    // SAFETY: as above.
+                    unsafe { next_gipa(instance, c"vkDestroyDebugUtilsMessengerEXT".as_ptr()) },
+                    vk::PFN_vkDestroyDebugUtilsMessengerEXT
+                ),
+                messengers: Default::default(),
+                health,
+            },
+        );
+        result
     })
-    .unwrap_or_else(|| (Settings::default(), String::new()));
-    let health = std::sync::Arc::new(dispatch::Health::new(settings.test_fault.clone()));
-    let _ = guarded(&health, "logging", || init_logging(&settings));
-    // SAFETY: next GIPA with the instance it created.
-    let destroy_instance = cast!(
-        unsafe { next_gipa(instance, c"vkDestroyInstance".as_ptr()) },
-        vk::PFN_vkDestroyInstance
-    );
-    let get_physical_device_properties = cast!(
-        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
-        unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr()) },
-        vk::PFN_vkGetPhysicalDeviceProperties
-    );
-    let get_physical_device_properties2 = cast!(
-        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
-        unsafe { next_gipa(instance, c"vkGetPhysicalDeviceProperties2".as_ptr()) },
-        vk::PFN_vkGetPhysicalDeviceProperties2
-    );
-    let enumerate_device_extension_properties = cast!(
-        // SAFETY: next GIPA with the instance it created; the name is a C string literal.
-        unsafe { next_gipa(instance, c"vkEnumerateDeviceExtensionProperties".as_ptr()) },
-        vk::PFN_vkEnumerateDeviceExtensionProperties
-    );
-    log::debug!(
-        "instance {:?} for '{app}': report {:?}, chip {:?}",
-        instance,
-        settings.report,
-        settings.chip
-    );
-    // SAFETY: the new instance is live.
-    let key = unsafe { dispatch_key(instance) };
-    dispatch::insert_instance(
-        key,
-        InstanceData {
-            handle: instance,
-            next_gipa,
-            destroy_instance,
-            get_physical_device_properties,
-            get_physical_device_properties2,
-            enumerate_device_extension_properties,
-            settings,
-            app,
-            create_debug_utils_messenger: cast!(
-                // SAFETY: next GIPA with the instance it created; the name is a C string literal.
-                unsafe { next_gipa(instance, c"vkCreateDebugUtilsMessengerEXT".as_ptr()) },
-                vk::PFN_vkCreateDebugUtilsMessengerEXT
-            ),
-            destroy_debug_utils_messenger: cast!(
-                // SAFETY: as above.
-                unsafe { next_gipa(instance, c"vkDestroyDebugUtilsMessengerEXT".as_ptr()) },
-                vk::PFN_vkDestroyDebugUtilsMessengerEXT
-            ),
-            messengers: Default::default(),
-            health,
-        },
-    );
-    result
 }
 
 /// vkCreateDebugUtilsMessengerEXT: calls down, then remembers the messenger for the layer's
@@ -312,22 +318,28 @@ unsafe extern "system" fn create_debug_utils_messenger(
     alloc: *const vk::AllocationCallbacks,
     out: *mut vk::DebugUtilsMessengerEXT,
 ) -> vk::Result {
-    // SAFETY: a live instance.
-    let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = inst.create_debug_utils_messenger else {
-        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let r = unsafe { next(instance, info, alloc, out) };
-    if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&inst.health, "vkCreateDebugUtilsMessengerEXT", || {
-            // SAFETY: success: a valid create info and the new messenger.
-            unsafe { inst.messengers.add(*out, &*info) }
-        });
-    }
-    r
+    crate::dispatch::ffi_boundary(
+        "create_debug_utils_messenger",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            // SAFETY: a live instance.
+            let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let Some(next) = inst.create_debug_utils_messenger else {
+                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+            };
+            // SAFETY: the application's arguments, unchanged.
+            let r = unsafe { next(instance, info, alloc, out) };
+            if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
+                let _ = guarded(&inst.health, "vkCreateDebugUtilsMessengerEXT", || {
+                    // SAFETY: success: a valid create info and the new messenger.
+                    unsafe { inst.messengers.add(*out, &*info) }
+                });
+            }
+            r
+        },
+    )
 }
 
 /// vkDestroyDebugUtilsMessengerEXT: forgets the messenger, then calls down.
@@ -336,15 +348,17 @@ unsafe extern "system" fn destroy_debug_utils_messenger(
     messenger: vk::DebugUtilsMessengerEXT,
     alloc: *const vk::AllocationCallbacks,
 ) {
-    // SAFETY: a live instance.
-    let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
-        return;
-    };
-    inst.messengers.remove(messenger);
-    if let Some(next) = inst.destroy_debug_utils_messenger {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(instance, messenger, alloc) };
-    }
+    crate::dispatch::ffi_boundary("destroy_debug_utils_messenger", (), || {
+        // SAFETY: a live instance.
+        let Some(inst) = dispatch::instance(unsafe { dispatch_key(instance) }) else {
+            return;
+        };
+        inst.messengers.remove(messenger);
+        if let Some(next) = inst.destroy_debug_utils_messenger {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(instance, messenger, alloc) };
+        }
+    })
 }
 
 /// # Safety
@@ -377,20 +391,22 @@ unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    if instance == vk::Instance::null() {
-        return;
-    }
-    // SAFETY: a live instance (its destruction is what this call does).
-    let Some(inst) = dispatch::remove_instance(unsafe { dispatch_key(instance) }) else {
-        return;
-    };
-    let _ = guarded(&inst.health, "vkDestroyInstance", || {
-        report::flush_all(true)
-    });
-    if let Some(f) = inst.destroy_instance {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { f(instance, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_instance", (), || {
+        if instance == vk::Instance::null() {
+            return;
+        }
+        // SAFETY: a live instance (its destruction is what this call does).
+        let Some(inst) = dispatch::remove_instance(unsafe { dispatch_key(instance) }) else {
+            return;
+        };
+        let _ = guarded(&inst.health, "vkDestroyInstance", || {
+            report::flush_all(true)
+        });
+        if let Some(f) = inst.destroy_instance {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { f(instance, p_allocator) };
+        }
+    })
 }
 
 unsafe extern "system" fn create_device(
@@ -399,119 +415,121 @@ unsafe extern "system" fn create_device(
     p_allocator: *const vk::AllocationCallbacks,
     p_device: *mut vk::Device,
 ) -> vk::Result {
-    if p_create_info.is_null() || p_device.is_null() {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    // Physical devices share their instance's dispatch key.
-    // SAFETY: a live physical device.
-    let Some(inst) = dispatch::instance(unsafe { dispatch_key(physical_device) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the loader passes a valid create info.
-    let ci = unsafe { &*p_create_info };
-    // SAFETY: valid chain.
-    let chain: *mut ffi::LayerDeviceCreateInfo =
-        unsafe { find_link(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO) };
-    // SAFETY: the loader's link structure, checked for null.
-    let link = unsafe {
-        if chain.is_null() || (*chain).u.p_layer_info.is_null() {
+    crate::dispatch::ffi_boundary("create_device", vk::Result::ERROR_UNKNOWN, || {
+        if p_create_info.is_null() || p_device.is_null() {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         }
-        &*(*chain).u.p_layer_info
-    };
-    let (Some(next_gipa), Some(next_gdpa)) = (
-        link.pfn_next_get_instance_proc_addr,
-        link.pfn_next_get_device_proc_addr,
-    ) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: GetInstanceProcAddr(instance, "vkCreateDevice") per the loader's chain rules.
-    let next_create = cast!(
-        unsafe { next_gipa(inst.handle, c"vkCreateDevice".as_ptr()) },
-        vk::PFN_vkCreateDevice
-    );
-    let Some(next_create) = next_create else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the loader's structure, non-null; advanced before calling down.
-    unsafe { (*chain).u.p_layer_info = link.p_next };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next_create(physical_device, p_create_info, p_allocator, p_device) };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
-    // SAFETY: success, so *p_device is the new device.
-    let device = unsafe { *p_device };
-    let (device_name, vendor_id) = match inst.get_physical_device_properties {
-        Some(f) => {
-            let mut props = vk::PhysicalDeviceProperties::default();
-            // SAFETY: a query on the application's physical device; no state changes.
-            unsafe { f(physical_device, &mut props) };
-            let name = props
-                .device_name_as_c_str()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (name, props.vendor_id)
-        }
-        None => (String::new(), 0),
-    };
-    let (chip, features) = guarded(&inst.health, "vkCreateDevice", || {
-        let by_pci = || {
-            // SAFETY: queries on the application's physical device through the next layer.
-            let pci = unsafe { pci_bus_address(&inst, physical_device) }?;
-            crate::chip::family_from_render_node(&pci)
+        // Physical devices share their instance's dispatch key.
+        // SAFETY: a live physical device.
+        let Some(inst) = dispatch::instance(unsafe { dispatch_key(physical_device) }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        let (chip, source, err) = crate::chip::choose(
-            inst.settings.chip.as_deref(),
-            vendor_id,
-            &device_name,
-            &by_pci,
+        // SAFETY: the loader passes a valid create info.
+        let ci = unsafe { &*p_create_info };
+        // SAFETY: valid chain.
+        let chain: *mut ffi::LayerDeviceCreateInfo =
+            unsafe { find_link(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO) };
+        // SAFETY: the loader's link structure, checked for null.
+        let link = unsafe {
+            if chain.is_null() || (*chain).u.p_layer_info.is_null() {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            &*(*chain).u.p_layer_info
+        };
+        let (Some(next_gipa), Some(next_gdpa)) = (
+            link.pfn_next_get_instance_proc_addr,
+            link.pfn_next_get_device_proc_addr,
+        ) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: GetInstanceProcAddr(instance, "vkCreateDevice") per the loader's chain rules.
+        let next_create = cast!(
+            unsafe { next_gipa(inst.handle, c"vkCreateDevice".as_ptr()) },
+            vk::PFN_vkCreateDevice
         );
-        if let Some(e) = err {
-            log::warn!("chip setting ignored: {e}");
+        let Some(next_create) = next_create else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the loader's structure, non-null; advanced before calling down.
+        unsafe { (*chain).u.p_layer_info = link.p_next };
+        // SAFETY: the application's arguments, unchanged.
+        let result = unsafe { next_create(physical_device, p_create_info, p_allocator, p_device) };
+        if result != vk::Result::SUCCESS {
+            return result;
         }
-        log::info!(
-            "device '{device_name}' (vendor 0x{vendor_id:04x}): chip {} ({source:?})",
-            chip.map_or("none", |f| f.name())
-        );
-        // SAFETY: the application's create info, read only.
-        let features = unsafe { interlock_features(ci) };
-        (chip, features)
-    })
-    .unwrap_or_default();
-    let data = DeviceData {
-        handle: device,
+        // SAFETY: success, so *p_device is the new device.
+        let device = unsafe { *p_device };
+        let (device_name, vendor_id) = match inst.get_physical_device_properties {
+            Some(f) => {
+                let mut props = vk::PhysicalDeviceProperties::default();
+                // SAFETY: a query on the application's physical device; no state changes.
+                unsafe { f(physical_device, &mut props) };
+                let name = props
+                    .device_name_as_c_str()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (name, props.vendor_id)
+            }
+            None => (String::new(), 0),
+        };
+        let (chip, features) = guarded(&inst.health, "vkCreateDevice", || {
+            let by_pci = || {
+                // SAFETY: queries on the application's physical device through the next layer.
+                let pci = unsafe { pci_bus_address(&inst, physical_device) }?;
+                crate::chip::family_from_render_node(&pci)
+            };
+            let (chip, source, err) = crate::chip::choose(
+                inst.settings.chip.as_deref(),
+                vendor_id,
+                &device_name,
+                &by_pci,
+            );
+            if let Some(e) = err {
+                log::warn!("chip setting ignored: {e}");
+            }
+            log::info!(
+                "device '{device_name}' (vendor 0x{vendor_id:04x}): chip {} ({source:?})",
+                chip.map_or("none", |f| f.name())
+            );
+            // SAFETY: the application's create info, read only.
+            let features = unsafe { interlock_features(ci) };
+            (chip, features)
+        })
+        .unwrap_or_default();
+        let data = DeviceData {
+            handle: device,
+            // SAFETY: the new device is live.
+            key: unsafe { dispatch_key(device) },
+            next_gdpa,
+            device_name,
+            app: inst.app.clone(),
+            chip,
+            features,
+            settings: inst.settings.clone(),
+            modules: Default::default(),
+            libraries: Default::default(),
+            render_passes: Default::default(),
+            stats: Default::default(),
+            next: crate::intercept::Next::load(|name| {
+                // SAFETY: next GDPA with the device it created.
+                unsafe { next_gdpa(device, name.as_ptr()) }
+            }),
+            tracking: Default::default(),
+            bindables: Default::default(),
+            cmds: Default::default(),
+            armed: Default::default(),
+            secondaries: Default::default(),
+            images: Default::default(),
+            views: Default::default(),
+            names: Default::default(),
+            messengers: inst.messengers.clone(),
+            health: inst.health.clone(),
+        };
         // SAFETY: the new device is live.
-        key: unsafe { dispatch_key(device) },
-        next_gdpa,
-        device_name,
-        app: inst.app.clone(),
-        chip,
-        features,
-        settings: inst.settings.clone(),
-        modules: Default::default(),
-        libraries: Default::default(),
-        render_passes: Default::default(),
-        stats: Default::default(),
-        next: crate::intercept::Next::load(|name| {
-            // SAFETY: next GDPA with the device it created.
-            unsafe { next_gdpa(device, name.as_ptr()) }
-        }),
-        tracking: Default::default(),
-        bindables: Default::default(),
-        cmds: Default::default(),
-        armed: Default::default(),
-        secondaries: Default::default(),
-        images: Default::default(),
-        views: Default::default(),
-        names: Default::default(),
-        messengers: inst.messengers.clone(),
-        health: inst.health.clone(),
-    };
-    // SAFETY: the new device is live.
-    dispatch::insert_device(unsafe { dispatch_key(device) }, data);
-    crate::draw_path::retarget();
-    result
+        dispatch::insert_device(unsafe { dispatch_key(device) }, data);
+        crate::draw_path::retarget();
+        result
+    })
 }
 
 /// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
@@ -577,22 +595,24 @@ pub(crate) unsafe extern "system" fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    if device == vk::Device::null() {
-        return;
-    }
-    // SAFETY: a live device.
-    let Some(d) = dispatch::remove_device(unsafe { dispatch_key(device) }) else {
-        return;
-    };
-    crate::draw_path::retarget();
-    let _ = guarded(&d.health, "vkDestroyDevice", || {
-        crate::records::summary(&d);
-        report::flush_all(true);
-    });
-    if let Some(f) = d.next.destroy_device {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { f(device, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_device", (), || {
+        if device == vk::Device::null() {
+            return;
+        }
+        // SAFETY: a live device.
+        let Some(d) = dispatch::remove_device(unsafe { dispatch_key(device) }) else {
+            return;
+        };
+        crate::draw_path::retarget();
+        let _ = guarded(&d.health, "vkDestroyDevice", || {
+            crate::records::summary(&d);
+            report::flush_all(true);
+        });
+        if let Some(f) = d.next.destroy_device {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { f(device, p_allocator) };
+        }
+    })
 }
 
 /// How many fragment stages the layer has analysed and recorded on `device` (tests).

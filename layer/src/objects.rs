@@ -19,31 +19,33 @@ pub(crate) unsafe extern "system" fn create_shader_module(
     p_allocator: *const vk::AllocationCallbacks,
     p_module: *mut vk::ShaderModule,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_shader_module else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next(device, p_create_info, p_allocator, p_module) };
-    if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
-        return result;
-    }
-    let _ = guarded(&d.health, "vkCreateShaderModule", || {
-        // SAFETY: success, so the create info was valid and *p_module is the new module.
-        let (words, module) = unsafe {
-            let ci = &*p_create_info;
-            (
-                capture::code_words(ci.p_code as *const u8, ci.code_size),
-                vk::Handle::as_raw(*p_module),
-            )
+    crate::dispatch::ffi_boundary("create_shader_module", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        let entry = Arc::new(dispatch::ModuleEntry::new(words));
-        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-        m.insert(module, entry);
-    });
-    result
+        let Some(next) = d.next.create_shader_module else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let result = unsafe { next(device, p_create_info, p_allocator, p_module) };
+        if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
+            return result;
+        }
+        let _ = guarded(&d.health, "vkCreateShaderModule", || {
+            // SAFETY: success, so the create info was valid and *p_module is the new module.
+            let (words, module) = unsafe {
+                let ci = &*p_create_info;
+                (
+                    capture::code_words(ci.p_code as *const u8, ci.code_size),
+                    vk::Handle::as_raw(*p_module),
+                )
+            };
+            let entry = Arc::new(dispatch::ModuleEntry::new(words));
+            let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+            m.insert(module, entry);
+        });
+        result
+    })
 }
 
 /// Remembers which attachments each subpass of a new render pass uses.
@@ -64,22 +66,24 @@ pub(crate) unsafe extern "system" fn create_render_pass(
     p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_render_pass else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
-    if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(&d.health, "vkCreateRenderPass", || {
-            // SAFETY: success, so the create info was valid.
-            let uses = unsafe { capture::render_pass_use(&*p_create_info) };
-            remember_render_pass(&d, p_render_pass, uses);
-        });
-    }
-    result
+    crate::dispatch::ffi_boundary("create_render_pass", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.create_render_pass else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
+        if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
+            let _ = guarded(&d.health, "vkCreateRenderPass", || {
+                // SAFETY: success, so the create info was valid.
+                let uses = unsafe { capture::render_pass_use(&*p_create_info) };
+                remember_render_pass(&d, p_render_pass, uses);
+            });
+        }
+        result
+    })
 }
 
 /// vkCreateRenderPass2 and vkCreateRenderPass2KHR, each calling its own next function (`next`
@@ -119,17 +123,19 @@ pub(crate) unsafe extern "system" fn create_render_pass2(
     p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        create_render_pass2_with(
-            "vkCreateRenderPass2",
-            |d| d.next.create_render_pass2,
-            device,
-            p_create_info,
-            p_allocator,
-            p_render_pass,
-        )
-    }
+    crate::dispatch::ffi_boundary("create_render_pass2", vk::Result::ERROR_UNKNOWN, || {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            create_render_pass2_with(
+                "vkCreateRenderPass2",
+                |d| d.next.create_render_pass2,
+                device,
+                p_create_info,
+                p_allocator,
+                p_render_pass,
+            )
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn create_render_pass2_khr(
@@ -138,17 +144,19 @@ pub(crate) unsafe extern "system" fn create_render_pass2_khr(
     p_allocator: *const vk::AllocationCallbacks,
     p_render_pass: *mut vk::RenderPass,
 ) -> vk::Result {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        create_render_pass2_with(
-            "vkCreateRenderPass2KHR",
-            |d| d.next.create_render_pass2_khr,
-            device,
-            p_create_info,
-            p_allocator,
-            p_render_pass,
-        )
-    }
+    crate::dispatch::ffi_boundary("create_render_pass2_khr", vk::Result::ERROR_UNKNOWN, || {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            create_render_pass2_with(
+                "vkCreateRenderPass2KHR",
+                |d| d.next.create_render_pass2_khr,
+                device,
+                p_create_info,
+                p_allocator,
+                p_render_pass,
+            )
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn destroy_render_pass(
@@ -156,17 +164,19 @@ pub(crate) unsafe extern "system" fn destroy_render_pass(
     render_pass: vk::RenderPass,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(render_pass));
-    }
-    if let Some(next) = d.next.destroy_render_pass {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, render_pass, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_render_pass", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        {
+            let mut m = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+            m.remove(&vk::Handle::as_raw(render_pass));
+        }
+        if let Some(next) = d.next.destroy_render_pass {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, render_pass, p_allocator) };
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn destroy_shader_module(
@@ -174,17 +184,19 @@ pub(crate) unsafe extern "system" fn destroy_shader_module(
     module: vk::ShaderModule,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&vk::Handle::as_raw(module));
-    }
-    if let Some(next) = d.next.destroy_shader_module {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, module, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_shader_module", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        {
+            let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
+            m.remove(&vk::Handle::as_raw(module));
+        }
+        if let Some(next) = d.next.destroy_shader_module {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, module, p_allocator) };
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn create_graphics_pipelines(
@@ -195,56 +207,62 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
     p_allocator: *const vk::AllocationCallbacks,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_graphics_pipelines else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe {
-        next(
-            device,
-            pipeline_cache,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_pipelines,
-        )
-    };
-    // Whatever the result — success, VK_PIPELINE_COMPILE_REQUIRED, or the error of one of several
-    // pipelines — each element of pPipelines is a created pipeline or VK_NULL_HANDLE (the
-    // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
-    // implementation attempts every other), so exactly the created ones are recorded.
-    if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
-        return result;
-    }
-    // The attachments a render pass's subpass uses, cloned out of the map's lock.
-    let subpass_use = |rp: vk::RenderPass, subpass: u32| {
-        let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
-        passes
-            .get(&vk::Handle::as_raw(rp))
-            .and_then(|s| s.get(subpass as usize).copied())
-    };
-    let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
-        // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
-        // pipeline was created from the create info at its index.
-        let (infos, pipelines) = unsafe {
-            (
-                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
-                std::slice::from_raw_parts(p_pipelines, create_info_count as usize),
-            )
-        };
-        for (info, p) in infos.iter().zip(pipelines) {
-            if *p == vk::Pipeline::null() {
-                continue;
+    crate::dispatch::ffi_boundary(
+        "create_graphics_pipelines",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            let Some(d) = device_of(device) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let Some(next) = d.next.create_graphics_pipelines else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the application's arguments, unchanged.
+            let result = unsafe {
+                next(
+                    device,
+                    pipeline_cache,
+                    create_info_count,
+                    p_create_infos,
+                    p_allocator,
+                    p_pipelines,
+                )
+            };
+            // Whatever the result — success, VK_PIPELINE_COMPILE_REQUIRED, or the error of one of several
+            // pipelines — each element of pPipelines is a created pipeline or VK_NULL_HANDLE (the
+            // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
+            // implementation attempts every other), so exactly the created ones are recorded.
+            if create_info_count == 0 || p_create_infos.is_null() || p_pipelines.is_null() {
+                return result;
             }
-            // SAFETY: a valid create info of a pipeline that was created.
-            let cap = unsafe { capture::capture(info, subpass_use) };
-            process_pipeline(&d, vk::Handle::as_raw(*p), cap);
-        }
-    });
-    result
+            // The attachments a render pass's subpass uses, cloned out of the map's lock.
+            let subpass_use = |rp: vk::RenderPass, subpass: u32| {
+                let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+                passes
+                    .get(&vk::Handle::as_raw(rp))
+                    .and_then(|s| s.get(subpass as usize).copied())
+            };
+            let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
+                // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
+                // pipeline was created from the create info at its index.
+                let (infos, pipelines) = unsafe {
+                    (
+                        std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
+                        std::slice::from_raw_parts(p_pipelines, create_info_count as usize),
+                    )
+                };
+                for (info, p) in infos.iter().zip(pipelines) {
+                    if *p == vk::Pipeline::null() {
+                        continue;
+                    }
+                    // SAFETY: a valid create info of a pipeline that was created.
+                    let cap = unsafe { capture::capture(info, subpass_use) };
+                    process_pipeline(&d, vk::Handle::as_raw(*p), cap);
+                }
+            });
+            result
+        },
+    )
 }
 
 fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
@@ -364,18 +382,20 @@ pub(crate) unsafe extern "system" fn destroy_pipeline(
     pipeline: vk::Pipeline,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    {
-        let mut l = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
-        l.remove(&vk::Handle::as_raw(pipeline));
-    }
-    d.remove_bindable(vk::Handle::as_raw(pipeline));
-    if let Some(next) = d.next.destroy_pipeline {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, pipeline, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_pipeline", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        {
+            let mut l = d.libraries.lock().unwrap_or_else(|p| p.into_inner());
+            l.remove(&vk::Handle::as_raw(pipeline));
+        }
+        d.remove_bindable(vk::Handle::as_raw(pipeline));
+        if let Some(next) = d.next.destroy_pipeline {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, pipeline, p_allocator) };
+        }
+    })
 }
 
 pub(crate) unsafe extern "system" fn create_shaders_ext(
@@ -385,99 +405,103 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
     p_allocator: *const vk::AllocationCallbacks,
     p_shaders: *mut vk::ShaderEXT,
 ) -> vk::Result {
-    let Some(d) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.next.create_shaders_ext else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, unchanged.
-    let result = unsafe {
-        next(
-            device,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_shaders,
-        )
-    };
-    // "When this function returns, whether or not it succeeds, it is guaranteed that every
-    // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
-    // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
-    if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
-        return result;
-    }
-    let _ = guarded(&d.health, "vkCreateShadersEXT", || {
-        // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
-        let (infos, shaders) = unsafe {
-            (
-                std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
-                std::slice::from_raw_parts(p_shaders, create_info_count as usize),
+    crate::dispatch::ffi_boundary("create_shaders_ext", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.create_shaders_ext else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let result = unsafe {
+            next(
+                device,
+                create_info_count,
+                p_create_infos,
+                p_allocator,
+                p_shaders,
             )
         };
-        for (info, s) in infos.iter().zip(shaders) {
-            if *s == vk::ShaderEXT::null() || !info.stage.contains(vk::ShaderStageFlags::FRAGMENT) {
-                continue;
-            }
-            // SAFETY: pName is a valid string per valid usage.
-            let entry_name = if info.p_name.is_null() {
-                "main".to_string()
-            } else {
-                unsafe { CStr::from_ptr(info.p_name) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
-                // SAFETY: pCode holds codeSize bytes.
-                let words =
-                    unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
-                // SAFETY: pSpecializationInfo is NULL or valid.
-                let spec = unsafe { capture::specialization(info.p_specialization_info) };
-                let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
-                (compute::analyze_module(&words), "shader_object_spirv", hash)
-            } else {
+        // "When this function returns, whether or not it succeeds, it is guaranteed that every
+        // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
+        // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
+        if create_info_count == 0 || p_create_infos.is_null() || p_shaders.is_null() {
+            return result;
+        }
+        let _ = guarded(&d.health, "vkCreateShadersEXT", || {
+            // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
+            let (infos, shaders) = unsafe {
                 (
-                    Err("the shader object was created from a driver binary".to_string()),
-                    "shader_object_binary",
-                    None,
+                    std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
+                    std::slice::from_raw_parts(p_shaders, create_info_count as usize),
                 )
             };
-            let draw = DrawState {
-                samples: Some(Samples::Dynamic),
-                ..Default::default()
-            };
-            let analysis = Arc::new(analysis);
-            let entry = compute::fragment_entry(&analysis, &entry_name);
-            if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
-                // A shader object's state is all set at draw time.
-                d.add_bindable(crate::draws::Bindable {
-                    handle: vk::Handle::as_raw(*s),
-                    kind: Kind::ShaderObject,
-                    fragment: LibraryFragment {
-                        analysis: analysis.clone(),
-                        entry: entry_name.clone(),
-                        source,
-                        hash: hash.clone(),
-                        module_name: None,
-                    },
-                    draw: draw.clone(),
-                    dynamic: capture::Dynamic::all(),
-                });
+            for (info, s) in infos.iter().zip(shaders) {
+                if *s == vk::ShaderEXT::null()
+                    || !info.stage.contains(vk::ShaderStageFlags::FRAGMENT)
+                {
+                    continue;
+                }
+                // SAFETY: pName is a valid string per valid usage.
+                let entry_name = if info.p_name.is_null() {
+                    "main".to_string()
+                } else {
+                    unsafe { CStr::from_ptr(info.p_name) }
+                        .to_string_lossy()
+                        .into_owned()
+                };
+                let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
+                    // SAFETY: pCode holds codeSize bytes.
+                    let words =
+                        unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
+                    // SAFETY: pSpecializationInfo is NULL or valid.
+                    let spec = unsafe { capture::specialization(info.p_specialization_info) };
+                    let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
+                    (compute::analyze_module(&words), "shader_object_spirv", hash)
+                } else {
+                    (
+                        Err("the shader object was created from a driver binary".to_string()),
+                        "shader_object_binary",
+                        None,
+                    )
+                };
+                let draw = DrawState {
+                    samples: Some(Samples::Dynamic),
+                    ..Default::default()
+                };
+                let analysis = Arc::new(analysis);
+                let entry = compute::fragment_entry(&analysis, &entry_name);
+                if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+                    // A shader object's state is all set at draw time.
+                    d.add_bindable(crate::draws::Bindable {
+                        handle: vk::Handle::as_raw(*s),
+                        kind: Kind::ShaderObject,
+                        fragment: LibraryFragment {
+                            analysis: analysis.clone(),
+                            entry: entry_name.clone(),
+                            source,
+                            hash: hash.clone(),
+                            module_name: None,
+                        },
+                        draw: draw.clone(),
+                        dynamic: capture::Dynamic::all(),
+                    });
+                }
+                emit(
+                    &d,
+                    Kind::ShaderObject,
+                    vk::Handle::as_raw(*s),
+                    source,
+                    hash.as_deref(),
+                    &entry_name,
+                    entry,
+                    &draw,
+                    None,
+                );
             }
-            emit(
-                &d,
-                Kind::ShaderObject,
-                vk::Handle::as_raw(*s),
-                source,
-                hash.as_deref(),
-                &entry_name,
-                entry,
-                &draw,
-                None,
-            );
-        }
-    });
-    result
+        });
+        result
+    })
 }
 
 pub(crate) unsafe extern "system" fn destroy_shader_ext(
@@ -485,12 +509,14 @@ pub(crate) unsafe extern "system" fn destroy_shader_ext(
     shader: vk::ShaderEXT,
     p_allocator: *const vk::AllocationCallbacks,
 ) {
-    let Some(d) = device_of(device) else {
-        return;
-    };
-    d.remove_bindable(vk::Handle::as_raw(shader));
-    if let Some(next) = d.next.destroy_shader_ext {
-        // SAFETY: the application's arguments, unchanged.
-        unsafe { next(device, shader, p_allocator) };
-    }
+    crate::dispatch::ffi_boundary("destroy_shader_ext", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        d.remove_bindable(vk::Handle::as_raw(shader));
+        if let Some(next) = d.next.destroy_shader_ext {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, shader, p_allocator) };
+        }
+    })
 }
