@@ -14,6 +14,7 @@
 pub mod analysis;
 pub mod hash;
 pub mod module;
+pub mod rewrite;
 pub mod table;
 pub mod validity;
 
