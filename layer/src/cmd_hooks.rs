@@ -615,6 +615,7 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     );
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
+    rec.experiment = b.fragment.experiment.clone();
     rec.name = d
         .names
         .lock()

@@ -215,6 +215,7 @@ pub fn build_record(
         draws: None,
         name: None,
         module_name: None,
+        experiment: None,
         id: crate::report::next_id(),
         stage_hash: subject.stage_hash.map(str::to_string),
     };

@@ -38,6 +38,8 @@ pub struct InstanceData {
 pub struct ModuleEntry {
     words: Box<[u32]>,
     analysis: OnceLock<Arc<ModuleAnalysis>>,
+    /// The interlock experiment applied to the module (`words` are then the rewritten ones).
+    pub experiment: Option<pops_report::Experiment>,
 }
 
 impl ModuleEntry {
@@ -45,6 +47,7 @@ impl ModuleEntry {
         ModuleEntry {
             words: words.into_boxed_slice(),
             analysis: OnceLock::new(),
+            experiment: None,
         }
     }
 
@@ -78,6 +81,8 @@ pub struct LibraryFragment {
     pub hash: Option<String>,
     /// The application's name of the shader module it came from, where it had one.
     pub module_name: Option<String>,
+    /// The interlock experiment applied to it, if any.
+    pub experiment: Option<pops_report::Experiment>,
 }
 
 /// Counters for the summary at vkDestroyDevice.
@@ -136,6 +141,8 @@ pub struct DeviceData {
     pub messengers: Arc<crate::messenger::Messengers>,
     /// The instance's health: a panic in the layer's work degrades the instance.
     pub health: Arc<Health>,
+    /// The interlock experiment this device runs (the `experiment` setting), if any.
+    pub experiment: Option<crate::experiment::Active>,
 }
 
 impl DeviceData {

@@ -322,6 +322,7 @@ mod tests {
                 source: "test",
                 hash: None,
                 module_name: None,
+                experiment: None,
             },
             draw,
             dynamic,

@@ -496,6 +496,14 @@ unsafe extern "system" fn create_device(
             (chip, features)
         })
         .unwrap_or_default();
+        // SAFETY: the application's valid create info.
+        let experiment = match unsafe { crate::experiment::for_device(&inst.settings, ci) } {
+            Ok(e) => e,
+            Err(message) => {
+                log::warn!("device '{device_name}': {message}");
+                None
+            }
+        };
         let data = DeviceData {
             handle: device,
             // SAFETY: the new device is live.
@@ -524,6 +532,7 @@ unsafe extern "system" fn create_device(
             names: Default::default(),
             messengers: inst.messengers.clone(),
             health: inst.health.clone(),
+            experiment,
         };
         // SAFETY: the new device is live.
         dispatch::insert_device(unsafe { dispatch_key(device) }, data);

@@ -19,6 +19,7 @@ pub mod compute;
 pub mod dispatch;
 pub mod draw_path;
 pub mod draws;
+pub mod experiment;
 pub mod ffi;
 pub mod hooks;
 pub mod intercept;

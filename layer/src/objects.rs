@@ -26,23 +26,71 @@ pub(crate) unsafe extern "system" fn create_shader_module(
         let Some(next) = d.next.create_shader_module else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: the application's arguments, unchanged.
-        let result = unsafe { next(device, p_create_info, p_allocator, p_module) };
+        // The device's interlock experiment, if any: the module goes down rewritten.
+        let rewritten = match &d.experiment {
+            Some(active) if !p_create_info.is_null() => guarded(&d.health, "experiment", || {
+                // SAFETY: the application's valid create info, read as the driver will.
+                let words = unsafe {
+                    let ci = &*p_create_info;
+                    capture::code_words(ci.p_code as *const u8, ci.code_size)
+                };
+                match crate::experiment::apply(active, &words) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        log::warn!(
+                            "experiment {} not applied to a shader module: {e}",
+                            active.experiment
+                        );
+                        None
+                    }
+                }
+            })
+            .flatten(),
+            _ => None,
+        };
+        let copy;
+        let p_ci = match &rewritten {
+            Some((words, _)) => {
+                // SAFETY: a valid create info (checked for null above); only the code changes.
+                copy = vk::ShaderModuleCreateInfo {
+                    code_size: words.len() * 4,
+                    p_code: words.as_ptr(),
+                    ..unsafe { *p_create_info }
+                };
+                &copy as *const vk::ShaderModuleCreateInfo
+            }
+            None => p_create_info,
+        };
+        // SAFETY: the application's arguments, the code rewritten where an experiment applies.
+        let result = unsafe { next(device, p_ci, p_allocator, p_module) };
         if result != vk::Result::SUCCESS || p_create_info.is_null() || p_module.is_null() {
             return result;
         }
         let _ = guarded(&d.health, "vkCreateShaderModule", || {
             // SAFETY: success, so the create info was valid and *p_module is the new module.
-            let (words, module) = unsafe {
-                let ci = &*p_create_info;
-                (
-                    capture::code_words(ci.p_code as *const u8, ci.code_size),
-                    vk::Handle::as_raw(*p_module),
-                )
+            let module = vk::Handle::as_raw(unsafe { *p_module });
+            let entry = match rewritten {
+                Some((words, applied)) => {
+                    log::info!(
+                        "experiment {}: shader module 0x{module:x}: {}",
+                        applied.name,
+                        applied.changes.join(", ")
+                    );
+                    let mut e = dispatch::ModuleEntry::new(words);
+                    e.experiment = Some(applied);
+                    e
+                }
+                None => {
+                    // SAFETY: as above.
+                    let words = unsafe {
+                        let ci = &*p_create_info;
+                        capture::code_words(ci.p_code as *const u8, ci.code_size)
+                    };
+                    dispatch::ModuleEntry::new(words)
+                }
             };
-            let entry = Arc::new(dispatch::ModuleEntry::new(words));
             let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
-            m.insert(module, entry);
+            m.insert(module, Arc::new(entry));
         });
         result
     })
@@ -313,12 +361,22 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
                 .cloned(),
             _ => None,
         };
+        let experiment = match src {
+            FragmentSource::Module { module, .. } => d
+                .modules
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(module)
+                .and_then(|m| m.experiment.clone()),
+            _ => None,
+        };
         LibraryFragment {
             analysis,
             entry: src.entry().to_string(),
             source: src.label(),
             hash,
             module_name,
+            experiment,
         }
     });
     let mut draw = cap.draw.clone();
@@ -374,6 +432,7 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
         entry,
         &draw,
         frag.module_name.as_deref(),
+        frag.experiment.as_ref(),
     );
 }
 
@@ -482,6 +541,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                             source,
                             hash: hash.clone(),
                             module_name: None,
+                            experiment: None,
                         },
                         draw: draw.clone(),
                         dynamic: capture::Dynamic::all(),
@@ -496,6 +556,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                     &entry_name,
                     entry,
                     &draw,
+                    None,
                     None,
                 );
             }

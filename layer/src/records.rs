@@ -44,6 +44,7 @@ pub(crate) fn emit(
     entry: Result<&compute::EntryAnalysis, String>,
     draw: &DrawState,
     module_name: Option<&str>,
+    experiment: Option<&pops_report::Experiment>,
 ) {
     let subject = Subject {
         stage_hash,
@@ -66,6 +67,7 @@ pub(crate) fn emit(
         .get(&handle)
         .cloned();
     rec.module_name = module_name.map(str::to_string);
+    rec.experiment = experiment.cloned();
     let s = &d.stats;
     s.analysed.fetch_add(1, Ordering::Relaxed);
     let flagged = rec

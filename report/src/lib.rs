@@ -143,6 +143,17 @@ pub struct Record<R = Option<Registers>> {
     /// one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module_name: Option<String>,
+    /// The interlock experiment the layer applied to the fragment stage, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Experiment>,
+}
+
+/// An interlock experiment the layer applied to the object's fragment stage (the `experiment`
+/// setting): its name and each mode change, `"pixel-ordered -> sample-ordered"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Experiment {
+    pub name: String,
+    pub changes: Vec<String>,
 }
 
 /// Why one field holds its value.
@@ -360,6 +371,7 @@ mod tests {
             draws: Some(3),
             name: None,
             module_name: Some("oit.frag".into()),
+            experiment: None,
         };
         let line = serde_json::to_string(&rec).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), rec);

@@ -968,17 +968,25 @@ struct OracleRun {
 }
 
 fn run_on_oracle(icd: &Path, family: &str, scenario: &str) -> OracleRun {
+    run_on_oracle_with(icd, family, scenario, &[])
+}
+
+/// [`run_on_oracle`] with more environment (layer settings).
+fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &str)]) -> OracleRun {
     let dir = temp_dir(&format!("{scenario}-{family}"));
     let report_path = dir.join("report.jsonl");
     let ibs = dir.join("ib");
     std::fs::create_dir_all(&ibs).unwrap();
-    let out = Scenario::new(BIN, scenario, icd.to_str().unwrap())
+    let mut sc = Scenario::new(BIN, scenario, icd.to_str().unwrap())
         .env("RADV_FORCE_FAMILY", family)
         .env("RADV_DUMP_IB_DIR", &ibs)
         .env("MESA_SHADER_CACHE_DISABLE", "true")
         .with_layers(&[LAYER])
-        .env("VK_POPS_INTERLOCK_REPORT", &report_path)
-        .run();
+        .env("VK_POPS_INTERLOCK_REPORT", &report_path);
+    for (k, v) in env {
+        sc = sc.env(k, v);
+    }
+    let out = sc.run();
     assert!(
         check_ok(&out, &format!("{scenario} on the RADV oracle {family}")),
         "{family}"
@@ -1320,6 +1328,83 @@ fn a_panic_degrades_only_its_instance() {
         1,
         "{err}"
     );
+}
+
+/// The `pixel-to-sample` experiment: the application's pixel-ordered shader reaches RADV as
+/// sample-ordered. Every draw record says so (interlock, `experiment` with its change) and holds
+/// the registers of sample interlock at the draw's sample count — and RADV, which compiled the
+/// rewritten shader, programs exactly those decided fields; without the setting nothing changes.
+#[test]
+fn pixel_to_sample_experiment_reaches_the_driver() {
+    use pm4::pops;
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi31"] {
+        let run = run_on_oracle_with(
+            &icd,
+            family,
+            "draws",
+            &[("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample")],
+        );
+        assert_eq!(run.made["shader"], "pixel_interlock_ordered.frag");
+        assert_eq!(run.draws.len(), 3, "{family}");
+        let f = pm4::Family::parse(family).unwrap();
+        for (k, samples) in [(0usize, 1u32), (1, 4), (3, 8)] {
+            let rec = run.draws.iter().find(|r| r["samples"] == samples).unwrap();
+            assert_eq!(rec["interlock"], "sample-ordered", "{family} {samples}x");
+            assert_eq!(rec["experiment"]["name"], "pixel-to-sample");
+            assert_eq!(
+                rec["experiment"]["changes"],
+                serde_json::json!(["pixel-ordered -> sample-ordered"])
+            );
+            let desc = pops::InterlockDesc {
+                mode: Some(pm4::InterlockMode::new(
+                    pm4::Granularity::Sample,
+                    pm4::Ordering::Ordered,
+                )),
+                resolves_intrawave: false,
+                has_color_output: true,
+                writes_memory: true,
+            };
+            let mut draw = pops::DrawState {
+                rasterization_samples: samples,
+                ..pops::DrawState::default()
+            };
+            draw.color_targets = [None; pops::MAX_COLOR_TARGETS];
+            let base = pops_state_with(family, "pixel_interlock_ordered.frag", samples, 0);
+            let state = pops::derive(
+                f,
+                &pops::InterlockDesc {
+                    writes_memory: base.interlock.writes_memory,
+                    has_color_output: base.interlock.has_color_output,
+                    ..desc
+                },
+                &pops::DrawState {
+                    sample_shading: base.draw.sample_shading,
+                    ..draw
+                },
+                &pops::Experiments::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                rec["registers"],
+                registers_of(&state),
+                "{family} {samples}x"
+            );
+            agrees_with_radv(
+                &state,
+                &run.at[k],
+                &format!("{family} draw {k} (experiment)"),
+            );
+        }
+    }
+    // Without the setting: the application's own pixel interlock.
+    let run = run_on_oracle(&icd, "navi31", "draws");
+    assert!(run
+        .draws
+        .iter()
+        .all(|r| r["interlock"] == "pixel-ordered" && r.get("experiment").is_none()));
 }
 
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
