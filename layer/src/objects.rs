@@ -471,16 +471,62 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
         let Some(next) = d.next.create_shaders_ext else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: the application's arguments, unchanged.
-        let result = unsafe {
-            next(
-                device,
-                create_info_count,
-                p_create_infos,
-                p_allocator,
-                p_shaders,
-            )
+        // The device's interlock experiment, if any: SPIR-V fragment shaders go down rewritten.
+        let rewritten: Vec<Option<(Vec<u32>, pops_report::Experiment)>> = match &d.experiment {
+            Some(active) if create_info_count > 0 && !p_create_infos.is_null() => {
+                guarded(&d.health, "experiment", || {
+                    // SAFETY: pCreateInfos holds createInfoCount valid create infos.
+                    let infos = unsafe {
+                        std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
+                    };
+                    infos
+                        .iter()
+                        .map(|info| {
+                            if !info.stage.contains(vk::ShaderStageFlags::FRAGMENT)
+                                || info.code_type != vk::ShaderCodeTypeEXT::SPIRV
+                            {
+                                return None;
+                            }
+                            // SAFETY: pCode holds codeSize bytes.
+                            let words = unsafe {
+                                capture::code_words(info.p_code as *const u8, info.code_size)
+                            };
+                            crate::experiment::apply(active, &words).unwrap_or_else(|e| {
+                                log::warn!(
+                                    "experiment {} not applied to a shader object: {e}",
+                                    active.experiment
+                                );
+                                None
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+            }
+            _ => Vec::new(),
         };
+        let copies: Option<Vec<vk::ShaderCreateInfoEXT>> =
+            rewritten.iter().any(Option::is_some).then(|| {
+                // SAFETY: as above; only the code of rewritten stages changes.
+                let infos = unsafe {
+                    std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
+                };
+                infos
+                    .iter()
+                    .zip(&rewritten)
+                    .map(|(info, r)| match r {
+                        Some((words, _)) => vk::ShaderCreateInfoEXT {
+                            code_size: words.len() * 4,
+                            p_code: words.as_ptr() as *const std::ffi::c_void,
+                            ..*info
+                        },
+                        None => *info,
+                    })
+                    .collect()
+            });
+        let p_infos = copies.as_ref().map_or(p_create_infos, |c| c.as_ptr());
+        // SAFETY: the application's arguments, the code rewritten where an experiment applies.
+        let result = unsafe { next(device, create_info_count, p_infos, p_allocator, p_shaders) };
         // "When this function returns, whether or not it succeeds, it is guaranteed that every
         // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
         // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
@@ -495,7 +541,8 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                     std::slice::from_raw_parts(p_shaders, create_info_count as usize),
                 )
             };
-            for (info, s) in infos.iter().zip(shaders) {
+            for (k, (info, s)) in infos.iter().zip(shaders).enumerate() {
+                let experiment = rewritten.get(k).and_then(|r| r.as_ref());
                 if *s == vk::ShaderEXT::null()
                     || !info.stage.contains(vk::ShaderStageFlags::FRAGMENT)
                 {
@@ -510,9 +557,14 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                         .into_owned()
                 };
                 let (analysis, source, hash) = if info.code_type == vk::ShaderCodeTypeEXT::SPIRV {
-                    // SAFETY: pCode holds codeSize bytes.
-                    let words =
-                        unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
+                    // What went down: the rewritten words where an experiment applied.
+                    let words = match experiment {
+                        Some((words, _)) => words.clone(),
+                        // SAFETY: pCode holds codeSize bytes.
+                        None => unsafe {
+                            capture::code_words(info.p_code as *const u8, info.code_size)
+                        },
+                    };
                     // SAFETY: pSpecializationInfo is NULL or valid.
                     let spec = unsafe { capture::specialization(info.p_specialization_info) };
                     let hash = compute::stage_hash(&words, &entry_name, spec.as_ref());
@@ -541,7 +593,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                             source,
                             hash: hash.clone(),
                             module_name: None,
-                            experiment: None,
+                            experiment: experiment.map(|(_, a)| a.clone()),
                         },
                         draw: draw.clone(),
                         dynamic: capture::Dynamic::all(),
@@ -557,7 +609,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                     entry,
                     &draw,
                     None,
-                    None,
+                    experiment.map(|(_, a)| a),
                 );
             }
         });

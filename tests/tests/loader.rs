@@ -1407,6 +1407,51 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
         .all(|r| r["interlock"] == "pixel-ordered" && r.get("experiment").is_none()));
 }
 
+/// The `pixel-to-sample` experiment on shader objects: the SPIR-V fragment shader object goes
+/// down rewritten; its draw records say so, and RADV programs the sample-interlock fields.
+#[test]
+fn pixel_to_sample_experiment_reaches_the_driver_through_shader_objects() {
+    use pm4::pops;
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    let family = "navi31";
+    let run = run_on_oracle_with(
+        &icd,
+        family,
+        "draws-shader-objects",
+        &[("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample")],
+    );
+    assert_eq!(run.made["shader"], "pixel_interlock_ordered.frag");
+    assert_eq!(run.draws.len(), 2);
+    for (k, samples) in [(0usize, 1u32), (1, 4), (2, 4)] {
+        let rec = run.draws.iter().find(|r| r["samples"] == samples).unwrap();
+        assert_eq!(rec["bound"], "shader_object");
+        assert_eq!(rec["interlock"], "sample-ordered", "{samples}x");
+        assert_eq!(rec["experiment"]["name"], "pixel-to-sample");
+        let base = pops_state_with(family, "pixel_interlock_ordered.frag", samples, 0);
+        let state = pops::derive(
+            base.family,
+            &pops::InterlockDesc {
+                mode: Some(pm4::InterlockMode::new(
+                    pm4::Granularity::Sample,
+                    pm4::Ordering::Ordered,
+                )),
+                ..base.interlock
+            },
+            &base.draw,
+            &pops::Experiments::default(),
+        )
+        .unwrap();
+        assert_eq!(rec["registers"], registers_of(&state), "{samples}x");
+        agrees_with_radv(
+            &state,
+            &run.at[k],
+            &format!("{family} draw {k} (shader object)"),
+        );
+    }
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command
