@@ -96,7 +96,8 @@ pub(crate) fn emit(
             rec.source
         );
     }
-    if rec.interlock != "none" || d.settings.report_all {
+    // An object the experiment changed is reported even when it has no interlock left.
+    if rec.interlock != "none" || d.settings.report_all || rec.experiment.is_some() {
         write_report(d, &rec);
     }
     tell_messengers(d, &rec);

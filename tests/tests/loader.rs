@@ -964,6 +964,8 @@ fn values_at_draws(
 struct OracleRun {
     made: Value,
     draws: Vec<Value>,
+    /// Every record, creation records included.
+    records: Vec<Value>,
     at: Vec<std::collections::HashMap<u32, u32>>,
 }
 
@@ -992,9 +994,11 @@ fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &s
         "{family}"
     );
     let made = json_lines(&out.stdout).remove(0);
-    let draws = read_report(&report_path)
-        .into_iter()
+    let records = read_report(&report_path);
+    let draws = records
+        .iter()
         .filter(|r| r["kind"] == "draw")
+        .cloned()
         .collect();
     let mut files: Vec<_> = std::fs::read_dir(&ibs)
         .unwrap()
@@ -1010,7 +1014,12 @@ fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &s
     };
     let level = pm4::Family::parse(family).unwrap().gfx_level();
     let at = values_at_draws(level, &read("preamble-"), &read("ib-"));
-    OracleRun { made, draws, at }
+    OracleRun {
+        made,
+        draws,
+        records,
+        at,
+    }
 }
 
 /// Every field `state` decides holds RADV's value in `regs`, or pm4::pops::radv lists why not.
@@ -1399,6 +1408,31 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
             );
         }
     }
+    // no-interlock: the pipeline reaches the driver without interlock, and its record (reported
+    // although it no longer uses interlock) says what was removed; POPS is off at every draw.
+    let run = run_on_oracle_with(
+        &icd,
+        "navi31",
+        "draws",
+        &[("VK_POPS_INTERLOCK_EXPERIMENT", "no-interlock")],
+    );
+    let created: Vec<&Value> = run
+        .records
+        .iter()
+        .filter(|r| r["kind"] == "pipeline")
+        .collect();
+    assert_eq!(created.len(), 1, "{:?}", run.records);
+    assert_eq!(created[0]["interlock"], "none");
+    assert_eq!(
+        created[0]["experiment"]["changes"],
+        serde_json::json!(["pixel-ordered -> none"])
+    );
+    // DB_SHADER_CONTROL (0x2880C on GFX11): PRIMITIVE_ORDERED_PIXEL_SHADER (bit 16) clear.
+    assert_eq!(run.at.len(), 4, "RADV recorded the four draws");
+    assert!(run
+        .at
+        .iter()
+        .all(|regs| regs.get(&0x2880C).copied().unwrap_or(0) & (1 << 16) == 0));
     // Without the setting: the application's own pixel interlock.
     let run = run_on_oracle(&icd, "navi31", "draws");
     assert!(run
