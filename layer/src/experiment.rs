@@ -3,10 +3,11 @@
 //! application runs with pixel instead of sample interlock, unordered instead of ordered, or
 //! none, and every record of an affected object says what was changed.
 //!
-//! A device runs an experiment only when the feature its new mode needs is enabled: the
-//! application must have enabled it in `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT`
-//! (the layer does not rewrite the application's device create info). Otherwise the experiment
-//! is refused for that device with a message, and nothing is changed. Shader modules
+//! A device runs an experiment only with the feature its new mode needs: where the application
+//! did not enable it in `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT`, the layer enables
+//! it in a copy of the device create info ([`with_feature_enabled`]) when the device supports it;
+//! when it does not (vkCreateDevice then fails) or the chain holds a structure the layer cannot
+//! copy, the experiment is refused for that device with a message, and nothing is changed. Shader modules
 //! (`vkCreateShaderModule`) and SPIR-V shader objects are rewritten; SPIR-V chained inline to a
 //! pipeline stage, module identifiers, pipeline binaries and binary shader objects are left
 //! alone, as is shading-rate interlock.
@@ -34,17 +35,23 @@ fn needed_feature(e: Experiment) -> Option<&'static str> {
     }
 }
 
-/// Whether the device runs the configured experiment: `Ok(None)` when none is configured,
-/// `Err(message)` when it is refused.
+/// What the device needs for the configured experiment: `Ok(None)` when none is configured;
+/// `Ok(Some((active, enable)))` with `enable` true when the application did not enable the
+/// feature the new mode needs (the layer then enables it, [`with_feature_enabled`]); `Err` when
+/// the application has no interlock features at all.
 ///
 /// # Safety
 /// `ci` must be the application's valid `VkDeviceCreateInfo`.
 pub unsafe fn for_device(
     settings: &Settings,
     ci: &vk::DeviceCreateInfo,
-) -> Result<Option<Active>, String> {
+) -> Result<Option<(Active, bool)>, String> {
     let Some(experiment) = settings.experiment else {
         return Ok(None);
+    };
+    let active = Active {
+        experiment,
+        targets: settings.experiment_targets.clone(),
     };
     if let Some(feature) = needed_feature(experiment) {
         // SAFETY: the application's valid chain, per the caller.
@@ -62,16 +69,144 @@ pub unsafe fn for_device(
                     _ => (*f).fragment_shader_pixel_interlock,
                 }
             } == vk::TRUE;
-        if !enabled {
+        if f.is_null() {
             return Err(format!(
-                "experiment {experiment} refused: the application did not enable {feature}, which the new interlock mode needs; nothing is changed"
+                "experiment {experiment} refused: the application enables no fragment shader interlock feature; nothing is changed (it needs {feature})"
             ));
         }
+        return Ok(Some((active, !enabled)));
     }
-    Ok(Some(Active {
-        experiment,
-        targets: settings.experiment_targets.clone(),
-    }))
+    Ok(Some((active, false)))
+}
+
+/// The size of each structure the layer may copy out of a `VkDeviceCreateInfo` chain to enable
+/// a feature in it: the loader's own, and the feature structures applications chain most. A
+/// chain with any other structure before the interlock features is not copied.
+fn known_size(s_type: vk::StructureType) -> Option<usize> {
+    use std::mem::size_of;
+    use vk::StructureType as S;
+    Some(match s_type {
+        S::LOADER_DEVICE_CREATE_INFO => size_of::<crate::ffi::LayerDeviceCreateInfo>(),
+        S::PHYSICAL_DEVICE_FEATURES_2 => size_of::<vk::PhysicalDeviceFeatures2>(),
+        S::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => size_of::<vk::PhysicalDeviceVulkan11Features>(),
+        S::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => size_of::<vk::PhysicalDeviceVulkan12Features>(),
+        S::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => size_of::<vk::PhysicalDeviceVulkan13Features>(),
+        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_2_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_SHADER_OBJECT_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceShaderObjectFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_SHADER_MODULE_IDENTIFIER_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_MUTABLE_DESCRIPTOR_TYPE_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
+            size_of::<vk::PhysicalDeviceDynamicRenderingFeatures>()
+        }
+        S::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES => {
+            size_of::<vk::PhysicalDeviceSynchronization2Features>()
+        }
+        S::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
+            size_of::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR>()
+        }
+        S::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceMeshShaderFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT => {
+            size_of::<vk::PhysicalDeviceMultiDrawFeaturesEXT>()
+        }
+        S::PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES => {
+            size_of::<vk::PhysicalDeviceDescriptorIndexingFeatures>()
+        }
+        S::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
+            size_of::<vk::PhysicalDeviceBufferDeviceAddressFeatures>()
+        }
+        S::DEVICE_GROUP_DEVICE_CREATE_INFO => size_of::<vk::DeviceGroupDeviceCreateInfo>(),
+        _ => return None,
+    })
+}
+
+/// A copy of the application's device create info whose interlock features also enable the
+/// feature `active` needs: the structures before the interlock features are copied (their
+/// `pNext` relinked), the interlock features copied with the feature on, the rest shared. `None`
+/// when a structure before them is one the layer does not know the size of.
+pub struct EnabledCopy {
+    /// Copies of the chain's structures, 8-byte aligned; `info` points into them.
+    _storage: Vec<Box<[u64]>>,
+    pub info: vk::DeviceCreateInfo<'static>,
+}
+
+/// # Safety
+/// `ci` must be the application's valid `VkDeviceCreateInfo` with interlock features chained.
+pub unsafe fn with_feature_enabled(
+    active: &Active,
+    ci: &vk::DeviceCreateInfo,
+) -> Option<EnabledCopy> {
+    let target = vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT;
+    let mut storage: Vec<Box<[u64]>> = Vec::new();
+    let mut cur = ci.p_next as *const crate::ffi::BaseIn;
+    while !cur.is_null() {
+        // SAFETY: a valid chain: every element starts with sType/pNext.
+        let s_type = unsafe { (*cur).s_type };
+        let size = if s_type == target {
+            std::mem::size_of::<vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT>()
+        } else {
+            known_size(s_type)?
+        };
+        let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+        // SAFETY: the structure is `size` bytes (its type's size); the copy has room for it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(cur as *const u8, copy.as_mut_ptr() as *mut u8, size)
+        };
+        let last = s_type == target;
+        if last {
+            // SAFETY: the copy holds that structure.
+            let f = unsafe {
+                &mut *(copy.as_mut_ptr()
+                    as *mut vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT)
+            };
+            match active.experiment {
+                Experiment::PixelToSample => f.fragment_shader_sample_interlock = vk::TRUE,
+                _ => f.fragment_shader_pixel_interlock = vk::TRUE,
+            }
+        }
+        storage.push(copy);
+        if last {
+            break;
+        }
+        // SAFETY: as above.
+        cur = unsafe { (*cur).p_next };
+    }
+    if storage.is_empty() {
+        return None;
+    }
+    // Relink: each copy's pNext is the next copy; the last keeps the original's pNext.
+    for k in 0..storage.len() - 1 {
+        let next = storage[k + 1].as_ptr() as *const crate::ffi::BaseIn;
+        // SAFETY: every copy starts with sType/pNext.
+        unsafe { (*(storage[k].as_mut_ptr() as *mut crate::ffi::BaseIn)).p_next = next };
+    }
+    let mut info: vk::DeviceCreateInfo<'static> =
+        // SAFETY: a plain copy of the application's structure; its pointers stay valid while
+        // the application's call lasts, which is as long as the copy is used.
+        unsafe { std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*ci) };
+    info.p_next = storage[0].as_ptr() as *const std::ffi::c_void;
+    Some(EnabledCopy {
+        _storage: storage,
+        info,
+    })
 }
 
 /// The name `pops state` gives an interlock execution mode.
@@ -122,4 +257,62 @@ pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied
             changes,
         },
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The copy enables the feature in its own interlock features, relinks every copied
+    /// structure, shares the rest of the chain and leaves the application's structures alone;
+    /// an unknown structure before the interlock features means no copy.
+    #[test]
+    fn the_copy_enables_the_feature_and_leaves_the_application_alone() {
+        let mut tail = vk::PhysicalDeviceVulkan11Features::default();
+        let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
+            .fragment_shader_pixel_interlock(true);
+        interlock.p_next = &mut tail as *mut _ as *mut std::ffi::c_void;
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        v13.p_next = &mut interlock as *mut _ as *mut std::ffi::c_void;
+        let ci = vk::DeviceCreateInfo {
+            p_next: &v13 as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        let active = Active {
+            experiment: Experiment::PixelToSample,
+            targets: Vec::new(),
+        };
+        // SAFETY: a valid chain built above.
+        let copy = unsafe { with_feature_enabled(&active, &ci) }.expect("known structures");
+        // SAFETY: the copy's chain: a Vulkan 1.3 features copy, then the interlock copy.
+        let (c13, cil) = unsafe {
+            let c13 = &*(copy.info.p_next as *const vk::PhysicalDeviceVulkan13Features);
+            let cil = &*(c13.p_next as *const vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT);
+            (c13, cil)
+        };
+        assert_eq!(c13.dynamic_rendering, vk::TRUE);
+        assert_ne!(c13 as *const _, &v13 as *const _);
+        assert_eq!(cil.fragment_shader_sample_interlock, vk::TRUE);
+        assert_eq!(cil.fragment_shader_pixel_interlock, vk::TRUE);
+        assert_eq!(
+            cil.p_next, &mut tail as *mut _ as *mut std::ffi::c_void,
+            "the rest is shared"
+        );
+        assert_eq!(
+            interlock.fragment_shader_sample_interlock,
+            vk::FALSE,
+            "the application's own"
+        );
+        // An unknown structure before the interlock features: no copy.
+        let unknown = vk::PhysicalDeviceProtectedMemoryFeatures {
+            p_next: &mut interlock as *mut _ as *mut std::ffi::c_void,
+            ..Default::default()
+        };
+        let ci = vk::DeviceCreateInfo {
+            p_next: &unknown as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
+    }
 }

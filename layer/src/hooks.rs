@@ -452,8 +452,56 @@ unsafe extern "system" fn create_device(
         };
         // SAFETY: the loader's structure, non-null; advanced before calling down.
         unsafe { (*chain).u.p_layer_info = link.p_next };
-        // SAFETY: the application's arguments, unchanged.
-        let result = unsafe { next_create(physical_device, p_create_info, p_allocator, p_device) };
+        // The interlock experiment, if configured, may need a feature the application did not
+        // enable: the device is then created from a copy of its create info with the feature on,
+        // and again as the application asked where the device lacks it.
+        let plan = guarded(&inst.health, "experiment", || {
+            // SAFETY: the application's valid create info.
+            unsafe { crate::experiment::for_device(&inst.settings, ci) }
+        })
+        .unwrap_or(Ok(None));
+        let mut experiment = None;
+        let mut refusal = None;
+        let original = |p_ci: *const vk::DeviceCreateInfo| {
+            // SAFETY: the application's arguments (or a copy with one feature enabled).
+            unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
+        };
+        let result = match plan {
+            Ok(None) => original(p_create_info),
+            Ok(Some((active, false))) => {
+                experiment = Some(active);
+                original(p_create_info)
+            }
+            Ok(Some((active, true))) => {
+                // SAFETY: the application's valid create info, which chains interlock features.
+                match unsafe { crate::experiment::with_feature_enabled(&active, ci) } {
+                    Some(copy) => {
+                        let r = original(&copy.info);
+                        if r == vk::Result::SUCCESS {
+                            experiment = Some(active);
+                            r
+                        } else {
+                            refusal = Some(format!(
+                                "experiment {} refused: the device does not accept the interlock feature its new mode needs ({r}); nothing is changed",
+                                active.experiment
+                            ));
+                            original(p_create_info)
+                        }
+                    }
+                    None => {
+                        refusal = Some(format!(
+                            "experiment {} refused: the application did not enable the interlock feature its new mode needs, and its device create info chains a structure the layer does not copy; nothing is changed",
+                            active.experiment
+                        ));
+                        original(p_create_info)
+                    }
+                }
+            }
+            Err(message) => {
+                refusal = Some(message);
+                original(p_create_info)
+            }
+        };
         if result != vk::Result::SUCCESS {
             return result;
         }
@@ -497,13 +545,9 @@ unsafe extern "system" fn create_device(
         })
         .unwrap_or_default();
         // SAFETY: the application's valid create info.
-        let experiment = match unsafe { crate::experiment::for_device(&inst.settings, ci) } {
-            Ok(e) => e,
-            Err(message) => {
-                log::warn!("device '{device_name}': {message}");
-                None
-            }
-        };
+        if let Some(message) = &refusal {
+            log::warn!("device '{device_name}': {message}");
+        }
         let data = DeviceData {
             handle: device,
             // SAFETY: the new device is live.

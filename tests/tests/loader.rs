@@ -1433,6 +1433,22 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
         .at
         .iter()
         .all(|regs| regs.get(&0x2880C).copied().unwrap_or(0) & (1 << 16) == 0));
+    // An application that enabled pixel interlock only: the layer enables sample interlock in a
+    // copy of its device create info, and the experiment runs (no refusal).
+    let run = run_on_oracle_with(
+        &icd,
+        "navi31",
+        "draws",
+        &[
+            ("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample"),
+            ("POPS_SCENARIO_PIXEL_INTERLOCK_ONLY", "1"),
+        ],
+    );
+    assert!(
+        run.draws.iter().all(|r| r["interlock"] == "sample-ordered"),
+        "{:?}",
+        run.draws
+    );
     // Without the setting: the application's own pixel interlock.
     let run = run_on_oracle(&icd, "navi31", "draws");
     assert!(run

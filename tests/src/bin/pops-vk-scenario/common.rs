@@ -208,9 +208,13 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
         .extended_dynamic_state3_color_blend_equation(caps.dynamic_blend)
         .extended_dynamic_state3_color_write_mask(caps.dynamic_blend)
         .extended_dynamic_state3_rasterization_samples(caps.dynamic_samples);
+    // POPS_SCENARIO_PIXEL_INTERLOCK_ONLY=1: an application that enables pixel interlock only.
+    let pixel_only = std::env::var("POPS_SCENARIO_PIXEL_INTERLOCK_ONLY").is_ok_and(|v| v == "1");
     let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
         .fragment_shader_pixel_interlock(f_interlock.fragment_shader_pixel_interlock == vk::TRUE)
-        .fragment_shader_sample_interlock(f_interlock.fragment_shader_sample_interlock == vk::TRUE);
+        .fragment_shader_sample_interlock(
+            f_interlock.fragment_shader_sample_interlock == vk::TRUE && !pixel_only,
+        );
     let mut e_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
         .graphics_pipeline_library(caps.gpl);
     let mut e_so =
