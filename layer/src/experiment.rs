@@ -7,10 +7,10 @@
 //! did not enable it in `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT`, the layer enables
 //! it in a copy of the device create info ([`with_feature_enabled`]) when the device supports it;
 //! when it does not (vkCreateDevice then fails) or the chain holds a structure the layer cannot
-//! copy, the experiment is refused for that device with a message, and nothing is changed. Shader modules
-//! (`vkCreateShaderModule`) and SPIR-V shader objects are rewritten; SPIR-V chained inline to a
-//! pipeline stage, module identifiers, pipeline binaries and binary shader objects are left
-//! alone, as is shading-rate interlock.
+//! copy, the experiment is refused for that device with a message, and nothing is changed.
+//! Shader modules (`vkCreateShaderModule`), SPIR-V chained inline to a pipeline's fragment stage
+//! ([`rewrite_inline`]) and SPIR-V shader objects are rewritten; module identifiers, pipeline
+//! binaries and binary shader objects are left alone, as is shading-rate interlock.
 
 use crate::settings::Settings;
 use ash::vk;
@@ -79,9 +79,10 @@ pub unsafe fn for_device(
     Ok(Some((active, false)))
 }
 
-/// The size of each structure the layer may copy out of a `VkDeviceCreateInfo` chain to enable
-/// a feature in it: the loader's own, and the feature structures applications chain most. A
-/// chain with any other structure before the interlock features is not copied.
+/// The size of each structure the layer may copy out of a chain to change a structure after it:
+/// the loader's own, the feature structures applications chain most in a device create info, and
+/// what shader stages chain before an inline shader module. A chain with any other structure
+/// before the one to change is not copied.
 fn known_size(s_type: vk::StructureType) -> Option<usize> {
     use std::mem::size_of;
     use vk::StructureType as S;
@@ -134,6 +135,12 @@ fn known_size(s_type: vk::StructureType) -> Option<usize> {
             size_of::<vk::PhysicalDeviceBufferDeviceAddressFeatures>()
         }
         S::DEVICE_GROUP_DEVICE_CREATE_INFO => size_of::<vk::DeviceGroupDeviceCreateInfo>(),
+        // Shader stages chain these before an inline VkShaderModuleCreateInfo.
+        S::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => {
+            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo>()
+        }
+        S::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT>(),
+        S::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => size_of::<vk::PipelineRobustnessCreateInfoEXT>(),
         _ => return None,
     })
 }
@@ -148,20 +155,27 @@ pub struct EnabledCopy {
     pub info: vk::DeviceCreateInfo<'static>,
 }
 
+/// Copies a pNext chain up to and including its first structure of `target`: the copies are
+/// relinked to each other, the last keeps the original's `pNext` (the rest of the chain is
+/// shared). `None` when `target` is absent or a structure before it is one whose size the layer
+/// does not know. The copies are 8-byte aligned.
+///
 /// # Safety
-/// `ci` must be the application's valid `VkDeviceCreateInfo` with interlock features chained.
-pub unsafe fn with_feature_enabled(
-    active: &Active,
-    ci: &vk::DeviceCreateInfo,
-) -> Option<EnabledCopy> {
-    let target = vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT;
+/// `p_next` must be null or a valid pNext chain.
+pub unsafe fn copy_chain_until(
+    p_next: *const std::ffi::c_void,
+    target: vk::StructureType,
+) -> Option<Vec<Box<[u64]>>> {
     let mut storage: Vec<Box<[u64]>> = Vec::new();
-    let mut cur = ci.p_next as *const crate::ffi::BaseIn;
-    while !cur.is_null() {
+    let mut cur = p_next as *const crate::ffi::BaseIn;
+    loop {
+        if cur.is_null() {
+            return None;
+        }
         // SAFETY: a valid chain: every element starts with sType/pNext.
         let s_type = unsafe { (*cur).s_type };
         let size = if s_type == target {
-            std::mem::size_of::<vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT>()
+            target_size(target)?
         } else {
             known_size(s_type)?
         };
@@ -170,33 +184,54 @@ pub unsafe fn with_feature_enabled(
         unsafe {
             std::ptr::copy_nonoverlapping(cur as *const u8, copy.as_mut_ptr() as *mut u8, size)
         };
-        let last = s_type == target;
-        if last {
-            // SAFETY: the copy holds that structure.
-            let f = unsafe {
-                &mut *(copy.as_mut_ptr()
-                    as *mut vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT)
-            };
-            match active.experiment {
-                Experiment::PixelToSample => f.fragment_shader_sample_interlock = vk::TRUE,
-                _ => f.fragment_shader_pixel_interlock = vk::TRUE,
-            }
-        }
         storage.push(copy);
-        if last {
+        if s_type == target {
             break;
         }
         // SAFETY: as above.
         cur = unsafe { (*cur).p_next };
     }
-    if storage.is_empty() {
-        return None;
-    }
-    // Relink: each copy's pNext is the next copy; the last keeps the original's pNext.
     for k in 0..storage.len() - 1 {
         let next = storage[k + 1].as_ptr() as *const crate::ffi::BaseIn;
         // SAFETY: every copy starts with sType/pNext.
         unsafe { (*(storage[k].as_mut_ptr() as *mut crate::ffi::BaseIn)).p_next = next };
+    }
+    Some(storage)
+}
+
+/// The size of the structures [`copy_chain_until`] copies as targets.
+fn target_size(t: vk::StructureType) -> Option<usize> {
+    use std::mem::size_of;
+    match t {
+        vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT => {
+            Some(size_of::<
+                vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT,
+            >())
+        }
+        vk::StructureType::SHADER_MODULE_CREATE_INFO => {
+            Some(size_of::<vk::ShaderModuleCreateInfo>())
+        }
+        _ => None,
+    }
+}
+
+/// # Safety
+/// `ci` must be the application's valid `VkDeviceCreateInfo` with interlock features chained.
+pub unsafe fn with_feature_enabled(
+    active: &Active,
+    ci: &vk::DeviceCreateInfo,
+) -> Option<EnabledCopy> {
+    let target = vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT;
+    // SAFETY: the application's valid chain, per the caller.
+    let mut storage = unsafe { copy_chain_until(ci.p_next, target)? };
+    let last = storage.last_mut()?;
+    // SAFETY: the last copy holds the interlock features.
+    let f = unsafe {
+        &mut *(last.as_mut_ptr() as *mut vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT)
+    };
+    match active.experiment {
+        Experiment::PixelToSample => f.fragment_shader_sample_interlock = vk::TRUE,
+        _ => f.fragment_shader_pixel_interlock = vk::TRUE,
     }
     let mut info: vk::DeviceCreateInfo<'static> =
         // SAFETY: a plain copy of the application's structure; its pointers stay valid while
@@ -257,6 +292,109 @@ pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied
             changes,
         },
     )))
+}
+
+/// A pipeline's fragment stage with its inline SPIR-V (`VkShaderModuleCreateInfo` chained to the
+/// stage) rewritten: the stages to use instead of the application's, and what was changed.
+pub struct InlineCopy {
+    /// The rewritten code the copied `VkShaderModuleCreateInfo` points at.
+    words: Vec<u32>,
+    /// The copied stage chain, up to the shader module create info.
+    _chain: Vec<Box<[u64]>>,
+    pub stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
+    pub applied: Applied,
+}
+
+/// The experiment applied to the inline SPIR-V of a pipeline's fragment stage, where the stage
+/// has one, the specification makes it valid to read (the pipeline includes the fragment shader
+/// state and no pipeline binaries replace its stages) and the experiment concerns it.
+///
+/// # Safety
+/// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
+pub unsafe fn rewrite_inline(
+    active: &Active,
+    info: &vk::GraphicsPipelineCreateInfo,
+) -> Option<Box<InlineCopy>> {
+    use crate::ffi::find_in_chain;
+    use vk::GraphicsPipelineLibraryFlagsEXT as G;
+    // SAFETY (whole function): every pointer is read only where valid usage makes it valid.
+    unsafe {
+        let gpl = find_in_chain(
+            info.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        ) as *const vk::GraphicsPipelineLibraryCreateInfoEXT;
+        let library = info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR);
+        let has_fragment = if gpl.is_null() {
+            !library
+        } else {
+            (*gpl).flags.contains(G::FRAGMENT_SHADER)
+        };
+        let binaries = find_in_chain(
+            info.p_next,
+            crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
+        ) as *const crate::ffi::PipelineBinaryInfoKHR;
+        if !has_fragment
+            || (!binaries.is_null() && (*binaries).binary_count > 0)
+            || info.stage_count == 0
+            || info.p_stages.is_null()
+        {
+            return None;
+        }
+        let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
+        let k = stages.iter().position(|s| {
+            s.stage.contains(vk::ShaderStageFlags::FRAGMENT) && s.module == vk::ShaderModule::null()
+        })?;
+        let smci = find_in_chain(
+            stages[k].p_next,
+            vk::StructureType::SHADER_MODULE_CREATE_INFO,
+        ) as *const vk::ShaderModuleCreateInfo;
+        if smci.is_null() {
+            return None;
+        }
+        let words = crate::capture::code_words((*smci).p_code as *const u8, (*smci).code_size);
+        let (new_words, applied) = match apply(active, &words) {
+            Ok(Some(r)) => r,
+            Ok(None) => return None,
+            Err(e) => {
+                log::warn!(
+                    "experiment {} not applied to a pipeline's inline shader: {e}",
+                    active.experiment
+                );
+                return None;
+            }
+        };
+        let Some(mut chain) = copy_chain_until(
+            stages[k].p_next,
+            vk::StructureType::SHADER_MODULE_CREATE_INFO,
+        ) else {
+            log::warn!(
+                "experiment {} not applied to a pipeline's inline shader: its stage chains a structure the layer does not copy",
+                active.experiment
+            );
+            return None;
+        };
+        let mut copy = Box::new(InlineCopy {
+            words: new_words,
+            _chain: Vec::new(),
+            stages: stages
+                .iter()
+                .map(|s| {
+                    std::mem::transmute::<
+                        vk::PipelineShaderStageCreateInfo<'_>,
+                        vk::PipelineShaderStageCreateInfo<'static>,
+                    >(*s)
+                })
+                .collect(),
+            applied,
+        });
+        let last = chain.last_mut()?;
+        let sm = &mut *(last.as_mut_ptr() as *mut vk::ShaderModuleCreateInfo);
+        sm.code_size = copy.words.len() * 4;
+        sm.p_code = copy.words.as_ptr();
+        copy.stages[k].p_next = chain[0].as_ptr() as *const std::ffi::c_void;
+        copy._chain = chain;
+        Some(copy)
+    }
 }
 
 #[cfg(test)]

@@ -265,13 +265,52 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
             let Some(next) = d.next.create_graphics_pipelines else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: the application's arguments, unchanged.
+            // The device's interlock experiment, if any: inline fragment SPIR-V goes down
+            // rewritten, in copies of the create infos.
+            let inline: Vec<Option<Box<crate::experiment::InlineCopy>>> = match &d.experiment {
+                Some(active) if create_info_count > 0 && !p_create_infos.is_null() => {
+                    guarded(&d.health, "experiment", || {
+                        // SAFETY: pCreateInfos holds createInfoCount valid create infos.
+                        let infos = unsafe {
+                            std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
+                        };
+                        infos
+                            .iter()
+                            // SAFETY: a valid create info.
+                            .map(|i| unsafe { crate::experiment::rewrite_inline(active, i) })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            let copies: Option<Vec<vk::GraphicsPipelineCreateInfo>> =
+                inline.iter().any(Option::is_some).then(|| {
+                    // SAFETY: as above; only the stages of rewritten pipelines change.
+                    let infos = unsafe {
+                        std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
+                    };
+                    infos
+                        .iter()
+                        .zip(&inline)
+                        .map(|(i, c)| match c {
+                            Some(c) => vk::GraphicsPipelineCreateInfo {
+                                p_stages: c.stages.as_ptr(),
+                                ..*i
+                            },
+                            None => *i,
+                        })
+                        .collect()
+                });
+            let p_infos = copies.as_ref().map_or(p_create_infos, |c| c.as_ptr());
+            // SAFETY: the application's arguments, inline code rewritten where an experiment
+            // applies.
             let result = unsafe {
                 next(
                     device,
                     pipeline_cache,
                     create_info_count,
-                    p_create_infos,
+                    p_infos,
                     p_allocator,
                     p_pipelines,
                 )
@@ -293,19 +332,23 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
             let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
                 // SAFETY: the call returned, so both arrays hold createInfoCount elements; a non-null
                 // pipeline was created from the create info at its index.
+                // What went down: the copies where an experiment rewrote inline code.
                 let (infos, pipelines) = unsafe {
                     (
-                        std::slice::from_raw_parts(p_create_infos, create_info_count as usize),
+                        std::slice::from_raw_parts(p_infos, create_info_count as usize),
                         std::slice::from_raw_parts(p_pipelines, create_info_count as usize),
                     )
                 };
-                for (info, p) in infos.iter().zip(pipelines) {
+                for (k, (info, p)) in infos.iter().zip(pipelines).enumerate() {
                     if *p == vk::Pipeline::null() {
                         continue;
                     }
                     // SAFETY: a valid create info of a pipeline that was created.
                     let cap = unsafe { capture::capture(info, subpass_use) };
-                    process_pipeline(&d, vk::Handle::as_raw(*p), cap);
+                    let applied = inline
+                        .get(k)
+                        .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
+                    process_pipeline(&d, vk::Handle::as_raw(*p), cap, applied);
                 }
             });
             result
@@ -319,7 +362,12 @@ fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
 
 /// The per-pipeline work: resolve the fragment stage (own or from linked libraries), merge the
 /// draw state, remember libraries, report.
-pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCapture) {
+pub fn process_pipeline(
+    d: &DeviceData,
+    handle: u64,
+    cap: capture::PipelineCapture,
+    inline_experiment: Option<pops_report::Experiment>,
+) {
     let mut fragment: Option<LibraryFragment> = cap.fragment.as_ref().map(|src| {
         let analysis = match src {
             FragmentSource::Module { module, .. } => {
@@ -368,6 +416,7 @@ pub fn process_pipeline(d: &DeviceData, handle: u64, cap: capture::PipelineCaptu
                 .unwrap_or_else(|p| p.into_inner())
                 .get(module)
                 .and_then(|m| m.experiment.clone()),
+            FragmentSource::Inline { .. } => inline_experiment.clone(),
             _ => None,
         };
         LibraryFragment {

@@ -1502,6 +1502,44 @@ fn pixel_to_sample_experiment_reaches_the_driver_through_shader_objects() {
     }
 }
 
+/// The `pixel-to-sample` experiment on every way of delivering fragment SPIR-V: shader modules,
+/// SPIR-V chained inline to the stage, graphics pipeline libraries and shader objects go down
+/// as sample interlock and their records say so; a module identifier's SPIR-V is not visible
+/// and is left alone.
+#[test]
+fn pixel_to_sample_experiment_reaches_every_way() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = temp_dir("experiment-ways");
+    let report_path = dir.join("report.jsonl");
+    let out = radv("pipelines", "navi31")
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+        .env("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample")
+        .env("POPS_SCENARIO_SHADERS", "pixel_interlock_ordered.frag:4")
+        .run();
+    if !check_ok(&out, "pipelines on RADV navi31 with an experiment") {
+        return;
+    }
+    let made = made(&out);
+    let report = read_report(&report_path);
+    let mut seen = std::collections::BTreeSet::new();
+    for (m, r) in pair(&made, &report) {
+        let way = m["way"].as_str().unwrap();
+        if way == "identifier" {
+            assert!(r.get("experiment").is_none(), "{m} -> {r}");
+            continue;
+        }
+        assert_eq!(r["interlock"], "sample-ordered", "{m} -> {r}");
+        assert_eq!(r["experiment"]["name"], "pixel-to-sample", "{m} -> {r}");
+        seen.insert(way.to_string());
+    }
+    for way in ["module", "inline", "gpl", "shader_object"] {
+        assert!(seen.contains(way), "{way} rewritten: {seen:?}");
+    }
+}
+
 /// Thousands of repeated draws in three command buffers recorded in alternation, with a plain
 /// pipeline bound for some of them: each command buffer's `draw` records count exactly the
 /// interlocked draws it made (the layer counts repeated draws without its lock, per command
