@@ -68,6 +68,28 @@ pub(crate) fn emit(
         .cloned();
     rec.module_name = module_name.map(str::to_string);
     rec.experiment = experiment.cloned();
+    // The device runs an experiment the layer could not apply here: say so.
+    if let (Some(active), None) = (&d.experiment, experiment) {
+        let why = match rec.source.as_str() {
+            "module_identifier" | "pipeline_binary" | "shader_object_binary" => {
+                Some("its SPIR-V is not visible to layers")
+            }
+            _ if rec.interlock.starts_with("shading-rate") => {
+                Some("shading-rate interlock is left alone")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            rec.diagnostics.push(report::Diagnostic::new(
+                Severity::Info,
+                "experiment-not-applied",
+                format!(
+                    "the {} experiment was not applied: {why}",
+                    active.experiment
+                ),
+            ));
+        }
+    }
     let s = &d.stats;
     s.analysed.fetch_add(1, Ordering::Relaxed);
     let flagged = rec
