@@ -625,7 +625,7 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
     d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
     crate::records::write_report(d, &rec);
-    crate::records::tell_messengers(d, &rec);
+    crate::records::tell_messengers(d, b.handle, &rec);
 }
 
 pub(crate) unsafe extern "system" fn reset_command_buffer(

@@ -26,15 +26,17 @@ pub(crate) unsafe extern "system" fn create_shader_module(
         let Some(next) = d.next.create_shader_module else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // The device's interlock experiment, if any: the module goes down rewritten.
+        // The device's interlock experiment, if any: the module goes down rewritten. The words
+        // read for it are the ones the module is then remembered by.
+        let mut words = None;
         let rewritten = match &d.experiment {
             Some(active) if !p_create_info.is_null() => guarded(&d.health, "experiment", || {
                 // SAFETY: the application's valid create info, read as the driver will.
-                let words = unsafe {
+                let w = words.insert(unsafe {
                     let ci = &*p_create_info;
                     capture::code_words(ci.p_code as *const u8, ci.code_size)
-                };
-                match crate::experiment::apply(active, &words) {
+                });
+                match crate::experiment::apply(active, w) {
                     Ok(r) => r,
                     Err(e) => {
                         log::warn!(
@@ -80,14 +82,13 @@ pub(crate) unsafe extern "system" fn create_shader_module(
                     e.experiment = Some(applied);
                     e
                 }
-                None => {
+                None => dispatch::ModuleEntry::new(words.unwrap_or_else(|| {
                     // SAFETY: as above.
-                    let words = unsafe {
+                    unsafe {
                         let ci = &*p_create_info;
                         capture::code_words(ci.p_code as *const u8, ci.code_size)
-                    };
-                    dispatch::ModuleEntry::new(words)
-                }
+                    }
+                })),
             };
             let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
             m.insert(module, Arc::new(entry));

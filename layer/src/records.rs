@@ -122,32 +122,25 @@ pub(crate) fn emit(
     if rec.interlock != "none" || d.settings.report_all || rec.experiment.is_some() {
         write_report(d, &rec);
     }
-    tell_messengers(d, &rec);
+    tell_messengers(d, handle, &rec);
 }
 
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
 /// setting).
-pub(crate) fn tell_messengers(d: &DeviceData, rec: &Record) {
+pub(crate) fn tell_messengers(d: &DeviceData, handle: u64, rec: &Record) {
     if !d.settings.debug_messages || rec.diagnostics.is_empty() {
         return;
     }
-    let handle = u64::from_str_radix(rec.handle.trim_start_matches("0x"), 16).unwrap_or(0);
     let object_type = match rec.kind {
         Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
         Kind::Draw if rec.bound.as_deref() == Some("shader_object") => vk::ObjectType::SHADER_EXT,
         _ => vk::ObjectType::PIPELINE,
     };
-    let name = rec.name.clone().or_else(|| {
-        d.names
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&handle)
-            .cloned()
-    });
+    // Every record carries the object's name where it has one (emit and the draw records).
     let subject = crate::messenger::Subject {
         object_type,
         handle,
-        name: name.as_deref(),
+        name: rec.name.as_deref(),
         context: format!(
             "{} {}, stage {}, {} interlock, {} sample(s), chip {}",
             kind_name(rec.kind),

@@ -809,13 +809,28 @@ pub(crate) fn attachmentless_pipeline(
     frag: vk::ShaderModule,
     dynamic: &[vk::DynamicState],
 ) -> Res<vk::Pipeline> {
+    let mut rendering = vk::PipelineRenderingCreateInfo::default();
+    rendering_pipeline(ctx, fx, (vert, frag), dynamic, &mut rendering, None, false)
+}
+
+/// A pipeline for dynamic rendering to the attachments `rendering` describes: `vert` and `frag`
+/// entered at `main` over the fixed state, with `dynamic` states, `blend` where colour is
+/// written and `fx.ds` where `depth_stencil`.
+pub(crate) fn rendering_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    (vert, frag): (vk::ShaderModule, vk::ShaderModule),
+    dynamic: &[vk::DynamicState],
+    rendering: &mut vk::PipelineRenderingCreateInfo,
+    blend: Option<&vk::PipelineColorBlendStateCreateInfo>,
+    depth_stencil: bool,
+) -> Res<vk::Pipeline> {
     let stages = [
         stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
         stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
     ];
     let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(dynamic);
-    let mut rendering = vk::PipelineRenderingCreateInfo::default();
-    let ci = vk::GraphicsPipelineCreateInfo::default()
+    let mut ci = vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
         .vertex_input_state(&fx.vi)
         .input_assembly_state(&fx.ia)
@@ -824,7 +839,13 @@ pub(crate) fn attachmentless_pipeline(
         .multisample_state(&fx.ms)
         .dynamic_state(&dy)
         .layout(ctx.layout)
-        .push_next(&mut rendering);
+        .push_next(rendering);
+    if let Some(b) = blend {
+        ci = ci.color_blend_state(b);
+    }
+    if depth_stencil {
+        ci = ci.depth_stencil_state(&fx.ds);
+    }
     // SAFETY: valid create info.
     unsafe {
         ctx.device
@@ -832,6 +853,22 @@ pub(crate) fn attachmentless_pipeline(
     }
     .map(|p| p[0])
     .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))
+}
+
+/// Sets the viewport and scissor of [`DRAW_AREA`] in `cb`.
+pub(crate) fn set_draw_area(ctx: &Ctx, cb: vk::CommandBuffer) {
+    // SAFETY: a command buffer of this context in the recording state.
+    unsafe {
+        ctx.device.cmd_set_viewport(
+            cb,
+            0,
+            &[vk::Viewport::default()
+                .width(64.0)
+                .height(64.0)
+                .max_depth(1.0)],
+        );
+        ctx.device.cmd_set_scissor(cb, 0, &[DRAW_AREA]);
+    }
 }
 
 /// The 64x64 area the draw scenarios render to.
@@ -862,16 +899,8 @@ pub(crate) fn begin_attachmentless(
                 .layer_count(1),
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport::default()
-                .width(64.0)
-                .height(64.0)
-                .max_depth(1.0)],
-        );
-        d.cmd_set_scissor(cb, 0, &[DRAW_AREA]);
     }
+    set_draw_area(ctx, cb);
     Ok(())
 }
 

@@ -60,10 +60,6 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
             width: 64,
             height: 64,
         });
-        let viewport = [vk::Viewport::default()
-            .width(64.0)
-            .height(64.0)
-            .max_depth(1.0)];
         // The secondary: continues a render pass instance with the depth attachment.
         let mut inh_rendering = vk::CommandBufferInheritanceRenderingInfo::default()
             .depth_attachment_format(depth_format)
@@ -77,8 +73,7 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
         )
         .map_err(vkerr("vkBeginCommandBuffer (secondary)"))?;
         d.cmd_bind_pipeline(secondary, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_set_viewport(secondary, 0, &viewport);
-        d.cmd_set_scissor(secondary, 0, &[area]);
+        set_draw_area(&ctx, secondary);
         d.cmd_draw(secondary, 3, 1, 0, 0);
         d.cmd_draw(secondary, 3, 1, 0, 0);
         d.end_command_buffer(secondary)
@@ -98,8 +93,7 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
             .depth_attachment(&depth);
         d.cmd_begin_rendering(primary, &info);
         d.cmd_bind_pipeline(primary, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_set_viewport(primary, 0, &viewport);
-        d.cmd_set_scissor(primary, 0, &[area]);
+        set_draw_area(&ctx, primary);
         d.cmd_draw(primary, 3, 1, 0, 0);
         d.cmd_end_rendering(primary);
         let info2 = info.flags(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS);
@@ -173,8 +167,7 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
             &vk::SubpassBeginInfo::default().contents(vk::SubpassContents::INLINE),
         );
         d.cmd_bind_pipeline(primary, vk::PipelineBindPoint::GRAPHICS, rp_pipeline);
-        d.cmd_set_viewport(primary, 0, &viewport);
-        d.cmd_set_scissor(primary, 0, &[area]);
+        set_draw_area(&ctx, primary);
         d.cmd_draw(primary, 3, 1, 0, 0);
         d.cmd_end_render_pass2(primary, &vk::SubpassEndInfo::default());
         d.end_command_buffer(primary)

@@ -25,10 +25,6 @@ pub(crate) fn scenario_draws_formats() -> Res<()> {
     let fx = Fixed::new(1);
     let vert = ctx.module(spv("fullscreen.vert")?)?;
     let frag = ctx.module(spv("interlock_mrt.frag")?)?;
-    let stages = [
-        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
-        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
-    ];
     let formats = MIXED_TARGETS.map(|(f, _)| f);
     let blend = MIXED_TARGETS.map(|(_, over)| {
         let a = vk::PipelineColorBlendAttachmentState::default()
@@ -46,26 +42,20 @@ pub(crate) fn scenario_draws_formats() -> Res<()> {
         }
     });
     let cb_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
-    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-    let ci = vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&fx.vi)
-        .input_assembly_state(&fx.ia)
-        .viewport_state(&fx.vp)
-        .rasterization_state(&fx.rs)
-        .multisample_state(&fx.ms)
-        .color_blend_state(&cb_state)
-        .dynamic_state(&dy)
-        .layout(ctx.layout)
-        .push_next(&mut rendering);
+    let pipeline = rendering_pipeline(
+        &ctx,
+        &fx,
+        (vert, frag),
+        &fx.dyn_states,
+        &mut rendering,
+        Some(&cb_state),
+        false,
+    )?;
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
     unsafe {
-        let pipeline = d
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
-            .map_err(|(_, e)| format!("vkCreateGraphicsPipelines: {e}"))?[0];
         let mut images = Vec::new();
         for f in formats {
             images.push(attachment_image(
@@ -98,15 +88,7 @@ pub(crate) fn scenario_draws_formats() -> Res<()> {
                 .color_attachments(&atts),
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport::default()
-                .width(64.0)
-                .height(64.0)
-                .max_depth(1.0)],
-        );
-        d.cmd_set_scissor(cb, 0, &[DRAW_AREA]);
+        set_draw_area(&ctx, cb);
         d.cmd_draw(cb, 3, 1, 0, 0);
         d.cmd_end_rendering(cb);
         d.end_command_buffer(cb)

@@ -71,15 +71,7 @@ pub(crate) fn scenario_draws_libraries() -> Res<()> {
                 .depth_attachment(&depth),
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, linked);
-        d.cmd_set_viewport(
-            cb,
-            0,
-            &[vk::Viewport::default()
-                .width(64.0)
-                .height(64.0)
-                .max_depth(1.0)],
-        );
-        d.cmd_set_scissor(cb, 0, &[DRAW_AREA]);
+        set_draw_area(&ctx, cb);
         d.cmd_draw(cb, 3, 1, 0, 0);
         d.cmd_draw(cb, 3, 1, 0, 0);
         d.cmd_end_rendering(cb);
