@@ -228,6 +228,9 @@ pub struct AttachmentUse {
     pub color_count: u32,
     /// Their formats (render passes).
     pub colors: ColorFormats,
+    /// The subpass renders several views (render passes): timestamps there write one query per
+    /// view.
+    pub multiview: bool,
 }
 
 impl AttachmentUse {
@@ -241,6 +244,7 @@ impl AttachmentUse {
         },
         color_count: 0,
         colors: ColorFormats([None; pm4::pops::MAX_COLOR_TARGETS]),
+        multiview: false,
     };
 }
 
@@ -267,15 +271,29 @@ pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUs
     // pAttachments attachmentCount descriptions.
     unsafe {
         let atts = slice(ci.p_attachments, ci.attachment_count);
+        // VkRenderPassMultiviewCreateInfo: subpassCount view masks, or none (no multiview).
+        let mv = crate::ffi::find_in_chain(
+            ci.p_next,
+            vk::StructureType::RENDER_PASS_MULTIVIEW_CREATE_INFO,
+        ) as *const vk::RenderPassMultiviewCreateInfo;
+        let masks = if mv.is_null() {
+            &[][..]
+        } else {
+            slice((*mv).p_view_masks, (*mv).subpass_count)
+        };
         slice(ci.p_subpasses, ci.subpass_count)
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(k, s)| {
                 let ds = (!s.p_depth_stencil_attachment.is_null())
                     .then(|| (*s.p_depth_stencil_attachment).attachment);
                 let colors = slice(s.p_color_attachments, s.color_attachment_count);
-                subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
-                    atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
-                })
+                AttachmentUse {
+                    multiview: masks.get(k).is_some_and(|m| *m != 0),
+                    ..subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
+                        atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                    })
+                }
             })
             .collect()
     }
@@ -295,9 +313,12 @@ pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<Attachment
                 let ds = (!s.p_depth_stencil_attachment.is_null())
                     .then(|| (*s.p_depth_stencil_attachment).attachment);
                 let colors = slice(s.p_color_attachments, s.color_attachment_count);
-                subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
-                    atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
-                })
+                AttachmentUse {
+                    multiview: s.view_mask != 0,
+                    ..subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
+                        atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                    })
+                }
             })
             .collect()
     }
@@ -342,6 +363,7 @@ fn subpass_use(
         depth: depth_of(ds, describe),
         color_count,
         colors: ColorFormats::from_formats(formats),
+        multiview: false,
     }
 }
 

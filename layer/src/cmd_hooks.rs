@@ -27,10 +27,14 @@ fn remember_name(d: &DeviceData, object: u64, name: *const std::ffi::c_char) {
                     .into_owned()
             })
             .filter(|n| !n.is_empty());
-        match name {
-            Some(n) => m.insert(object, n),
+        match &name {
+            Some(n) => m.insert(object, n.clone()),
             None => m.remove(&object),
         };
+        drop(m);
+        if let Some(b) = d.bindable(object) {
+            *b.name.lock().unwrap_or_else(|p| p.into_inner()) = name;
+        }
     });
 }
 
@@ -118,13 +122,44 @@ fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(
         return;
     }
     let _ = guarded(&d.health, what, || {
-        let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-        let st = m.entry(vk::Handle::as_raw(cb)).or_default();
-        let was = st.active().is_some();
-        f(st);
-        st.changed();
-        rearm(d, was, st.active().is_some());
+        let changed = {
+            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            let st = m.entry(vk::Handle::as_raw(cb)).or_default();
+            let was = st.active().map(Arc::as_ptr);
+            f(st);
+            st.changed();
+            let is = st.active().map(Arc::as_ptr);
+            rearm(d, was.is_some(), is.is_some());
+            was.is_some() && was != is
+        };
+        // The interlocked object drawn with changes: its timed range ends here.
+        if changed {
+            if let Some(t) = &d.timing {
+                t.with(cb, |r, out| r.close(out));
+            }
+        }
     });
+}
+
+/// Before a render pass instance begins (outside it): the timing's queries for it.
+fn timing_before_pass(d: &DeviceData, cb: vk::CommandBuffer, multiview: bool) {
+    if let Some(t) = &d.timing {
+        let _ = guarded(&d.health, "timing", || t.before_pass(cb, multiview));
+    }
+}
+
+/// Before a render pass instance or subpass ends (inside it): the open range ends.
+fn timing_end_pass(d: &DeviceData, cb: vk::CommandBuffer, next_multiview: Option<bool>) {
+    if let Some(t) = &d.timing {
+        let _ = guarded(&d.health, "timing", || {
+            t.with(cb, |r, out| {
+                r.end_pass(out);
+                if let Some(mv) = next_multiview {
+                    r.begin_pass(mv);
+                }
+            })
+        });
+    }
 }
 
 /// Adjusts the device's armed count when a command buffer's interlocked binding comes or goes
@@ -171,6 +206,27 @@ macro_rules! cmd_hook {
             crate::dispatch::ffi_boundary(stringify!($hook), (), || {
                 on_device(cb, |$d| {
                     let Some(next) = $d.next.$field else { return };
+                    // SAFETY: the application's arguments, unchanged.
+                    unsafe { next(cb, $($arg),*) };
+                    with_state($d, cb, stringify!($hook), |$st| $body);
+                });
+            })
+        }
+    };
+}
+
+/// [`cmd_hook!`] with a step before calling down (the timing's queries around render pass
+/// instances, which must be recorded outside or inside the instance).
+macro_rules! cmd_hook_around {
+    ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), before |$bd:ident, $bc:ident| $before:expr, |$d:ident, $st:ident| $body:expr) => {
+        pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
+            crate::dispatch::ffi_boundary(stringify!($hook), (), || {
+                on_device(cb, |$d| {
+                    let Some(next) = $d.next.$field else { return };
+                    {
+                        let ($bd, $bc) = ($d, cb);
+                        $before;
+                    }
                     // SAFETY: the application's arguments, unchanged.
                     unsafe { next(cb, $($arg),*) };
                     with_state($d, cb, stringify!($hook), |$st| $body);
@@ -326,21 +382,43 @@ unsafe fn rendering_of(d: &DeviceData, info: *const vk::RenderingInfo) -> Option
     })
 }
 
-cmd_hook!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo), |d, st| {
+/// Whether dynamic rendering is multiview (a timestamp there writes one query per view).
+///
+/// # Safety
+/// `info` must be NULL or a valid `VkRenderingInfo`.
+unsafe fn rendering_multiview(info: *const vk::RenderingInfo) -> bool {
+    // SAFETY: per the caller.
+    !info.is_null() && unsafe { (*info).view_mask } != 0
+}
+
+cmd_hook_around!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo),
+    // SAFETY: the application's valid rendering info.
+    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_multiview(info) }),
+    |d, st| {
     // SAFETY: the application's valid rendering info.
     st.rendering = unsafe { rendering_of(d, info) };
 });
-cmd_hook!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo), |d, st| {
+cmd_hook_around!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo),
+    // SAFETY: as above.
+    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_multiview(info) }),
+    |d, st| {
     // SAFETY: as above.
     st.rendering = unsafe { rendering_of(d, info) };
 });
-cmd_hook!(cmd_end_rendering, cmd_end_rendering, (), |_d, st| st
-    .rendering =
-    None);
-cmd_hook!(
+cmd_hook_around!(
+    cmd_end_rendering,
+    cmd_end_rendering,
+    (),
+    before | d,
+    cb | timing_end_pass(d, cb, None),
+    |_d, st| st.rendering = None
+);
+cmd_hook_around!(
     cmd_end_rendering_khr,
     cmd_end_rendering_khr,
     (),
+    before | d,
+    cb | timing_end_pass(d, cb, None),
     |_d, st| st.rendering = None
 );
 
@@ -381,26 +459,69 @@ fn end_pass(st: &mut CmdState) {
     st.rendering = None;
 }
 
-cmd_hook!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents), |d, st| {
+/// Whether a render pass's subpass is multiview.
+fn subpass_multiview(d: &DeviceData, rp: u64, subpass: u32) -> bool {
+    let passes = d.render_passes.lock().unwrap_or_else(|p| p.into_inner());
+    passes
+        .get(&rp)
+        .and_then(|s| s.get(subpass as usize))
+        .is_some_and(|u| u.multiview)
+}
+
+/// Whether the render pass instance `begin` starts is multiview in its first subpass.
+///
+/// # Safety
+/// `begin` must be NULL or a valid `VkRenderPassBeginInfo`.
+unsafe fn pass_multiview(d: &DeviceData, begin: *const vk::RenderPassBeginInfo) -> bool {
+    // SAFETY: per the caller.
+    !begin.is_null() && subpass_multiview(d, vk::Handle::as_raw(unsafe { (*begin).render_pass }), 0)
+}
+
+/// The multiview of the subpass vkCmdNextSubpass moves to.
+fn next_subpass_multiview(d: &DeviceData, cb: vk::CommandBuffer) -> bool {
+    let pass = d
+        .cmds
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&vk::Handle::as_raw(cb))
+        .and_then(|st| st.render_pass);
+    pass.is_some_and(|(rp, s)| subpass_multiview(d, rp, s + 1))
+}
+
+cmd_hook_around!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents),
+    // SAFETY: the application's valid begin info.
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    |d, st| {
     // SAFETY: the application's valid begin info.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
+cmd_hook_around!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
+    // SAFETY: as above.
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo), |d, st| {
+cmd_hook_around!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
+    // SAFETY: as above.
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), |d, st| next_subpass(d, st));
-cmd_hook!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(d, st));
-cmd_hook!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), |d, st| next_subpass(d, st));
-cmd_hook!(cmd_end_render_pass, cmd_end_render_pass, (), |_d, st| {
-    end_pass(st)
-});
-cmd_hook!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
-cmd_hook!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), |_d, st| end_pass(st));
+cmd_hook_around!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook_around!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook_around!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook_around!(
+    cmd_end_render_pass,
+    cmd_end_render_pass,
+    (),
+    before | d,
+    cb | timing_end_pass(d, cb, None),
+    |_d, st| end_pass(st)
+);
+cmd_hook_around!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
+cmd_hook_around!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
 
 pub(crate) unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
@@ -432,6 +553,11 @@ pub(crate) unsafe extern "system" fn allocate_command_buffers(
                     if level == vk::CommandBufferLevel::SECONDARY {
                         let mut s = d.secondaries.lock().unwrap_or_else(|p| p.into_inner());
                         s.extend(cbs.iter().map(|c| vk::Handle::as_raw(*c)));
+                    } else if let Some(t) = &d.timing {
+                        // SAFETY: a valid allocate info.
+                        let pool = vk::Handle::as_raw(unsafe { (*info).command_pool });
+                        let raw: Vec<u64> = cbs.iter().map(|c| vk::Handle::as_raw(*c)).collect();
+                        t.allocated(pool, &raw);
                     }
                 });
             }
@@ -459,6 +585,9 @@ pub(crate) unsafe extern "system" fn free_command_buffers(
                 for c in cbs {
                     forget(&d, &mut m, vk::Handle::as_raw(*c));
                     s.remove(&vk::Handle::as_raw(*c));
+                    if let Some(t) = &d.timing {
+                        t.forget(vk::Handle::as_raw(*c), true);
+                    }
                 }
             });
         }
@@ -482,6 +611,9 @@ pub(crate) unsafe extern "system" fn begin_command_buffer(
         };
         // SAFETY: the application's arguments, unchanged.
         let r = unsafe { next(cb, info) };
+        if let (vk::Result::SUCCESS, Some(t)) = (r, &d.timing) {
+            let _ = guarded(&d.health, "timing", || t.begin(cb));
+        }
         if r == vk::Result::SUCCESS && d.tracking.load(Ordering::Relaxed) {
             let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
                 let secondary = d
@@ -570,6 +702,10 @@ pub(crate) unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -
         let Some(next) = d.next.end_command_buffer else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
+        if let Some(t) = &d.timing {
+            // The buffer's last timestamp, before it ends.
+            let _ = guarded(&d.health, "timing", || t.end(cb));
+        }
         // SAFETY: the application's arguments, unchanged.
         let r = unsafe { next(cb) };
         if d.tracking.load(Ordering::Relaxed) {
@@ -644,6 +780,9 @@ pub(crate) unsafe extern "system" fn reset_command_buffer(
         let _ = guarded(&d.health, "vkResetCommandBuffer", || {
             let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
             forget(&d, &mut m, vk::Handle::as_raw(cb));
+            if let Some(t) = &d.timing {
+                t.forget(vk::Handle::as_raw(cb), false);
+            }
         });
         r
     })
@@ -755,6 +894,55 @@ pub(crate) unsafe extern "system" fn destroy_image_view(
         if let Some(next) = d.next.destroy_image_view {
             // SAFETY: the application's arguments, unchanged.
             unsafe { next(device, view, alloc) };
+        }
+    })
+}
+
+pub(crate) unsafe extern "system" fn create_command_pool(
+    device: vk::Device,
+    info: *const vk::CommandPoolCreateInfo,
+    alloc: *const vk::AllocationCallbacks,
+    out: *mut vk::CommandPool,
+) -> vk::Result {
+    crate::dispatch::ffi_boundary("create_command_pool", vk::Result::ERROR_UNKNOWN, || {
+        let Some(d) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(next) = d.next.create_command_pool else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: the application's arguments, unchanged.
+        let r = unsafe { next(device, info, alloc, out) };
+        if let (vk::Result::SUCCESS, Some(t)) = (r, &d.timing) {
+            if !info.is_null() && !out.is_null() {
+                let _ = guarded(&d.health, "vkCreateCommandPool", || {
+                    // SAFETY: success: a valid create info and the new pool.
+                    let (family, pool) = unsafe { ((*info).queue_family_index, *out) };
+                    t.pool_created(vk::Handle::as_raw(pool), family);
+                });
+            }
+        }
+        r
+    })
+}
+
+pub(crate) unsafe extern "system" fn destroy_command_pool(
+    device: vk::Device,
+    pool: vk::CommandPool,
+    alloc: *const vk::AllocationCallbacks,
+) {
+    crate::dispatch::ffi_boundary("destroy_command_pool", (), || {
+        let Some(d) = device_of(device) else {
+            return;
+        };
+        if let Some(t) = &d.timing {
+            let _ = guarded(&d.health, "vkDestroyCommandPool", || {
+                t.pool_destroyed(vk::Handle::as_raw(pool))
+            });
+        }
+        if let Some(next) = d.next.destroy_command_pool {
+            // SAFETY: the application's arguments, unchanged.
+            unsafe { next(device, pool, alloc) };
         }
     })
 }

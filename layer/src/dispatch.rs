@@ -22,6 +22,8 @@ pub struct InstanceData {
     pub destroy_instance: Option<vk::PFN_vkDestroyInstance>,
     pub get_physical_device_properties: Option<vk::PFN_vkGetPhysicalDeviceProperties>,
     pub get_physical_device_properties2: Option<vk::PFN_vkGetPhysicalDeviceProperties2>,
+    pub get_physical_device_queue_family_properties:
+        Option<vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties>,
     pub enumerate_device_extension_properties: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
     pub settings: Settings,
     pub app: String,
@@ -143,6 +145,10 @@ pub struct DeviceData {
     pub health: Arc<Health>,
     /// The interlock experiment this device runs (the `experiment` setting), if any.
     pub experiment: Option<crate::experiment::Active>,
+    /// Interlocked objects remembered so far ([`Bindable::seq`]).
+    pub bindable_seq: AtomicU64,
+    /// GPU time of interlocked work (the `timing` setting), where the device allows it.
+    pub timing: Option<crate::timing::Timing>,
 }
 
 impl DeviceData {
@@ -156,15 +162,20 @@ impl DeviceData {
     }
 
     /// Remembers an interlocked pipeline or shader object; from now on draws are tracked.
-    pub fn add_bindable(&self, b: Bindable) {
+    pub fn add_bindable(&self, mut b: Bindable) {
+        b.seq = self.bindable_seq.fetch_add(1, Ordering::Relaxed) + 1;
         let mut m = self.bindables.lock().unwrap_or_else(|p| p.into_inner());
         m.insert(b.handle, Arc::new(b));
         self.tracking.store(true, Ordering::Relaxed);
     }
 
+    /// An object is destroyed: its handle may be reused, so its name goes too.
     pub fn remove_bindable(&self, handle: u64) {
         let mut m = self.bindables.lock().unwrap_or_else(|p| p.into_inner());
         m.remove(&handle);
+        drop(m);
+        let mut n = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        n.remove(&handle);
     }
 
     /// A depth/stencil image view's (format, samples).

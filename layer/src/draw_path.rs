@@ -126,16 +126,24 @@ fn count_slow(d: &DeviceData, cb: vk::CommandBuffer) {
     }
     let _ = guarded(&d.health, "draw", || {
         let raw = vk::Handle::as_raw(cb);
-        let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(st) = m.get_mut(&raw) else {
-            return;
+        let drawn = {
+            let mut m = d.cmds.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(st) = m.get_mut(&raw) else {
+                return;
+            };
+            st.absorb();
+            st.draw();
+            // Lock-free counting only where the next draw repeats this one, and only for the
+            // process's one device: the counting path jumps to that device's next layer.
+            if st.last.is_some() && dispatch::is_sole(d) {
+                st.counter.get_or_insert_with(Counter::new).arm(raw);
+            }
+            st.active().cloned()
         };
-        st.absorb();
-        st.draw();
-        // Lock-free counting only where the next draw repeats this one, and only for the
-        // process's one device: the counting path jumps to that device's next layer.
-        if st.last.is_some() && dispatch::is_sole(d) {
-            st.counter.get_or_insert_with(Counter::new).arm(raw);
+        // With the timing setting: the draw opens a timed range unless one is open for the
+        // same object (a change of object closes it, crate::cmd_hooks).
+        if let (Some(t), Some(b)) = (&d.timing, drawn) {
+            t.with(cb, |r, out| r.draw(&b, out));
         }
     });
 }

@@ -14,6 +14,12 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct Bindable {
     pub handle: u64,
+    /// The device's n-th interlocked object, from 1, in creation order (set when the device
+    /// remembers it): what names it across runs of a deterministic application.
+    pub seq: u64,
+    /// The application's name of the object while it lives (kept with the object, so that a
+    /// measurement read after the object is destroyed and its handle reused keeps its name).
+    pub name: std::sync::Mutex<Option<String>>,
     /// [`Kind::Pipeline`] or [`Kind::ShaderObject`].
     pub kind: Kind,
     pub fragment: LibraryFragment,
@@ -315,6 +321,8 @@ mod tests {
     fn bindable(kind: Kind, dynamic: Dynamic, draw: DrawState) -> Arc<Bindable> {
         Arc::new(Bindable {
             handle: 0x10,
+            seq: 1,
+            name: Default::default(),
             kind,
             fragment: LibraryFragment {
                 analysis: Arc::new(ModuleAnalysis::Err("test".into())),

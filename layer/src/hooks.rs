@@ -142,6 +142,11 @@ pub unsafe extern "system" fn get_device_proc_addr(
         }
         // SAFETY: the next layer's GDPA with the device it created.
         let next = unsafe { (d.next_gdpa)(device, p_name) };
+        // The timing's hooks only where the device times: the layer is otherwise invisible
+        // to submissions.
+        if d.timing.is_none() && crate::intercept::TIMING_ONLY.contains(&name.to_bytes()) {
+            return next;
+        }
         match device_hook(name.to_bytes()) {
             Some(f) if next.is_some() => Some(f),
             _ => next,
@@ -289,6 +294,16 @@ unsafe extern "system" fn create_instance(
                 destroy_instance,
                 get_physical_device_properties,
                 get_physical_device_properties2,
+                get_physical_device_queue_family_properties: cast!(
+                    // SAFETY: next GIPA with the instance it created; the name is a C string literal.
+                    unsafe {
+                        next_gipa(
+                            instance,
+                            c"vkGetPhysicalDeviceQueueFamilyProperties".as_ptr(),
+                        )
+                    },
+                    vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties
+                ),
                 enumerate_device_extension_properties,
                 settings,
                 app,
@@ -507,18 +522,27 @@ unsafe extern "system" fn create_device(
         }
         // SAFETY: success, so *p_device is the new device.
         let device = unsafe { *p_device };
-        let (device_name, vendor_id) = match inst.get_physical_device_properties {
-            Some(f) => {
-                let mut props = vk::PhysicalDeviceProperties::default();
-                // SAFETY: a query on the application's physical device; no state changes.
-                unsafe { f(physical_device, &mut props) };
-                let name = props
-                    .device_name_as_c_str()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                (name, props.vendor_id)
-            }
-            None => (String::new(), 0),
+        let mut props = vk::PhysicalDeviceProperties::default();
+        if let Some(f) = inst.get_physical_device_properties {
+            // SAFETY: a query on the application's physical device; no state changes.
+            unsafe { f(physical_device, &mut props) };
+        }
+        let device_name = props
+            .device_name_as_c_str()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let vendor_id = props.vendor_id;
+        let timing = if inst.settings.timing {
+            guarded(&inst.health, "timing", || {
+                // SAFETY: queries on the application's physical device and the new device.
+                unsafe { timing_for(&inst, physical_device, device, next_gdpa, &props.limits) }
+            })
+            .and_then(|t| {
+                t.map_err(|e| log::warn!("device '{device_name}': timing refused: {e}"))
+                    .ok()
+            })
+        } else {
+            None
         };
         let (chip, features) = guarded(&inst.health, "vkCreateDevice", || {
             let by_pci = || {
@@ -577,12 +601,58 @@ unsafe extern "system" fn create_device(
             messengers: inst.messengers.clone(),
             health: inst.health.clone(),
             experiment,
+            bindable_seq: Default::default(),
+            timing,
         };
         // SAFETY: the new device is live.
         dispatch::insert_device(unsafe { dispatch_key(device) }, data);
         crate::draw_path::retarget();
         result
     })
+}
+
+/// The device's timing (the `timing` setting), or why it cannot have it.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`, `device` the live device created on it through
+/// `next_gdpa`.
+unsafe fn timing_for(
+    inst: &InstanceData,
+    pd: vk::PhysicalDevice,
+    device: vk::Device,
+    next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    limits: &vk::PhysicalDeviceLimits,
+) -> Result<crate::timing::Timing, String> {
+    let families = match inst.get_physical_device_queue_family_properties {
+        Some(f) => {
+            let mut n = 0u32;
+            // SAFETY: the standard two-call enumeration on a live physical device.
+            unsafe { f(pd, &mut n, std::ptr::null_mut()) };
+            let mut v = vec![vk::QueueFamilyProperties::default(); n as usize];
+            // SAFETY: as above, with room for `n`.
+            unsafe { f(pd, &mut n, v.as_mut_ptr()) };
+            v.truncate(n as usize);
+            v
+        }
+        None => Vec::new(),
+    };
+    let get = |name: &std::ffi::CStr| {
+        // SAFETY: next GDPA with the device it created.
+        unsafe { next_gdpa(device, name.as_ptr()) }
+    };
+    let fns = (|| {
+        Some(crate::timing::Fns {
+            create_query_pool: cast!(get(c"vkCreateQueryPool"), vk::PFN_vkCreateQueryPool)?,
+            destroy_query_pool: cast!(get(c"vkDestroyQueryPool"), vk::PFN_vkDestroyQueryPool)?,
+            cmd_reset_query_pool: cast!(get(c"vkCmdResetQueryPool"), vk::PFN_vkCmdResetQueryPool)?,
+            cmd_write_timestamp: cast!(get(c"vkCmdWriteTimestamp"), vk::PFN_vkCmdWriteTimestamp)?,
+            get_query_pool_results: cast!(
+                get(c"vkGetQueryPoolResults"),
+                vk::PFN_vkGetQueryPoolResults
+            )?,
+        })
+    })();
+    crate::timing::Timing::new(device, fns, limits, &families)
 }
 
 /// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
@@ -658,6 +728,10 @@ pub(crate) unsafe extern "system" fn destroy_device(
         };
         crate::draw_path::retarget();
         let _ = guarded(&d.health, "vkDestroyDevice", || {
+            if let Some(t) = &d.timing {
+                let (units, total, dropped) = t.finish();
+                crate::records::write_timing(&d, units, Some((&total, dropped)));
+            }
             crate::records::summary(&d);
             report::flush_all(true);
         });

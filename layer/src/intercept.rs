@@ -17,9 +17,20 @@ use crate::objects::{
     create_shader_module, create_shaders_ext, destroy_pipeline, destroy_render_pass,
     destroy_shader_ext, destroy_shader_module,
 };
+use crate::queue_hooks::{queue_present_khr, queue_submit, queue_submit2, queue_submit2_khr};
 use ash::vk;
 
 type Void = unsafe extern "system" fn();
+
+/// Functions intercepted only for devices with the `timing` setting (crate::timing).
+pub const TIMING_ONLY: &[&[u8]] = &[
+    b"vkCreateCommandPool",
+    b"vkDestroyCommandPool",
+    b"vkQueueSubmit",
+    b"vkQueueSubmit2",
+    b"vkQueueSubmit2KHR",
+    b"vkQueuePresentKHR",
+];
 
 /// The next layer's device-level functions this layer intercepts, resolved once at
 /// vkCreateDevice.
@@ -36,6 +47,12 @@ pub struct Next {
     pub create_render_pass2: Option<vk::PFN_vkCreateRenderPass2>,
     pub create_render_pass2_khr: Option<vk::PFN_vkCreateRenderPass2>,
     pub destroy_render_pass: Option<vk::PFN_vkDestroyRenderPass>,
+    pub create_command_pool: Option<vk::PFN_vkCreateCommandPool>,
+    pub destroy_command_pool: Option<vk::PFN_vkDestroyCommandPool>,
+    pub queue_submit: Option<vk::PFN_vkQueueSubmit>,
+    pub queue_submit2: Option<vk::PFN_vkQueueSubmit2>,
+    pub queue_submit2_khr: Option<vk::PFN_vkQueueSubmit2>,
+    pub queue_present_khr: Option<vk::PFN_vkQueuePresentKHR>,
     pub allocate_command_buffers: Option<vk::PFN_vkAllocateCommandBuffers>,
     pub free_command_buffers: Option<vk::PFN_vkFreeCommandBuffers>,
     pub begin_command_buffer: Option<vk::PFN_vkBeginCommandBuffer>,
@@ -142,6 +159,12 @@ table! {
     c"vkCreateRenderPass2" => create_render_pass2, create_render_pass2, vk::PFN_vkCreateRenderPass2;
     c"vkCreateRenderPass2KHR" => create_render_pass2_khr, create_render_pass2_khr, vk::PFN_vkCreateRenderPass2;
     c"vkDestroyRenderPass" => destroy_render_pass, destroy_render_pass, vk::PFN_vkDestroyRenderPass;
+    c"vkCreateCommandPool" => create_command_pool, create_command_pool, vk::PFN_vkCreateCommandPool;
+    c"vkDestroyCommandPool" => destroy_command_pool, destroy_command_pool, vk::PFN_vkDestroyCommandPool;
+    c"vkQueueSubmit" => queue_submit, queue_submit, vk::PFN_vkQueueSubmit;
+    c"vkQueueSubmit2" => queue_submit2, queue_submit2, vk::PFN_vkQueueSubmit2;
+    c"vkQueueSubmit2KHR" => queue_submit2_khr, queue_submit2_khr, vk::PFN_vkQueueSubmit2;
+    c"vkQueuePresentKHR" => queue_present_khr, queue_present_khr, vk::PFN_vkQueuePresentKHR;
     c"vkAllocateCommandBuffers" => allocate_command_buffers, allocate_command_buffers, vk::PFN_vkAllocateCommandBuffers;
     c"vkFreeCommandBuffers" => free_command_buffers, free_command_buffers, vk::PFN_vkFreeCommandBuffers;
     c"vkBeginCommandBuffer" => begin_command_buffer, begin_command_buffer, vk::PFN_vkBeginCommandBuffer;

@@ -25,9 +25,11 @@ pub mod hooks;
 pub mod intercept;
 pub mod messenger;
 pub mod objects;
+pub mod queue_hooks;
 pub mod records;
 pub mod report;
 pub mod settings;
+pub mod timing;
 
 #[cfg(test)]
 mod fake_next;

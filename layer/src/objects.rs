@@ -241,6 +241,11 @@ pub(crate) unsafe extern "system" fn destroy_shader_module(
             let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
             m.remove(&vk::Handle::as_raw(module));
         }
+        {
+            // Its handle may be reused: the name goes with the module.
+            let mut n = d.names.lock().unwrap_or_else(|p| p.into_inner());
+            n.remove(&vk::Handle::as_raw(module));
+        }
         if let Some(next) = d.next.destroy_shader_module {
             // SAFETY: the application's arguments, unchanged.
             unsafe { next(device, module, p_allocator) };
@@ -466,6 +471,8 @@ pub fn process_pipeline(
     if kind == Kind::Pipeline && entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
         d.add_bindable(crate::draws::Bindable {
             handle,
+            seq: 0,
+            name: Default::default(),
             kind,
             fragment: frag.clone(),
             draw: draw.clone(),
@@ -636,6 +643,8 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                     // A shader object's state is all set at draw time.
                     d.add_bindable(crate::draws::Bindable {
                         handle: vk::Handle::as_raw(*s),
+                        seq: 0,
+                        name: Default::default(),
                         kind: Kind::ShaderObject,
                         fragment: LibraryFragment {
                             analysis: analysis.clone(),

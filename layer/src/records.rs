@@ -207,3 +207,52 @@ pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
         ONCE.call_once(|| log::error!("cannot write report {}: {e}", path.display()));
     }
 }
+
+/// Timing lines out: one per completed frame or submission, and at the device's end (`end`:
+/// the device's totals and the submissions dropped unread) one per interlocked object and a
+/// log line.
+pub(crate) fn write_timing(
+    d: &DeviceData,
+    units: Vec<(pops_report::TimingScope, u64, crate::timing::Unit)>,
+    end: Option<(&crate::timing::Unit, u64)>,
+) {
+    let Some(t) = &d.timing else { return };
+    let name = |h: u64| {
+        d.names
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&h)
+            .cloned()
+    };
+    let describe = crate::timing::Describe {
+        app: &d.app,
+        device: &d.device_name,
+        period: t.period,
+        name: &name,
+    };
+    let mut lines: Vec<pops_report::Timing> = units
+        .iter()
+        .map(|(scope, index, u)| describe.line(*scope, Some(*index), u))
+        .collect();
+    if let Some((total, dropped)) = end {
+        let all = describe.line(pops_report::TimingScope::Object, None, total);
+        log::info!(
+            "device '{}': interlocked draws took {:.3} ms of GPU time in {} timed range(s), {} not timed; {} submission(s) resubmitted before their timestamps were read",
+            d.device_name,
+            all.interlocked_ns as f64 / 1e6,
+            all.ranges,
+            all.unmeasured,
+            dropped
+        );
+        lines.extend(describe.object_lines(total));
+    }
+    let Some(path) = &d.settings.report else {
+        return;
+    };
+    for l in &lines {
+        if let Err(e) = report::append_line(path, l, false) {
+            static ONCE: Once = Once::new();
+            ONCE.call_once(|| log::error!("cannot write report {}: {e}", path.display()));
+        }
+    }
+}

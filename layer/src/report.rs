@@ -122,6 +122,17 @@ fn sinks() -> &'static Sinks {
 /// whole analysis, so lines are buffered and written in chunks of whole lines on an O_APPEND
 /// file: lines of several devices, threads or processes never interleave.
 pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
+    // A line with a warning or an error is written at once: it must survive a crash or hang of
+    // the application that follows it.
+    let urgent = record
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.severity, Severity::Warning | Severity::Error));
+    append_line(path, record, urgent)
+}
+
+/// Appends any report line (object and draw records, timing lines); `urgent` writes it at once.
+pub fn append_line(path: &Path, record: &impl Serialize, urgent: bool) -> std::io::Result<()> {
     let sink = {
         let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
         match map.get(path) {
@@ -144,12 +155,6 @@ pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
     }
     serde_json::to_writer(&mut s.buf, record).map_err(std::io::Error::other)?;
     s.buf.push(b'\n');
-    // A line with a warning or an error is written at once: it must survive a crash or hang of
-    // the application that follows it.
-    let urgent = record
-        .diagnostics
-        .iter()
-        .any(|d| matches!(d.severity, Severity::Warning | Severity::Error));
     if urgent || s.buf.len() >= FLUSH_BYTES || s.last_flush.elapsed() >= FLUSH_AGE {
         s.flush()?;
     }

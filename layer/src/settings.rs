@@ -24,6 +24,7 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("debug_messages", "Also send the layer's findings to the application's VK_EXT_debug_utils messengers (message id POPS-<code>), once per object."),
     ("experiment", "Interlock experiment applied to interlocked fragment shaders before they reach the driver: pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered or no-interlock. Empty: none."),
     ("experiment_targets", "Comma-separated fragment stage hashes (as pops inspect prints them) the experiment applies to. Empty: every interlocked fragment shader."),
+    ("timing", "Measure the GPU time of interlocked draws with the layer's own timestamp queries: timing lines per frame (or submission) and per interlocked pipeline or shader object in the report."),
 ];
 
 /// The log level named by the `log` setting.
@@ -75,6 +76,8 @@ pub struct Settings {
     pub experiment: Option<shaders::spirv::rewrite::Experiment>,
     /// Stage hashes the experiment is limited to (empty: all).
     pub experiment_targets: Vec<String>,
+    /// Time interlocked work with timestamp queries (crate::timing).
+    pub timing: bool,
     /// Debug builds: guarded work that panics on purpose (`test_fault`, VK_EXT_layer_settings
     /// only), for the containment tests. Not a user setting.
     pub test_fault: Option<String>,
@@ -95,6 +98,7 @@ impl Default for Settings {
             debug_messages: true,
             experiment: None,
             experiment_targets: Vec::new(),
+            timing: false,
             test_fault: None,
             rejected: Vec::new(),
             file_error: None,
@@ -224,6 +228,13 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
                     .collect();
                 true
             }
+            "timing" => match parse_bool(&value) {
+                Some(b) => {
+                    s.timing = b;
+                    true
+                }
+                None => false,
+            },
             "debug_messages" => match parse_bool(&value) {
                 Some(b) => {
                     s.debug_messages = b;

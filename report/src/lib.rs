@@ -156,6 +156,97 @@ pub struct Experiment {
     pub changes: Vec<String>,
 }
 
+/// A timing line's `kind`: always `timing` (what tells it from the object and draw lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingKind {
+    Timing,
+}
+
+/// What a timing line measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingScope {
+    /// The submissions between two presents (`index`: the frame, from 0).
+    Frame,
+    /// One submission of a device that has not presented (`index`: the submission, from 0).
+    Submission,
+    /// One interlocked pipeline or shader object over the device's life.
+    Object,
+}
+
+/// One line of the layer's report with the `timing` setting: GPU time measured with the
+/// layer's own timestamp queries (schemas/report.schema.json, `kind: timing`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timing {
+    pub schema_version: u32,
+    pub app: String,
+    pub device: String,
+    pub kind: TimingKind,
+    pub scope: TimingScope,
+    /// Frame or submission number, from 0; absent for objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    /// GPU time of the unit's command buffers, each from its first to its last command, summed
+    /// over the submissions (ns); absent for objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_ns: Option<u64>,
+    /// GPU time of the command-buffer ranges that drew with an interlocked fragment stage (ns).
+    pub interlocked_ns: u64,
+    /// How many such ranges were timed.
+    pub ranges: u64,
+    /// Ranges that drew with interlock but could not be timed (secondary command buffers,
+    /// multiview render pass instances, a command buffer's queries used up inside a render pass
+    /// instance).
+    pub unmeasured: u64,
+    /// The interlocked objects drawn with, each with its share.
+    pub objects: Vec<TimedObject>,
+}
+
+/// An interlocked pipeline or shader object's share of a timing line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimedObject {
+    /// The device's n-th interlocked object, from 1, in creation order: the same object in two
+    /// runs of a deterministic application.
+    pub object: u64,
+    /// `0x…` of the VkPipeline or VkShaderEXT.
+    pub handle: String,
+    /// `pipeline` or `shader_object`.
+    pub bound: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_name: Option<String>,
+    /// The fragment stage's content hash (of what went down to the driver).
+    pub stage_hash: Option<String>,
+    /// The interlock mode that went down to the driver.
+    pub interlock: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Experiment>,
+    pub ns: u64,
+    pub ranges: u64,
+}
+
+impl TimedObject {
+    /// What names the object across runs: its name, else its shader module's name, else its
+    /// creation order (the stage hash changes under an experiment).
+    pub fn key(&self) -> String {
+        match (&self.name, &self.module_name) {
+            (Some(n), _) => n.clone(),
+            (None, Some(m)) => format!("module '{m}'"),
+            (None, None) => format!("object {}", self.object),
+        }
+    }
+}
+
+/// Any line of the layer's report.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Line {
+    Timing(Timing),
+    Record(Box<Record>),
+}
+
 /// Why one field holds its value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reason {

@@ -228,4 +228,43 @@ mod tests {
         v["extra"] = 1.into();
         assert!(fails(&v));
     }
+
+    fn timing_line() -> serde_json::Value {
+        serde_json::json!({
+            "schema_version": 1, "app": "a", "device": "d", "kind": "timing", "scope": "frame",
+            "index": 0, "gpu_ns": 2000, "interlocked_ns": 1500, "ranges": 1, "unmeasured": 0,
+            "objects": [{"object": 1, "handle": "0x10", "bound": "pipeline", "name": "oit",
+                "stage_hash": "0123456789abcdef", "interlock": "sample-ordered",
+                "experiment": {"name": "pixel-to-sample", "changes": ["pixel-ordered -> sample-ordered"]},
+                "ns": 1500, "ranges": 1}]
+        })
+    }
+
+    /// Timing lines: a frame or submission has its index and GPU time, an object line has
+    /// neither and one object; the layer's own type writes lines the schema accepts.
+    #[test]
+    fn the_schema_knows_timing_lines() {
+        assert_report_line(&timing_line());
+        let mut v = timing_line();
+        v.as_object_mut().unwrap().remove("gpu_ns");
+        assert!(fails(&v), "a frame line has its GPU time");
+        let mut v = timing_line();
+        v["scope"] = "object".into();
+        assert!(fails(&v), "an object line has no index");
+        v.as_object_mut().unwrap().remove("index");
+        v.as_object_mut().unwrap().remove("gpu_ns");
+        assert_report_line(&v);
+        let mut v = timing_line();
+        v["objects"][0]["interlock"] = "pixel".into();
+        assert!(fails(&v));
+        let typed: pops_report::Line = serde_json::from_value(timing_line()).unwrap();
+        let pops_report::Line::Timing(t) = typed else {
+            panic!("a timing line reads as a record")
+        };
+        assert_report_line(&serde_json::to_value(&t).unwrap());
+        assert!(matches!(
+            serde_json::from_value::<pops_report::Line>(line()).unwrap(),
+            pops_report::Line::Record(_)
+        ));
+    }
 }

@@ -535,6 +535,35 @@ fn lavapipe_frame_is_byte_identical_with_and_without_the_layer() {
     let rec = read_report(&report);
     assert_eq!(rec[0]["chip"], "navi21");
     assert_eq!(std::fs::read(&with).expect("frame"), a);
+
+    // With the timing setting the frame is still the same, and its one submission has a
+    // timing line with the GPU time lavapipe's timestamps measured (no interlock on lavapipe:
+    // no ranges).
+    let report = dir.join("report-timing.jsonl");
+    let out = Scenario::new(BIN, "render", LVP_ICD)
+        .with_layers(&[LAYER])
+        .env("POPS_SCENARIO_OUT", &with)
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_TIMING", "1")
+        .run();
+    assert!(check_ok(&out, "render on lavapipe with timing"));
+    assert_eq!(
+        std::fs::read(&with).expect("frame"),
+        a,
+        "timing changes nothing drawn"
+    );
+    let timing: Vec<Value> = read_report(&report)
+        .into_iter()
+        .filter(|r| r["kind"] == "timing")
+        .collect();
+    assert_eq!(timing.len(), 1, "{timing:?}");
+    assert_eq!(timing[0]["scope"], "submission");
+    assert_eq!(timing[0]["index"], 0);
+    assert!(
+        timing[0]["gpu_ns"].as_u64().is_some_and(|n| n > 0),
+        "{timing:?}"
+    );
+    assert_eq!(timing[0]["ranges"], 0);
 }
 
 fn vuids(stderr: &[u8]) -> std::collections::BTreeSet<String> {
@@ -967,6 +996,8 @@ struct OracleRun {
     /// Every record, creation records included.
     records: Vec<Value>,
     at: Vec<std::collections::HashMap<u32, u32>>,
+    /// The command buffer RADV recorded, as dwords.
+    ib: Vec<u32>,
 }
 
 fn run_on_oracle(icd: &Path, family: &str, scenario: &str) -> OracleRun {
@@ -1013,12 +1044,14 @@ fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &s
         pops_tests::read_dwords(p)
     };
     let level = pm4::Family::parse(family).unwrap().gfx_level();
-    let at = values_at_draws(level, &read("preamble-"), &read("ib-"));
+    let ib = read("ib-");
+    let at = values_at_draws(level, &read("preamble-"), &ib);
     OracleRun {
         made,
         draws,
         records,
         at,
+        ib,
     }
 }
 
@@ -1723,5 +1756,106 @@ fn shader_object_draw_records_agree_with_radv() {
             );
             agrees_with_radv(&state, &run.at[k], &format!("{family} draw {k}"));
         }
+    }
+}
+
+/// A type-3 packet of a raw PM4 stream: its opcode and dwords (header first). Walked from the
+/// packet headers alone (type in bits 31:30, dword count − 2 in bits 29:16, opcode in bits
+/// 15:8), independently of pm4's decoder.
+fn raw_packets(ib: &[u32]) -> Vec<(u32, &[u32])> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ib.len() {
+        let h = ib[i];
+        if h >> 30 == 3 {
+            let n = (((h >> 16) & 0x3fff) + 2) as usize;
+            out.push(((h >> 8) & 0xff, &ib[i..(i + n).min(ib.len())]));
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// With the `timing` setting, the layer's timestamps bracket the interlocked draws in the
+/// command buffer RADV really records, read from the packets' own fields (Mesa's sid.h):
+/// DMA_DATA filling the query slice (SRC_SEL data, 8 bytes per query) before any timestamp;
+/// COPY_DATA of the GPU clock (SRC_SEL 9) into the slice's first query at the buffer's start;
+/// RELEASE_MEM at BOTTOM_OF_PIPE_TS (event 0x28) writing the timestamp (DATA_SEL 3) into the
+/// next query before the first draw, the next after the last draw (one range: one pipeline),
+/// and the next at the buffer's end. Without the setting none of these packets is there.
+#[test]
+fn timing_timestamps_bracket_the_interlocked_draws_radv_records() {
+    let Some(icd) = oracle_icd() else { return };
+    for family in ["vega10", "navi31"] {
+        let timed = run_on_oracle_with(&icd, family, "draws", &[("VK_POPS_INTERLOCK_TIMING", "1")]);
+        let plain = run_on_oracle(&icd, family, "draws");
+        let addr = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi & 0xffff) << 32);
+        // (position, kind, address) of every timestamp-related packet, and the draws' positions.
+        let scan = |ib: &[u32]| {
+            let mut stamps = Vec::new();
+            let mut draws = Vec::new();
+            for (k, (op, w)) in raw_packets(ib).into_iter().enumerate() {
+                match op {
+                    0x50 if w.len() >= 7 && (w[1] >> 29) & 3 == 2 => {
+                        stamps.push((k, "fill", addr(w[4], w[5]), u64::from(w[6] & 0x3ff_ffff)))
+                    }
+                    // COPY_DATA: control, source (2 dwords), destination (2 dwords).
+                    0x40 if w.len() >= 6 && w[1] & 0xf == 9 => {
+                        stamps.push((k, "clock", addr(w[4], w[5]), 0))
+                    }
+                    0x49 if w.len() >= 5 && w[1] & 0x3f == 0x28 && w[2] >> 29 == 3 => {
+                        stamps.push((k, "bottom", addr(w[3], w[4]), 0))
+                    }
+                    // The DRAW_* opcodes of shared/reference/pm4.json.
+                    0x24 | 0x25 | 0x27 | 0x2c | 0x2d | 0x2e | 0x30 | 0x35 | 0x38 => draws.push(k),
+                    _ => {}
+                }
+            }
+            (stamps, draws)
+        };
+        let (plain_stamps, plain_draws) = scan(&plain.ib);
+        assert!(
+            plain_stamps.iter().all(|s| s.1 == "fill"),
+            "{family}: no timestamp without the setting: {plain_stamps:?}"
+        );
+        let (stamps, draws) = scan(&timed.ib);
+        assert_eq!(draws.len(), 4, "{family}: the scenario's four draws");
+        assert_eq!(draws.len(), plain_draws.len());
+        let fill = stamps
+            .iter()
+            .find(|s| s.1 == "fill" && s.3 == 64 * 8)
+            .unwrap_or_else(|| panic!("{family}: no reset of a 64-query slice: {stamps:?}"));
+        let base = fill.2;
+        let writes: Vec<_> = stamps.iter().filter(|s| s.1 != "fill").collect();
+        let shape: Vec<(&str, u64)> = writes.iter().map(|s| (s.1, s.2 - base)).collect();
+        assert_eq!(
+            shape,
+            [("clock", 0), ("bottom", 8), ("bottom", 16), ("bottom", 24)],
+            "{family}: {stamps:?}"
+        );
+        assert!(fill.0 < writes[0].0, "{family}: the slice is reset first");
+        assert!(
+            writes[1].0 < draws[0],
+            "{family}: the range opens before the first draw"
+        );
+        assert!(
+            draws[3] < writes[2].0 && writes[2].0 < writes[3].0,
+            "{family}: the range closes after the last draw, then the buffer ends"
+        );
+        // The draw records are what they are without timing.
+        let fields = |r: &[Value]| -> Vec<(Value, Value, Value)> {
+            r.iter()
+                .map(|d| {
+                    (
+                        d["draws"].clone(),
+                        d["samples"].clone(),
+                        d["registers"].clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(fields(&timed.draws), fields(&plain.draws), "{family}");
     }
 }
