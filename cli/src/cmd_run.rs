@@ -129,7 +129,7 @@ fn layer_search_dirs(exe_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The folder holding the layer manifest, or every place looked at.
-fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(p) = explicit {
         let (dir, file) = if p.is_dir() {
             (p.to_path_buf(), p.join(MANIFEST))
@@ -183,7 +183,7 @@ fn find_radv_icd() -> Option<PathBuf> {
 
 /// Names of the Vulkan devices that offer pixel or sample interlock, as the program would see
 /// them (same environment). An absent loader or a failing instance means none.
-fn interlock_devices() -> Vec<String> {
+pub fn interlock_devices() -> Vec<String> {
     // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
     let Ok(entry) = (unsafe { ash::Entry::load() }) else {
         return Vec::new();
@@ -230,13 +230,91 @@ fn interlock_devices() -> Vec<String> {
     names
 }
 
-fn exit_code_of(status: std::process::ExitStatus) -> u8 {
+/// Where the program runs: a device with interlock, else RADV's null hardware for `chip` (or
+/// the family RADV_FORCE_FAMILY names), else whatever the program finds.
+pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
+    // Already on null hardware (the caller set RADV_FORCE_FAMILY): say so, do not probe.
+    let forced = std::env::var("RADV_FORCE_FAMILY")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| Family::parse_chip_or_level(&v).map_err(|e| format!("RADV_FORCE_FAMILY: {e}")))
+        .transpose()?;
+    let devices = if forced.is_some() {
+        Vec::new()
+    } else {
+        interlock_devices()
+    };
+    Ok(if let Some(family) = forced {
+        match find_radv_icd() {
+            Some(icd) => Target::Null {
+                chip: chip.unwrap_or(family),
+                icd,
+            },
+            None => Target::NoInterlock,
+        }
+    } else if let Some(d) = devices.first() {
+        Target::Real { device: d.clone() }
+    } else {
+        match find_radv_icd() {
+            Some(icd) => Target::Null {
+                chip: chip.unwrap_or(DEFAULT_NULL_CHIP),
+                icd,
+            },
+            None => Target::NoInterlock,
+        }
+    })
+}
+
+/// Says where the program runs.
+pub fn announce(target: &Target, who: &str) {
+    match &target {
+        Target::Real { device } => eprintln!("{who}: interlock device: {device}"),
+        Target::Null { chip, .. } => eprintln!(
+            "{who}: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
+             rendered)",
+            if std::env::var_os("RADV_FORCE_FAMILY").is_some() {
+                "RADV_FORCE_FAMILY is set"
+            } else {
+                "no Vulkan device with fragment shader interlock"
+            },
+            chip.name()
+        ),
+        Target::NoInterlock => eprintln!(
+            "{who}: no Vulkan device with fragment shader interlock and no RADV driver for null \
+             hardware; running on whatever the program finds"
+        ),
+    }
+}
+
+pub fn exit_code_of(status: std::process::ExitStatus) -> u8 {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(c), _) => c as u8,
         (None, Some(sig)) => 128u8.wrapping_add(sig as u8),
         _ => 1,
     }
+}
+
+/// Runs the program with `env` added, to its end.
+pub fn spawn(
+    program: &OsString,
+    args: &[OsString],
+    env: &[(String, OsString)],
+) -> Result<std::process::ExitStatus, String> {
+    Command::new(program)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .status()
+        .map_err(|e| {
+            let name = Path::new(program).display();
+            match e.kind() {
+                std::io::ErrorKind::NotFound => format!("program '{name}' not found"),
+                std::io::ErrorKind::PermissionDenied => {
+                    format!("program '{name}' cannot be executed (permission denied)")
+                }
+                _ => format!("cannot start '{name}': {e}"),
+            }
+        })
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -273,53 +351,8 @@ fn run_inner(args: Args) -> Result<u8, String> {
         .open(&report)
         .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
 
-    // Already on null hardware (the caller set RADV_FORCE_FAMILY): say so, do not probe.
-    let forced = std::env::var("RADV_FORCE_FAMILY")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .map(|v| Family::parse_chip_or_level(&v).map_err(|e| format!("RADV_FORCE_FAMILY: {e}")))
-        .transpose()?;
-    let devices = if forced.is_some() {
-        Vec::new()
-    } else {
-        interlock_devices()
-    };
-    let target = if let Some(family) = forced {
-        match find_radv_icd() {
-            Some(icd) => Target::Null {
-                chip: chip.unwrap_or(family),
-                icd,
-            },
-            None => Target::NoInterlock,
-        }
-    } else if let Some(d) = devices.first() {
-        Target::Real { device: d.clone() }
-    } else {
-        match find_radv_icd() {
-            Some(icd) => Target::Null {
-                chip: chip.unwrap_or(DEFAULT_NULL_CHIP),
-                icd,
-            },
-            None => Target::NoInterlock,
-        }
-    };
-    match &target {
-        Target::Real { device } => eprintln!("pops run: interlock device: {device}"),
-        Target::Null { chip, .. } => eprintln!(
-            "pops run: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
-             rendered)",
-            if std::env::var_os("RADV_FORCE_FAMILY").is_some() {
-                "RADV_FORCE_FAMILY is set"
-            } else {
-                "no Vulkan device with fragment shader interlock"
-            },
-            chip.name()
-        ),
-        Target::NoInterlock => eprintln!(
-            "pops run: no Vulkan device with fragment shader interlock and no RADV driver for null \
-             hardware; running on whatever the program finds"
-        ),
-    }
+    let target = choose_target(chip)?;
+    announce(&target, "pops run");
 
     let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
     let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
@@ -331,20 +364,7 @@ fn run_inner(args: Args) -> Result<u8, String> {
         chip,
         &target,
     );
-    let status = Command::new(program)
-        .args(program_args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .status()
-        .map_err(|e| {
-            let name = Path::new(program).display();
-            match e.kind() {
-                std::io::ErrorKind::NotFound => format!("program '{name}' not found"),
-                std::io::ErrorKind::PermissionDenied => {
-                    format!("program '{name}' cannot be executed (permission denied)")
-                }
-                _ => format!("cannot start '{name}': {e}"),
-            }
-        })?;
+    let status = spawn(program, program_args, &env)?;
     let code = exit_code_of(status);
 
     let text = read_report(&report)?;
@@ -400,6 +420,10 @@ pub struct Summary {
     pub interlocked: Vec<PipelineRow>,
     /// 1-based line numbers that are not JSON objects.
     pub bad_lines: Vec<usize>,
+    /// Timing lines (the layer's `timing` setting), in report order.
+    pub timing: Vec<pops_report::Timing>,
+    /// Records of objects the layer's interlock experiment changed.
+    pub experimented: usize,
 }
 
 /// The register fields a reader of the table needs to see, in the order shown: whether POPS is
@@ -444,12 +468,22 @@ pub fn summarize(text: &str) -> Summary {
         if line.trim().is_empty() {
             continue;
         }
-        // The report's own type (pops_report::Record): a line that is not one is counted bad.
-        let Ok(r) = serde_json::from_str::<pops_report::Record>(line) else {
-            s.bad_lines.push(i + 1);
-            continue;
+        // The report's own types (pops_report::Line): a line that is not one is counted bad.
+        let r = match serde_json::from_str::<pops_report::Line>(line) {
+            Ok(pops_report::Line::Record(r)) => *r,
+            Ok(pops_report::Line::Timing(t)) => {
+                s.timing.push(t);
+                continue;
+            }
+            Err(_) => {
+                s.bad_lines.push(i + 1);
+                continue;
+            }
         };
         s.records += 1;
+        if r.experiment.is_some() {
+            s.experimented += 1;
+        }
         if r.interlock == "none" {
             continue;
         }
@@ -650,6 +684,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
             diags
         );
     }
+    o.push_str(&crate::timing_stats::render(&s.timing, who));
     let _ = writeln!(
         o,
         "Key: PRIMITIVE_ORDERED_PIXEL_SHADER=1 turns POPS on for the draw; POPS_OVERLAP_NUM_SAMPLES \

@@ -4,6 +4,7 @@
 //! function returning the process exit code; this file only dispatches.
 
 mod cmd_chips;
+mod cmd_compare;
 mod cmd_decode;
 mod cmd_devices;
 mod cmd_inspect;
@@ -15,6 +16,7 @@ mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod selftest_draw;
+mod timing_stats;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -54,6 +56,9 @@ enum Command {
     Run(cmd_run::Args),
     /// Summarise a report VK_LAYER_POPS_interlock wrote (here or on another machine).
     Report(cmd_report::Args),
+    /// Run a program without and with an interlock experiment and compare the GPU time of its
+    /// interlocked work, per pipeline and per frame, and its output files.
+    Compare(cmd_compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -80,5 +85,6 @@ fn main() -> ExitCode {
         Command::Inspect(a) => cmd_inspect::run(a),
         Command::Run(a) => cmd_run::run(a),
         Command::Report(a) => cmd_report::run(a),
+        Command::Compare(a) => cmd_compare::run(a),
     }
 }

@@ -1,0 +1,389 @@
+//! `pops compare --experiment X [--runs N] [--image PATH]… -- PROGRAM ARGS…`: runs the program
+//! alternately without and with an interlock experiment, N times each, with
+//! VK_LAYER_POPS_interlock timing its interlocked work, and prints per pipeline and per frame
+//! the GPU time of that work (min / median / max) and the ratio; with `--image`, whether the
+//! files the program writes changed.
+//!
+//! Both sides run with the layer and its timing, so what the layer adds is the same on both;
+//! only the experiment differs. The program runs on the device it finds (never on null
+//! hardware, where nothing executes and nothing can be timed).
+
+use crate::cmd_run::{self, Target};
+use crate::timing_stats::{render_compare, RunTiming, Side};
+use pm4::Family;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The experiment: pixel-to-sample, sample-to-pixel, ordered-to-unordered,
+    /// unordered-to-ordered or no-interlock.
+    #[arg(long)]
+    experiment: String,
+    /// Runs of each side (without and with the experiment), alternately.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    runs: u32,
+    /// A file the program writes, or a folder of them (its files, not its subfolders): hashed
+    /// after every run to tell whether the experiment changed the output. Repeatable.
+    #[arg(long = "image", value_name = "PATH")]
+    images: Vec<PathBuf>,
+    /// Fragment stage hashes (as pops inspect prints them) the experiment is limited to,
+    /// comma-separated [default: every interlocked fragment shader].
+    #[arg(long)]
+    targets: Option<String>,
+    /// AMD chip the layer models in its records (family, LLVM processor or level).
+    #[arg(long)]
+    chip: Option<String>,
+    /// The layer manifest (VkLayer_pops_interlock.json) or its folder, instead of searching.
+    #[arg(long)]
+    layer: Option<PathBuf>,
+    /// Where the layer's reports go, one per run [default: a folder in the temp folder].
+    #[arg(long)]
+    reports: Option<PathBuf>,
+    /// The program and its arguments, after `--`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM"
+    )]
+    command: Vec<OsString>,
+}
+
+/// The files `--image` names: a file itself, a folder's files (sorted). Missing paths are
+/// listed as they are (a run that does not write them says so).
+fn image_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|f| f.is_file())
+                        .collect()
+                })
+                .unwrap_or_default();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// What a run left in one output file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// SHA-256 of the file the run wrote.
+    Written(String),
+    /// The file exists but the run did not write it (older than the run's start).
+    NotWritten,
+    Missing,
+}
+
+fn hash_outputs(paths: &[PathBuf], started: SystemTime) -> BTreeMap<PathBuf, Output> {
+    image_files(paths)
+        .into_iter()
+        .map(|f| {
+            let out = match std::fs::metadata(&f) {
+                Err(_) => Output::Missing,
+                Ok(m) if m.modified().is_ok_and(|t| t < started) => Output::NotWritten,
+                Ok(_) => match std::fs::read(&f) {
+                    Ok(bytes) => Output::Written(format!("{:x}", Sha256::digest(&bytes))),
+                    Err(_) => Output::Missing,
+                },
+            };
+            (f, out)
+        })
+        .collect()
+}
+
+/// The output verdict per file: the baseline's runs agree, and the experiment's runs match
+/// them. Pure.
+pub fn render_outputs(
+    experiment: &str,
+    base: &[BTreeMap<PathBuf, Output>],
+    exp: &[BTreeMap<PathBuf, Output>],
+) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let mut files: Vec<&PathBuf> = base.iter().chain(exp).flat_map(|m| m.keys()).collect();
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        let _ = writeln!(o, "Output: no file found where --image points");
+        return o;
+    }
+    let (mut same, mut changed, mut unstable, mut unwritten) = (0, 0, 0, 0);
+    let mut lines = String::new();
+    for f in &files {
+        let get = |m: &BTreeMap<PathBuf, Output>| m.get(*f).cloned().unwrap_or(Output::Missing);
+        let b: Vec<Output> = base.iter().map(get).collect();
+        let e: Vec<Output> = exp.iter().map(get).collect();
+        let written = |v: &[Output]| v.iter().all(|x| matches!(x, Output::Written(_)));
+        let verdict = if !written(&b) || !written(&e) {
+            unwritten += 1;
+            "not written by every run".to_string()
+        } else if b.windows(2).any(|w| w[0] != w[1]) {
+            unstable += 1;
+            "differs between runs without the experiment (not deterministic)".to_string()
+        } else {
+            let differ = e.iter().filter(|x| **x != b[0]).count();
+            if differ == 0 {
+                same += 1;
+                "same".to_string()
+            } else {
+                changed += 1;
+                format!("CHANGED in {differ} of {} run(s)", e.len())
+            }
+        };
+        let _ = writeln!(lines, "  {}: {verdict}", f.display());
+    }
+    let _ = writeln!(
+        o,
+        "Output ({} file(s)): {}",
+        files.len(),
+        if changed > 0 {
+            format!("{experiment} CHANGES the output ({changed} file(s) differ)")
+        } else if unstable + unwritten == 0 {
+            format!("identical with and without {experiment}")
+        } else {
+            format!("{same} file(s) identical; the others cannot be compared")
+        }
+    );
+    o.push_str(&lines);
+    o
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("pops compare: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_inner(args: Args) -> Result<ExitCode, String> {
+    let experiment = shaders::spirv::rewrite::Experiment::parse(&args.experiment).ok_or_else(|| {
+        format!(
+            "--experiment {}: not one of pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered, no-interlock",
+            args.experiment
+        )
+    })?;
+    let chip = args
+        .chip
+        .as_deref()
+        .map(Family::parse_chip_or_level)
+        .transpose()
+        .map_err(|e| format!("--chip: {e}"))?;
+    let Some((program, program_args)) = args.command.split_first() else {
+        return Err(
+            "no program given: pops compare --experiment X [OPTIONS] -- PROGRAM [ARGS…]".into(),
+        );
+    };
+    let layer_dir = cmd_run::find_layer(args.layer.as_deref())?;
+    let layer_dir = std::fs::canonicalize(&layer_dir).unwrap_or(layer_dir);
+    let reports = args.reports.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("pops-compare-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&reports).map_err(|e| {
+        format!(
+            "cannot create the reports folder {}: {e}",
+            reports.display()
+        )
+    })?;
+    // Null hardware executes nothing: there would be nothing to time.
+    let target = match cmd_run::interlock_devices().first() {
+        Some(d) => Target::Real { device: d.clone() },
+        None => Target::NoInterlock,
+    };
+    match &target {
+        Target::Real { device } => eprintln!("pops compare: interlock device: {device}"),
+        _ => eprintln!(
+            "pops compare: no Vulkan device with fragment shader interlock: the experiment has nothing to change; running on whatever the program finds"
+        ),
+    }
+    let name = experiment.name();
+    let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
+    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
+    let (mut base, mut exp) = (Side::default(), Side::default());
+    let (mut base_out, mut exp_out) = (Vec::new(), Vec::new());
+    for k in 1..=args.runs {
+        for with in [false, true] {
+            let label = if with { name } else { "none" };
+            let report = reports.join(format!("{label}_{k}.jsonl"));
+            std::fs::write(&report, b"")
+                .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
+            let mut env = cmd_run::child_env(
+                &layer_dir,
+                existing_path.as_deref(),
+                existing.as_deref(),
+                &report,
+                chip,
+                &target,
+            );
+            env.push(("VK_POPS_INTERLOCK_TIMING".into(), "1".into()));
+            // Set on both sides, so that an experiment in the caller's environment never leaks
+            // into the baseline.
+            env.push((
+                "VK_POPS_INTERLOCK_EXPERIMENT".into(),
+                if with { name.into() } else { OsString::new() },
+            ));
+            if let Some(t) = &args.targets {
+                env.push(("VK_POPS_INTERLOCK_EXPERIMENT_TARGETS".into(), t.into()));
+            }
+            eprintln!("pops compare: run {k} of {}, {label}", args.runs);
+            let started = SystemTime::now();
+            let status = cmd_run::spawn(program, program_args, &env)?;
+            if !status.success() {
+                return Err(format!(
+                    "run {k} ({label}): {} exited with status {}; its report is {}",
+                    program.to_string_lossy(),
+                    cmd_run::exit_code_of(status),
+                    report.display()
+                ));
+            }
+            let text = cmd_run::read_report(&report)?;
+            let summary = cmd_run::summarize(&text);
+            if !summary.bad_lines.is_empty() {
+                eprintln!(
+                    "pops compare: {}: {} line(s) are not report lines",
+                    report.display(),
+                    summary.bad_lines.len()
+                );
+            }
+            if with && summary.experimented == 0 {
+                eprintln!(
+                    "pops compare: run {k}: {name} changed no shader (nothing interlocked, or the device refused it: see the layer's messages above)"
+                );
+            }
+            let timing = RunTiming::from_lines(&summary.timing);
+            let outputs = hash_outputs(&args.images, started);
+            if with {
+                exp.runs.push(timing);
+                exp_out.push(outputs);
+            } else {
+                base.runs.push(timing);
+                base_out.push(outputs);
+            }
+        }
+    }
+    println!(
+        "pops compare: {} {} time(s) without and with {name}, alternately; reports in {}",
+        program.to_string_lossy(),
+        args.runs,
+        reports.display()
+    );
+    if base.runs.iter().chain(&exp.runs).all(|r| r.units == 0) {
+        println!(
+            "pops compare: no timing lines: the program submitted no command buffer the layer could time (see the reports)"
+        );
+    } else if base.runs.iter().chain(&exp.runs).all(|r| r.ranges == 0) {
+        println!("pops compare: no interlocked draw was timed: the program drew nothing with fragment shader interlock");
+    }
+    print!("{}", render_compare(name, &base, &exp));
+    if !args.images.is_empty() {
+        print!("{}", render_outputs(name, &base_out, &exp_out));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outputs(pairs: &[(&str, Output)]) -> BTreeMap<PathBuf, Output> {
+        pairs
+            .iter()
+            .map(|(p, o)| (PathBuf::from(p), o.clone()))
+            .collect()
+    }
+
+    fn w(s: &str) -> Output {
+        Output::Written(s.into())
+    }
+
+    /// Same, changed, unstable and unwritten files each get their verdict.
+    #[test]
+    fn output_verdicts() {
+        let base = vec![
+            outputs(&[
+                ("a.png", w("1")),
+                ("b.png", w("2")),
+                ("c.png", w("3")),
+                ("d.png", w("4")),
+            ]),
+            outputs(&[
+                ("a.png", w("1")),
+                ("b.png", w("2")),
+                ("c.png", w("9")),
+                ("d.png", Output::NotWritten),
+            ]),
+        ];
+        let exp = vec![
+            outputs(&[
+                ("a.png", w("1")),
+                ("b.png", w("5")),
+                ("c.png", w("3")),
+                ("d.png", w("4")),
+            ]),
+            outputs(&[
+                ("a.png", w("1")),
+                ("b.png", w("2")),
+                ("c.png", w("3")),
+                ("d.png", w("4")),
+            ]),
+        ];
+        let t = render_outputs("no-interlock", &base, &exp);
+        assert!(
+            t.contains("no-interlock CHANGES the output (1 file(s) differ)"),
+            "{t}"
+        );
+        assert!(t.contains("a.png: same"), "{t}");
+        assert!(t.contains("b.png: CHANGED in 1 of 2 run(s)"), "{t}");
+        assert!(
+            t.contains("c.png: differs between runs without the experiment"),
+            "{t}"
+        );
+        assert!(t.contains("d.png: not written by every run"), "{t}");
+        let same = render_outputs("x", &base[..1], &exp[1..]);
+        assert!(same.contains("identical with and without x"), "{same}");
+    }
+
+    /// Files of a folder are found (sorted); a file the run did not write is told apart.
+    #[test]
+    fn outputs_are_hashed_and_dated() {
+        let dir = std::env::temp_dir().join(format!("pops-compare-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("b.png"), b"b").unwrap();
+        std::fs::write(dir.join("a.png"), b"a").unwrap();
+        let later = SystemTime::now() + std::time::Duration::from_secs(3600);
+        let h = hash_outputs(
+            &[dir.clone(), dir.join("missing.png")],
+            SystemTime::UNIX_EPOCH,
+        );
+        let files: Vec<_> = h
+            .keys()
+            .map(|p| p.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(files, ["a.png", "b.png", "missing.png"]);
+        assert_eq!(
+            h[&dir.join("a.png")],
+            Output::Written(
+                "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb".into()
+            )
+        );
+        assert_eq!(h[&dir.join("missing.png")], Output::Missing);
+        let h = hash_outputs(std::slice::from_ref(&dir), later);
+        assert_eq!(h[&dir.join("b.png")], Output::NotWritten);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
