@@ -22,8 +22,30 @@ use shaders::spirv::{ExecutionMode, ExecutionModel};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Active {
     pub experiment: Experiment,
-    /// Stage hashes it is limited to; empty: every interlocked fragment shader.
-    pub targets: Vec<String>,
+    /// Stage hashes it is limited to…
+    pub hashes: Vec<String>,
+    /// …and the application's names of shader modules; both empty: every interlocked fragment
+    /// shader.
+    pub names: Vec<String>,
+}
+
+impl Active {
+    /// The experiment limited to `targets`: a stage hash (16 hexadecimal digits, as
+    /// `pops inspect` prints it) or the application's name of a shader module.
+    pub fn new(experiment: Experiment, targets: &[String]) -> Active {
+        let (hashes, names): (Vec<&String>, Vec<&String>) = targets
+            .iter()
+            .partition(|t| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit()));
+        Active {
+            experiment,
+            hashes: hashes.into_iter().map(|h| h.to_ascii_lowercase()).collect(),
+            names: names.into_iter().cloned().collect(),
+        }
+    }
+
+    fn targeted(&self) -> bool {
+        !self.hashes.is_empty() || !self.names.is_empty()
+    }
 }
 
 /// The feature the experiment's new interlock mode needs, with its Vulkan member name.
@@ -49,10 +71,7 @@ pub unsafe fn for_device(
     let Some(experiment) = settings.experiment else {
         return Ok(None);
     };
-    let active = Active {
-        experiment,
-        targets: settings.experiment_targets.clone(),
-    };
+    let active = Active::new(experiment, &settings.experiment_targets);
     if let Some(feature) = needed_feature(experiment) {
         // SAFETY: the application's valid chain, per the caller.
         let f = unsafe {
@@ -255,21 +274,43 @@ fn mode_name(m: ExecutionMode) -> &'static str {
     }
 }
 
-/// The experiment applied to a module's words: the new words and what was changed, or `None`
-/// when the module is not concerned (no interlock, not a target, already in the new mode).
+/// The experiment applied to a module's words when they are created: the new words and what
+/// was changed, or `None` when the module is not concerned (no interlock, not a target by its
+/// stage hash, already in the new mode). Targets named by the module's name are found later,
+/// at pipeline creation ([`apply_to_named`]): a module is named after it is created.
 pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
-    if !active.targets.is_empty() {
+    if active.targeted() {
+        if active.hashes.is_empty() {
+            return Ok(None);
+        }
         let info = shaders::spirv::analyze(words).map_err(RewriteError::Spirv)?;
         let hit = info
             .entry_points
             .iter()
             .filter(|e| e.execution_model == ExecutionModel::Fragment)
             .filter_map(|e| crate::compute::stage_hash(words, &e.name, None))
-            .any(|h| active.targets.contains(&h));
+            .any(|h| active.hashes.contains(&h));
         if !hit {
             return Ok(None);
         }
     }
+    rewritten(active, words)
+}
+
+/// The experiment applied to the words of a module the application named `name`, where the
+/// name is one of the targets.
+pub fn apply_to_named(
+    active: &Active,
+    name: &str,
+    words: &[u32],
+) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
+    if !active.names.iter().any(|n| n == name) {
+        return Ok(None);
+    }
+    rewritten(active, words)
+}
+
+fn rewritten(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
     let r = rewrite(words, active.experiment)?;
     if !r.changed() {
         return Ok(None);
@@ -294,27 +335,26 @@ pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied
     )))
 }
 
-/// A pipeline's fragment stage with its inline SPIR-V (`VkShaderModuleCreateInfo` chained to the
-/// stage) rewritten: the stages to use instead of the application's, and what was changed.
-pub struct InlineCopy {
+/// A pipeline's fragment stage rewritten: its inline SPIR-V (`VkShaderModuleCreateInfo` chained
+/// to the stage), or a shader module the layer created from a named module's rewritten code.
+/// The stages to use instead of the application's, and what was changed.
+pub struct StageCopy {
     /// The rewritten code the copied `VkShaderModuleCreateInfo` points at.
     words: Vec<u32>,
     /// The copied stage chain, up to the shader module create info.
     _chain: Vec<Box<[u64]>>,
     pub stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
     pub applied: Applied,
+    /// The layer's own module in the stages, destroyed once the pipeline is created.
+    pub module: Option<vk::ShaderModule>,
 }
 
-/// The experiment applied to the inline SPIR-V of a pipeline's fragment stage, where the stage
-/// has one, the specification makes it valid to read (the pipeline includes the fragment shader
-/// state and no pipeline binaries replace its stages) and the experiment concerns it.
+/// The index of the pipeline's fragment stage, where the specification makes its stages valid to
+/// read: the pipeline includes the fragment shader state and no pipeline binaries replace them.
 ///
 /// # Safety
 /// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
-pub unsafe fn rewrite_inline(
-    active: &Active,
-    info: &vk::GraphicsPipelineCreateInfo,
-) -> Option<Box<InlineCopy>> {
+pub unsafe fn fragment_stage(info: &vk::GraphicsPipelineCreateInfo) -> Option<usize> {
     use crate::ffi::find_in_chain;
     use vk::GraphicsPipelineLibraryFlagsEXT as G;
     // SAFETY (whole function): every pointer is read only where valid usage makes it valid.
@@ -341,9 +381,74 @@ pub unsafe fn rewrite_inline(
             return None;
         }
         let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
-        let k = stages.iter().position(|s| {
-            s.stage.contains(vk::ShaderStageFlags::FRAGMENT) && s.module == vk::ShaderModule::null()
-        })?;
+        stages
+            .iter()
+            .position(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
+    }
+}
+
+/// The application's stages, as the copy's.
+///
+/// # Safety
+/// `info` must be a valid create info with `stageCount` stages.
+unsafe fn copied_stages(
+    info: &vk::GraphicsPipelineCreateInfo,
+) -> Vec<vk::PipelineShaderStageCreateInfo<'static>> {
+    // SAFETY: per the caller; the copies live no longer than the call they are made for.
+    unsafe {
+        std::slice::from_raw_parts(info.p_stages, info.stage_count as usize)
+            .iter()
+            .map(|s| {
+                std::mem::transmute::<
+                    vk::PipelineShaderStageCreateInfo<'_>,
+                    vk::PipelineShaderStageCreateInfo<'static>,
+                >(*s)
+            })
+            .collect()
+    }
+}
+
+/// The stages of a pipeline whose fragment stage uses `module` instead (the layer's own module
+/// made from a named module's rewritten code), with what was changed.
+///
+/// # Safety
+/// `info` must be a valid create info whose stage `k` is the fragment stage.
+pub unsafe fn with_module(
+    info: &vk::GraphicsPipelineCreateInfo,
+    k: usize,
+    module: vk::ShaderModule,
+    applied: Applied,
+) -> Box<StageCopy> {
+    // SAFETY: per the caller.
+    let mut stages = unsafe { copied_stages(info) };
+    stages[k].module = module;
+    Box::new(StageCopy {
+        words: Vec::new(),
+        _chain: Vec::new(),
+        stages,
+        applied,
+        module: Some(module),
+    })
+}
+
+/// The experiment applied to the inline SPIR-V of a pipeline's fragment stage, where the stage
+/// has one, the specification makes it valid to read (the pipeline includes the fragment shader
+/// state and no pipeline binaries replace its stages) and the experiment concerns it.
+///
+/// # Safety
+/// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
+pub unsafe fn rewrite_inline(
+    active: &Active,
+    info: &vk::GraphicsPipelineCreateInfo,
+) -> Option<Box<StageCopy>> {
+    use crate::ffi::find_in_chain;
+    // SAFETY (whole function): every pointer is read only where valid usage makes it valid.
+    unsafe {
+        let k = fragment_stage(info)?;
+        let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
+        if stages[k].module != vk::ShaderModule::null() {
+            return None;
+        }
         let smci = find_in_chain(
             stages[k].p_next,
             vk::StructureType::SHADER_MODULE_CREATE_INFO,
@@ -373,19 +478,12 @@ pub unsafe fn rewrite_inline(
             );
             return None;
         };
-        let mut copy = Box::new(InlineCopy {
+        let mut copy = Box::new(StageCopy {
             words: new_words,
             _chain: Vec::new(),
-            stages: stages
-                .iter()
-                .map(|s| {
-                    std::mem::transmute::<
-                        vk::PipelineShaderStageCreateInfo<'_>,
-                        vk::PipelineShaderStageCreateInfo<'static>,
-                    >(*s)
-                })
-                .collect(),
+            stages: copied_stages(info),
             applied,
+            module: None,
         });
         let last = chain.last_mut()?;
         let sm = &mut *(last.as_mut_ptr() as *mut vk::ShaderModuleCreateInfo);
@@ -416,10 +514,7 @@ mod tests {
             p_next: &v13 as *const _ as *const std::ffi::c_void,
             ..Default::default()
         };
-        let active = Active {
-            experiment: Experiment::PixelToSample,
-            targets: Vec::new(),
-        };
+        let active = Active::new(Experiment::PixelToSample, &[]);
         // SAFETY: a valid chain built above.
         let copy = unsafe { with_feature_enabled(&active, &ci) }.expect("known structures");
         // SAFETY: the copy's chain: a Vulkan 1.3 features copy, then the interlock copy.
@@ -452,5 +547,45 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
+    }
+}
+
+#[cfg(test)]
+mod targets {
+    use super::*;
+
+    fn words() -> Vec<u32> {
+        let sh = shaders::corpus::get("pixel_interlock_ordered.frag").expect("corpus shader");
+        sh.words().to_vec()
+    }
+
+    /// A target of 16 hexadecimal digits is a stage hash (any case); anything else is a shader
+    /// module's name (exact). A module matches a hash at its creation; a name only at pipeline
+    /// creation, once the application has named the module.
+    #[test]
+    fn targets_are_hashes_or_module_names() {
+        let w = words();
+        let hash = crate::compute::stage_hash(&w, "main", None).unwrap();
+        let a = Active::new(
+            Experiment::PixelToSample,
+            &[hash.to_ascii_uppercase(), "OIT pass".into()],
+        );
+        assert_eq!(a.hashes, [hash]);
+        assert_eq!(a.names, ["OIT pass"]);
+        assert!(
+            apply(&a, &w).unwrap().is_some(),
+            "the hash matches at creation"
+        );
+        let by_name = Active::new(Experiment::PixelToSample, &["OIT pass".into()]);
+        assert!(
+            apply(&by_name, &w).unwrap().is_none(),
+            "no name at creation"
+        );
+        assert!(apply_to_named(&by_name, "OIT pass", &w).unwrap().is_some());
+        assert!(apply_to_named(&by_name, "oit pass", &w).unwrap().is_none());
+        let everything = Active::new(Experiment::PixelToSample, &[]);
+        assert!(apply(&everything, &w).unwrap().is_some());
+        let other = Active::new(Experiment::PixelToSample, &["0123456789abcdef".into()]);
+        assert!(apply(&other, &w).unwrap().is_none());
     }
 }

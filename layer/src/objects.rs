@@ -241,11 +241,11 @@ pub(crate) unsafe extern "system" fn destroy_shader_module(
             let mut m = d.modules.lock().unwrap_or_else(|p| p.into_inner());
             m.remove(&vk::Handle::as_raw(module));
         }
-        {
-            // Its handle may be reused: the name goes with the module.
-            let mut n = d.names.lock().unwrap_or_else(|p| p.into_inner());
-            n.remove(&vk::Handle::as_raw(module));
-        }
+        // Its handle may be reused: the name goes with the module.
+        d.names
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&vk::Handle::as_raw(module));
         if let Some(next) = d.next.destroy_shader_module {
             // SAFETY: the application's arguments, unchanged.
             unsafe { next(device, module, p_allocator) };
@@ -271,9 +271,9 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
             let Some(next) = d.next.create_graphics_pipelines else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // The device's interlock experiment, if any: inline fragment SPIR-V goes down
-            // rewritten, in copies of the create infos.
-            let inline: Vec<Option<Box<crate::experiment::InlineCopy>>> = match &d.experiment {
+            // The device's interlock experiment, if any: inline fragment SPIR-V, and modules the
+            // experiment targets by name, go down rewritten, in copies of the create infos.
+            let inline: Vec<Option<Box<crate::experiment::StageCopy>>> = match &d.experiment {
                 Some(active) if create_info_count > 0 && !p_create_infos.is_null() => {
                     guarded(&d.health, "experiment", || {
                         // SAFETY: pCreateInfos holds createInfoCount valid create infos.
@@ -282,8 +282,13 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
                         };
                         infos
                             .iter()
-                            // SAFETY: a valid create info.
-                            .map(|i| unsafe { crate::experiment::rewrite_inline(active, i) })
+                            .map(|i| {
+                                // SAFETY: a valid create info of this device.
+                                unsafe {
+                                    crate::experiment::rewrite_inline(active, i)
+                                        .or_else(|| named_module_copy(&d, active, device, i))
+                                }
+                            })
                             .collect()
                     })
                     .unwrap_or_default()
@@ -357,9 +362,112 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
                     process_pipeline(&d, vk::Handle::as_raw(*p), cap, applied);
                 }
             });
+            // The layer's own modules have served their pipelines.
+            for m in inline.iter().flatten().filter_map(|c| c.module) {
+                forget_module(&d, vk::Handle::as_raw(m));
+                if let Some(destroy) = d.next.destroy_shader_module {
+                    // SAFETY: the layer's own module; the pipelines made from it are created.
+                    unsafe { destroy(device, m, std::ptr::null()) };
+                }
+            }
             result
         },
     )
+}
+
+/// A module leaves the layer's maps: its handle may be reused.
+fn forget_module(d: &DeviceData, module: u64) {
+    d.modules
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&module);
+    d.names
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&module);
+}
+
+/// A pipeline's stages with its fragment module replaced by one the layer creates from the
+/// module's rewritten code, where the application named that module and the experiment targets
+/// the name (names are given after a module is created, so this happens at pipeline creation).
+/// The layer's module is known under the application's name and its experiment, and destroyed
+/// once the pipeline is created.
+///
+/// # Safety
+/// `info` must be the application's valid create info for `device`.
+unsafe fn named_module_copy(
+    d: &DeviceData,
+    active: &crate::experiment::Active,
+    device: vk::Device,
+    info: &vk::GraphicsPipelineCreateInfo,
+) -> Option<Box<crate::experiment::StageCopy>> {
+    if active.names.is_empty() {
+        return None;
+    }
+    // SAFETY: per the caller.
+    let k = unsafe { crate::experiment::fragment_stage(info) }?;
+    // SAFETY: stage k exists (fragment_stage found it).
+    let module = unsafe { (*info.p_stages.add(k)).module };
+    let raw = vk::Handle::as_raw(module);
+    let name = d
+        .names
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&raw)
+        .cloned()?;
+    let entry = d
+        .modules
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&raw)
+        .cloned()?;
+    if entry.experiment.is_some() {
+        return None;
+    }
+    let (words, applied) = match crate::experiment::apply_to_named(active, &name, entry.words()) {
+        Ok(r) => r?,
+        Err(e) => {
+            log::warn!(
+                "experiment {} not applied to shader module '{name}': {e}",
+                active.experiment
+            );
+            return None;
+        }
+    };
+    let create = d.next.create_shader_module?;
+    let ci = vk::ShaderModuleCreateInfo {
+        code_size: words.len() * 4,
+        p_code: words.as_ptr(),
+        ..Default::default()
+    };
+    let mut own = vk::ShaderModule::null();
+    // SAFETY: a valid create info of rewritten SPIR-V (it passes spirv-val) on the live device.
+    let r = unsafe { create(device, &ci, std::ptr::null(), &mut own) };
+    if r != vk::Result::SUCCESS {
+        log::warn!(
+            "experiment {} not applied to shader module '{name}': the driver refused the rewritten module ({r})",
+            active.experiment
+        );
+        return None;
+    }
+    log::info!(
+        "experiment {}: shader module '{name}' (0x{raw:x}): {}",
+        applied.name,
+        applied.changes.join(", ")
+    );
+    let mut e = dispatch::ModuleEntry::new(words);
+    e.experiment = Some(applied.clone());
+    let own_raw = vk::Handle::as_raw(own);
+    d.modules
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(own_raw, Arc::new(e));
+    d.names
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(own_raw, name);
+    // SAFETY: per the caller; stage k is the fragment stage.
+    Some(unsafe { crate::experiment::with_module(info, k, own, applied) })
 }
 
 fn unknown(reason: &str) -> Arc<ModuleAnalysis> {

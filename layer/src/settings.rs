@@ -23,7 +23,7 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("report_all", "Also report pipelines whose fragment shader does not use interlock."),
     ("debug_messages", "Also send the layer's findings to the application's VK_EXT_debug_utils messengers (message id POPS-<code>), once per object."),
     ("experiment", "Interlock experiment applied to interlocked fragment shaders before they reach the driver: pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered or no-interlock. Empty: none."),
-    ("experiment_targets", "Comma-separated fragment stage hashes (as pops inspect prints them) the experiment applies to. Empty: every interlocked fragment shader."),
+    ("experiment_targets", "Comma-separated targets the experiment is limited to: fragment stage hashes (as pops inspect prints them) or the application's names of shader modules (VK_EXT_debug_utils, given before the pipeline is created). Empty: every interlocked fragment shader."),
     ("timing", "Measure the GPU time of interlocked draws with the layer's own timestamp queries: timing lines per frame (or submission) and per interlocked pipeline or shader object in the report."),
 ];
 
@@ -223,7 +223,7 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
             "experiment_targets" => {
                 s.experiment_targets = value
                     .split(',')
-                    .map(|t| t.trim().to_ascii_lowercase())
+                    .map(|t| t.trim().to_string())
                     .filter(|t| !t.is_empty())
                     .collect();
                 true

@@ -1483,11 +1483,67 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
         run.draws
     );
     // Without the setting: the application's own pixel interlock.
-    let run = run_on_oracle(&icd, "navi31", "draws");
-    assert!(run
+    let plain = run_on_oracle(&icd, "navi31", "draws");
+    assert!(plain
         .draws
         .iter()
         .all(|r| r["interlock"] == "pixel-ordered" && r.get("experiment").is_none()));
+    // Limited by targets: the stage hash (in any case), or the application's name of the
+    // fragment module ("oit.frag", given after the module's creation and before the
+    // pipeline's): RADV then programs at the 8-sample draw the DB_SHADER_CONTROL of the
+    // experiment run on every shader, not the application's; another name changes nothing.
+    let all = run_on_oracle_with(
+        &icd,
+        "navi31",
+        "draws",
+        &[("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample")],
+    );
+    let dsc = |r: &OracleRun| r.at[3].get(&0x2880C).copied().unwrap_or(0);
+    assert_ne!(
+        dsc(&all),
+        dsc(&plain),
+        "8 samples: sample and pixel interlock differ"
+    );
+    let hash = plain.draws[0]["stage_hash"]
+        .as_str()
+        .unwrap()
+        .to_ascii_uppercase();
+    for target in [hash.as_str(), "oit.frag"] {
+        let run = run_on_oracle_with(
+            &icd,
+            "navi31",
+            "draws",
+            &[
+                ("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample"),
+                ("VK_POPS_INTERLOCK_EXPERIMENT_TARGETS", target),
+            ],
+        );
+        assert!(
+            run.draws.iter().all(|r| r["interlock"] == "sample-ordered"
+                && r["experiment"]["name"] == "pixel-to-sample"
+                && r["module_name"] == "oit.frag"),
+            "{target}: {:?}",
+            run.draws
+        );
+        assert_eq!(dsc(&run), dsc(&all), "{target}");
+    }
+    let other = run_on_oracle_with(
+        &icd,
+        "navi31",
+        "draws",
+        &[
+            ("VK_POPS_INTERLOCK_EXPERIMENT", "pixel-to-sample"),
+            (
+                "VK_POPS_INTERLOCK_EXPERIMENT_TARGETS",
+                "other.frag,0123456789abcdef",
+            ),
+        ],
+    );
+    assert!(other
+        .draws
+        .iter()
+        .all(|r| r["interlock"] == "pixel-ordered" && r.get("experiment").is_none()));
+    assert_eq!(dsc(&other), dsc(&plain));
 }
 
 /// The `pixel-to-sample` experiment on shader objects: the SPIR-V fragment shader object goes
