@@ -4,14 +4,16 @@
 # from the repository root with .gl/ and .h100/ carried (scripts/oit-nvpro-device-run.sh says
 # what .h100/ holds). APPS: nvpro (vk_order_independent_transparency, interlock algorithm, one
 # test sequence of NV_FRAMES frames per anti-aliasing mode) and/or oit (pops-oit, its
-# pixel-ordered interlock with FRAMES frames). Writes $OUT/<app>_<aa>_<experiment>.txt (what
-# pops compare printed) and keeps the reports under $OUT/reports/.
+# pixel-ordered interlock with FRAMES frames). Writes $OUT/compare.txt (each comparison's table,
+# as pops compare printed it), $OUT/compare.log (everything else the runs printed) and
+# $OUT/reports.tar.gz (every run's report).
 set -u
 root=$PWD
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 h=$root/.h100
+rm -rf /tmp/reports /tmp/img
 experiments=${EXPERIMENTS:-pixel-to-sample ordered-to-unordered no-interlock}
 runs=${RUNS:-3}
 for app in ${APPS:-nvpro oit}; do
@@ -22,23 +24,29 @@ for app in ${APPS:-nvpro oit}; do
   for aa in $aas; do
     for exp in $experiments; do
       name=${app}_${aa}_${exp}
-      mkdir -p "$OUT/reports/$name" "/tmp/img/$name"
+      mkdir -p "/tmp/reports/$name" "/tmp/img/$name"
       if [ "$app" = nvpro ]; then
         (cd "$h/nvpro" && rm -f ./*.png &&
           LD_LIBRARY_PATH=$h/loader OIT_SEQUENCE_FRAMES=${NV_FRAMES:-30} \
             "$h/pops" compare --experiment "$exp" --runs "$runs" --chip navi31 \
-            --reports "$OUT/reports/$name" \
+            --reports "/tmp/reports/$name" \
             --image "$h/nvpro/vk_order_independent_transparency.interlock_aa${aa}.png" -- \
             ./vk_order_independent_transparency --windowSize 1600 1024 \
             --sequencestring "SEQUENCE \"interlock_aa${aa}\""$'\n'"--algorithm 5 --aaType $aa") \
-          >"$OUT/$name.txt" 2>"$OUT/$name.log"
+          >"/tmp/$name.txt" 2>"/tmp/$name.log"
       else
         "$h/pops" compare --experiment "$exp" --runs "$runs" --chip navi31 \
-          --reports "$OUT/reports/$name" --image "/tmp/img/$name/out.png" -- \
+          --reports "/tmp/reports/$name" --image "/tmp/img/$name/out.png" -- \
           "$h/pops-oit" --algorithm interlock-pixel-ordered --aa "$aa" --frames "${FRAMES:-30}" \
-          --output "/tmp/img/$name/out.png" >"$OUT/$name.txt" 2>"$OUT/$name.log"
+          --output "/tmp/img/$name/out.png" >"/tmp/$name.txt" 2>"/tmp/$name.log"
       fi
-      echo "rc=$?" >>"$OUT/$name.txt"
+      rc=$?
+      {
+        echo "===== $name (rc=$rc)"
+        sed -n '/^pops compare: /,$p' "/tmp/$name.txt"
+      } >>"$OUT/compare.txt"
+      { echo "===== $name"; cat "/tmp/$name.txt" "/tmp/$name.log"; } >>"$OUT/compare.log"
     done
   done
 done
+tar -C /tmp -czf "$OUT/reports.tar.gz" reports

@@ -576,7 +576,11 @@ pub fn process_pipeline(
         Kind::Pipeline
     };
     let entry = compute::fragment_entry(&frag.analysis, &frag.entry);
-    if kind == Kind::Pipeline && entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+    // Objects whose interlock an experiment removed are followed too: their draws are the
+    // application's interlocked work, timed and compared as such.
+    if kind == Kind::Pipeline
+        && (entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || frag.experiment.is_some())
+    {
         d.add_bindable(crate::draws::Bindable {
             handle,
             seq: 0,
@@ -747,7 +751,7 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
                 };
                 let analysis = Arc::new(analysis);
                 let entry = compute::fragment_entry(&analysis, &entry_name);
-                if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) {
+                if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || experiment.is_some() {
                     // A shader object's state is all set at draw time.
                     d.add_bindable(crate::draws::Bindable {
                         handle: vk::Handle::as_raw(*s),

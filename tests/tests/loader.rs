@@ -1460,6 +1460,11 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
         created[0]["experiment"]["changes"],
         serde_json::json!(["pixel-ordered -> none"])
     );
+    // Its draws are still followed (timed and compared as the application's interlocked
+    // work), each record saying what was removed.
+    assert_eq!(run.draws.len(), 3, "{:?}", run.draws);
+    assert!(run.draws.iter().all(|r| r["interlock"] == "none"
+        && r["experiment"]["changes"] == serde_json::json!(["pixel-ordered -> none"])));
     // DB_SHADER_CONTROL (0x2880C on GFX11): PRIMITIVE_ORDERED_PIXEL_SHADER (bit 16) clear.
     assert_eq!(run.at.len(), 4, "RADV recorded the four draws");
     assert!(run
