@@ -283,6 +283,28 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
             "{name}: {timing:?}"
         );
     }
+    // A program that fails (as one checking its own output may under an experiment): the runs
+    // still count and the statuses are reported.
+    let failing = Command::new(&pops)
+        .args([
+            "compare",
+            "--experiment",
+            "no-interlock",
+            "--runs",
+            "1",
+            "--reports",
+        ])
+        .arg(dir.join("r-false"))
+        .args(["--", "false"])
+        .env("VK_DRIVER_FILES", LAVAPIPE)
+        .output()
+        .expect("pops runs");
+    assert!(failing.status.success(), "{}", text(&failing));
+    assert!(
+        text(&failing).contains("Exit status: 1 of 1 run(s) failed without the experiment (1), 1 of 1 with no-interlock (1)"),
+        "{}",
+        text(&failing)
+    );
     let bad = Command::new(&pops)
         .args(["compare", "--experiment", "faster", "--", "true"])
         .output()
