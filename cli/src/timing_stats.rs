@@ -11,6 +11,8 @@ pub struct RunTiming {
     /// Per object (by [`pops_report::TimedObject::key`]): GPU time of its ranges (ns) and its
     /// interlock mode, with the experiment's change where one was applied.
     pub objects: BTreeMap<String, (u64, String)>,
+    /// Ranges of the object lines (the device's whole life).
+    pub object_ranges: u64,
     /// Per frame (or, without presents, per submission that drew with interlock), in order:
     /// GPU time of interlocked work (ns).
     pub frames: Vec<u64>,
@@ -51,6 +53,7 @@ impl RunTiming {
             r.unmeasured += l.unmeasured;
         }
         for l in lines.iter().filter(|l| l.scope == TimingScope::Object) {
+            r.object_ranges += l.ranges;
             for o in &l.objects {
                 let mode = match &o.experiment {
                     Some(e) => format!("{} ({})", o.interlock, e.changes.join(", ")),
@@ -124,7 +127,7 @@ pub fn render(lines: &[Timing], who: &str) -> String {
         o,
         "{who}: GPU time of interlocked work (timing): {:.3} ms in {} range(s){}, over {} {units}",
         ms(r.interlocked()),
-        r.ranges,
+        r.object_ranges,
         if r.unmeasured > 0 {
             format!(", {} more not timed", r.unmeasured)
         } else {
@@ -331,7 +334,7 @@ mod tests {
         assert_eq!(r.interlocked(), 4_000_000);
         let text = render(&lines, "pops run");
         assert!(
-            text.contains("4.000 ms in 2 range(s), over 2 frame(s)"),
+            text.contains("4.000 ms in 1 range(s), over 2 frame(s)"),
             "{text}"
         );
         assert!(text.contains("interlocked 1.000 / 2.000 / 3.000"), "{text}");

@@ -56,3 +56,31 @@ fn a_missing_or_empty_report_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds no records"));
 }
+
+/// Timing lines (the layer's `timing` setting) from the H100: the GPU time of the interlocked
+/// work per submission and per pipeline, with the experiment's change (docs/experiments.md).
+#[test]
+fn summarises_timing_lines_from_another_machine() {
+    let report = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/experiments-h100/timing-nvpro-msaa8-pixel-to-sample.jsonl"
+    );
+    let out = pops(&["report", report]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("not JSON objects"), "{text}");
+    assert!(
+        text.contains("GPU time of interlocked work (timing): 648.063 ms in 30 range(s), over 3 submission(s) with interlocked work"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.contains("InterlockColor")
+            && l.contains("sample-ordered (pixel-ordered -> sample-ordered)")
+            && l.contains("648.063 ms")),
+        "{text}"
+    );
+}

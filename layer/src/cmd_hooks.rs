@@ -917,8 +917,11 @@ pub(crate) unsafe extern "system" fn create_command_pool(
             if !info.is_null() && !out.is_null() {
                 let _ = guarded(&d.health, "vkCreateCommandPool", || {
                     // SAFETY: success: a valid create info and the new pool.
-                    let (family, pool) = unsafe { ((*info).queue_family_index, *out) };
-                    t.pool_created(vk::Handle::as_raw(pool), family);
+                    let (i, pool) = unsafe { (&*info, *out) };
+                    // Queries may not be used in protected command buffers.
+                    if !i.flags.contains(vk::CommandPoolCreateFlags::PROTECTED) {
+                        t.pool_created(vk::Handle::as_raw(pool), i.queue_family_index);
+                    }
                 });
             }
         }

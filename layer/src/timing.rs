@@ -1,7 +1,7 @@
 //! GPU time of interlocked work (the `timing` setting), measured with timestamp queries the
 //! layer records itself into the application's command buffers.
 //!
-//! Each primary command buffer of a graphics queue family gets a slice of the device's query
+//! Each primary command buffer of a graphics queue family (not of a protected pool) gets a slice of the device's query
 //! pools at vkBeginCommandBuffer: the slice is reset there (outside any render pass instance, as
 //! vkCmdResetQueryPool requires) and a timestamp marks the buffer's start. A *range* opens at the
 //! first draw with an interlocked fragment stage bound and closes when the bound interlocked
