@@ -370,6 +370,7 @@ mod tests {
             ("hooks.rs", include_str!("hooks.rs")),
             ("objects.rs", include_str!("objects.rs")),
             ("cmd_hooks.rs", include_str!("cmd_hooks.rs")),
+            ("queue_hooks.rs", include_str!("queue_hooks.rs")),
             ("draw_path.rs", include_str!("draw_path.rs")),
             ("lib.rs", include_str!("lib.rs")),
         ];
