@@ -13,8 +13,8 @@
 //! At each submission the command buffers' recordings are kept with the submission; their
 //! results are read without waiting (`VK_QUERY_RESULT_WITH_AVAILABILITY_BIT`) at later
 //! submissions and presents, and at vkDestroyDevice, when the application has waited for all
-//! of its work. A frame is the submissions between two presents; a device that has not
-//! presented reports each submission on its own. Timing lines (`kind: timing`) go to the
+//! of its work. A frame is the submissions between two presents (frame 0: everything up to the
+//! first); a device that does not present reports each submission on its own ([`Totals`]). Timing lines (`kind: timing`) go to the
 //! report: one per frame or submission, and one per interlocked object at the end.
 //!
 //! Not timed, and counted as `unmeasured`: draws recorded in secondary command buffers (a
@@ -420,17 +420,28 @@ pub struct Pending {
     pub buffers: Vec<Arc<Recorded>>,
 }
 
+/// Submissions a device makes without presenting before it is taken for one that does not
+/// present: from then on its submissions are reported on their own, as they are read.
+pub const HEADLESS_AFTER: u64 = 256;
+
 /// The device's units: which are complete, in order. Pure.
+///
+/// Frame n is the submissions after the n-th present up to the next one; frame 0 is everything
+/// up to the first present. Until that present (or until [`HEADLESS_AFTER`] submissions without
+/// one) the device's submissions are held as their own units; the first present merges them
+/// into frame 0, and a device that never presents reports them one by one.
 #[derive(Debug, Default)]
 pub struct Totals {
     /// Presents so far: the open frame's number.
     pub frame: u64,
     pub presented: bool,
+    /// The device made [`HEADLESS_AFTER`] submissions before presenting.
+    pub headless: bool,
     pub submissions: u64,
     /// Units with results, and how many of their submissions are still unread.
     units: BTreeMap<(u8, u64), (Unit, usize)>,
     pub total: Unit,
-    /// Submissions dropped unread (resubmitted while still pending).
+    /// Submissions dropped unread (resubmitted while still pending, or never available).
     pub dropped: u64,
 }
 
@@ -442,6 +453,15 @@ impl Totals {
         }
     }
 
+    /// Where a submission's results go now: a submission made before the first present
+    /// belongs to frame 0 once that present came.
+    fn resolve(&self, u: UnitId) -> UnitId {
+        match u {
+            UnitId::Submission(_) if self.presented && !self.headless => UnitId::Frame(0),
+            u => u,
+        }
+    }
+
     /// A submission is made: the unit it belongs to.
     pub fn submitted(&mut self) -> UnitId {
         let id = if self.presented {
@@ -450,13 +470,17 @@ impl Totals {
             UnitId::Submission(self.submissions)
         };
         self.submissions += 1;
+        if !self.presented && self.submissions >= HEADLESS_AFTER {
+            self.headless = true;
+        }
         self.units.entry(Self::key(id)).or_default().1 += 1;
         id
     }
 
     /// A submission's results (`None`: dropped unread).
     pub fn read(&mut self, unit: UnitId, results: Option<&[(Arc<Recorded>, Measured)]>) {
-        let e = self.units.entry(Self::key(unit)).or_default();
+        let key = Self::key(self.resolve(unit));
+        let e = self.units.entry(key).or_default();
         e.1 = e.1.saturating_sub(1);
         match results {
             Some(rs) => {
@@ -468,12 +492,24 @@ impl Totals {
         }
     }
 
-    /// A present: the open frame closes.
+    /// A present: the open frame closes (the first one holds every submission before it).
     pub fn present(&mut self) {
-        if self.presented {
-            self.frame += 1;
+        if !self.presented {
+            self.presented = true;
+            if !self.headless {
+                let held: Vec<(u8, u64)> =
+                    self.units.keys().filter(|k| k.0 == 1).copied().collect();
+                let mut frame0 = self.units.remove(&(0, 0)).unwrap_or_default();
+                for k in held {
+                    if let Some((u, unread)) = self.units.remove(&k) {
+                        frame0.0.merge(&u);
+                        frame0.1 += unread;
+                    }
+                }
+                self.units.insert((0, 0), frame0);
+            }
         }
-        self.presented = true;
+        self.frame += 1;
     }
 
     /// Units complete now (every submission read, and a frame closed by a present), in order;
@@ -483,7 +519,8 @@ impl Totals {
             .units
             .iter()
             .filter(|((kind, n), (_, unread))| {
-                all || (*unread == 0 && (*kind == 1 || *n < self.frame))
+                all || (*unread == 0
+                    && ((*kind == 1 && self.headless) || (*kind == 0 && *n < self.frame)))
             })
             .map(|(k, _)| *k)
             .collect();
@@ -734,14 +771,15 @@ impl Timing {
         let mut read = Vec::new();
         for p in pending {
             match self.results(&p) {
-                Some(rs) => read.push((p.unit, rs)),
-                None if all => read.push((p.unit, Vec::new())),
+                Some(rs) => read.push((p.unit, Some(rs))),
+                // At the device's end, results that never became available are dropped.
+                None if all => read.push((p.unit, None)),
                 None => unread.push_back(p),
             }
         }
         let mut st = self.state();
         for (unit, rs) in &read {
-            st.totals.read(*unit, Some(rs));
+            st.totals.read(*unit, rs.as_deref());
         }
         unread.extend(st.pending.drain(..));
         st.pending = unread;
@@ -991,41 +1029,73 @@ mod tests {
         assert!(measure(&done, |q| (q.index != 2).then_some(1), 64).is_none());
     }
 
-    /// Frames close at presents; before the first present each submission is its own unit; a
-    /// unit is complete only when every submission of it is read.
+    /// Frames close at presents, frame 0 holding every submission before the first present; a
+    /// unit is complete only when every submission of it is read and its frame closed.
     #[test]
-    fn units_are_frames_between_presents_or_submissions() {
+    fn frames_are_the_submissions_between_presents() {
         let mut t = Totals::default();
         let s0 = t.submitted();
-        assert_eq!(s0, UnitId::Submission(0));
-        t.present();
-        let f0a = t.submitted();
-        let f0b = t.submitted();
-        assert_eq!((f0a, f0b), (UnitId::Frame(0), UnitId::Frame(0)));
+        let s1 = t.submitted();
+        assert_eq!((s0, s1), (UnitId::Submission(0), UnitId::Submission(1)));
         t.read(s0, Some(&[]));
-        t.read(f0a, Some(&[]));
-        let done: Vec<_> = t
-            .complete(false)
-            .into_iter()
-            .map(|(s, i, _)| (s, i))
-            .collect();
-        assert_eq!(done, [(TimingScope::Submission, 0)]);
-        t.read(f0b, Some(&[]));
-        assert!(t.complete(false).is_empty(), "frame 0 is still open");
+        assert!(
+            t.complete(false).is_empty(),
+            "held until a present or the end"
+        );
         t.present();
+        let f1 = t.submitted();
+        assert_eq!(f1, UnitId::Frame(1));
+        assert!(t.complete(false).is_empty(), "s1 of frame 0 is unread");
+        t.read(s1, Some(&[]));
         let done: Vec<_> = t
             .complete(false)
             .into_iter()
             .map(|(s, i, _)| (s, i))
             .collect();
         assert_eq!(done, [(TimingScope::Frame, 0)]);
-        let f1 = t.submitted();
-        assert_eq!(f1, UnitId::Frame(1));
+        t.read(f1, Some(&[]));
+        assert!(t.complete(false).is_empty(), "frame 1 is still open");
+        t.present();
+        let done: Vec<_> = t
+            .complete(false)
+            .into_iter()
+            .map(|(s, i, _)| (s, i))
+            .collect();
+        assert_eq!(done, [(TimingScope::Frame, 1)]);
+        let f2 = t.submitted();
+        assert_eq!(f2, UnitId::Frame(2));
         assert_eq!(
             t.complete(true).len(),
             1,
             "the device's end completes the rest"
         );
+    }
+
+    /// A device that does not present reports each submission on its own once it is taken for
+    /// one (HEADLESS_AFTER submissions), as soon as it is read; before that, at its end.
+    #[test]
+    fn a_device_without_presents_reports_submissions() {
+        let mut t = Totals::default();
+        let first = t.submitted();
+        t.read(first, Some(&[]));
+        assert!(t.complete(false).is_empty());
+        let ids: Vec<UnitId> = (1..HEADLESS_AFTER).map(|_| t.submitted()).collect();
+        assert!(t.headless);
+        let done = t.complete(false);
+        assert_eq!(done.len(), 1);
+        assert_eq!((done[0].0, done[0].1), (TimingScope::Submission, 0));
+        t.read(ids[0], Some(&[]));
+        let done: Vec<_> = t
+            .complete(false)
+            .into_iter()
+            .map(|(s, i, _)| (s, i))
+            .collect();
+        assert_eq!(done, [(TimingScope::Submission, 1)]);
+        let mut end = Totals::default();
+        let s = end.submitted();
+        end.read(s, Some(&[]));
+        let done = end.complete(true);
+        assert_eq!((done[0].0, done[0].1), (TimingScope::Submission, 0));
     }
 
     /// A unit's line: nanoseconds from ticks and the period, each object's share.

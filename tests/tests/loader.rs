@@ -1920,3 +1920,47 @@ fn timing_timestamps_bracket_the_interlocked_draws_radv_records() {
         assert_eq!(fields(&timed.draws), fields(&plain.draws), "{family}");
     }
 }
+
+/// The timing's frames on lavapipe, presenting to a headless surface: an upload, then three
+/// frames of one submission and a present each. Frame 0 holds every submission before the
+/// first present (two command buffers), frames 1 and 2 one each, all with lavapipe's GPU time;
+/// without the setting the layer does not see the presents and writes no timing line.
+#[test]
+fn timing_frames_are_the_submissions_between_presents_on_lavapipe() {
+    if !have_icd(LVP_ICD) {
+        return;
+    }
+    let dir = temp_dir("present");
+    let report = dir.join("report.jsonl");
+    let out = Scenario::new(BIN, "present", LVP_ICD)
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &report)
+        .env("VK_POPS_INTERLOCK_TIMING", "1")
+        .run();
+    if !check_ok(&out, "present on lavapipe") {
+        return;
+    }
+    assert_eq!(json_lines(&out.stdout)[0]["submissions"], 4);
+    let lines = read_report(&report);
+    let frames: Vec<(u64, u64)> = lines
+        .iter()
+        .filter(|l| l["kind"] == "timing")
+        .map(|l| {
+            assert_eq!(l["scope"], "frame", "{l}");
+            (l["index"].as_u64().unwrap(), l["gpu_ns"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        frames.iter().map(|f| f.0).collect::<Vec<_>>(),
+        [0, 1, 2],
+        "{lines:?}"
+    );
+    assert!(frames.iter().all(|f| f.1 > 0), "{frames:?}");
+    let plain = dir.join("plain.jsonl");
+    let out = Scenario::new(BIN, "present", LVP_ICD)
+        .with_layers(&[LAYER])
+        .env("VK_POPS_INTERLOCK_REPORT", &plain)
+        .run();
+    assert!(check_ok(&out, "present on lavapipe without timing"));
+    assert!(read_report(&plain).iter().all(|l| l["kind"] != "timing"));
+}

@@ -20,6 +20,7 @@ mod malformed;
 mod messenger;
 mod pipelines;
 mod poison;
+mod present;
 mod render;
 mod threads;
 mod two;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         "two" => two::scenario_two(),
         "exit-live" => exit_live::scenario_exit_with_live_device(),
         "render" => render::scenario_render(),
+        "present" => present::scenario_present(),
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
         other => Err(format!("unknown scenario '{other}'")),
