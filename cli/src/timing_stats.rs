@@ -270,7 +270,7 @@ pub fn render_compare(experiment: &str, base: &Side, exp: &Side) -> String {
     if untimed > 0 {
         let _ = writeln!(
             o,
-            "  ({untimed} interlocked range(s) could not be timed: secondary command buffers, multiview, or queries used up)"
+            "  ({untimed} interlocked range(s) could not be timed: multiview, or queries used up)"
         );
     }
     o

@@ -143,7 +143,7 @@ fn count_slow(d: &DeviceData, cb: vk::CommandBuffer) {
         // With the timing setting: the draw opens a timed range unless one is open for the
         // same object (a change of object closes it, crate::cmd_hooks).
         if let (Some(t), Some(b)) = (&d.timing, drawn) {
-            t.with(cb, |r, out| r.draw(&b, out));
+            t.draw(cb, &b);
         }
     });
 }

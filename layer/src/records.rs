@@ -237,11 +237,12 @@ pub(crate) fn write_timing(
     if let Some((total, dropped)) = end {
         let all = describe.line(pops_report::TimingScope::Object, None, total);
         log::info!(
-            "device '{}': interlocked draws took {:.3} ms of GPU time in {} timed range(s), {} not timed; {} submission(s) not read (resubmitted before their timestamps were read, or never available)",
+            "device '{}': interlocked draws took {:.3} ms of GPU time in {} timed range(s), {} not timed; {} draw state(s) in command buffers the layer does not time (secondary, protected or without timestamps); {} submission(s) not read (resubmitted before their timestamps were read, or never available)",
             d.device_name,
             all.interlocked_ns as f64 / 1e6,
             all.ranges,
             all.unmeasured,
+            t.untimed.load(std::sync::atomic::Ordering::Relaxed),
             dropped
         );
         lines.extend(describe.object_lines(total));

@@ -17,10 +17,11 @@
 //! first); a device that does not present reports each submission on its own ([`Totals`]). Timing lines (`kind: timing`) go to the
 //! report: one per frame or submission, and one per interlocked object at the end.
 //!
-//! Not timed, and counted as `unmeasured`: draws recorded in secondary command buffers (a
-//! secondary continuing a render pass may not reset queries), in multiview render pass
-//! instances (a timestamp there writes one query per view), and ranges past a command buffer's
-//! queries inside one render pass instance (more are reset before each instance begins).
+//! Not timed, and counted as `unmeasured`: draws in multiview render pass instances (a
+//! timestamp there writes one query per view), and ranges past a command buffer's queries inside
+//! one render pass instance (more are reset before each instance begins). Draws in command
+//! buffers that are not timed at all — secondaries (a secondary continuing a render pass may not
+//! reset queries), protected ones — are counted in [`Timing::untimed`].
 //!
 //! The bookkeeping ([`Recording`], [`measure`], [`Totals`]) is pure; the hooks call down
 //! outside the lock with the commands it asks for.
@@ -573,6 +574,9 @@ pub struct Timing {
     families: Vec<bool>,
     free: Arc<Mutex<Vec<(vk::QueryPool, u32)>>>,
     state: Mutex<State>,
+    /// Interlocked draw states recorded in command buffers the layer does not time (secondary
+    /// command buffers, those of protected pools or of queue families without timestamps).
+    pub untimed: std::sync::atomic::AtomicU64,
 }
 
 impl Timing {
@@ -607,6 +611,7 @@ impl Timing {
             families: timed,
             free: Default::default(),
             state: Default::default(),
+            untimed: Default::default(),
         })
     }
 
@@ -745,6 +750,20 @@ impl Timing {
         let mut out = Vec::new();
         if let Some(r) = self.state().recording.get_mut(&vk::Handle::as_raw(cb)) {
             f(r, &mut out);
+        }
+        self.run(cb, &out);
+    }
+
+    /// A draw with `object` bound, after a change of state: opens a range where none is open
+    /// for it; counted apart in a command buffer the layer does not time.
+    pub fn draw(&self, cb: vk::CommandBuffer, object: &Arc<Bindable>) {
+        let mut out = Vec::new();
+        match self.state().recording.get_mut(&vk::Handle::as_raw(cb)) {
+            Some(r) => r.draw(object, &mut out),
+            None => {
+                self.untimed
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         self.run(cb, &out);
     }

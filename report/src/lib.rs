@@ -195,9 +195,8 @@ pub struct Timing {
     pub interlocked_ns: u64,
     /// How many such ranges were timed.
     pub ranges: u64,
-    /// Ranges that drew with interlock but could not be timed (secondary command buffers,
-    /// multiview render pass instances, a command buffer's queries used up inside a render pass
-    /// instance).
+    /// Ranges that drew with interlock but could not be timed (multiview render pass instances,
+    /// a command buffer's queries used up inside a render pass instance).
     pub unmeasured: u64,
     /// The interlocked objects drawn with, each with its share.
     pub objects: Vec<TimedObject>,
