@@ -8,10 +8,7 @@
 # as pops compare printed it), $OUT/compare.log (everything else the runs printed) and
 # $OUT/reports.tar.gz (every run's report).
 set -u
-root=$PWD
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. scripts/h100-env.sh
 h=$root/.h100
 rm -rf /tmp/reports /tmp/img
 experiments=${EXPERIMENTS:-pixel-to-sample ordered-to-unordered no-interlock}

@@ -7,10 +7,7 @@
 # matrix per experiment: PASS/FAIL against the CPU reference and GPU frame times), $OUT/nvpro.txt
 # (whole-run times), the reports, and $OUT/images.txt (md5 of every PNG).
 set -u
-root=$PWD
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. scripts/h100-env.sh
 h=$root/.h100
 experiments=${EXPERIMENTS:-none pixel-to-sample ordered-to-unordered no-interlock}
 setting() { [ "$1" = none ] && echo "" || echo "$1"; }

@@ -11,10 +11,7 @@
 # one PNG per sequence. Writes $OUT/<run>.log, $OUT/report_<k>.jsonl, $OUT/images.txt (md5 of
 # every PNG) and $OUT/wall.txt.
 set -u
-root=$PWD
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. scripts/h100-env.sh
 export OIT_SEQUENCE_FRAMES=${OIT_SEQUENCE_FRAMES:-30}
 export LD_LIBRARY_PATH=$root/.h100/loader
 sequences=${SEQUENCES:-6}

@@ -10,19 +10,24 @@ fn pops(args: &[&str]) -> std::process::Output {
         .expect("run pops")
 }
 
-#[test]
-fn summarises_a_report_from_another_machine() {
-    let report = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/oit-nvpro-h100/report-excerpt.jsonl"
-    );
-    let out = pops(&["report", report]);
+/// What `pops report FILE` printed, after checking that it succeeded.
+fn report(file: &str) -> String {
+    let out = pops(&["report", file]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn summarises_a_report_from_another_machine() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/oit-nvpro-h100/report-excerpt.jsonl"
+    );
+    let text = report(file);
     assert!(
         text.contains("3 pipeline(s) reported, 3 with fragment shader interlock; 3 draw(s)"),
         "{text}"
@@ -61,17 +66,11 @@ fn a_missing_or_empty_report_is_refused_by_name() {
 /// work per submission and per pipeline, with the experiment's change (docs/experiments.md).
 #[test]
 fn summarises_timing_lines_from_another_machine() {
-    let report = concat!(
+    let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../docs/experiments-h100/timing-nvpro-msaa8-pixel-to-sample.jsonl"
     );
-    let out = pops(&["report", report]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = report(file);
     assert!(!text.contains("not JSON objects"), "{text}");
     assert!(
         text.contains("GPU time of interlocked work (timing): 648.063 ms in 30 range(s), over 3 submission(s) with interlocked work"),

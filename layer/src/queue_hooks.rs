@@ -60,20 +60,35 @@ pub(crate) unsafe extern "system" fn queue_submit(
     })
 }
 
-/// The command buffers of `vkQueueSubmit2` infos.
+/// vkQueueSubmit2 and vkQueueSubmit2KHR, with the next layer's function `pick` gives.
 ///
 /// # Safety
-/// `submits` must hold `n` valid `VkSubmitInfo2`.
-unsafe fn buffers2(n: u32, submits: *const vk::SubmitInfo2) -> Vec<u64> {
+/// The command's valid usage: a queue of a device created through this layer, `submits` holding
+/// `n` valid `VkSubmitInfo2`.
+unsafe fn submit2(
+    queue: vk::Queue,
+    n: u32,
+    submits: *const vk::SubmitInfo2,
+    fence: vk::Fence,
+    pick: impl Fn(&DeviceData) -> Option<vk::PFN_vkQueueSubmit2>,
+) -> vk::Result {
+    let Some(d) = device_of(queue) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = pick(&d) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
     // SAFETY: per the caller; each info holds commandBufferInfoCount buffer infos.
-    unsafe { crate::capture::slice(submits, n) }
+    let cbs: Vec<u64> = unsafe { crate::capture::slice(submits, n) }
         .iter()
         .flat_map(|s| {
             // SAFETY: as above.
             unsafe { crate::capture::slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
         })
         .map(|c| vk::Handle::as_raw(c.command_buffer))
-        .collect()
+        .collect();
+    // SAFETY: the application's arguments, unchanged.
+    submit(&d, &cbs, || unsafe { next(queue, n, submits, fence) })
 }
 
 pub(crate) unsafe extern "system" fn queue_submit2(
@@ -83,16 +98,8 @@ pub(crate) unsafe extern "system" fn queue_submit2(
     fence: vk::Fence,
 ) -> vk::Result {
     crate::dispatch::ffi_boundary("queue_submit2", vk::Result::ERROR_UNKNOWN, || {
-        let Some(d) = device_of(queue) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let Some(next) = d.next.queue_submit2 else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: the application's valid submit infos.
-        let cbs = unsafe { buffers2(n, submits) };
-        // SAFETY: the application's arguments, unchanged.
-        submit(&d, &cbs, || unsafe { next(queue, n, submits, fence) })
+        // SAFETY: the application's arguments.
+        unsafe { submit2(queue, n, submits, fence, |d| d.next.queue_submit2) }
     })
 }
 
@@ -103,16 +110,8 @@ pub(crate) unsafe extern "system" fn queue_submit2_khr(
     fence: vk::Fence,
 ) -> vk::Result {
     crate::dispatch::ffi_boundary("queue_submit2_khr", vk::Result::ERROR_UNKNOWN, || {
-        let Some(d) = device_of(queue) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let Some(next) = d.next.queue_submit2_khr else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: the application's valid submit infos.
-        let cbs = unsafe { buffers2(n, submits) };
-        // SAFETY: the application's arguments, unchanged.
-        submit(&d, &cbs, || unsafe { next(queue, n, submits, fence) })
+        // SAFETY: the application's arguments.
+        unsafe { submit2(queue, n, submits, fence, |d| d.next.queue_submit2_khr) }
     })
 }
 

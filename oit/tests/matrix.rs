@@ -283,22 +283,26 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
             "{name}: {timing:?}"
         );
     }
+    // `pops compare --experiment no-interlock --runs 1` of a program that is not Vulkan.
+    let once = |reports: &str, program: &str| {
+        Command::new(&pops)
+            .args([
+                "compare",
+                "--experiment",
+                "no-interlock",
+                "--runs",
+                "1",
+                "--reports",
+            ])
+            .arg(dir.join(reports))
+            .args(["--", program])
+            .env("VK_DRIVER_FILES", LAVAPIPE)
+            .output()
+            .expect("pops runs")
+    };
     // A program that fails (as one checking its own output may under an experiment): the runs
     // still count and the statuses are reported.
-    let failing = Command::new(&pops)
-        .args([
-            "compare",
-            "--experiment",
-            "no-interlock",
-            "--runs",
-            "1",
-            "--reports",
-        ])
-        .arg(dir.join("r-false"))
-        .args(["--", "false"])
-        .env("VK_DRIVER_FILES", LAVAPIPE)
-        .output()
-        .expect("pops runs");
+    let failing = once("r-false", "false");
     assert!(failing.status.success(), "{}", text(&failing));
     assert!(
         text(&failing).contains("Exit status: 1 of 1 run(s) failed without the experiment (1), 1 of 1 with no-interlock (1)"),
@@ -315,20 +319,7 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
         "{}",
         text(&bad)
     );
-    let missing = Command::new(&pops)
-        .args([
-            "compare",
-            "--experiment",
-            "no-interlock",
-            "--runs",
-            "1",
-            "--reports",
-        ])
-        .arg(dir.join("r2"))
-        .args(["--", "/nonexistent/program"])
-        .env("VK_DRIVER_FILES", LAVAPIPE)
-        .output()
-        .expect("pops runs");
+    let missing = once("r2", "/nonexistent/program");
     assert!(!missing.status.success());
     assert!(
         text(&missing).contains("program '/nonexistent/program' not found"),

@@ -1888,6 +1888,14 @@ fn stamps(ib: &[u32]) -> Vec<Stamp> {
     out
 }
 
+/// [`stamps`] without the fills that are not the layer's 64-query slices (RADV's own).
+fn layer_stamps(ib: &[u32]) -> Vec<Stamp> {
+    stamps(ib)
+        .into_iter()
+        .filter(|s| !matches!(s, Stamp::Fill(n) if *n != 512))
+        .collect()
+}
+
 /// With the `timing` setting, the layer's timestamps bracket the interlocked draws in the
 /// command buffer RADV really records: the 64-query slice is reset (DMA_DATA fill of 512 bytes)
 /// before any timestamp; the GPU clock goes into its first query at the buffer's start; the
@@ -1905,12 +1913,8 @@ fn timing_timestamps_bracket_the_interlocked_draws_radv_records() {
             !stamps(&plain.ib).contains(&Fill(512)),
             "{family}: no slice without the setting"
         );
-        let got: Vec<Stamp> = stamps(&timed.ib)
-            .into_iter()
-            .filter(|s| !matches!(s, Fill(n) if *n != 512))
-            .collect();
         assert_eq!(
-            got,
+            layer_stamps(&timed.ib),
             [
                 Fill(512),
                 Clock(0),
@@ -1954,12 +1958,8 @@ fn timing_leaves_secondary_command_buffers_alone() {
         "draws-depth",
         &[("VK_POPS_INTERLOCK_TIMING", "1")],
     );
-    let got: Vec<Stamp> = stamps(&run.ib)
-        .into_iter()
-        .filter(|s| !matches!(s, Fill(n) if *n != 512))
-        .collect();
     assert_eq!(
-        got,
+        layer_stamps(&run.ib),
         [
             Fill(512),
             Clock(0),
