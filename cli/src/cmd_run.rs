@@ -581,6 +581,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
             "pops run: no pipelines reported: {program} created no pipeline through the layer \
              (not a Vulkan application, or it exited before creating one)."
         );
+        o.push_str(&crate::timing_stats::render(&s.timing, "pops run"));
         return o;
     }
     o.push_str(&render_table(s, "pops run"));
@@ -624,6 +625,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         }
     );
     if s.interlocked.is_empty() {
+        o.push_str(&crate::timing_stats::render(&s.timing, who));
         return o;
     }
     let _ = writeln!(
@@ -863,6 +865,23 @@ mod tests {
         let text = render_summary(&summarize(""), Path::new("/r"), &t, "true");
         assert!(text.contains("no pipelines reported: true created no pipeline"));
         assert!(!text.contains("NOTHING WAS RENDERED"));
+    }
+
+    /// Timing lines are read (not counted bad) and summarised even where nothing left uses
+    /// interlock (a `no-interlock` experiment).
+    #[test]
+    fn timing_lines_are_summarised_without_interlocked_rows() {
+        let text = r#"{"schema_version":1,"app":"a","device":"d","kind":"timing","scope":"submission","index":0,"gpu_ns":2000000,"interlocked_ns":1000000,"ranges":1,"unmeasured":0,"objects":[]}
+{"schema_version":1,"app":"a","device":"d","kind":"timing","scope":"object","interlocked_ns":1000000,"ranges":1,"unmeasured":0,"objects":[{"object":1,"handle":"0x1","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"none","experiment":{"name":"no-interlock","changes":["pixel-ordered -> none"]},"ns":1000000,"ranges":1}]}"#;
+        let s = summarize(text);
+        assert!(s.bad_lines.is_empty());
+        assert_eq!(s.timing.len(), 2);
+        let t = render_table(&s, "pops run");
+        assert!(
+            t.contains("1.000 ms in 1 range(s), over 1 submission(s)"),
+            "{t}"
+        );
+        assert!(t.contains("none (pixel-ordered -> none)"), "{t}");
     }
 
     #[test]
