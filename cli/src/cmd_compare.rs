@@ -31,27 +31,19 @@ pub struct Args {
     /// after every run to tell whether the experiment changed the output. Repeatable.
     #[arg(long = "image", value_name = "PATH")]
     images: Vec<PathBuf>,
-    /// Fragment stage hashes (as pops inspect prints them) the experiment is limited to,
-    /// comma-separated [default: every interlocked fragment shader].
+    /// What the experiment is limited to, comma-separated: fragment stage hashes (as pops
+    /// inspect prints them) or the application's names of shader modules [default: every
+    /// interlocked fragment shader].
     #[arg(long)]
     targets: Option<String>,
     /// AMD chip the layer models in its records (family, LLVM processor or level).
     #[arg(long)]
     chip: Option<String>,
-    /// The layer manifest (VkLayer_pops_interlock.json) or its folder, instead of searching.
-    #[arg(long)]
-    layer: Option<PathBuf>,
     /// Where the layer's reports go, one per run [default: a folder in the temp folder].
     #[arg(long)]
     reports: Option<PathBuf>,
-    /// The program and its arguments, after `--`.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        required = true,
-        value_name = "PROGRAM"
-    )]
-    command: Vec<OsString>,
+    #[command(flatten)]
+    launch: cmd_run::Launch,
 }
 
 /// The files `--image` names: a file itself, a folder's files (sorted). Missing paths are
@@ -206,13 +198,8 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         .map(Family::parse_chip_or_level)
         .transpose()
         .map_err(|e| format!("--chip: {e}"))?;
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Err(
-            "no program given: pops compare --experiment X [OPTIONS] -- PROGRAM [ARGS…]".into(),
-        );
-    };
-    let layer_dir = cmd_run::find_layer(args.layer.as_deref())?;
-    let layer_dir = std::fs::canonicalize(&layer_dir).unwrap_or(layer_dir);
+    let (program, program_args) = args.launch.program()?;
+    let layer_dir = args.launch.layer_dir()?;
     let reports = args.reports.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("pops-compare-{}", std::process::id()))
     });

@@ -29,6 +29,13 @@ pub struct Args {
     /// Where the layer writes its JSON Lines report [default: a file in the temp folder].
     #[arg(long)]
     report: Option<PathBuf>,
+    #[command(flatten)]
+    launch: Launch,
+}
+
+/// Where the layer is and what it runs: the arguments `pops run` and `pops compare` share.
+#[derive(clap::Args)]
+pub struct Launch {
     /// The layer manifest (VkLayer_pops_interlock.json) or its folder, instead of searching.
     #[arg(long)]
     layer: Option<PathBuf>,
@@ -40,6 +47,21 @@ pub struct Args {
         value_name = "PROGRAM"
     )]
     command: Vec<OsString>,
+}
+
+impl Launch {
+    /// The program and its arguments.
+    pub fn program(&self) -> Result<(&OsString, &[OsString]), String> {
+        self.command
+            .split_first()
+            .ok_or_else(|| "no program given: [OPTIONS] -- PROGRAM [ARGS…]".to_string())
+    }
+
+    /// The folder of the layer manifest, absolute.
+    pub fn layer_dir(&self) -> Result<PathBuf, String> {
+        let dir = find_layer(self.layer.as_deref())?;
+        Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
+    }
 }
 
 /// Where the program runs.
@@ -129,7 +151,7 @@ fn layer_search_dirs(exe_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The folder holding the layer manifest, or every place looked at.
-pub fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
+fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(p) = explicit {
         let (dir, file) = if p.is_dir() {
             (p.to_path_buf(), p.join(MANIFEST))
@@ -334,11 +356,8 @@ fn run_inner(args: Args) -> Result<u8, String> {
         .map(Family::parse_chip_or_level)
         .transpose()
         .map_err(|e| format!("--chip: {e}"))?;
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Err("no program given: pops run [OPTIONS] -- PROGRAM [ARGS…]".into());
-    };
-    let layer_dir = find_layer(args.layer.as_deref())?;
-    let layer_dir = std::fs::canonicalize(&layer_dir).unwrap_or(layer_dir);
+    let (program, program_args) = args.launch.program()?;
+    let layer_dir = args.launch.layer_dir()?;
 
     let report = args.report.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("pops-run-{}.jsonl", std::process::id()))
