@@ -10,7 +10,6 @@
 
 use crate::cmd_run::{self, Target};
 use crate::timing_stats::{render_compare, RunTiming, Side};
-use pm4::Family;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -192,12 +191,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             args.experiment
         )
     })?;
-    let chip = args
-        .chip
-        .as_deref()
-        .map(Family::parse_chip_or_level)
-        .transpose()
-        .map_err(|e| format!("--chip: {e}"))?;
+    let chip = cmd_run::chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
     let reports = args.reports.clone().unwrap_or_else(|| {

@@ -349,13 +349,15 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn run_inner(args: Args) -> Result<u8, String> {
-    let chip = args
-        .chip
-        .as_deref()
-        .map(Family::parse_chip_or_level)
+/// The `--chip` option as a family, or why not.
+pub fn chip_arg(chip: Option<&str>) -> Result<Option<Family>, String> {
+    chip.map(Family::parse_chip_or_level)
         .transpose()
-        .map_err(|e| format!("--chip: {e}"))?;
+        .map_err(|e| format!("--chip: {e}"))
+}
+
+fn run_inner(args: Args) -> Result<u8, String> {
+    let chip = chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
 
