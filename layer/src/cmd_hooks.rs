@@ -142,23 +142,29 @@ fn with_state(d: &DeviceData, cb: vk::CommandBuffer, what: &str, f: impl FnOnce(
 }
 
 /// Before a render pass instance begins (outside it): the timing's queries for it.
-fn timing_before_pass(d: &DeviceData, cb: vk::CommandBuffer, multiview: bool) {
+fn timing_before_pass(d: &DeviceData, cb: vk::CommandBuffer, pass: crate::timing::PassBegin) {
     if let Some(t) = &d.timing {
-        let _ = guarded(&d.health, "timing", || t.before_pass(cb, multiview));
+        let _ = guarded(&d.health, "timing", || t.before_pass(cb, pass));
     }
 }
 
-/// Before a render pass instance or subpass ends (inside it): the open range ends.
+/// Before a render pass instance or subpass ends (inside it): the open range ends; for a
+/// subpass, `next_multiview` is the next subpass's.
 fn timing_end_pass(d: &DeviceData, cb: vk::CommandBuffer, next_multiview: Option<bool>) {
     if let Some(t) = &d.timing {
         let _ = guarded(&d.health, "timing", || {
-            t.with(cb, |r, out| {
-                r.end_pass(out);
-                if let Some(mv) = next_multiview {
-                    r.begin_pass(mv);
-                }
+            t.with(cb, |r, out| match next_multiview {
+                Some(mv) => r.next_subpass(mv, out),
+                None => r.end_pass(out),
             })
         });
+    }
+}
+
+/// Before an action or synchronization command: the timing's start of the command buffer.
+fn timing_before_action(d: &DeviceData, cb: vk::CommandBuffer) {
+    if let Some(t) = &d.timing {
+        let _ = guarded(&d.health, "timing", || t.before_action(cb));
     }
 }
 
@@ -382,25 +388,34 @@ unsafe fn rendering_of(d: &DeviceData, info: *const vk::RenderingInfo) -> Option
     })
 }
 
-/// Whether dynamic rendering is multiview (a timestamp there writes one query per view).
+/// How a dynamic rendering instance begins: multiview (a timestamp there writes one query per
+/// view), resuming or suspending.
 ///
 /// # Safety
 /// `info` must be NULL or a valid `VkRenderingInfo`.
-unsafe fn rendering_multiview(info: *const vk::RenderingInfo) -> bool {
+unsafe fn rendering_pass(info: *const vk::RenderingInfo) -> crate::timing::PassBegin {
+    if info.is_null() {
+        return Default::default();
+    }
     // SAFETY: per the caller.
-    !info.is_null() && unsafe { (*info).view_mask } != 0
+    let i = unsafe { &*info };
+    crate::timing::PassBegin {
+        multiview: i.view_mask != 0,
+        resuming: i.flags.contains(vk::RenderingFlags::RESUMING),
+        suspending: i.flags.contains(vk::RenderingFlags::SUSPENDING),
+    }
 }
 
 cmd_hook_around!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo),
     // SAFETY: the application's valid rendering info.
-    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_multiview(info) }),
+    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_pass(info) }),
     |d, st| {
     // SAFETY: the application's valid rendering info.
     st.rendering = unsafe { rendering_of(d, info) };
 });
 cmd_hook_around!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo),
     // SAFETY: as above.
-    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_multiview(info) }),
+    before |d, cb| timing_before_pass(d, cb, unsafe { rendering_pass(info) }),
     |d, st| {
     // SAFETY: as above.
     st.rendering = unsafe { rendering_of(d, info) };
@@ -468,13 +483,20 @@ fn subpass_multiview(d: &DeviceData, rp: u64, subpass: u32) -> bool {
         .is_some_and(|u| u.multiview)
 }
 
-/// Whether the render pass instance `begin` starts is multiview in its first subpass.
+/// How the render pass instance `begin` starts: multiview in its first subpass or not.
 ///
 /// # Safety
 /// `begin` must be NULL or a valid `VkRenderPassBeginInfo`.
-unsafe fn pass_multiview(d: &DeviceData, begin: *const vk::RenderPassBeginInfo) -> bool {
-    // SAFETY: per the caller.
-    !begin.is_null() && subpass_multiview(d, vk::Handle::as_raw(unsafe { (*begin).render_pass }), 0)
+unsafe fn pass_begin(
+    d: &DeviceData,
+    begin: *const vk::RenderPassBeginInfo,
+) -> crate::timing::PassBegin {
+    crate::timing::PassBegin {
+        // SAFETY: per the caller.
+        multiview: !begin.is_null()
+            && subpass_multiview(d, vk::Handle::as_raw(unsafe { (*begin).render_pass }), 0),
+        ..Default::default()
+    }
 }
 
 /// The multiview of the subpass vkCmdNextSubpass moves to.
@@ -490,21 +512,21 @@ fn next_subpass_multiview(d: &DeviceData, cb: vk::CommandBuffer) -> bool {
 
 cmd_hook_around!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents),
     // SAFETY: the application's valid begin info.
-    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: the application's valid begin info.
     unsafe { begin_pass(d, st, b) }
 });
 cmd_hook_around!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
     // SAFETY: as above.
-    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
 });
 cmd_hook_around!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
     // SAFETY: as above.
-    before |d, cb| timing_before_pass(d, cb, unsafe { pass_multiview(d, b) }),
+    before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
@@ -949,3 +971,66 @@ pub(crate) unsafe extern "system" fn destroy_command_pool(
         }
     })
 }
+
+/// Defines a hook that gives the timing its command buffer's start before an action or
+/// synchronization command (crate::timing::Recording::start); handed out only with the `timing`
+/// setting.
+macro_rules! action_hook {
+    ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*)) => {
+        pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
+            crate::dispatch::ffi_boundary(stringify!($hook), (), || {
+                on_device(cb, |d| {
+                    let Some(next) = d.next.$field else { return };
+                    timing_before_action(d, cb);
+                    // SAFETY: the application's arguments, unchanged.
+                    unsafe { next(cb, $($arg),*) };
+                });
+            })
+        }
+    };
+}
+
+action_hook!(cmd_pipeline_barrier, cmd_pipeline_barrier, (a: vk::PipelineStageFlags, b: vk::PipelineStageFlags, c: vk::DependencyFlags, d1: u32, e: *const vk::MemoryBarrier, f: u32, g: *const vk::BufferMemoryBarrier, h: u32, i: *const vk::ImageMemoryBarrier));
+action_hook!(cmd_pipeline_barrier2, cmd_pipeline_barrier2, (a: *const vk::DependencyInfo));
+action_hook!(cmd_pipeline_barrier2_khr, cmd_pipeline_barrier2_khr, (a: *const vk::DependencyInfo));
+action_hook!(cmd_wait_events, cmd_wait_events, (n: u32, p: *const vk::Event, a: vk::PipelineStageFlags, b: vk::PipelineStageFlags, c: u32, e: *const vk::MemoryBarrier, f: u32, g: *const vk::BufferMemoryBarrier, h: u32, i: *const vk::ImageMemoryBarrier));
+action_hook!(cmd_wait_events2, cmd_wait_events2, (n: u32, p: *const vk::Event, a: *const vk::DependencyInfo));
+action_hook!(cmd_wait_events2_khr, cmd_wait_events2_khr, (n: u32, p: *const vk::Event, a: *const vk::DependencyInfo));
+action_hook!(cmd_set_event, cmd_set_event, (e: vk::Event, a: vk::PipelineStageFlags));
+action_hook!(cmd_set_event2, cmd_set_event2, (e: vk::Event, a: *const vk::DependencyInfo));
+action_hook!(cmd_set_event2_khr, cmd_set_event2_khr, (e: vk::Event, a: *const vk::DependencyInfo));
+action_hook!(cmd_reset_event, cmd_reset_event, (e: vk::Event, a: vk::PipelineStageFlags));
+action_hook!(cmd_reset_event2, cmd_reset_event2, (e: vk::Event, a: vk::PipelineStageFlags2));
+action_hook!(cmd_reset_event2_khr, cmd_reset_event2_khr, (e: vk::Event, a: vk::PipelineStageFlags2));
+action_hook!(cmd_copy_buffer, cmd_copy_buffer, (s: vk::Buffer, t: vk::Buffer, n: u32, r: *const vk::BufferCopy));
+action_hook!(cmd_copy_image, cmd_copy_image, (s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageCopy));
+action_hook!(cmd_copy_buffer_to_image, cmd_copy_buffer_to_image, (s: vk::Buffer, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::BufferImageCopy));
+action_hook!(cmd_copy_image_to_buffer, cmd_copy_image_to_buffer, (s: vk::Image, sl: vk::ImageLayout, t: vk::Buffer, n: u32, r: *const vk::BufferImageCopy));
+action_hook!(cmd_copy_buffer2, cmd_copy_buffer2, (i: *const vk::CopyBufferInfo2));
+action_hook!(cmd_copy_buffer2_khr, cmd_copy_buffer2_khr, (i: *const vk::CopyBufferInfo2));
+action_hook!(cmd_copy_image2, cmd_copy_image2, (i: *const vk::CopyImageInfo2));
+action_hook!(cmd_copy_image2_khr, cmd_copy_image2_khr, (i: *const vk::CopyImageInfo2));
+action_hook!(cmd_copy_buffer_to_image2, cmd_copy_buffer_to_image2, (i: *const vk::CopyBufferToImageInfo2));
+action_hook!(cmd_copy_buffer_to_image2_khr, cmd_copy_buffer_to_image2_khr, (i: *const vk::CopyBufferToImageInfo2));
+action_hook!(cmd_copy_image_to_buffer2, cmd_copy_image_to_buffer2, (i: *const vk::CopyImageToBufferInfo2));
+action_hook!(cmd_copy_image_to_buffer2_khr, cmd_copy_image_to_buffer2_khr, (i: *const vk::CopyImageToBufferInfo2));
+action_hook!(cmd_blit_image, cmd_blit_image, (s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageBlit, f: vk::Filter));
+action_hook!(cmd_blit_image2, cmd_blit_image2, (i: *const vk::BlitImageInfo2));
+action_hook!(cmd_blit_image2_khr, cmd_blit_image2_khr, (i: *const vk::BlitImageInfo2));
+action_hook!(cmd_resolve_image, cmd_resolve_image, (s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageResolve));
+action_hook!(cmd_resolve_image2, cmd_resolve_image2, (i: *const vk::ResolveImageInfo2));
+action_hook!(cmd_resolve_image2_khr, cmd_resolve_image2_khr, (i: *const vk::ResolveImageInfo2));
+action_hook!(cmd_fill_buffer, cmd_fill_buffer, (b: vk::Buffer, o: vk::DeviceSize, z: vk::DeviceSize, v: u32));
+action_hook!(cmd_update_buffer, cmd_update_buffer, (b: vk::Buffer, o: vk::DeviceSize, z: vk::DeviceSize, p: *const std::ffi::c_void));
+action_hook!(cmd_clear_color_image, cmd_clear_color_image, (i: vk::Image, l: vk::ImageLayout, c: *const vk::ClearColorValue, n: u32, r: *const vk::ImageSubresourceRange));
+action_hook!(cmd_clear_depth_stencil_image, cmd_clear_depth_stencil_image, (i: vk::Image, l: vk::ImageLayout, c: *const vk::ClearDepthStencilValue, n: u32, r: *const vk::ImageSubresourceRange));
+action_hook!(cmd_dispatch, cmd_dispatch, (x: u32, y: u32, z: u32));
+action_hook!(cmd_dispatch_indirect, cmd_dispatch_indirect, (b: vk::Buffer, o: vk::DeviceSize));
+action_hook!(cmd_dispatch_base, cmd_dispatch_base, (a: u32, b: u32, c: u32, x: u32, y: u32, z: u32));
+action_hook!(cmd_execute_commands, cmd_execute_commands, (n: u32, p: *const vk::CommandBuffer));
+action_hook!(cmd_reset_query_pool, cmd_reset_query_pool, (p: vk::QueryPool, f: u32, n: u32));
+action_hook!(cmd_begin_query, cmd_begin_query, (p: vk::QueryPool, q: u32, f: vk::QueryControlFlags));
+action_hook!(cmd_write_timestamp, cmd_write_timestamp, (s: vk::PipelineStageFlags, p: vk::QueryPool, q: u32));
+action_hook!(cmd_write_timestamp2, cmd_write_timestamp2, (s: vk::PipelineStageFlags2, p: vk::QueryPool, q: u32));
+action_hook!(cmd_write_timestamp2_khr, cmd_write_timestamp2_khr, (s: vk::PipelineStageFlags2, p: vk::QueryPool, q: u32));
+action_hook!(cmd_copy_query_pool_results, cmd_copy_query_pool_results, (p: vk::QueryPool, f: u32, n: u32, b: vk::Buffer, o: vk::DeviceSize, s: vk::DeviceSize, g: vk::QueryResultFlags));

@@ -113,6 +113,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
                 destroy_debug_utils_messenger,
                 vk::PFN_vkDestroyDebugUtilsMessengerEXT
             ),
+            // The timing's hooks only for an instance whose devices time.
+            _ if !inst.settings.timing && crate::intercept::TIMING_ONLY.contains(&n) => None,
             _ => device_hook(n),
         };
         match ours {

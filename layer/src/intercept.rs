@@ -30,6 +30,51 @@ pub const TIMING_ONLY: &[&[u8]] = &[
     b"vkQueueSubmit2",
     b"vkQueueSubmit2KHR",
     b"vkQueuePresentKHR",
+    // The actions and synchronization that start a command buffer's timing.
+    b"vkCmdPipelineBarrier",
+    b"vkCmdPipelineBarrier2",
+    b"vkCmdPipelineBarrier2KHR",
+    b"vkCmdWaitEvents",
+    b"vkCmdWaitEvents2",
+    b"vkCmdWaitEvents2KHR",
+    b"vkCmdSetEvent",
+    b"vkCmdSetEvent2",
+    b"vkCmdSetEvent2KHR",
+    b"vkCmdResetEvent",
+    b"vkCmdResetEvent2",
+    b"vkCmdResetEvent2KHR",
+    b"vkCmdCopyBuffer",
+    b"vkCmdCopyImage",
+    b"vkCmdCopyBufferToImage",
+    b"vkCmdCopyImageToBuffer",
+    b"vkCmdCopyBuffer2",
+    b"vkCmdCopyBuffer2KHR",
+    b"vkCmdCopyImage2",
+    b"vkCmdCopyImage2KHR",
+    b"vkCmdCopyBufferToImage2",
+    b"vkCmdCopyBufferToImage2KHR",
+    b"vkCmdCopyImageToBuffer2",
+    b"vkCmdCopyImageToBuffer2KHR",
+    b"vkCmdBlitImage",
+    b"vkCmdBlitImage2",
+    b"vkCmdBlitImage2KHR",
+    b"vkCmdResolveImage",
+    b"vkCmdResolveImage2",
+    b"vkCmdResolveImage2KHR",
+    b"vkCmdFillBuffer",
+    b"vkCmdUpdateBuffer",
+    b"vkCmdClearColorImage",
+    b"vkCmdClearDepthStencilImage",
+    b"vkCmdDispatch",
+    b"vkCmdDispatchIndirect",
+    b"vkCmdDispatchBase",
+    b"vkCmdExecuteCommands",
+    b"vkCmdResetQueryPool",
+    b"vkCmdBeginQuery",
+    b"vkCmdWriteTimestamp",
+    b"vkCmdWriteTimestamp2",
+    b"vkCmdWriteTimestamp2KHR",
+    b"vkCmdCopyQueryPoolResults",
 ];
 
 /// The next layer's device-level functions this layer intercepts, resolved once at
@@ -107,6 +152,50 @@ pub struct Next {
     pub cmd_set_stencil_op_ext: Option<vk::PFN_vkCmdSetStencilOp>,
     pub cmd_set_rasterizer_discard_enable: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
     pub cmd_set_rasterizer_discard_enable_ext: Option<vk::PFN_vkCmdSetRasterizerDiscardEnable>,
+    pub cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+    pub cmd_pipeline_barrier2: Option<vk::PFN_vkCmdPipelineBarrier2>,
+    pub cmd_pipeline_barrier2_khr: Option<vk::PFN_vkCmdPipelineBarrier2>,
+    pub cmd_wait_events: Option<vk::PFN_vkCmdWaitEvents>,
+    pub cmd_wait_events2: Option<vk::PFN_vkCmdWaitEvents2>,
+    pub cmd_wait_events2_khr: Option<vk::PFN_vkCmdWaitEvents2>,
+    pub cmd_set_event: Option<vk::PFN_vkCmdSetEvent>,
+    pub cmd_set_event2: Option<vk::PFN_vkCmdSetEvent2>,
+    pub cmd_set_event2_khr: Option<vk::PFN_vkCmdSetEvent2>,
+    pub cmd_reset_event: Option<vk::PFN_vkCmdResetEvent>,
+    pub cmd_reset_event2: Option<vk::PFN_vkCmdResetEvent2>,
+    pub cmd_reset_event2_khr: Option<vk::PFN_vkCmdResetEvent2>,
+    pub cmd_copy_buffer: Option<vk::PFN_vkCmdCopyBuffer>,
+    pub cmd_copy_image: Option<vk::PFN_vkCmdCopyImage>,
+    pub cmd_copy_buffer_to_image: Option<vk::PFN_vkCmdCopyBufferToImage>,
+    pub cmd_copy_image_to_buffer: Option<vk::PFN_vkCmdCopyImageToBuffer>,
+    pub cmd_copy_buffer2: Option<vk::PFN_vkCmdCopyBuffer2>,
+    pub cmd_copy_buffer2_khr: Option<vk::PFN_vkCmdCopyBuffer2>,
+    pub cmd_copy_image2: Option<vk::PFN_vkCmdCopyImage2>,
+    pub cmd_copy_image2_khr: Option<vk::PFN_vkCmdCopyImage2>,
+    pub cmd_copy_buffer_to_image2: Option<vk::PFN_vkCmdCopyBufferToImage2>,
+    pub cmd_copy_buffer_to_image2_khr: Option<vk::PFN_vkCmdCopyBufferToImage2>,
+    pub cmd_copy_image_to_buffer2: Option<vk::PFN_vkCmdCopyImageToBuffer2>,
+    pub cmd_copy_image_to_buffer2_khr: Option<vk::PFN_vkCmdCopyImageToBuffer2>,
+    pub cmd_blit_image: Option<vk::PFN_vkCmdBlitImage>,
+    pub cmd_blit_image2: Option<vk::PFN_vkCmdBlitImage2>,
+    pub cmd_blit_image2_khr: Option<vk::PFN_vkCmdBlitImage2>,
+    pub cmd_resolve_image: Option<vk::PFN_vkCmdResolveImage>,
+    pub cmd_resolve_image2: Option<vk::PFN_vkCmdResolveImage2>,
+    pub cmd_resolve_image2_khr: Option<vk::PFN_vkCmdResolveImage2>,
+    pub cmd_fill_buffer: Option<vk::PFN_vkCmdFillBuffer>,
+    pub cmd_update_buffer: Option<vk::PFN_vkCmdUpdateBuffer>,
+    pub cmd_clear_color_image: Option<vk::PFN_vkCmdClearColorImage>,
+    pub cmd_clear_depth_stencil_image: Option<vk::PFN_vkCmdClearDepthStencilImage>,
+    pub cmd_dispatch: Option<vk::PFN_vkCmdDispatch>,
+    pub cmd_dispatch_indirect: Option<vk::PFN_vkCmdDispatchIndirect>,
+    pub cmd_dispatch_base: Option<vk::PFN_vkCmdDispatchBase>,
+    pub cmd_execute_commands: Option<vk::PFN_vkCmdExecuteCommands>,
+    pub cmd_reset_query_pool: Option<vk::PFN_vkCmdResetQueryPool>,
+    pub cmd_begin_query: Option<vk::PFN_vkCmdBeginQuery>,
+    pub cmd_write_timestamp: Option<vk::PFN_vkCmdWriteTimestamp>,
+    pub cmd_write_timestamp2: Option<vk::PFN_vkCmdWriteTimestamp2>,
+    pub cmd_write_timestamp2_khr: Option<vk::PFN_vkCmdWriteTimestamp2>,
+    pub cmd_copy_query_pool_results: Option<vk::PFN_vkCmdCopyQueryPoolResults>,
     pub set_debug_utils_object_name_ext: Option<vk::PFN_vkSetDebugUtilsObjectNameEXT>,
     pub debug_marker_set_object_name_ext: Option<vk::PFN_vkDebugMarkerSetObjectNameEXT>,
 }
@@ -219,6 +308,50 @@ table! {
     c"vkCmdSetStencilOpEXT" => cmd_set_stencil_op_ext, cmd_set_stencil_op_ext, vk::PFN_vkCmdSetStencilOp;
     c"vkCmdSetRasterizerDiscardEnable" => cmd_set_rasterizer_discard_enable, cmd_set_rasterizer_discard_enable, vk::PFN_vkCmdSetRasterizerDiscardEnable;
     c"vkCmdSetRasterizerDiscardEnableEXT" => cmd_set_rasterizer_discard_enable_ext, cmd_set_rasterizer_discard_enable_ext, vk::PFN_vkCmdSetRasterizerDiscardEnable;
+    c"vkCmdPipelineBarrier" => cmd_pipeline_barrier, cmd_pipeline_barrier, vk::PFN_vkCmdPipelineBarrier;
+    c"vkCmdPipelineBarrier2" => cmd_pipeline_barrier2, cmd_pipeline_barrier2, vk::PFN_vkCmdPipelineBarrier2;
+    c"vkCmdPipelineBarrier2KHR" => cmd_pipeline_barrier2_khr, cmd_pipeline_barrier2_khr, vk::PFN_vkCmdPipelineBarrier2;
+    c"vkCmdWaitEvents" => cmd_wait_events, cmd_wait_events, vk::PFN_vkCmdWaitEvents;
+    c"vkCmdWaitEvents2" => cmd_wait_events2, cmd_wait_events2, vk::PFN_vkCmdWaitEvents2;
+    c"vkCmdWaitEvents2KHR" => cmd_wait_events2_khr, cmd_wait_events2_khr, vk::PFN_vkCmdWaitEvents2;
+    c"vkCmdSetEvent" => cmd_set_event, cmd_set_event, vk::PFN_vkCmdSetEvent;
+    c"vkCmdSetEvent2" => cmd_set_event2, cmd_set_event2, vk::PFN_vkCmdSetEvent2;
+    c"vkCmdSetEvent2KHR" => cmd_set_event2_khr, cmd_set_event2_khr, vk::PFN_vkCmdSetEvent2;
+    c"vkCmdResetEvent" => cmd_reset_event, cmd_reset_event, vk::PFN_vkCmdResetEvent;
+    c"vkCmdResetEvent2" => cmd_reset_event2, cmd_reset_event2, vk::PFN_vkCmdResetEvent2;
+    c"vkCmdResetEvent2KHR" => cmd_reset_event2_khr, cmd_reset_event2_khr, vk::PFN_vkCmdResetEvent2;
+    c"vkCmdCopyBuffer" => cmd_copy_buffer, cmd_copy_buffer, vk::PFN_vkCmdCopyBuffer;
+    c"vkCmdCopyImage" => cmd_copy_image, cmd_copy_image, vk::PFN_vkCmdCopyImage;
+    c"vkCmdCopyBufferToImage" => cmd_copy_buffer_to_image, cmd_copy_buffer_to_image, vk::PFN_vkCmdCopyBufferToImage;
+    c"vkCmdCopyImageToBuffer" => cmd_copy_image_to_buffer, cmd_copy_image_to_buffer, vk::PFN_vkCmdCopyImageToBuffer;
+    c"vkCmdCopyBuffer2" => cmd_copy_buffer2, cmd_copy_buffer2, vk::PFN_vkCmdCopyBuffer2;
+    c"vkCmdCopyBuffer2KHR" => cmd_copy_buffer2_khr, cmd_copy_buffer2_khr, vk::PFN_vkCmdCopyBuffer2;
+    c"vkCmdCopyImage2" => cmd_copy_image2, cmd_copy_image2, vk::PFN_vkCmdCopyImage2;
+    c"vkCmdCopyImage2KHR" => cmd_copy_image2_khr, cmd_copy_image2_khr, vk::PFN_vkCmdCopyImage2;
+    c"vkCmdCopyBufferToImage2" => cmd_copy_buffer_to_image2, cmd_copy_buffer_to_image2, vk::PFN_vkCmdCopyBufferToImage2;
+    c"vkCmdCopyBufferToImage2KHR" => cmd_copy_buffer_to_image2_khr, cmd_copy_buffer_to_image2_khr, vk::PFN_vkCmdCopyBufferToImage2;
+    c"vkCmdCopyImageToBuffer2" => cmd_copy_image_to_buffer2, cmd_copy_image_to_buffer2, vk::PFN_vkCmdCopyImageToBuffer2;
+    c"vkCmdCopyImageToBuffer2KHR" => cmd_copy_image_to_buffer2_khr, cmd_copy_image_to_buffer2_khr, vk::PFN_vkCmdCopyImageToBuffer2;
+    c"vkCmdBlitImage" => cmd_blit_image, cmd_blit_image, vk::PFN_vkCmdBlitImage;
+    c"vkCmdBlitImage2" => cmd_blit_image2, cmd_blit_image2, vk::PFN_vkCmdBlitImage2;
+    c"vkCmdBlitImage2KHR" => cmd_blit_image2_khr, cmd_blit_image2_khr, vk::PFN_vkCmdBlitImage2;
+    c"vkCmdResolveImage" => cmd_resolve_image, cmd_resolve_image, vk::PFN_vkCmdResolveImage;
+    c"vkCmdResolveImage2" => cmd_resolve_image2, cmd_resolve_image2, vk::PFN_vkCmdResolveImage2;
+    c"vkCmdResolveImage2KHR" => cmd_resolve_image2_khr, cmd_resolve_image2_khr, vk::PFN_vkCmdResolveImage2;
+    c"vkCmdFillBuffer" => cmd_fill_buffer, cmd_fill_buffer, vk::PFN_vkCmdFillBuffer;
+    c"vkCmdUpdateBuffer" => cmd_update_buffer, cmd_update_buffer, vk::PFN_vkCmdUpdateBuffer;
+    c"vkCmdClearColorImage" => cmd_clear_color_image, cmd_clear_color_image, vk::PFN_vkCmdClearColorImage;
+    c"vkCmdClearDepthStencilImage" => cmd_clear_depth_stencil_image, cmd_clear_depth_stencil_image, vk::PFN_vkCmdClearDepthStencilImage;
+    c"vkCmdDispatch" => cmd_dispatch, cmd_dispatch, vk::PFN_vkCmdDispatch;
+    c"vkCmdDispatchIndirect" => cmd_dispatch_indirect, cmd_dispatch_indirect, vk::PFN_vkCmdDispatchIndirect;
+    c"vkCmdDispatchBase" => cmd_dispatch_base, cmd_dispatch_base, vk::PFN_vkCmdDispatchBase;
+    c"vkCmdExecuteCommands" => cmd_execute_commands, cmd_execute_commands, vk::PFN_vkCmdExecuteCommands;
+    c"vkCmdResetQueryPool" => cmd_reset_query_pool, cmd_reset_query_pool, vk::PFN_vkCmdResetQueryPool;
+    c"vkCmdBeginQuery" => cmd_begin_query, cmd_begin_query, vk::PFN_vkCmdBeginQuery;
+    c"vkCmdWriteTimestamp" => cmd_write_timestamp, cmd_write_timestamp, vk::PFN_vkCmdWriteTimestamp;
+    c"vkCmdWriteTimestamp2" => cmd_write_timestamp2, cmd_write_timestamp2, vk::PFN_vkCmdWriteTimestamp2;
+    c"vkCmdWriteTimestamp2KHR" => cmd_write_timestamp2_khr, cmd_write_timestamp2_khr, vk::PFN_vkCmdWriteTimestamp2;
+    c"vkCmdCopyQueryPoolResults" => cmd_copy_query_pool_results, cmd_copy_query_pool_results, vk::PFN_vkCmdCopyQueryPoolResults;
     c"vkSetDebugUtilsObjectNameEXT" => set_debug_utils_object_name_ext, set_debug_utils_object_name_ext, vk::PFN_vkSetDebugUtilsObjectNameEXT;
     c"vkDebugMarkerSetObjectNameEXT" => debug_marker_set_object_name_ext, debug_marker_set_object_name_ext, vk::PFN_vkDebugMarkerSetObjectNameEXT;
 }

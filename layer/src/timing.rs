@@ -88,18 +88,42 @@ pub struct Range {
     pub end: Query,
 }
 
+/// How a render pass instance begins, as far as timing is concerned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassBegin {
+    /// Several views: a timestamp there writes one query per view.
+    pub multiview: bool,
+    /// VK_RENDERING_RESUMING_BIT: it resumes an instance suspended earlier in submission order.
+    pub resuming: bool,
+    /// VK_RENDERING_SUSPENDING_BIT: it will be suspended, to be resumed later.
+    pub suspending: bool,
+}
+
 /// A primary command buffer's timing while it records.
+///
+/// Nothing is recorded at vkBeginCommandBuffer: the slice is reset and the start timestamp
+/// written just before the buffer's first action or synchronization command outside a render
+/// pass instance, or its first render pass instance that does not resume one ([`Recording::start`]).
+/// "No action or synchronization commands … are allowed between suspending and resuming render
+/// pass instances": a buffer that begins by resuming an instance suspended in an earlier buffer
+/// gets nothing before that resumption, and the draws of that instance are not timed (its
+/// queries could not be reset). A buffer that ends with a suspended instance takes its last
+/// timestamp inside that instance, before vkCmdEndRendering.
 #[derive(Debug, Default)]
 pub struct Recording {
     /// The slices in use and how many queries of each are used.
     slices: Vec<(Arc<Slice>, u32)>,
+    started: bool,
     begin: Option<Query>,
     open: Option<(Arc<Bindable>, Query)>,
     ranges: Vec<Range>,
     unmeasured: u64,
-    /// Inside a render pass instance, and whether it is multiview.
+    /// Inside a render pass instance, and how it began.
     in_pass: bool,
-    multiview: bool,
+    pass: PassBegin,
+    /// The timestamp written before a suspending vkCmdEndRendering: the buffer's end if nothing
+    /// follows.
+    suspended_at: Option<Query>,
 }
 
 impl Recording {
@@ -120,43 +144,67 @@ impl Recording {
         })
     }
 
-    /// Starts using a new slice: it is reset in the command buffer first.
-    fn add_slice(&mut self, s: Arc<Slice>, out: &mut Vec<Command>) {
+    fn stamp(&mut self, stage: vk::PipelineStageFlags, out: &mut Vec<Command>) -> Option<Query> {
+        let q = self.take()?;
+        out.push(Command::Stamp { query: q, stage });
+        Some(q)
+    }
+
+    /// The command buffer begins with its first slice; nothing is recorded yet.
+    pub fn begin(s: Arc<Slice>) -> Recording {
+        Recording {
+            slices: vec![(s, 0)],
+            ..Recording::default()
+        }
+    }
+
+    /// Whether [`Recording::start`] would record something now: not started, outside any render
+    /// pass instance.
+    pub fn wants_start(&self) -> bool {
+        !self.started && !self.in_pass
+    }
+
+    /// Before the buffer's first action or synchronization command outside a render pass
+    /// instance: the slice is reset and the start timestamp written.
+    pub fn start(&mut self, out: &mut Vec<Command>) {
+        if !self.wants_start() {
+            return;
+        }
+        self.started = true;
+        for (s, _) in &self.slices {
+            out.push(Command::Reset {
+                pool: s.pool,
+                first: s.first,
+                count: SLICE,
+            });
+        }
+        self.begin = self.stamp(vk::PipelineStageFlags::TOP_OF_PIPE, out);
+    }
+
+    /// Whether a render pass instance beginning as `pass` needs a new slice first: it will be
+    /// reset before the instance, so only where that is allowed (started, not resuming).
+    pub fn needs_slice(&self, pass: PassBegin) -> bool {
+        !pass.resuming && self.started && self.left() < PASS_RESERVE
+    }
+
+    /// Before a render pass instance begins (after [`Recording::add_pass_slice`] where needed).
+    pub fn begin_pass(&mut self, pass: PassBegin, out: &mut Vec<Command>) {
+        if !pass.resuming {
+            self.start(out);
+        }
+        self.in_pass = true;
+        self.pass = pass;
+        self.suspended_at = None;
+    }
+
+    /// A new slice, reset before the render pass instance begins.
+    pub fn add_pass_slice(&mut self, s: Arc<Slice>, out: &mut Vec<Command>) {
         out.push(Command::Reset {
             pool: s.pool,
             first: s.first,
             count: SLICE,
         });
         self.slices.push((s, 0));
-    }
-
-    /// The command buffer begins, with its first slice.
-    pub fn begin(s: Arc<Slice>, out: &mut Vec<Command>) -> Recording {
-        let mut r = Recording::default();
-        r.add_slice(s, out);
-        r.begin = r.take();
-        if let Some(q) = r.begin {
-            out.push(Command::Stamp {
-                query: q,
-                stage: vk::PipelineStageFlags::TOP_OF_PIPE,
-            });
-        }
-        r
-    }
-
-    /// Whether a render pass instance about to begin needs a new slice first.
-    pub fn needs_slice(&self) -> bool {
-        self.left() < PASS_RESERVE
-    }
-
-    /// A render pass instance begins (after [`Recording::add_pass_slice`] where needed).
-    pub fn begin_pass(&mut self, multiview: bool) {
-        self.in_pass = true;
-        self.multiview = multiview;
-    }
-
-    pub fn add_pass_slice(&mut self, s: Arc<Slice>, out: &mut Vec<Command>) {
-        self.add_slice(s, out);
     }
 
     /// A draw with `object` bound: opens a range unless one is open for it.
@@ -168,15 +216,11 @@ impl Recording {
             self.close(out);
         }
         // Two for the range, one kept for the command buffer's end.
-        if !self.in_pass || self.multiview || self.left() < 3 {
+        if !self.in_pass || !self.started || self.pass.multiview || self.left() < 3 {
             self.unmeasured += 1;
             return;
         }
-        if let Some(q) = self.take() {
-            out.push(Command::Stamp {
-                query: q,
-                stage: vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-            });
+        if let Some(q) = self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out) {
             self.open = Some((object.clone(), q));
         }
     }
@@ -184,35 +228,40 @@ impl Recording {
     /// Closes the open range, if any.
     pub fn close(&mut self, out: &mut Vec<Command>) {
         if let Some((object, begin)) = self.open.take() {
-            if let Some(end) = self.take() {
-                out.push(Command::Stamp {
-                    query: end,
-                    stage: vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                });
-                self.ranges.push(Range { object, begin, end });
-            } else {
-                self.unmeasured += 1;
+            match self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out) {
+                Some(end) => self.ranges.push(Range { object, begin, end }),
+                None => self.unmeasured += 1,
             }
         }
     }
 
-    /// The render pass instance (or subpass) ends.
+    /// Before the render pass instance (or subpass) ends. A suspending instance leaves its last
+    /// timestamp here: nothing may follow it in this buffer until the instance resumes.
     pub fn end_pass(&mut self, out: &mut Vec<Command>) {
         self.close(out);
+        if self.pass.suspending && self.started && !self.pass.multiview {
+            self.suspended_at = self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out);
+        }
         self.in_pass = false;
-        self.multiview = false;
+        self.pass = PassBegin::default();
+    }
+
+    /// vkCmdNextSubpass: the next subpass of the same instance.
+    pub fn next_subpass(&mut self, multiview: bool, out: &mut Vec<Command>) {
+        self.close(out);
+        self.pass.multiview = multiview;
     }
 
     /// The command buffer ends: what its submissions will read.
     pub fn end(mut self, out: &mut Vec<Command>) -> Recorded {
         self.close(out);
-        let end = self.take();
-        if let Some(q) = end {
-            out.push(Command::Stamp {
-                query: q,
-                stage: vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-            });
-        }
+        let end = if !self.started {
+            None
+        } else if self.suspended_at.is_some() {
+            self.suspended_at
+        } else {
+            self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out)
+        };
         Recorded {
             slices: self.slices,
             begin: self.begin,
@@ -721,26 +770,29 @@ impl Timing {
             }
         }
         let Some(s) = self.slice() else { return };
-        let mut out = Vec::new();
-        let rec = Recording::begin(s, &mut out);
-        self.state().recording.insert(raw, rec);
-        self.run(cb, &out);
+        self.state().recording.insert(raw, Recording::begin(s));
+    }
+
+    /// Before an action or synchronization command outside a render pass instance: the
+    /// buffer's start, the first time.
+    pub fn before_action(&self, cb: vk::CommandBuffer) {
+        self.with(cb, |r, out| r.start(out));
     }
 
     /// Before a render pass instance begins.
-    pub fn before_pass(&self, cb: vk::CommandBuffer, multiview: bool) {
+    pub fn before_pass(&self, cb: vk::CommandBuffer, pass: PassBegin) {
         let raw = vk::Handle::as_raw(cb);
         let needs = match self.state().recording.get(&raw) {
-            Some(r) => r.needs_slice(),
+            Some(r) => r.needs_slice(pass),
             None => return,
         };
         let mut out = Vec::new();
         let s = if needs { self.slice() } else { None };
         if let Some(r) = self.state().recording.get_mut(&raw) {
+            r.begin_pass(pass, &mut out);
             if let Some(s) = s {
                 r.add_pass_slice(s, &mut out);
             }
-            r.begin_pass(multiview);
         }
         self.run(cb, &out);
     }
@@ -953,6 +1005,14 @@ mod tests {
         })
     }
 
+    /// A recording started by its first action.
+    fn started(out: &mut Vec<Command>) -> Recording {
+        let mut r = Recording::begin(slice(0));
+        assert!(r.wants_start());
+        r.start(out);
+        r
+    }
+
     fn stamps(out: &[Command]) -> Vec<u32> {
         out.iter()
             .filter_map(|c| match c {
@@ -968,7 +1028,7 @@ mod tests {
     fn ranges_follow_the_bound_interlocked_object() {
         let (a, b) = (object(1), object(2));
         let mut out = Vec::new();
-        let mut r = Recording::begin(slice(0), &mut out);
+        let mut r = started(&mut out);
         assert!(matches!(
             out[0],
             Command::Reset {
@@ -977,7 +1037,7 @@ mod tests {
                 ..
             }
         ));
-        r.begin_pass(false);
+        r.begin_pass(PassBegin::default(), &mut out);
         r.draw(&a, &mut out);
         r.draw(&a, &mut out); // same object: the range stays open
         r.draw(&b, &mut out); // another: closes a's, opens b's
@@ -1002,11 +1062,17 @@ mod tests {
     fn multiview_and_exhausted_slices_are_counted_unmeasured() {
         let a = object(1);
         let mut out = Vec::new();
-        let mut r = Recording::begin(slice(0), &mut out);
-        r.begin_pass(true);
+        let mut r = started(&mut out);
+        r.begin_pass(
+            PassBegin {
+                multiview: true,
+                ..PassBegin::default()
+            },
+            &mut out,
+        );
         r.draw(&a, &mut out);
         r.end_pass(&mut out);
-        r.begin_pass(false);
+        r.begin_pass(PassBegin::default(), &mut out);
         for i in 0..SLICE {
             let o = object(u64::from(i) + 2);
             r.draw(&o, &mut out);
@@ -1018,16 +1084,81 @@ mod tests {
         assert!(stamps(&out).iter().all(|q| *q < SLICE));
         // A new slice before the next instance: reset outside the instance.
         let mut out = Vec::new();
-        let mut r = Recording::begin(slice(0), &mut out);
+        let mut r = started(&mut out);
         for _ in 0..SLICE - PASS_RESERVE {
             r.take();
         }
-        assert!(r.needs_slice());
+        assert!(r.needs_slice(PassBegin::default()));
+        assert!(
+            !r.needs_slice(PassBegin {
+                resuming: true,
+                ..PassBegin::default()
+            }),
+            "no reset before a resumption"
+        );
         r.add_pass_slice(slice(SLICE), &mut out);
         assert!(matches!(
             out.last(),
             Some(Command::Reset { first: SLICE, .. })
         ));
+    }
+
+    /// "No action or synchronization commands … are allowed between suspending and resuming
+    /// render pass instances": a buffer that begins by resuming gets nothing before the
+    /// resumption and its draws there are not timed; it starts after the instance ends. A
+    /// buffer that ends suspended takes its end inside the instance, before vkCmdEndRendering.
+    #[test]
+    fn suspended_and_resumed_instances_get_nothing_in_between() {
+        let a = object(1);
+        let resume = PassBegin {
+            resuming: true,
+            ..PassBegin::default()
+        };
+        let mut out = Vec::new();
+        let mut r = Recording::begin(slice(0));
+        r.begin_pass(resume, &mut out);
+        r.draw(&a, &mut out);
+        assert!(
+            out.is_empty(),
+            "nothing before or inside the resumed instance: {out:?}"
+        );
+        r.end_pass(&mut out);
+        assert!(out.is_empty());
+        r.start(&mut out);
+        assert!(
+            matches!(out[0], Command::Reset { .. }),
+            "started after it: {out:?}"
+        );
+        let done = r.end(&mut out);
+        assert_eq!(done.unmeasured, 1);
+        assert_eq!((done.begin.unwrap().index, done.end.unwrap().index), (0, 1));
+
+        let mut out = Vec::new();
+        let mut r = Recording::begin(slice(0));
+        r.begin_pass(
+            PassBegin {
+                suspending: true,
+                ..PassBegin::default()
+            },
+            &mut out,
+        );
+        r.draw(&a, &mut out);
+        r.end_pass(&mut out);
+        let before_end = out.len();
+        let done = r.end(&mut out);
+        assert_eq!(out.len(), before_end, "nothing after the suspension");
+        assert_eq!(stamps(&out), [0, 1, 2, 3]);
+        assert_eq!(
+            done.end.unwrap().index,
+            3,
+            "the end is the stamp before the suspension"
+        );
+        assert_eq!(done.ranges.len(), 1);
+
+        // A buffer that never starts records nothing and has no span.
+        let mut out = Vec::new();
+        let done = Recording::begin(slice(0)).end(&mut out);
+        assert!(out.is_empty() && done.begin.is_none() && done.end.is_none());
     }
 
     /// Differences of timestamps that wrap at their valid bits; unavailable queries mean no
@@ -1036,8 +1167,8 @@ mod tests {
     fn measure_wraps_and_waits_for_availability() {
         let a = object(1);
         let mut out = Vec::new();
-        let mut r = Recording::begin(slice(0), &mut out);
-        r.begin_pass(false);
+        let mut r = started(&mut out);
+        r.begin_pass(PassBegin::default(), &mut out);
         r.draw(&a, &mut out);
         r.end_pass(&mut out);
         let done = r.end(&mut out);
@@ -1122,8 +1253,8 @@ mod tests {
     fn lines_convert_ticks_and_split_by_object() {
         let (a, b) = (object(1), object(2));
         let mut out = Vec::new();
-        let mut r = Recording::begin(slice(0), &mut out);
-        r.begin_pass(false);
+        let mut r = started(&mut out);
+        r.begin_pass(PassBegin::default(), &mut out);
         r.draw(&a, &mut out);
         r.draw(&b, &mut out);
         r.draw(&a, &mut out);

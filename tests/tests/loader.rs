@@ -998,6 +998,8 @@ struct OracleRun {
     at: Vec<std::collections::HashMap<u32, u32>>,
     /// The command buffer RADV recorded, as dwords.
     ib: Vec<u32>,
+    /// Every primary command buffer RADV recorded, in the order they ended.
+    ibs: Vec<Vec<u32>>,
 }
 
 fn run_on_oracle(icd: &Path, family: &str, scenario: &str) -> OracleRun {
@@ -1046,12 +1048,31 @@ fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &s
     let level = pm4::Family::parse(family).unwrap().gfx_level();
     let ib = read("ib-");
     let at = values_at_draws(level, &read("preamble-"), &ib);
+    // ib-<pid>-<n>.bin, n counting the command buffers in the order they ended.
+    let mut ibs: Vec<(u64, &std::path::PathBuf)> = files
+        .iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let n = name
+                .strip_prefix("ib-")?
+                .strip_suffix(".bin")?
+                .rsplit('-')
+                .next()?;
+            Some((n.parse().ok()?, p))
+        })
+        .collect();
+    ibs.sort();
+    let ibs = ibs
+        .into_iter()
+        .map(|(_, p)| pops_tests::read_dwords(p))
+        .collect();
     OracleRun {
         made,
         draws,
         records,
         at,
         ib,
+        ibs,
     }
 }
 
@@ -1974,6 +1995,31 @@ fn timing_leaves_secondary_command_buffers_alone() {
             Bottom(40)
         ]
     );
+}
+
+/// "No action or synchronization commands … are allowed between suspending and resuming render
+/// pass instances": a dynamic rendering instance suspended in one command buffer and resumed
+/// first thing in the next. The first gets its start before the instance, the range around its
+/// draw and its last timestamp inside the instance, before vkCmdEndRendering — nothing after
+/// the suspension (its end is that last timestamp: no Bottom(32)); the second gets nothing at
+/// all (it never leaves the resumed instance before its end, so its queries could not be
+/// reset), its draw counted as not timed.
+#[test]
+fn timing_records_nothing_between_a_suspension_and_its_resumption() {
+    use Stamp::*;
+    let Some(icd) = oracle_icd() else { return };
+    let run = run_on_oracle_with(
+        &icd,
+        "navi31",
+        "suspend",
+        &[("VK_POPS_INTERLOCK_TIMING", "1")],
+    );
+    assert_eq!(run.ibs.len(), 2);
+    assert_eq!(
+        layer_stamps(&run.ibs[0]),
+        [Fill(512), Clock(0), Bottom(8), Draw, Bottom(16), Bottom(24)]
+    );
+    assert_eq!(layer_stamps(&run.ibs[1]), [Draw]);
 }
 
 /// The timing's frames on lavapipe, presenting to a headless surface: an upload, then three

@@ -22,6 +22,7 @@ mod pipelines;
 mod poison;
 mod present;
 mod render;
+mod suspend;
 mod threads;
 mod two;
 
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         "exit-live" => exit_live::scenario_exit_with_live_device(),
         "render" => render::scenario_render(),
         "present" => present::scenario_present(),
+        "suspend" => suspend::scenario_suspend(),
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
         other => Err(format!("unknown scenario '{other}'")),
