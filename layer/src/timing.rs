@@ -1,9 +1,11 @@
 //! GPU time of interlocked work (the `timing` setting), measured with timestamp queries the
 //! layer records itself into the application's command buffers.
 //!
-//! Each primary command buffer of a graphics queue family (not of a protected pool) gets a slice of the device's query
-//! pools at vkBeginCommandBuffer: the slice is reset there (outside any render pass instance, as
-//! vkCmdResetQueryPool requires) and a timestamp marks the buffer's start. A *range* opens at the
+//! Each primary command buffer of a graphics queue family (not of a protected pool) gets a slice
+//! of the device's query pools at vkBeginCommandBuffer; the slice is reset (outside any render
+//! pass instance, as vkCmdResetQueryPool requires) and a timestamp marks the buffer's start just
+//! before its first action or synchronization command or render pass instance
+//! ([`Recording::start`]; never between a suspended render pass instance and its resumption). A *range* opens at the
 //! first draw with an interlocked fragment stage bound and closes when the bound interlocked
 //! object changes, at the end of the render pass instance or subpass, and before the buffer
 //! ends; a last timestamp marks the buffer's end. Range boundaries are bottom-of-pipe
