@@ -898,10 +898,19 @@ pub(crate) fn begin_attachmentless(
                 .render_area(DRAW_AREA)
                 .layer_count(1),
         );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
     }
-    set_draw_area(ctx, cb);
+    bind_with_area(ctx, cb, pipeline);
     Ok(())
+}
+
+/// Binds `pipeline` in `cb` and sets the viewport and scissor of [`DRAW_AREA`].
+pub(crate) fn bind_with_area(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline) {
+    // SAFETY: a command buffer of this context in the recording state; a live pipeline.
+    unsafe {
+        ctx.device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline)
+    };
+    set_draw_area(ctx, cb);
 }
 
 /// A 64×64 image of `format` and `samples` with its memory and a view of `aspect`: an
@@ -970,3 +979,41 @@ pub(crate) fn attachment_image(
 /// The corpus modules with several entry points and the fragment entry points the `entries`
 /// scenario builds pipelines from, by `pName` (`module:entry` items).
 pub const DEFAULT_ENTRIES: &str = "multi_entry_linked.link:frag_ordered,multi_entry_linked.link:frag_no_color,divergent_interlock.spvasm:begin_in_selection,divergent_interlock.spvasm:begin_in_loop,divergent_interlock.spvasm:helper_twice,divergent_interlock.spvasm:helper_under_branch,divergent_interlock.spvasm:kill_before_begin,divergent_interlock.spvasm:return_before_begin,divergent_interlock.spvasm:end_in_both_branches,divergent_interlock.spvasm:sample_id_entry,divergent_interlock.spvasm:no_interlock";
+
+/// Binds `pipeline` in `cb`, sets the draw area, draws one triangle, ends the render pass
+/// instance and the command buffer.
+pub(crate) fn draw_once_and_end(
+    ctx: &Ctx,
+    cb: vk::CommandBuffer,
+    pipeline: vk::Pipeline,
+) -> Res<()> {
+    let d = &ctx.device;
+    bind_with_area(ctx, cb, pipeline);
+    // SAFETY: a command buffer of this context recording a render pass instance.
+    unsafe {
+        d.cmd_draw(cb, 3, 1, 0, 0);
+        d.cmd_end_rendering(cb);
+        d.end_command_buffer(cb)
+            .map_err(vkerr("vkEndCommandBuffer"))
+    }
+}
+
+/// Destroys a scenario's command pool, pipeline and its two shader modules.
+///
+/// # Safety
+/// The objects are of this context, and no longer in use.
+pub(crate) unsafe fn destroy_drawn(
+    ctx: &Ctx,
+    pool: vk::CommandPool,
+    pipeline: vk::Pipeline,
+    (vert, frag): (vk::ShaderModule, vk::ShaderModule),
+) {
+    let d = &ctx.device;
+    // SAFETY: per the caller.
+    unsafe {
+        d.destroy_command_pool(pool, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_shader_module(vert, None);
+        d.destroy_shader_module(frag, None);
+    }
+}

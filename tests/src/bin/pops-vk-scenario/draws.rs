@@ -64,10 +64,7 @@ pub(crate) fn scenario_draws() -> Res<()> {
             "{}",
             serde_json::json!({"shader": shader, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "command_buffer": format!("0x{:x}", vk::Handle::as_raw(cb)), "samples": DRAW_SAMPLES})
         );
-        d.destroy_command_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_shader_module(vert, None);
-        d.destroy_shader_module(frag, None);
+        destroy_drawn(&ctx, pool, pipeline, (vert, frag));
     }
     ctx.destroy();
     Ok(())

@@ -87,12 +87,7 @@ pub(crate) fn scenario_draws_formats() -> Res<()> {
                 .layer_count(1)
                 .color_attachments(&atts),
         );
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-        set_draw_area(&ctx, cb);
-        d.cmd_draw(cb, 3, 1, 0, 0);
-        d.cmd_end_rendering(cb);
-        d.end_command_buffer(cb)
-            .map_err(vkerr("vkEndCommandBuffer"))?;
+        draw_once_and_end(&ctx, cb, pipeline)?;
         println!(
             "{}",
             serde_json::json!({

@@ -80,10 +80,7 @@ pub(crate) fn scenario_messenger() -> Res<()> {
         d.cmd_end_rendering(cb);
         d.end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
-        d.destroy_command_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_shader_module(vert, None);
-        d.destroy_shader_module(frag, None);
+        destroy_drawn(&ctx, pool, pipeline, (vert, frag));
         du.destroy_debug_utils_messenger(messenger, None);
     }
     let messages: Vec<_> = MESSAGES

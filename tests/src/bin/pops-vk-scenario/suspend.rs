@@ -38,21 +38,13 @@ pub(crate) fn scenario_suspend() -> Res<()> {
                     .render_area(DRAW_AREA)
                     .layer_count(1),
             );
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            set_draw_area(&ctx, cb);
-            d.cmd_draw(cb, 3, 1, 0, 0);
-            d.cmd_end_rendering(cb);
-            d.end_command_buffer(cb)
-                .map_err(vkerr("vkEndCommandBuffer"))?;
+            draw_once_and_end(&ctx, cb, pipeline)?;
         }
         println!(
             "{}",
             serde_json::json!({"command_buffers": cbs.iter().map(|c| format!("0x{:x}", vk::Handle::as_raw(*c))).collect::<Vec<_>>()})
         );
-        d.destroy_command_pool(pool, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_shader_module(vert, None);
-        d.destroy_shader_module(frag, None);
+        destroy_drawn(&ctx, pool, pipeline, (vert, frag));
     }
     ctx.destroy();
     Ok(())
