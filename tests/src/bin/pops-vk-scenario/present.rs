@@ -55,6 +55,9 @@ pub(crate) fn scenario_present() -> Res<()> {
         {
             return Err("SKIP: the queue cannot present to a headless surface".into());
         }
+        let caps = surfaces
+            .get_physical_device_surface_capabilities(pdev, surface)
+            .map_err(vkerr("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
         let format = *surfaces
             .get_physical_device_surface_formats(pdev, surface)
             .map_err(vkerr("vkGetPhysicalDeviceSurfaceFormatsKHR"))?
@@ -80,7 +83,7 @@ pub(crate) fn scenario_present() -> Res<()> {
             .create_swapchain(
                 &vk::SwapchainCreateInfoKHR::default()
                     .surface(surface)
-                    .min_image_count(2)
+                    .min_image_count(caps.min_image_count.max(2))
                     .image_format(format.format)
                     .image_color_space(format.color_space)
                     .image_extent(vk::Extent2D {
