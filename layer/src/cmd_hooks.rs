@@ -774,12 +774,7 @@ fn report_draws(d: &DeviceData, cb: u64, g: &crate::draws::DrawGroup) {
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
     rec.experiment = b.fragment.experiment.clone();
-    rec.name = d
-        .names
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&b.handle)
-        .cloned();
+    rec.name = b.name();
     d.stats.draws.fetch_add(g.count, Ordering::Relaxed);
     d.stats.draw_records.fetch_add(1, Ordering::Relaxed);
     crate::records::write_report(d, &rec);

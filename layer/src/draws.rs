@@ -29,6 +29,13 @@ pub struct Bindable {
     pub dynamic: Dynamic,
 }
 
+impl Bindable {
+    /// The application's name of the object, as it is now.
+    pub fn name(&self) -> Option<String> {
+        self.name.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 /// Blend state of one attachment set by vkCmdSetColorBlendEquationEXT (raw Vulkan values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BlendEquation {

@@ -295,24 +295,15 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
                 }
                 _ => Vec::new(),
             };
-            let copies: Option<Vec<vk::GraphicsPipelineCreateInfo>> =
-                inline.iter().any(Option::is_some).then(|| {
-                    // SAFETY: as above; only the stages of rewritten pipelines change.
-                    let infos = unsafe {
-                        std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
-                    };
-                    infos
-                        .iter()
-                        .zip(&inline)
-                        .map(|(i, c)| match c {
-                            Some(c) => vk::GraphicsPipelineCreateInfo {
-                                p_stages: c.stages.as_ptr(),
-                                ..*i
-                            },
-                            None => *i,
-                        })
-                        .collect()
-                });
+            // SAFETY: as above; only the stages of rewritten pipelines change.
+            let copies = unsafe {
+                copied_where(p_create_infos, create_info_count, &inline, |i, c| {
+                    vk::GraphicsPipelineCreateInfo {
+                        p_stages: c.stages.as_ptr(),
+                        ..*i
+                    }
+                })
+            };
             let p_infos = copies.as_ref().map_or(p_create_infos, |c| c.as_ptr());
             // SAFETY: the application's arguments, inline code rewritten where an experiment
             // applies.
@@ -372,6 +363,32 @@ pub(crate) unsafe extern "system" fn create_graphics_pipelines(
             }
             result
         },
+    )
+}
+
+/// The application's `count` create infos with those an experiment changed replaced by
+/// `change(info, what changed)`, or `None` when the experiment changed none (the application's
+/// array then goes down as it is).
+///
+/// # Safety
+/// `infos` must point to `count` valid create infos, `changed` have one entry per info.
+unsafe fn copied_where<T: Copy, C>(
+    infos: *const T,
+    count: u32,
+    changed: &[Option<C>],
+    change: impl Fn(&T, &C) -> T,
+) -> Option<Vec<T>> {
+    if !changed.iter().any(Option::is_some) {
+        return None;
+    }
+    // SAFETY: per the caller.
+    let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };
+    Some(
+        infos
+            .iter()
+            .zip(changed)
+            .map(|(i, c)| c.as_ref().map_or(*i, |c| change(i, c)))
+            .collect(),
     )
 }
 
@@ -674,25 +691,19 @@ pub(crate) unsafe extern "system" fn create_shaders_ext(
             }
             _ => Vec::new(),
         };
-        let copies: Option<Vec<vk::ShaderCreateInfoEXT>> =
-            rewritten.iter().any(Option::is_some).then(|| {
-                // SAFETY: as above; only the code of rewritten stages changes.
-                let infos = unsafe {
-                    std::slice::from_raw_parts(p_create_infos, create_info_count as usize)
-                };
-                infos
-                    .iter()
-                    .zip(&rewritten)
-                    .map(|(info, r)| match r {
-                        Some((words, _)) => vk::ShaderCreateInfoEXT {
-                            code_size: words.len() * 4,
-                            p_code: words.as_ptr() as *const std::ffi::c_void,
-                            ..*info
-                        },
-                        None => *info,
-                    })
-                    .collect()
-            });
+        // SAFETY: as above; only the code of rewritten stages changes.
+        let copies = unsafe {
+            copied_where(
+                p_create_infos,
+                create_info_count,
+                &rewritten,
+                |info, (words, _)| vk::ShaderCreateInfoEXT {
+                    code_size: words.len() * 4,
+                    p_code: words.as_ptr() as *const std::ffi::c_void,
+                    ..*info
+                },
+            )
+        };
         let p_infos = copies.as_ref().map_or(p_create_infos, |c| c.as_ptr());
         // SAFETY: the application's arguments, the code rewritten where an experiment applies.
         let result = unsafe { next(device, create_info_count, p_infos, p_allocator, p_shaders) };

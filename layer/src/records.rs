@@ -217,18 +217,10 @@ pub(crate) fn write_timing(
     end: Option<(&crate::timing::Unit, u64)>,
 ) {
     let Some(t) = &d.timing else { return };
-    let name = |h: u64| {
-        d.names
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&h)
-            .cloned()
-    };
     let describe = crate::timing::Describe {
         app: &d.app,
         device: &d.device_name,
         period: t.period,
-        name: &name,
     };
     let mut lines: Vec<pops_report::Timing> = units
         .iter()

@@ -329,7 +329,6 @@ struct Share {
 #[derive(Clone, Debug, Default)]
 pub struct Unit {
     span: u64,
-    timed_buffers: u64,
     interlocked: u64,
     ranges: u64,
     unmeasured: u64,
@@ -341,7 +340,6 @@ impl Unit {
     pub fn add(&mut self, r: &Recorded, m: &Measured) {
         if let Some(s) = m.span {
             self.span += s;
-            self.timed_buffers += 1;
         }
         self.unmeasured += r.unmeasured;
         for (range, ticks) in r.ranges.iter().zip(&m.ranges) {
@@ -356,7 +354,6 @@ impl Unit {
 
     fn merge(&mut self, other: &Unit) {
         self.span += other.span;
-        self.timed_buffers += other.timed_buffers;
         self.interlocked += other.interlocked;
         self.ranges += other.ranges;
         self.unmeasured += other.unmeasured;
@@ -377,8 +374,6 @@ pub struct Describe<'a> {
     pub device: &'a str,
     /// Nanoseconds per tick (VkPhysicalDeviceLimits::timestampPeriod).
     pub period: f64,
-    /// The application's name of an object, now.
-    pub name: &'a dyn Fn(u64) -> Option<String>,
 }
 
 impl Describe<'_> {
@@ -401,12 +396,7 @@ impl Describe<'_> {
                 _ => "pipeline",
             }
             .to_string(),
-            name: b
-                .name
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-                .or_else(|| (self.name)(b.handle)),
+            name: b.name(),
             module_name: b.fragment.module_name.clone(),
             stage_hash: b.fragment.hash.clone(),
             interlock,
@@ -1266,12 +1256,11 @@ mod tests {
         let m = measure(&done, |q| values.get(q.index as usize).copied(), 64).unwrap();
         let mut u = Unit::default();
         u.add(&done, &m);
-        let name = |h: u64| (h == 0x101).then(|| "A".to_string());
+        *a.name.lock().unwrap() = Some("A".to_string());
         let d = Describe {
             app: "app",
             device: "dev",
             period: 2.0,
-            name: &name,
         };
         let line = d.line(TimingScope::Frame, Some(3), &u);
         assert_eq!(line.gpu_ns, Some(240));
