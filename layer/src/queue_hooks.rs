@@ -23,12 +23,13 @@ fn submit(d: &DeviceData, cbs: &[u64], call: impl FnOnce() -> vk::Result) -> vk:
     let Some(t) = &d.timing else {
         return call();
     };
-    if let Some(done) = guarded(&d.health, "timing", || t.before_submit(cbs)) {
+    let recs = guarded(&d.health, "timing", || t.before_submit(cbs)).map(|(recs, done)| {
         crate::records::write_timing(d, done, None);
-    }
+        recs
+    });
     let r = call();
-    if r == vk::Result::SUCCESS {
-        let _ = guarded(&d.health, "timing", || t.submitted(cbs));
+    if let (vk::Result::SUCCESS, Some(recs)) = (r, recs) {
+        let _ = guarded(&d.health, "timing", || t.submitted(recs));
     }
     r
 }

@@ -213,7 +213,7 @@ pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
 /// log line.
 pub(crate) fn write_timing(
     d: &DeviceData,
-    units: Vec<(pops_report::TimingScope, u64, crate::timing::Unit)>,
+    units: crate::timing::Completed,
     end: Option<(&crate::timing::Unit, u64)>,
 ) {
     let Some(t) = &d.timing else { return };

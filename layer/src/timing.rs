@@ -448,6 +448,9 @@ impl Describe<'_> {
     }
 }
 
+/// Units whose results are complete: (scope, frame or submission number, measurements).
+pub type Completed = Vec<(TimingScope, u64, Unit)>;
+
 /// Which unit a submission's results go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnitId {
@@ -556,7 +559,7 @@ impl Totals {
 
     /// Units complete now (every submission read, and a frame closed by a present), in order;
     /// `all`: every unit (the device is going away).
-    pub fn complete(&mut self, all: bool) -> Vec<(TimingScope, u64, Unit)> {
+    pub fn complete(&mut self, all: bool) -> Completed {
         let ready: Vec<(u8, u64)> = self
             .units
             .iter()
@@ -828,7 +831,7 @@ impl Timing {
 
     /// Reads what it can of the pending submissions (calls down outside the lock), and
     /// returns the units now complete.
-    pub fn poll(&self, all: bool) -> Vec<(TimingScope, u64, Unit)> {
+    pub fn poll(&self, all: bool) -> Completed {
         let pending = std::mem::take(&mut self.state().pending);
         let mut unread = VecDeque::new();
         let mut read = Vec::new();
@@ -896,16 +899,16 @@ impl Timing {
         Some(out)
     }
 
-    /// Before a submission of `cbs`: earlier submissions of the same recordings still pending
-    /// are read now or dropped, since this one rewrites their queries.
-    pub fn before_submit(&self, cbs: &[u64]) -> Vec<(TimingScope, u64, Unit)> {
+    /// Before a submission of `cbs`: their recordings, and the units now complete. Earlier
+    /// submissions of the same recordings still pending are read now or dropped, since this
+    /// one rewrites their queries.
+    pub fn before_submit(&self, cbs: &[u64]) -> (Vec<Arc<Recorded>>, Completed) {
         let mut done = self.poll(false);
         let mut st = self.state();
         let recs: Vec<Arc<Recorded>> = cbs
             .iter()
             .filter_map(|c| st.recorded.get(c).cloned())
             .collect();
-        let before = st.pending.len();
         let mut dropped = Vec::new();
         st.pending.retain(|p| {
             let clash = p
@@ -917,38 +920,34 @@ impl Timing {
             }
             !clash
         });
-        if st.pending.len() != before {
+        if !dropped.is_empty() {
             for u in dropped {
                 st.totals.read(u, None);
             }
             done.extend(st.totals.complete(false));
         }
-        done
+        (recs, done)
     }
 
-    /// A submission of `cbs` was made.
-    pub fn submitted(&self, cbs: &[u64]) {
-        let mut st = self.state();
-        let buffers: Vec<Arc<Recorded>> = cbs
-            .iter()
-            .filter_map(|c| st.recorded.get(c).cloned())
-            .collect();
+    /// A submission of `buffers` (from [`Timing::before_submit`]) was made.
+    pub fn submitted(&self, buffers: Vec<Arc<Recorded>>) {
         if buffers.is_empty() {
             return;
         }
+        let mut st = self.state();
         let unit = st.totals.submitted();
         st.pending.push_back(Pending { unit, buffers });
     }
 
     /// A present closes the frame.
-    pub fn present(&self) -> Vec<(TimingScope, u64, Unit)> {
+    pub fn present(&self) -> Completed {
         self.state().totals.present();
         self.poll(false)
     }
 
     /// The device is going away (all its work is complete): every unit, the totals, and the
     /// query pools destroyed.
-    pub fn finish(&self) -> (Vec<(TimingScope, u64, Unit)>, Unit, u64) {
+    pub fn finish(&self) -> (Completed, Unit, u64) {
         let units = self.poll(true);
         let mut st = self.state();
         st.recording.clear();
