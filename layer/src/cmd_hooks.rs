@@ -205,25 +205,13 @@ fn on_device<T>(cb: vk::CommandBuffer, f: impl FnOnce(&DeviceData) -> T) -> Opti
     dispatch::with_device(unsafe { dispatch_key(cb) }, f)
 }
 
-/// Defines a hook on `cb` that calls down, then updates the state.
+/// Defines a hook on `cb` that calls down, then updates the state; with `before`, a step before
+/// calling down (the timing's queries around render pass instances, which must be recorded
+/// outside or inside the instance).
 macro_rules! cmd_hook {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), |$d:ident, $st:ident| $body:expr) => {
-        pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
-            crate::dispatch::ffi_boundary(stringify!($hook), (), || {
-                on_device(cb, |$d| {
-                    let Some(next) = $d.next.$field else { return };
-                    // SAFETY: the application's arguments, unchanged.
-                    unsafe { next(cb, $($arg),*) };
-                    with_state($d, cb, stringify!($hook), |$st| $body);
-                });
-            })
-        }
+        cmd_hook!($hook, $field, ($($arg : $ty),*), before |_d, _cb| (), |$d, $st| $body);
     };
-}
-
-/// [`cmd_hook!`] with a step before calling down (the timing's queries around render pass
-/// instances, which must be recorded outside or inside the instance).
-macro_rules! cmd_hook_around {
     ($hook:ident, $field:ident, ($($arg:ident : $ty:ty),*), before |$bd:ident, $bc:ident| $before:expr, |$d:ident, $st:ident| $body:expr) => {
         pub(crate) unsafe extern "system" fn $hook(cb: vk::CommandBuffer, $($arg: $ty),*) {
             crate::dispatch::ffi_boundary(stringify!($hook), (), || {
@@ -406,21 +394,21 @@ unsafe fn rendering_pass(info: *const vk::RenderingInfo) -> crate::timing::PassB
     }
 }
 
-cmd_hook_around!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo),
+cmd_hook!(cmd_begin_rendering, cmd_begin_rendering, (info: *const vk::RenderingInfo),
     // SAFETY: the application's valid rendering info.
     before |d, cb| timing_before_pass(d, cb, unsafe { rendering_pass(info) }),
     |d, st| {
     // SAFETY: the application's valid rendering info.
     st.rendering = unsafe { rendering_of(d, info) };
 });
-cmd_hook_around!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo),
+cmd_hook!(cmd_begin_rendering_khr, cmd_begin_rendering_khr, (info: *const vk::RenderingInfo),
     // SAFETY: as above.
     before |d, cb| timing_before_pass(d, cb, unsafe { rendering_pass(info) }),
     |d, st| {
     // SAFETY: as above.
     st.rendering = unsafe { rendering_of(d, info) };
 });
-cmd_hook_around!(
+cmd_hook!(
     cmd_end_rendering,
     cmd_end_rendering,
     (),
@@ -428,7 +416,7 @@ cmd_hook_around!(
     cb | timing_end_pass(d, cb, None),
     |_d, st| st.rendering = None
 );
-cmd_hook_around!(
+cmd_hook!(
     cmd_end_rendering_khr,
     cmd_end_rendering_khr,
     (),
@@ -510,31 +498,31 @@ fn next_subpass_multiview(d: &DeviceData, cb: vk::CommandBuffer) -> bool {
     pass.is_some_and(|(rp, s)| subpass_multiview(d, rp, s + 1))
 }
 
-cmd_hook_around!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents),
+cmd_hook!(cmd_begin_render_pass, cmd_begin_render_pass, (b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents),
     // SAFETY: the application's valid begin info.
     before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: the application's valid begin info.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook_around!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
+cmd_hook!(cmd_begin_render_pass2, cmd_begin_render_pass2, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
     // SAFETY: as above.
     before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook_around!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
+cmd_hook!(cmd_begin_render_pass2_khr, cmd_begin_render_pass2_khr, (b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo),
     // SAFETY: as above.
     before |d, cb| timing_before_pass(d, cb, unsafe { pass_begin(d, b) }),
     |d, st| {
     // SAFETY: as above.
     unsafe { begin_pass(d, st, b) }
 });
-cmd_hook_around!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
-cmd_hook_around!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
-cmd_hook_around!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
-cmd_hook_around!(
+cmd_hook!(cmd_next_subpass, cmd_next_subpass, (c: vk::SubpassContents), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook!(cmd_next_subpass2, cmd_next_subpass2, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook!(cmd_next_subpass2_khr, cmd_next_subpass2_khr, (b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, Some(next_subpass_multiview(d, cb))), |d, st| next_subpass(d, st));
+cmd_hook!(
     cmd_end_render_pass,
     cmd_end_render_pass,
     (),
@@ -542,8 +530,8 @@ cmd_hook_around!(
     cb | timing_end_pass(d, cb, None),
     |_d, st| end_pass(st)
 );
-cmd_hook_around!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
-cmd_hook_around!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
+cmd_hook!(cmd_end_render_pass2, cmd_end_render_pass2, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
+cmd_hook!(cmd_end_render_pass2_khr, cmd_end_render_pass2_khr, (e: *const vk::SubpassEndInfo), before |d, cb| timing_end_pass(d, cb, None), |_d, st| end_pass(st));
 
 pub(crate) unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
