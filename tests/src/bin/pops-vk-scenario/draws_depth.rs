@@ -29,7 +29,8 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
     let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().depth_attachment_format(depth_format);
-    let ci = vk::GraphicsPipelineCreateInfo::default()
+    // The state both pipelines share: one for dynamic rendering, one for a render pass.
+    let fixed = vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
         .vertex_input_state(&fx.vi)
         .input_assembly_state(&fx.ia)
@@ -38,8 +39,8 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
         .multisample_state(&fx.ms)
         .depth_stencil_state(&fx.ds)
         .dynamic_state(&dy)
-        .layout(ctx.layout)
-        .push_next(&mut rendering);
+        .layout(ctx.layout);
+    let ci = fixed.push_next(&mut rendering);
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
     unsafe {
@@ -137,17 +138,7 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
                 None,
             )
             .map_err(vkerr("vkCreateFramebuffer"))?;
-        let rp_ci = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&fx.vi)
-            .input_assembly_state(&fx.ia)
-            .viewport_state(&fx.vp)
-            .rasterization_state(&fx.rs)
-            .multisample_state(&fx.ms)
-            .depth_stencil_state(&fx.ds)
-            .dynamic_state(&dy)
-            .layout(ctx.layout)
-            .render_pass(rp);
+        let rp_ci = fixed.render_pass(rp);
         let rp_pipeline = d
             .create_graphics_pipelines(vk::PipelineCache::null(), &[rp_ci], None)
             .map_err(|(_, e)| format!("vkCreateGraphicsPipelines (render pass): {e}"))?[0];
