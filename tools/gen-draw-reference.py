@@ -58,7 +58,7 @@ def main():
            '//! `tools/gen-draw-reference.py` from `shared/reference/libdrm-draw/gfxN_draw_ib.decoded.txt`.',
            '//! Do not edit; every change the POPS draw makes is in `differences.rs`.',
            '',
-           'use crate::reference::Step;',
+           'use crate::step::Step;',
            'use pm4::Reg;',
            '']
     for const, fname in STREAMS:

@@ -416,13 +416,13 @@ fn run_inner(args: Args) -> Result<u8, String> {
 /// One interlocked pipeline of the report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipelineRow {
-    pub kind: String,
+    pub kind: pops_report::Kind,
     pub handle: String,
     /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
     pub stage_hash: String,
     /// The application's name of the object, where the record has one.
     pub name: Option<String>,
-    pub interlock: String,
+    pub interlock: pops_report::Interlock,
     pub samples: Option<u64>,
     pub per_sample: bool,
     pub chip: Option<String>,
@@ -505,15 +505,11 @@ pub fn summarize(text: &str) -> Summary {
         if r.experiment.is_some() {
             s.experimented += 1;
         }
-        if r.interlock == "none" {
+        if r.interlock == pops_report::Interlock::None {
             continue;
         }
-        let kind = serde_json::to_value(r.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
         let row = PipelineRow {
-            kind,
+            kind: r.kind,
             handle: r.handle,
             name: r.name,
             stage_hash: r.stage_hash.unwrap_or_else(|| "-".to_string()),
@@ -616,7 +612,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
     let unknown = s
         .interlocked
         .iter()
-        .filter(|r| r.interlock == "unknown")
+        .filter(|r| r.interlock == pops_report::Interlock::Unknown)
         .count();
     let draw_records: u64 = s
         .interlocked

@@ -2,7 +2,7 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
-use crate::cmd_selftest::{exit_code, open_winsys, print_json, verdict};
+use crate::selftest_common::{exit_code, open_winsys, print_json, verdict};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;

@@ -56,8 +56,8 @@ impl RunTiming {
             r.object_ranges += l.ranges;
             for o in &l.objects {
                 let mode = match &o.experiment {
-                    Some(e) => format!("{} ({})", o.interlock, e.changes.join(", ")),
-                    None => o.interlock.clone(),
+                    Some(e) => format!("{} ({})", o.interlock, e.changes_text()),
+                    None => o.interlock.to_string(),
                 };
                 let e = r.objects.entry(o.key()).or_insert((0, mode));
                 e.0 += o.ns;
@@ -285,11 +285,11 @@ mod tests {
         TimedObject {
             object: 1,
             handle: "0x1".into(),
-            bound: "pipeline".into(),
+            bound: pops_report::Bound::Pipeline,
             name: Some(name.into()),
             module_name: None,
             stage_hash: None,
-            interlock: mode.into(),
+            interlock: pops_report::Interlock::try_from(mode.to_string()).unwrap(),
             experiment: None,
             ns,
             ranges: 1,

@@ -18,6 +18,7 @@ pub mod reference;
 mod reference_state;
 pub mod run;
 pub mod shader;
+pub mod step;
 pub mod stream;
 pub mod variant;
 pub mod verify;

@@ -3,23 +3,9 @@
 //! register-by-register comparison of a decoded stream with a decoded reference stream.
 
 use crate::differences::{self, Difference};
+pub use crate::step::Step;
 use pm4::{GfxLevel, Opcode};
 use std::collections::BTreeMap;
-
-/// One packet of the reference state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A SET_*_REG packet (the packet form follows from the register and level).
-    Regs(&'static [(pm4::Reg, u32)]),
-    /// A SET_CONTEXT_REG packet at a byte address, for registers the register database of some
-    /// level does not name.
-    Raw {
-        address: u32,
-        values: &'static [u32],
-    },
-    /// NUM_INSTANCES.
-    NumInstances(u32),
-}
 
 /// The reference state of `level` (GFX10.3 uses the GFX10 stream, GFX11.5 the GFX11 one).
 pub fn steps(level: GfxLevel) -> &'static [Step] {

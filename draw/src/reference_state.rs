@@ -2,7 +2,7 @@
 //! `tools/gen-draw-reference.py` from `shared/reference/libdrm-draw/gfxN_draw_ib.decoded.txt`.
 //! Do not edit; every change the POPS draw makes is in `differences.rs`.
 
-use crate::reference::Step;
+use crate::step::Step;
 use pm4::Reg;
 
 /// gfx9_draw_ib.decoded.txt, packet by packet (framing, NOPs and the draw packet left out).

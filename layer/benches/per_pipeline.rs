@@ -7,16 +7,17 @@
 use ash::vk;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use pm4::Family;
-use VkLayer_pops_interlock::capture::{self, DrawState, Samples};
-use VkLayer_pops_interlock::compute::{self, InterlockFeatures, Subject};
-use VkLayer_pops_interlock::report::Kind;
+use pops_report::{Kind, Source};
+use VkLayer_pops_interlock::model::analysis::{self, InterlockFeatures};
+use VkLayer_pops_interlock::model::capture::{self, DrawState, Samples};
+use VkLayer_pops_interlock::model::record::{build_record, Subject};
 
 fn bench(c: &mut Criterion) {
     let sh = shaders::corpus::get("oit_interlock.frag").expect("corpus shader");
     let words = sh.words();
     c.bench_function(
         "first fragment use of a module: analyse oit_interlock.frag",
-        |b| b.iter(|| compute::analyze_module(black_box(&words))),
+        |b| b.iter(|| analysis::analyze_module(black_box(&words))),
     );
 
     let stages = [vk::PipelineShaderStageCreateInfo::default()
@@ -48,8 +49,8 @@ fn bench(c: &mut Criterion) {
         b.iter(|| unsafe { capture::capture(black_box(&info), subpass) })
     });
 
-    let analysis = compute::analyze_module(&words);
-    let entry = compute::fragment_entry(&analysis, "main").expect("entry");
+    let analysis = analysis::analyze_module(&words);
+    let entry = analysis::fragment_entry(&analysis, "main").expect("entry");
     let draw = DrawState {
         samples: Some(Samples::Static(8)),
         ..Default::default()
@@ -61,7 +62,7 @@ fn bench(c: &mut Criterion) {
             device: "Null hardware (RADV)",
             kind: Kind::Pipeline,
             handle: 0x1234,
-            source: "shader_module",
+            source: Source::ShaderModule,
             chip: Some(family),
             features: InterlockFeatures {
                 pixel: true,
@@ -76,7 +77,7 @@ fn bench(c: &mut Criterion) {
             ),
             |b| {
                 b.iter(|| {
-                    let r = compute::build_record(&subject, "main", Ok(entry), black_box(&draw));
+                    let r = build_record(&subject, "main", Ok(entry), black_box(&draw));
                     VkLayer_pops_interlock::report::to_line(&r)
                 })
             },

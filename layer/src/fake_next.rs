@@ -257,10 +257,18 @@ fn addr(f: vk::PFN_vkVoidFunction) -> usize {
     f.map_or(0, |f| f as usize)
 }
 
-#[test]
-fn chain_rules_pass_through_identity_and_exactly_once() {
-    // SAFETY (whole test): every structure handed to the layer is built here and outlives the
-    // calls; the function pointers are cast back to the prototypes their names imply.
+type Gipa = vk::PFN_vkGetInstanceProcAddr;
+type Gdpa = vk::PFN_vkGetDeviceProcAddr;
+
+/// The allocator pointer every call passes (never dereferenced): it must arrive unchanged.
+const ALLOC: *const vk::AllocationCallbacks = 0x77 as *const vk::AllocationCallbacks;
+
+/// The loader's negotiation: interface 2, the layer's GIPA and GDPA.
+///
+/// # Safety
+/// Test-owned structures.
+unsafe fn negotiate() -> (Gipa, Gdpa) {
+    // SAFETY: a structure built here for the call.
     unsafe {
         let mut neg = ffi::NegotiateLayerInterface {
             s_type: ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT,
@@ -276,10 +284,20 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         );
         assert_eq!(neg.loader_layer_interface_version, 2);
         assert!(neg.pfn_get_physical_device_proc_addr.is_none());
-        let gipa = neg.pfn_get_instance_proc_addr.expect("GIPA");
-        let gdpa = neg.pfn_get_device_proc_addr.expect("GDPA");
+        (
+            neg.pfn_get_instance_proc_addr.expect("GIPA"),
+            neg.pfn_get_device_proc_addr.expect("GDPA"),
+        )
+    }
+}
 
-        // NULL-instance rules: global commands only.
+/// NULL-instance rules: global commands only.
+///
+/// # Safety
+/// `gipa` is the layer's.
+unsafe fn null_instance_rules(gipa: Gipa) {
+    // SAFETY: the layer's GIPA with NULL and names.
+    unsafe {
         let null = vk::Instance::null();
         assert!(gipa(null, c"vkCreateInstance".as_ptr()).is_some());
         assert_eq!(
@@ -288,8 +306,19 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         );
         assert!(gipa(null, c"vkEnumeratePhysicalDevices".as_ptr()).is_none());
         assert!(gipa(null, c"vkCreateDevice".as_ptr()).is_none());
+    }
+}
 
-        // vkCreateInstance with the loader's link info.
+/// vkCreateInstance with the loader's link info: advanced before calling down, forwarded once.
+///
+/// # Safety
+/// `gipa` is the layer's.
+unsafe fn create_instance(gipa: Gipa) -> vk::Instance {
+    let null = vk::Instance::null();
+    let alloc = ALLOC;
+    // SAFETY: every structure is built here and outlives the call; the pointer is cast back to
+    // the prototype its name implies.
+    unsafe {
         let mut link = ffi::LayerInstanceLink {
             p_next: 0x1234 as *mut ffi::LayerInstanceLink,
             pfn_next_get_instance_proc_addr: Some(next_gipa),
@@ -310,7 +339,6 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         let create: vk::PFN_vkCreateInstance =
             std::mem::transmute(gipa(null, c"vkCreateInstance".as_ptr()).unwrap());
         let mut instance = vk::Instance::null();
-        let alloc = 0x77 as *const vk::AllocationCallbacks;
         assert_eq!(create(&ici, alloc, &mut instance), vk::Result::SUCCESS);
         assert_eq!(
             LINK_SEEN.load(SeqCst),
@@ -322,7 +350,18 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             [vec![&ici as *const _ as usize, 0x77]]
         );
 
-        // Pass-through: the next layer's own pointers; hooks only for intercepted names.
+        instance
+    }
+}
+
+/// Pass-through: the next layer's own pointers; hooks only for intercepted names. The layer's
+/// vkCreateDevice.
+///
+/// # Safety
+/// `gipa` is the layer's; `instance` was created through it.
+unsafe fn instance_pass_through(gipa: Gipa, instance: vk::Instance) -> vk::PFN_vkVoidFunction {
+    // SAFETY: queries of the layer's GIPA and the fake next layer's.
+    unsafe {
         assert_eq!(
             addr(gipa(instance, c"vkEnumeratePhysicalDevices".as_ptr())),
             addr(next_gipa(instance, c"vkEnumeratePhysicalDevices".as_ptr()))
@@ -342,7 +381,20 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             next_create_device as *const () as usize
         );
 
-        // vkCreateDevice: the physical device shares the instance's dispatch key.
+        create_device_hook
+    }
+}
+
+/// vkCreateDevice: the physical device shares the instance's dispatch key; the device link is
+/// advanced before calling down.
+///
+/// # Safety
+/// `create_device_hook` is the layer's vkCreateDevice.
+unsafe fn create_device(create_device_hook: vk::PFN_vkVoidFunction) -> vk::Device {
+    let alloc = ALLOC;
+    // SAFETY: every structure is built here and outlives the call; the pointer is cast back to
+    // the prototype its name implies.
+    unsafe {
         let pd: vk::PhysicalDevice = vk::Handle::from_raw(leak(&INSTANCE_TABLE));
         let mut dlink = ffi::LayerDeviceLink {
             p_next: 0x5678 as *mut ffi::LayerDeviceLink,
@@ -378,7 +430,17 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             ]]
         );
 
-        // Device-level identity and "hook only where the next layer has it".
+        device
+    }
+}
+
+/// Device-level identity and "hook only where the next layer has it".
+///
+/// # Safety
+/// The layer's GIPA and GDPA, with an instance and device created through them.
+unsafe fn device_identity(gipa: Gipa, gdpa: Gdpa, instance: vk::Instance, device: vk::Device) {
+    // SAFETY: queries of the layer's and the fake next layer's functions.
+    unsafe {
         assert_eq!(
             addr(gdpa(device, c"vkCmdDispatch".as_ptr())),
             next_cmd_dispatch as *const () as usize
@@ -389,7 +451,7 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             addr(gdpa(device, c"vkGetDeviceProcAddr".as_ptr())),
             gdpa as usize
         );
-        for name in crate::hooks::intercepted() {
+        for name in crate::entry::intercepted() {
             let n = std::ffi::CString::new(name).unwrap();
             let ours = addr(gdpa(device, n.as_ptr()));
             let theirs = addr(next_gdpa(device, n.as_ptr()));
@@ -397,8 +459,17 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
                 assert_eq!(ours, 0, "{name}");
             }
         }
+    }
+}
 
-        // Shader module: forwarded once, original pointers; malformed SPIR-V is fine.
+/// Shader modules: forwarded once, original pointers; malformed SPIR-V is fine.
+///
+/// # Safety
+/// `gdpa` is the layer's; `device` was created through it.
+unsafe fn shader_modules(gdpa: Gdpa, device: vk::Device) -> vk::ShaderModule {
+    let alloc = ALLOC;
+    // SAFETY: structures built here; pointers cast back to the prototypes their names imply.
+    unsafe {
         let create_module: vk::PFN_vkCreateShaderModule =
             std::mem::transmute(gdpa(device, c"vkCreateShaderModule".as_ptr()).unwrap());
         let code = [0xdead_beefu32, 1, 2];
@@ -446,7 +517,19 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         );
         assert!(shaders::spirv::validity::check(&invalid).is_err());
 
-        // Pipelines: forwarded once with the caller's arrays; results returned unchanged.
+        module
+    }
+}
+
+/// Pipelines: forwarded once with the caller's arrays; results returned unchanged; exactly the
+/// created pipelines are recorded.
+///
+/// # Safety
+/// `gdpa` is the layer's; `device` and `module` were created through it.
+unsafe fn pipelines(gdpa: Gdpa, device: vk::Device, module: vk::ShaderModule) {
+    let alloc = ALLOC;
+    // SAFETY: structures built here; pointers cast back to the prototypes their names imply.
+    unsafe {
         let create_pipelines: vk::PFN_vkCreateGraphicsPipelines =
             std::mem::transmute(gdpa(device, c"vkCreateGraphicsPipelines".as_ptr()).unwrap());
         let stages = [vk::PipelineShaderStageCreateInfo::default()
@@ -482,7 +565,8 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             vk::GraphicsPipelineCreateInfo::default().stages(&stages),
             vk::GraphicsPipelineCreateInfo::default().stages(&stages),
         ];
-        let stats = || crate::hooks::analysed_count(device);
+        let stats =
+            || crate::registry::with_device_of(device, |d| d.stats.analysed_count()).unwrap_or(0);
         let before = stats();
         PIPELINE_PARTIAL.store(true, SeqCst);
         for r in [
@@ -513,8 +597,24 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
             [expect.clone(), expect]
         );
         assert_eq!(calls("vkCreateGraphicsPipelines").len(), 4);
+    }
+}
 
-        // Destroying handles the layer never saw goes down once, unchanged.
+/// Destruction: handles the layer never saw go down once, unchanged; destroyed objects are
+/// unknown afterwards.
+///
+/// # Safety
+/// The layer's GIPA and GDPA, with the objects created through them.
+unsafe fn teardown(
+    gipa: Gipa,
+    gdpa: Gdpa,
+    instance: vk::Instance,
+    device: vk::Device,
+    module: vk::ShaderModule,
+) {
+    let alloc = ALLOC;
+    // SAFETY: pointers cast back to the prototypes their names imply.
+    unsafe {
         let destroy_pipeline: vk::PFN_vkDestroyPipeline =
             std::mem::transmute(gdpa(device, c"vkDestroyPipeline".as_ptr()).unwrap());
         destroy_pipeline(device, vk::Handle::from_raw(0xabad), alloc);
@@ -537,6 +637,23 @@ fn chain_rules_pass_through_identity_and_exactly_once() {
         destroy_instance(instance, alloc);
         assert_eq!(calls("vkDestroyInstance").len(), 1);
         assert!(gipa(instance, c"vkCmdDraw".as_ptr()).is_none());
+    }
+}
+
+#[test]
+fn chain_rules_pass_through_identity_and_exactly_once() {
+    // SAFETY: each step hands the layer structures built for it, and the objects the steps
+    // before it created.
+    unsafe {
+        let (gipa, gdpa) = negotiate();
+        null_instance_rules(gipa);
+        let instance = create_instance(gipa);
+        let create_device_hook = instance_pass_through(gipa, instance);
+        let device = create_device(create_device_hook);
+        device_identity(gipa, gdpa, instance, device);
+        let module = shader_modules(gdpa, device);
+        pipelines(gdpa, device, module);
+        teardown(gipa, gdpa, instance, device, module);
     }
 }
 

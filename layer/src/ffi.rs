@@ -108,6 +108,32 @@ pub unsafe fn find_in_chain(mut p_next: *const c_void, s_type: vk::StructureType
     std::ptr::null()
 }
 
+/// Finds the loader's link-info structure of `s_type` in a create info's chain. The loader owns
+/// it (it is not the application's), and advancing it is how the chain is walked.
+///
+/// # Safety
+/// `p_next` must be a valid pNext chain.
+pub unsafe fn find_link<T>(
+    mut p_next: *const std::ffi::c_void,
+    s_type: vk::StructureType,
+) -> *mut T {
+    while !p_next.is_null() {
+        // SAFETY: every chain element starts with sType/pNext; the loader's structures have
+        // `function` right after them.
+        let base = unsafe { &*(p_next as *const BaseIn) };
+        if base.s_type == s_type {
+            // SAFETY: the loader's link-info structures of this sType are laid out as
+            // `LayerDeviceCreateInfo` (sType, pNext, function, union), so `function` is readable.
+            let f = unsafe { &*(p_next as *const LayerDeviceCreateInfo) }.function;
+            if f == LayerFunction::LAYER_LINK_INFO {
+                return p_next as *mut T;
+            }
+        }
+        p_next = base.p_next as *const std::ffi::c_void;
+    }
+    std::ptr::null_mut()
+}
+
 /// The loader's dispatch key of a dispatchable handle: the dispatch-table pointer stored in its
 /// first word. Instances and their physical devices share one; a device and its queues and
 /// command buffers share another.

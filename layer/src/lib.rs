@@ -2,34 +2,45 @@
 //!
 //! `libVkLayer_pops_interlock.so` exports only `vkNegotiateLoaderLayerInterfaceVersion`
 //! (loader–layer interface 2). It intercepts shader-module, graphics-pipeline and shader-object
-//! creation, analyses each fragment shader's interlock use and reports the AMD register state and
-//! PM4 a driver must program for it, while passing every call down the chain unchanged and exactly
-//! once. Everything it does not intercept is the next layer's own function pointer.
+//! creation and command recording, analyses each fragment shader's interlock use and reports
+//! the AMD register state and PM4 a driver must program for it, per object and per draw, while
+//! passing every call down the chain unchanged and exactly once. Everything it does not
+//! intercept is the next layer's own function pointer.
 //!
-//! Layout: [`ffi`] (vk_layer.h), [`dispatch`] (per-instance/per-device state keyed by dispatch
-//! key), [`hooks`] (the intercepted entry points), [`capture`] (reading create infos),
-//! [`compute`] (analysis, state, diagnostics: pure), [`draws`] (command-buffer tracking: the
-//! state of each draw), [`report`] (JSON Lines), [`settings`].
+//! The shape, from the application inwards:
+//!
+//! - the FFI shell: [`table`] lists every intercepted function once; [`entry`] generates the
+//!   entry points (each body inside [`boundary`]) and answers vkGet*ProcAddr; [`next`] holds the
+//!   next layer's functions, resolved once; [`draw_path`] is the draw commands' hot path, with
+//!   [`counter`]; [`registry`] maps dispatch keys to [`instance`]s and [`device`]s; [`ffi`] is
+//!   vk_layer.h;
+//! - [`hooks`]: the bodies, one module per concept, reaching state only through
+//! - [`stores`]: the device's state, each store owning its lock;
+//! - [`model`]: the pure cores (capture, analysis, draws, findings, records, timing,
+//!   experiments), using pm4's and pops_report's types;
+//! - out and around: [`records`] (log, report, messengers), [`report`] (the JSONL file),
+//!   [`messenger`], [`settings`], [`chip`], [`chain`] (create-info copies for experiments).
 #![allow(non_snake_case)]
 
-pub mod capture;
+pub mod boundary;
+pub mod chain;
 pub mod chip;
-pub mod cmd_hooks;
-pub mod compute;
-pub mod dispatch;
+pub mod counter;
+pub mod device;
 pub mod draw_path;
-pub mod draws;
-pub mod experiment;
+pub mod entry;
 pub mod ffi;
 pub mod hooks;
-pub mod intercept;
+pub mod instance;
 pub mod messenger;
-pub mod objects;
-pub mod queue_hooks;
+pub mod model;
+pub mod next;
 pub mod records;
+pub mod registry;
 pub mod report;
 pub mod settings;
-pub mod timing;
+pub mod stores;
+mod table;
 
 #[cfg(test)]
 mod fake_next;
@@ -57,8 +68,8 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
     if v.loader_layer_interface_version > ffi::CURRENT_LOADER_LAYER_INTERFACE_VERSION {
         v.loader_layer_interface_version = ffi::CURRENT_LOADER_LAYER_INTERFACE_VERSION;
     }
-    v.pfn_get_instance_proc_addr = Some(hooks::get_instance_proc_addr);
-    v.pfn_get_device_proc_addr = Some(hooks::get_device_proc_addr);
+    v.pfn_get_instance_proc_addr = Some(entry::vkGetInstanceProcAddr);
+    v.pfn_get_device_proc_addr = Some(entry::vkGetDeviceProcAddr);
     if v.loader_layer_interface_version >= 2 {
         v.pfn_get_physical_device_proc_addr = None;
     }

@@ -9,8 +9,8 @@
 //! finding is delivered once per (code, object, sample count, object name): draw records repeat
 //! per command buffer, a message per frame would drown the application's log.
 
-use crate::report::{Diagnostic, Severity};
 use ash::vk;
+use pops_report::{Diagnostic, Severity};
 use std::collections::HashSet;
 use std::ffi::CString;
 use std::sync::Mutex;

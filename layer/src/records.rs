@@ -1,139 +1,133 @@
-//! Records and diagnostics out of the layer: one record per analysed object or draw group goes
-//! to the log (one line, where its level is enabled), the JSONL report ([`crate::report`]) and
-//! the application's debug-utils messengers ([`crate::messenger`]); per-device totals at
+//! Records and findings out of the layer: one record per analysed object or draw group goes to
+//! the log (one line, where its level is enabled), the JSONL report ([`crate::report`]) and the
+//! application's debug-utils messengers ([`crate::messenger`]); per-device totals at
 //! destruction.
 
-use crate::capture::DrawState;
-use crate::compute::{self, Subject};
-use crate::dispatch::DeviceData;
-use crate::report::{self, Kind, Record, Severity};
+use crate::device::Device;
+use crate::model::analysis::EntryAnalysis;
+use crate::model::capture::DrawState;
+use crate::model::draws::DrawGroup;
+use crate::model::findings;
+use crate::model::object::Fragment;
+use crate::model::record::{build_record, Record, Subject};
+use crate::report;
+use crate::stores::stats::Analysed;
 use ash::vk;
-use std::sync::atomic::Ordering;
+use pops_report::{Bound, Interlock, Kind, Severity};
 use std::sync::Once;
 
-pub(crate) fn summary(d: &DeviceData) {
-    let s = &d.stats;
-    let by_mode = s.by_mode.lock().unwrap_or_else(|p| p.into_inner());
-    let mut modes: Vec<String> = by_mode.iter().map(|(m, n)| format!("{m}: {n}")).collect();
-    modes.sort();
-    log::info!(
-        "device '{}' destroyed: {} fragment stages analysed, {} with interlock ({}), {} flagged, {} unknown",
-        d.device_name,
-        s.analysed.load(Ordering::Relaxed),
-        s.interlocked.load(Ordering::Relaxed),
-        if modes.is_empty() { "-".to_string() } else { modes.join(", ") },
-        s.flagged.load(Ordering::Relaxed),
-        s.unknown.load(Ordering::Relaxed),
-    );
-    log::info!(
-        "device '{}': {} draws with an interlocked fragment stage, in {} draw records (command buffer × bound object × draw state)",
-        d.device_name,
-        s.draws.load(Ordering::Relaxed),
-        s.draw_records.load(Ordering::Relaxed),
-    );
+pub(crate) fn summary(d: &Device) {
+    for line in d.stats.summary(&d.device_name) {
+        log::info!("{line}");
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn emit(
-    d: &DeviceData,
-    kind: Kind,
-    handle: u64,
-    source: &str,
-    stage_hash: Option<&str>,
-    entry_name: &str,
-    entry: Result<&compute::EntryAnalysis, String>,
-    draw: &DrawState,
-    module_name: Option<&str>,
-    experiment: Option<&pops_report::Experiment>,
-) {
-    let subject = Subject {
-        stage_hash,
+fn subject<'a>(d: &'a Device, kind: Kind, handle: u64, f: &'a Fragment) -> Subject<'a> {
+    Subject {
+        stage_hash: f.hash.as_deref(),
         app: &d.app,
         device: &d.device_name,
         kind,
         handle,
-        source,
+        source: f.source,
         chip: d.chip,
         features: d.features,
-    };
+    }
+}
+
+/// The record of an object at its creation: to the log, the report and the messengers.
+pub(crate) fn emit(
+    d: &Device,
+    kind: Kind,
+    handle: u64,
+    fragment: &Fragment,
+    entry: Result<&EntryAnalysis, String>,
+    draw: &DrawState,
+) {
     let mode = entry.as_ref().ok().and_then(|e| e.interlock);
-    let mut rec = compute::build_record(&subject, entry_name, entry, draw);
+    let mut rec = build_record(
+        &subject(d, kind, handle, fragment),
+        &fragment.entry,
+        entry,
+        draw,
+    );
     // Names the application gave before this record: the object's own (rare at creation) and
     // its shader module's.
-    rec.name = d
-        .names
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&handle)
-        .cloned();
-    rec.module_name = module_name.map(str::to_string);
-    rec.experiment = experiment.cloned();
+    rec.name = d.objects.name(handle);
+    rec.module_name = fragment.module_name.clone();
+    rec.experiment = fragment.experiment.clone();
     // The device runs an experiment the layer could not apply here: say so.
-    if let (Some(active), None) = (&d.experiment, experiment) {
-        let why = match rec.source.as_str() {
-            "module_identifier" | "pipeline_binary" | "shader_object_binary" => {
-                Some("its SPIR-V is not visible to layers")
-            }
-            _ if rec.interlock.starts_with("shading-rate") => {
-                Some("shading-rate interlock is left alone")
-            }
-            _ => None,
+    if let (Some(active), None) = (&d.experiment, &fragment.experiment) {
+        let why = if !rec.source.spirv_visible() {
+            Some("its SPIR-V is not visible to layers")
+        } else if mode.is_some_and(|m| m.granularity == pm4::Granularity::ShadingRate) {
+            Some("shading-rate interlock is left alone")
+        } else {
+            None
         };
         if let Some(why) = why {
-            rec.diagnostics.push(report::Diagnostic::new(
-                Severity::Info,
-                "experiment-not-applied",
-                format!(
-                    "the {} experiment was not applied: {why}",
-                    active.experiment
-                ),
+            rec.diagnostics.push(findings::experiment_not_applied(
+                active.experiment.name(),
+                why,
             ));
         }
     }
-    let s = &d.stats;
-    s.analysed.fetch_add(1, Ordering::Relaxed);
     let flagged = rec
         .diagnostics
         .iter()
         .any(|x| matches!(x.severity, Severity::Warning | Severity::Error));
-    if rec.interlock == "unknown" {
-        s.unknown.fetch_add(1, Ordering::Relaxed);
-    }
-    if let Some(m) = mode {
-        s.interlocked.fetch_add(1, Ordering::Relaxed);
-        *s.by_mode
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(m)
-            .or_default() += 1;
-        if flagged {
-            s.flagged.fetch_add(1, Ordering::Relaxed);
-        }
+    d.stats.analysed(Analysed {
+        mode,
+        unknown: rec.interlock == Interlock::Unknown,
+        flagged,
+    });
+    if mode.is_some() {
         log_line(&rec, flagged);
-    } else if rec.interlock == "unknown" {
+    } else if rec.interlock == Interlock::Unknown {
         log::debug!(
-            "{} {} ({}): interlock unknown",
+            "{} {} ({:?}): interlock unknown",
             kind_name(kind),
             rec.handle,
             rec.source
         );
     }
     // An object the experiment changed is reported even when it has no interlock left.
-    if rec.interlock != "none" || d.settings.report_all || rec.experiment.is_some() {
+    if rec.interlock != Interlock::None || d.settings.report_all || rec.experiment.is_some() {
         write_report(d, &rec);
     }
     tell_messengers(d, handle, &rec);
 }
 
+/// One `draw` record: the draws of one command buffer with one bound object and draw state.
+pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) {
+    let b = &g.bound;
+    let entry = crate::model::analysis::fragment_entry(&b.fragment.analysis, &b.fragment.entry);
+    let mut rec = build_record(
+        &subject(d, Kind::Draw, b.handle, &b.fragment),
+        &b.fragment.entry,
+        entry,
+        &g.draw,
+    );
+    rec.command_buffer = Some(format!("0x{cb:x}"));
+    rec.bound = Some(b.bound);
+    rec.draws = Some(g.count);
+    rec.module_name = b.fragment.module_name.clone();
+    rec.experiment = b.fragment.experiment.clone();
+    rec.name = b.name();
+    d.stats.draw_record(g.count);
+    write_report(d, &rec);
+    tell_messengers(d, b.handle, &rec);
+}
+
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
 /// setting).
-pub(crate) fn tell_messengers(d: &DeviceData, handle: u64, rec: &Record) {
+pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
     if !d.settings.debug_messages || rec.diagnostics.is_empty() {
         return;
     }
     let object_type = match rec.kind {
         Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
-        Kind::Draw if rec.bound.as_deref() == Some("shader_object") => vk::ObjectType::SHADER_EXT,
+        Kind::Draw if rec.bound == Some(Bound::ShaderObject) => vk::ObjectType::SHADER_EXT,
         _ => vk::ObjectType::PIPELINE,
     };
     // Every record carries the object's name where it has one (emit and the draw records).
@@ -198,7 +192,7 @@ fn log_line(rec: &Record, flagged: bool) {
     }
 }
 
-pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
+pub(crate) fn write_report(d: &Device, rec: &Record) {
     let Some(path) = &d.settings.report else {
         return;
     };
@@ -212,12 +206,12 @@ pub(crate) fn write_report(d: &DeviceData, rec: &Record) {
 /// the device's totals and the submissions dropped unread) one per interlocked object and a
 /// log line.
 pub(crate) fn write_timing(
-    d: &DeviceData,
-    units: crate::timing::Completed,
-    end: Option<(&crate::timing::Unit, u64)>,
+    d: &Device,
+    units: crate::model::timing::Completed,
+    end: Option<(&crate::model::timing::Unit, u64)>,
 ) {
     let Some(t) = &d.timing else { return };
-    let describe = crate::timing::Describe {
+    let describe = crate::model::timing::Describe {
         app: &d.app,
         device: &d.device_name,
         period: t.period,

@@ -1,5 +1,8 @@
-//! The JSON Lines report: one object per analysed pipeline, library or shader object.
+//! The JSON Lines report file: one line per analysed pipeline, library, shader object, draw
+//! group or timing unit, written in whole-line chunks.
 
+use crate::model::record::Record;
+use pops_report::Severity;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -7,75 +10,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-pub use pops_report::{Diagnostic, Kind, Severity, SCHEMA_VERSION};
-
-/// A JSON value computed at most once, on first use, and shared by every record that has it.
-pub trait LazyJson: Send + Sync {
-    fn raw(&self) -> &serde_json::value::RawValue;
-}
-
-/// The register state of a record: `null`, or JSON shared between all records of one (chip,
-/// shader facts, draw state). It is serialised only when a report line is written, and then only
-/// once per state: building it costs far more than deriving the state.
-#[derive(Clone, Default)]
-pub struct Shared(Option<Arc<dyn LazyJson>>);
-
-impl Shared {
-    pub fn null() -> Self {
-        Shared(None)
-    }
-
-    pub fn lazy(json: Arc<dyn LazyJson>) -> Self {
-        Shared(Some(json))
-    }
-
-    pub fn is_null(&self) -> bool {
-        self.0.is_none()
-    }
-
-    /// The value as a `serde_json::Value` (parses the shared text: for tests and tools).
-    pub fn value(&self) -> serde_json::Value {
-        match &self.0 {
-            None => serde_json::Value::Null,
-            Some(j) => serde_json::from_str(j.raw().get()).unwrap_or(serde_json::Value::Null),
-        }
-    }
-}
-
-impl PartialEq for Shared {
-    fn eq(&self, other: &Self) -> bool {
-        self.value() == other.value()
-    }
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            None => f.write_str("null"),
-            Some(j) => f.write_str(j.raw().get()),
-        }
-    }
-}
-
-impl Serialize for Shared {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            None => s.serialize_unit(),
-            Some(j) => j.raw().serialize(s),
-        }
-    }
-}
-
-/// One report line (schemas/report.schema.json, the type pops_report defines once), with the
-/// register state as JSON shared between the lines of one state.
-pub type Record = pops_report::Record<Shared>;
-
-/// The next record id of the process.
-pub fn next_id() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
 
 /// A report line as written: the record's JSON and a newline.
 pub fn to_line(record: &Record) -> String {
@@ -205,6 +139,8 @@ static FLUSH_AT_EXIT: extern "C" fn() = flush_at_exit;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::record::Shared;
+    use pops_report::{Diagnostic, Interlock, Kind, Source, SCHEMA_VERSION};
 
     fn sample() -> Record {
         Record {
@@ -216,7 +152,7 @@ mod tests {
             kind: Kind::ShaderObject,
             handle: "0x10".into(),
             entry_point: "main".into(),
-            interlock: "pixel-ordered".into(),
+            interlock: Interlock::Mode("pixel-ordered".parse().unwrap()),
             begin_count: 1,
             end_count: 1,
             per_sample: false,
@@ -225,7 +161,7 @@ mod tests {
             registers: Shared::null(),
             pm4: vec![0xc001_6900, 1, 2].into(),
             diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
-            source: "shader_object_spirv".into(),
+            source: Source::ShaderObjectSpirv,
             command_buffer: None,
             bound: None,
             draws: None,

@@ -8,6 +8,7 @@
 //! streams and compares dword for dword.
 
 use crate::chip::GfxLevel;
+pub use crate::encode_error::EncodeError;
 use crate::fields::{
     ContextControlLoad, ContextControlShadow, EventKind, EventType, EventWriteDw1, GcrCntl,
     IbControl, ReleaseMemOpGfx10, ReleaseMemOpGfx11, ReleaseMemOpGfx9, ReleaseMemSel,
@@ -17,56 +18,7 @@ use crate::packet::{
     emit_set_reg_runs, pkt3, Opcode, SetRegForm, MAX_BODY_DWORDS, NOP_ONE_DWORD,
     SET_REG_INDEX_SHIFT,
 };
-use crate::regs::{Field, Reg, RegError, RegSpace, RegValue};
-
-/// Why a packet could not be encoded.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum EncodeError {
-    #[error("{reg} was composed for {value_level}, but this command buffer is for {level}")]
-    LevelMismatch {
-        reg: Reg,
-        level: GfxLevel,
-        value_level: GfxLevel,
-    },
-    #[error("{layout}.{field}: {value:#x} does not fit in {width} bits")]
-    FieldTooWide {
-        layout: &'static str,
-        field: &'static str,
-        value: u32,
-        width: u32,
-    },
-    #[error("{opcode:?} needs a body of 1..={max} dwords, got {dwords}", max = MAX_BODY_DWORDS)]
-    BodySize { opcode: Opcode, dwords: usize },
-    #[error("{what} address {address:#x} is not {align}-byte aligned")]
-    Misaligned {
-        what: &'static str,
-        address: u64,
-        align: u64,
-    },
-    #[error("{what} is the {layout_level} layout, but this command buffer is for {level}")]
-    WrongLayout {
-        what: &'static str,
-        layout_level: &'static str,
-        level: GfxLevel,
-    },
-    #[error("{reg} is in the {space} space; {opcode:?} writes only the {expected} space")]
-    WrongSpace {
-        reg: Reg,
-        space: &'static str,
-        opcode: Opcode,
-        expected: &'static str,
-    },
-    #[error("SET_*_REG index {index} does not fit in 4 bits")]
-    IndexTooWide { index: u32 },
-    #[error("{event} must be sent with {packet}, not {used}")]
-    WrongEventPacket {
-        event: &'static str,
-        packet: &'static str,
-        used: &'static str,
-    },
-    #[error(transparent)]
-    Reg(#[from] RegError),
-}
+use crate::regs::{Field, Reg, RegSpace, RegValue};
 
 /// How the CP must receive a register on a level when plain SET_*_REG is not enough, as libdrm's
 /// draw test (and Mesa) write them on real hardware:

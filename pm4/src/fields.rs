@@ -11,7 +11,7 @@
 //! Each layout is a plain struct of `u32` field values: composing one can only name fields that
 //! exist for that layout, and [`encode`](GcrCntl::encode) refuses a value wider than its field.
 
-use crate::cmdbuf::EncodeError;
+use crate::encode_error::EncodeError;
 
 /// One field of a packet body dword: bits `lo..=hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

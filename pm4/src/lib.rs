@@ -26,6 +26,7 @@ pub mod pops;
 pub use packet::{emit_set_regs, pkt3, Header, Opcode};
 pub mod cmdbuf;
 pub mod decode;
+pub mod encode_error;
 pub mod fields;
 pub mod validate;
 

@@ -80,6 +80,153 @@ pub fn diagnostics(state: &PopsState) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// The interlock of a fragment stage as a record states it: a mode, `none`, or `unknown` where
+/// the SPIR-V is not visible or not analysable. Written as `pops state` spells a mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum Interlock {
+    None,
+    Unknown,
+    Mode(pm4::InterlockMode),
+}
+
+impl Interlock {
+    /// Every value, in the schema's order.
+    pub const ALL: [Interlock; 8] = [
+        Interlock::None,
+        Interlock::Unknown,
+        Interlock::Mode(pm4::InterlockMode::ALL[0]),
+        Interlock::Mode(pm4::InterlockMode::ALL[1]),
+        Interlock::Mode(pm4::InterlockMode::ALL[2]),
+        Interlock::Mode(pm4::InterlockMode::ALL[3]),
+        Interlock::Mode(pm4::InterlockMode::ALL[4]),
+        Interlock::Mode(pm4::InterlockMode::ALL[5]),
+    ];
+
+    /// `none` for a stage without interlock.
+    pub fn of(mode: Option<pm4::InterlockMode>) -> Interlock {
+        mode.map_or(Interlock::None, Interlock::Mode)
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Interlock::None => "none",
+            Interlock::Unknown => "unknown",
+            Interlock::Mode(m) => m.name(),
+        }
+    }
+
+    /// The declared mode, if any.
+    pub fn mode(self) -> Option<pm4::InterlockMode> {
+        match self {
+            Interlock::Mode(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Interlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<Interlock> for &'static str {
+    fn from(i: Interlock) -> &'static str {
+        i.name()
+    }
+}
+
+/// A report value outside its closed set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {value:?} is not one of: {expected}")]
+pub struct UnknownValue {
+    pub what: &'static str,
+    pub value: String,
+    pub expected: String,
+}
+
+impl TryFrom<String> for Interlock {
+    type Error = UnknownValue;
+    fn try_from(s: String) -> Result<Interlock, UnknownValue> {
+        Interlock::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| UnknownValue {
+                what: "interlock",
+                expected: Interlock::ALL.map(Interlock::name).join(", "),
+                value: s,
+            })
+    }
+}
+
+/// Where a record's fragment SPIR-V came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A `VkShaderModule` created through the layer.
+    ShaderModule,
+    /// A `VkShaderModuleCreateInfo` chained to the pipeline's fragment stage.
+    InlineCreateInfo,
+    /// A shader module identifier: the SPIR-V is not visible.
+    ModuleIdentifier,
+    /// Pipeline binaries replace the stages: no SPIR-V.
+    PipelineBinary,
+    /// A graphics pipeline library linked into the pipeline.
+    Library,
+    /// A shader object created from SPIR-V.
+    ShaderObjectSpirv,
+    /// A shader object created from a driver binary.
+    ShaderObjectBinary,
+}
+
+impl Source {
+    /// Every value, in the schema's order.
+    pub const ALL: [Source; 7] = [
+        Source::ShaderModule,
+        Source::InlineCreateInfo,
+        Source::ModuleIdentifier,
+        Source::PipelineBinary,
+        Source::Library,
+        Source::ShaderObjectSpirv,
+        Source::ShaderObjectBinary,
+    ];
+
+    /// Whether the SPIR-V of this source is visible to a layer.
+    pub const fn spirv_visible(self) -> bool {
+        !matches!(
+            self,
+            Source::ModuleIdentifier | Source::PipelineBinary | Source::ShaderObjectBinary
+        )
+    }
+}
+
+/// What a draw record's command buffer had bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    Pipeline,
+    ShaderObject,
+}
+
+impl Bound {
+    /// Every value, in the schema's order.
+    pub const ALL: [Bound; 2] = [Bound::Pipeline, Bound::ShaderObject];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Bound::Pipeline => "pipeline",
+            Bound::ShaderObject => "shader_object",
+        }
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a report line describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -89,6 +236,23 @@ pub enum Kind {
     ShaderObject,
     /// The draws of one command buffer with one bound pipeline or shader object and one state.
     Draw,
+}
+
+impl Kind {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::Pipeline => "pipeline",
+            Kind::Library => "library",
+            Kind::ShaderObject => "shader_object",
+            Kind::Draw => "draw",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// One line of the layer's report (schemas/report.schema.json). `R` is how the registers are
@@ -113,7 +277,7 @@ pub struct Record<R = Option<Registers>> {
     #[serde(default)]
     pub stage_hash: Option<String>,
     /// A mode name as `pops state` spells it, `none`, or `unknown`.
-    pub interlock: String,
+    pub interlock: Interlock,
     pub begin_count: u32,
     pub end_count: u32,
     pub per_sample: bool,
@@ -126,13 +290,13 @@ pub struct Record<R = Option<Registers>> {
     pub pm4: Arc<[u32]>,
     pub diagnostics: Vec<Diagnostic>,
     /// Where the fragment SPIR-V came from.
-    pub source: String,
+    pub source: Source,
     /// Draw lines: `0x…` of the command buffer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_buffer: Option<String>,
     /// Draw lines: what was bound, `pipeline` or `shader_object`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bound: Option<String>,
+    pub bound: Option<Bound>,
     /// Draw lines: how many draw commands used this state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<u64>,
@@ -149,11 +313,99 @@ pub struct Record<R = Option<Registers>> {
 }
 
 /// An interlock experiment the layer applied to the object's fragment stage (the `experiment`
-/// setting): its name and each mode change, `"pixel-ordered -> sample-ordered"`.
+/// setting): its name and each mode change, written `"pixel-ordered -> sample-ordered"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Experiment {
-    pub name: String,
-    pub changes: Vec<String>,
+    pub name: ExperimentName,
+    pub changes: Vec<ModeChange>,
+}
+
+impl Experiment {
+    /// The changes as the report writes them, comma-separated.
+    pub fn changes_text(&self) -> String {
+        self.changes
+            .iter()
+            .map(ModeChange::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The interlock experiments, by the names the `experiment` setting and `pops compare` take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExperimentName {
+    PixelToSample,
+    SampleToPixel,
+    OrderedToUnordered,
+    UnorderedToOrdered,
+    NoInterlock,
+}
+
+impl ExperimentName {
+    /// Every value, in the schema's order.
+    pub const ALL: [ExperimentName; 5] = [
+        ExperimentName::PixelToSample,
+        ExperimentName::SampleToPixel,
+        ExperimentName::OrderedToUnordered,
+        ExperimentName::UnorderedToOrdered,
+        ExperimentName::NoInterlock,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            ExperimentName::PixelToSample => "pixel-to-sample",
+            ExperimentName::SampleToPixel => "sample-to-pixel",
+            ExperimentName::OrderedToUnordered => "ordered-to-unordered",
+            ExperimentName::UnorderedToOrdered => "unordered-to-ordered",
+            ExperimentName::NoInterlock => "no-interlock",
+        }
+    }
+}
+
+impl std::fmt::Display for ExperimentName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One change of an entry point's interlock mode: from a mode to another, or to none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct ModeChange {
+    pub from: pm4::InterlockMode,
+    pub to: Option<pm4::InterlockMode>,
+}
+
+impl std::fmt::Display for ModeChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} -> {}", self.from, Interlock::of(self.to))
+    }
+}
+
+impl From<ModeChange> for String {
+    fn from(c: ModeChange) -> String {
+        c.to_string()
+    }
+}
+
+impl TryFrom<String> for ModeChange {
+    type Error = UnknownValue;
+    fn try_from(s: String) -> Result<ModeChange, UnknownValue> {
+        let bad = |s: &str| UnknownValue {
+            what: "mode change",
+            value: s.to_string(),
+            expected: "\"<mode> -> <mode or none>\"".to_string(),
+        };
+        let (from, to) = s.split_once(" -> ").ok_or_else(|| bad(&s))?;
+        let from = from.parse().map_err(|_| bad(&s))?;
+        let to = match Interlock::try_from(to.to_string()).map_err(|_| bad(&s))? {
+            Interlock::None => None,
+            Interlock::Mode(m) => Some(m),
+            Interlock::Unknown => return Err(bad(&s)),
+        };
+        Ok(ModeChange { from, to })
+    }
 }
 
 /// A timing line's `kind`: always `timing` (what tells it from the object and draw lines).
@@ -211,7 +463,7 @@ pub struct TimedObject {
     /// `0x…` of the VkPipeline or VkShaderEXT.
     pub handle: String,
     /// `pipeline` or `shader_object`.
-    pub bound: String,
+    pub bound: Bound,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,7 +471,7 @@ pub struct TimedObject {
     /// The fragment stage's content hash (of what went down to the driver).
     pub stage_hash: Option<String>,
     /// The interlock mode that went down to the driver.
-    pub interlock: String,
+    pub interlock: Interlock,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<Experiment>,
     pub ns: u64,
@@ -272,7 +524,7 @@ pub struct OutOfOrder {
 pub struct StateDocument {
     pub chip: String,
     pub gfx_level: String,
-    pub interlock: String,
+    pub interlock: Interlock,
     pub samples: u32,
     pub registers: Registers,
     pub pm4: Vec<u32>,
@@ -314,7 +566,7 @@ impl StateDocument {
         StateDocument {
             chip: st.family.name().to_string(),
             gfx_level: st.level.name().to_string(),
-            interlock: st.interlock.mode.map_or("none", |m| m.name()).to_string(),
+            interlock: Interlock::of(st.interlock.mode),
             samples: st.draw.rasterization_samples,
             registers: registers(st),
             pm4: pm4::pops::emit(st),
@@ -446,7 +698,7 @@ mod tests {
             handle: "0x1".into(),
             entry_point: "main".into(),
             stage_hash: None,
-            interlock: "sample-ordered".into(),
+            interlock: Interlock::Mode("sample-ordered".parse().unwrap()),
             begin_count: 1,
             end_count: 1,
             per_sample: true,
@@ -455,9 +707,9 @@ mod tests {
             registers: Some(registers(&st)),
             pm4: pm4::pops::emit(&st).into(),
             diagnostics: diagnostics(&st),
-            source: "shader_module".into(),
+            source: Source::ShaderModule,
             command_buffer: Some("0x2".into()),
-            bound: Some("pipeline".into()),
+            bound: Some(Bound::Pipeline),
             draws: Some(3),
             name: None,
             module_name: Some("oit.frag".into()),
@@ -473,5 +725,121 @@ mod tests {
             !line.contains("\"name\""),
             "absent optional fields are left out"
         );
+    }
+}
+
+/// The schema's closed sets are exactly these types' values: the schema is checked against the
+/// types, so the two cannot drift apart.
+#[cfg(test)]
+mod schema {
+    use super::*;
+    use serde_json::Value;
+
+    fn schema() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/report.schema.json");
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the report schema"))
+            .expect("the schema is JSON")
+    }
+
+    fn enum_at(s: &Value, pointer: &str) -> Vec<String> {
+        s.pointer(pointer)
+            .and_then(Value::as_array)
+            .unwrap_or_else(|| panic!("no enum at {pointer}"))
+            .iter()
+            .map(|v| v.as_str().expect("string values").to_string())
+            .collect()
+    }
+
+    fn names<T: Serialize>(all: &[T]) -> Vec<String> {
+        all.iter()
+            .map(|v| match serde_json::to_value(v).expect("serialises") {
+                Value::String(s) => s,
+                other => panic!("not a string: {other}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn closed_sets_are_the_types_values() {
+        let s = schema();
+        assert_eq!(
+            enum_at(&s, "/$defs/record/properties/interlock/enum"),
+            names(&Interlock::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/record/properties/source/enum"),
+            names(&Source::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/record/properties/bound/enum"),
+            names(&Bound::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/record/properties/kind/enum"),
+            names(&[
+                Kind::Pipeline,
+                Kind::Library,
+                Kind::ShaderObject,
+                Kind::Draw
+            ])
+        );
+        assert_eq!(
+            enum_at(
+                &s,
+                "/$defs/record/properties/experiment/properties/name/enum"
+            ),
+            names(&ExperimentName::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/timed_object/properties/interlock/enum"),
+            names(&Interlock::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/timed_object/properties/bound/enum"),
+            names(&Bound::ALL)
+        );
+        assert_eq!(
+            enum_at(
+                &s,
+                "/$defs/timed_object/properties/experiment/properties/name/enum"
+            ),
+            names(&ExperimentName::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/timing/properties/scope/enum"),
+            names(&[
+                TimingScope::Frame,
+                TimingScope::Submission,
+                TimingScope::Object
+            ])
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/diagnostic/properties/severity/enum"),
+            names(&[Severity::Info, Severity::Warning, Severity::Error])
+        );
+    }
+
+    /// A value outside a closed set is refused by name, not taken as text.
+    #[test]
+    fn values_outside_the_sets_are_refused() {
+        assert_eq!(
+            serde_json::from_str::<Interlock>("\"pixel-ordered\"").unwrap(),
+            Interlock::Mode("pixel-ordered".parse().unwrap())
+        );
+        let e = serde_json::from_str::<Interlock>("\"pixel\"").unwrap_err();
+        assert!(
+            e.to_string().contains("interlock \"pixel\" is not one of"),
+            "{e}"
+        );
+        assert!(serde_json::from_str::<Source>("\"spirv\"").is_err());
+        assert!(serde_json::from_str::<Bound>("\"library\"").is_err());
+        let c: ModeChange = serde_json::from_str("\"pixel-ordered -> none\"").unwrap();
+        assert_eq!((c.from.name(), c.to), ("pixel-ordered", None));
+        assert_eq!(
+            serde_json::to_string(&c).unwrap(),
+            "\"pixel-ordered -> none\""
+        );
+        assert!(serde_json::from_str::<ModeChange>("\"pixel-ordered -> unknown\"").is_err());
+        assert!(serde_json::from_str::<ModeChange>("\"pixel-ordered\"").is_err());
     }
 }

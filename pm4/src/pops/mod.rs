@@ -21,6 +21,7 @@ pub mod color;
 pub mod emit;
 pub mod enums;
 pub mod features;
+pub mod findings;
 pub mod ooo;
 pub mod radv;
 pub mod rules;
@@ -28,6 +29,7 @@ pub mod rules;
 pub use color::{ColorFormat, ColorFormatError};
 pub use emit::{emit, emit_into};
 pub use features::{device_features, Features};
+pub use findings::interlock_findings;
 pub use ooo::{out_of_order_rasterization, DsaOrderInvariance, OutOfOrderDecision};
 
 use crate::chip::{Family, GfxLevel};
@@ -418,6 +420,69 @@ impl Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Every finding [`derive`] can report, by its stable code: the one list of pm4::pops's codes,
+/// so that another producer of findings (the layer) can be checked never to reuse one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    Gfx11BlendRateWorkaroundSkipped,
+    ExperimentUnavailable,
+    IntrawaveUnavailable,
+    IntrawaveWithoutInterlock,
+    PopsMissedOverlapWorkaround,
+    ExperimentWithoutInterlock,
+    StalledPopsWorkaround,
+    KernelStateUnavailable,
+    VrsUnavailable,
+    PopsForcesVrs1X1,
+    PopsInterlockPerFinePixel,
+    Gfx11DepthSamplesMismatch,
+    DepthStateWithoutAttachment,
+    PixelInterlockWithMsaa,
+    ShadingRateInterlock,
+}
+
+impl Code {
+    /// Every code, in declaration order.
+    pub const ALL: [Code; 15] = [
+        Code::Gfx11BlendRateWorkaroundSkipped,
+        Code::ExperimentUnavailable,
+        Code::IntrawaveUnavailable,
+        Code::IntrawaveWithoutInterlock,
+        Code::PopsMissedOverlapWorkaround,
+        Code::ExperimentWithoutInterlock,
+        Code::StalledPopsWorkaround,
+        Code::KernelStateUnavailable,
+        Code::VrsUnavailable,
+        Code::PopsForcesVrs1X1,
+        Code::PopsInterlockPerFinePixel,
+        Code::Gfx11DepthSamplesMismatch,
+        Code::DepthStateWithoutAttachment,
+        Code::PixelInterlockWithMsaa,
+        Code::ShadingRateInterlock,
+    ];
+
+    /// The stable kebab-case identifier (a diagnostic's `code`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Code::Gfx11BlendRateWorkaroundSkipped => "gfx11-blend-rate-workaround-skipped",
+            Code::ExperimentUnavailable => "experiment-unavailable",
+            Code::IntrawaveUnavailable => "intrawave-unavailable",
+            Code::IntrawaveWithoutInterlock => "intrawave-without-interlock",
+            Code::PopsMissedOverlapWorkaround => "pops-missed-overlap-workaround",
+            Code::ExperimentWithoutInterlock => "experiment-without-interlock",
+            Code::StalledPopsWorkaround => "stalled-pops-workaround",
+            Code::KernelStateUnavailable => "kernel-state-unavailable",
+            Code::VrsUnavailable => "vrs-unavailable",
+            Code::PopsForcesVrs1X1 => "pops-forces-vrs-1x1",
+            Code::PopsInterlockPerFinePixel => "pops-interlock-per-fine-pixel",
+            Code::Gfx11DepthSamplesMismatch => "gfx11-depth-samples-mismatch",
+            Code::DepthStateWithoutAttachment => "depth-state-without-attachment",
+            Code::PixelInterlockWithMsaa => "pixel-interlock-with-msaa",
+            Code::ShadingRateInterlock => "shading-rate-interlock",
+        }
     }
 }
 

@@ -6,8 +6,8 @@ use super::enums::{self, EnumValue};
 use super::features::has_vrs;
 use super::ooo::OUT_OF_ORDER_WATER_MARK;
 use super::{
-    log2_samples, Diagnostic, DrawState, Experiments, PopsState, Reason, Severity, StateError,
-    MAX_COLOR_TARGETS,
+    log2_samples, Code, Diagnostic, DrawState, Experiments, PopsState, Reason, Severity,
+    StateError, MAX_COLOR_TARGETS,
 };
 use crate::chip::GfxLevel;
 use crate::interlock::Granularity;
@@ -62,10 +62,10 @@ impl<'s> Writer<'s> {
     }
 }
 
-fn diag(st: &mut PopsState, severity: Severity, code: &'static str, message: impl Into<String>) {
+fn diag(st: &mut PopsState, severity: Severity, code: Code, message: impl Into<String>) {
     st.diagnostics.push(Diagnostic {
         severity,
-        code,
+        code: code.name(),
         message: message.into(),
     });
 }
@@ -113,7 +113,7 @@ pub(crate) fn apply(
     db_z_info(st, &cx, draw)?;
     db_eqaa(st, &cx, draw)?;
     pa_sc_binner_cntl_0(st, &cx, exp)?;
-    other_diagnostics(st, &cx, draw);
+    other_diagnostics(st, draw);
     Ok(())
 }
 
@@ -137,7 +137,7 @@ fn db_shader_control(
         diag(
             st,
             Severity::Info,
-            "gfx11-blend-rate-workaround-skipped",
+            Code::Gfx11BlendRateWorkaroundSkipped,
             "the GFX11 export-conflict blending workaround (intrinsic rate 2 at 1 sample) is not applied: with POPS the intrinsic rate override controls only the interlock granularity",
         );
     }
@@ -145,7 +145,7 @@ fn db_shader_control(
         diag(
             st,
             Severity::Warning,
-            "experiment-unavailable",
+            Code::ExperimentUnavailable,
             format!(
                 "DB_SHADER_CONTROL.EXEC_IF_OVERLAPPED exists on GFX9–10.3 only, not on {}: ignored",
                 st.level
@@ -247,7 +247,7 @@ fn collision_arguments(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                "intrawave-unavailable",
+                Code::IntrawaveUnavailable,
                 "GFX11 has no intrawave collisions (overlapping invocations are always in different waves): LOAD_INTRAWAVE_COLLISION is not written",
             );
         }
@@ -257,7 +257,7 @@ fn collision_arguments(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
         diag(
             st,
             Severity::Info,
-            "intrawave-without-interlock",
+            Code::IntrawaveWithoutInterlock,
             "intrawave collision resolution requested without interlock: ignored",
         );
     }
@@ -364,7 +364,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
             diag(
                 st,
                 Severity::Warning,
-                "experiment-unavailable",
+                Code::ExperimentUnavailable,
                 format!(
                     "DB_DFSM_CONTROL (POPS_DRAIN_PS_ON_OVERLAP) does not exist on {}: ignored",
                     st.level
@@ -378,7 +378,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
         diag(
             st,
             Severity::Warning,
-            "pops-missed-overlap-workaround",
+            Code::PopsMissedOverlapWorkaround,
             format!(
                 "{}: POPS with 8 or more rasterization or depth/stencil samples may hang; POPS_DRAIN_PS_ON_OVERLAP set (roughly 1.5-2x frame time in such draws)",
                 st.family
@@ -389,7 +389,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
         diag(
             st,
             Severity::Info,
-            "experiment-without-interlock",
+            Code::ExperimentWithoutInterlock,
             "force-drain requested without interlock: the drain bit only matters with POPS, left clear",
         );
     }
@@ -425,7 +425,7 @@ fn db_render_override2(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
         diag(
             st,
             Severity::Info,
-            "stalled-pops-workaround",
+            Code::StalledPopsWorkaround,
             format!(
                 "{}: POPS_DRAIN_PS_ON_OVERLAP with POPS on GFX10.1 needs PARTIAL_SQUAD_LAUNCH_CONTROL = PSLC_ON_HANG_ONLY to avoid a hang",
                 st.family
@@ -537,7 +537,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
         diag(
             st,
             Severity::Warning,
-            "kernel-state-unavailable",
+            Code::KernelStateUnavailable,
             format!("PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS exists on GFX11+ only, not on {level}: the assumption is ignored"),
         );
     }
@@ -546,7 +546,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                "vrs-unavailable",
+                Code::VrsUnavailable,
                 format!("{level} has no variable-rate shading: VRS ignored"),
             );
         }
@@ -559,21 +559,21 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                "pops-forces-vrs-1x1",
+                Code::PopsForcesVrs1X1,
                 "GFX10.3: POPS forces the shading rate to 1x1 (fragmentShadingRateWithFragmentShaderInterlock is false); the requested coarse rate is not used",
             );
         } else if force_fine {
             diag(
                 st,
                 Severity::Warning,
-                "pops-forces-vrs-1x1",
+                Code::PopsForcesVrs1X1,
                 "the kernel is assumed to set PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS: POPS forces 1x1 shading, the requested coarse rate is not used",
             );
         } else {
             diag(
                 st,
                 Severity::Info,
-                "pops-interlock-per-fine-pixel",
+                Code::PopsInterlockPerFinePixel,
                 "GFX11 POPS works with coarse shading, but interlock is per fine pixel: coarse invocations that share no fine pixel are not ordered",
             );
         }
@@ -616,7 +616,7 @@ fn db_z_info(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegEr
         diag(
             st,
             Severity::Error,
-            "gfx11-depth-samples-mismatch",
+            Code::Gfx11DepthSamplesMismatch,
             format!(
                 "GFX11 POPS needs DB_Z_INFO.NUM_SAMPLES = MSAA_EXPOSED_SAMPLES ({} samples), but the depth/stencil target has {ds}: both cannot hold",
                 draw.rasterization_samples
@@ -651,7 +651,7 @@ fn pa_sc_binner_cntl_0(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Resul
         diag(
             st,
             Severity::Warning,
-            "experiment-unavailable",
+            Code::ExperimentUnavailable,
             "PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE exists on GFX10+ only: ignored on gfx9",
         );
         return Ok(());
@@ -674,23 +674,19 @@ fn pa_sc_binner_cntl_0(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Resul
     Ok(())
 }
 
-fn other_diagnostics(st: &mut PopsState, cx: &Ctx, draw: &DrawState) {
+fn other_diagnostics(st: &mut PopsState, draw: &DrawState) {
     let ds = &draw.depth_stencil;
     if draw.depth_stencil_samples == 0 && (ds.depth_test || ds.depth_write || ds.stencil_test) {
         diag(
             st,
             Severity::Info,
-            "depth-state-without-attachment",
+            Code::DepthStateWithoutAttachment,
             "depth/stencil tests are set but no depth/stencil attachment is bound (0 samples): ignored",
         );
     }
-    if cx.pops && !cx.per_sample && draw.rasterization_samples > 1 {
-        diag(
-            st,
-            Severity::Info,
-            "pixel-interlock-with-msaa",
-            "pixel interlock with MSAA orders invocations along shared primitive edges and is much slower than sample interlock; use sample interlock if it is enough",
-        );
+    if let Some(mode) = st.interlock.mode {
+        let found = super::interlock_findings(mode, draw);
+        st.diagnostics.extend(found);
     }
 }
 

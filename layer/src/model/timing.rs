@@ -1,44 +1,45 @@
-//! GPU time of interlocked work (the `timing` setting), measured with timestamp queries the
-//! layer records itself into the application's command buffers.
+//! GPU time of interlocked work, the bookkeeping (the `timing` setting; the device's queries and
+//! the calls down are crate::stores::timing's).
 //!
 //! Each primary command buffer of a graphics queue family (not of a protected pool) gets a slice
 //! of the device's query pools at vkBeginCommandBuffer; the slice is reset (outside any render
 //! pass instance, as vkCmdResetQueryPool requires) and a timestamp marks the buffer's start just
 //! before its first action or synchronization command or render pass instance
-//! ([`Recording::start`]; never between a suspended render pass instance and its resumption). A *range* opens at the
-//! first draw with an interlocked fragment stage bound and closes when the bound interlocked
-//! object changes, at the end of the render pass instance or subpass, and before the buffer
-//! ends; a last timestamp marks the buffer's end. Range boundaries are bottom-of-pipe
-//! timestamps: a range measures from the completion of the work before it to the completion of
-//! its own draws, so consecutive ranges partition the GPU's timeline instead of overlapping.
+//! ([`Recording::start`]; never between a suspended render pass instance and its resumption). A
+//! *range* opens at the first draw with an interlocked fragment stage bound and closes when the
+//! bound interlocked object changes, at the end of the render pass instance or subpass, and
+//! before the buffer ends; a last timestamp marks the buffer's end. Range boundaries are
+//! bottom-of-pipe timestamps: a range measures from the completion of the work before it to the
+//! completion of its own draws, so consecutive ranges partition the GPU's timeline instead of
+//! overlapping.
 //!
 //! At each submission the command buffers' recordings are kept with the submission; their
 //! results are read without waiting (`VK_QUERY_RESULT_WITH_AVAILABILITY_BIT`) at later
 //! submissions and presents, and at vkDestroyDevice, when the application has waited for all
 //! of its work. A frame is the submissions between two presents (frame 0: everything up to the
-//! first); a device that does not present reports each submission on its own ([`Totals`]). Timing lines (`kind: timing`) go to the
-//! report: one per frame or submission, and one per interlocked object at the end.
+//! first); a device that does not present reports each submission on its own ([`Totals`]).
+//! Timing lines (`kind: timing`) go to the report: one per frame or submission, and one per
+//! interlocked object at the end.
 //!
 //! Not timed, and counted as `unmeasured`: draws in multiview render pass instances (a
 //! timestamp there writes one query per view), and ranges past a command buffer's queries inside
 //! one render pass instance (more are reset before each instance begins). Draws in command
 //! buffers that are not timed at all — secondaries (a secondary continuing a render pass may not
-//! reset queries), protected ones — are counted in [`Timing::untimed`].
+//! reset queries), protected ones — are counted apart.
 //!
-//! The bookkeeping ([`Recording`], [`measure`], [`Totals`]) is pure; the hooks call down
-//! outside the lock with the commands it asks for.
+//! Pure: [`Recording`] says which commands to record, [`measure`] turns query values into
+//! ticks, [`Totals`] collects units; nothing here calls Vulkan.
 
-use crate::draws::Bindable;
-use crate::report::Kind;
+use super::object::Interlocked;
 use ash::vk;
 use pops_report::{TimedObject, Timing as Line, TimingKind, TimingScope};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// Queries in one command buffer's slice.
 pub const SLICE: u32 = 64;
 /// Slices in one query pool.
-const SLICES_PER_POOL: u32 = 16;
+pub const SLICES_PER_POOL: u32 = 16;
 /// Queries a render pass instance starts with at least: a new slice is reset before it begins
 /// when fewer are left.
 const PASS_RESERVE: u32 = 24;
@@ -56,7 +57,17 @@ pub struct Query {
 pub struct Slice {
     pub pool: vk::QueryPool,
     pub first: u32,
-    free: Arc<Mutex<Vec<(vk::QueryPool, u32)>>>,
+    free: FreeSlices,
+}
+
+/// The free slices of a device's query pools, shared with the slices that go back to it.
+pub type FreeSlices = Arc<Mutex<Vec<(vk::QueryPool, u32)>>>;
+
+impl Slice {
+    /// A slice of `pool` from query `first`, back on `free` when dropped.
+    pub fn new(pool: vk::QueryPool, first: u32, free: FreeSlices) -> Slice {
+        Slice { pool, first, free }
+    }
 }
 
 impl Drop for Slice {
@@ -85,7 +96,7 @@ pub enum Command {
 /// One timed range: the interlocked object drawn with and its two timestamps.
 #[derive(Clone, Debug)]
 pub struct Range {
-    pub object: Arc<Bindable>,
+    pub object: Arc<Interlocked>,
     pub begin: Query,
     pub end: Query,
 }
@@ -117,7 +128,7 @@ pub struct Recording {
     slices: Vec<(Arc<Slice>, u32)>,
     started: bool,
     begin: Option<Query>,
-    open: Option<(Arc<Bindable>, Query)>,
+    open: Option<(Arc<Interlocked>, Query)>,
     ranges: Vec<Range>,
     unmeasured: u64,
     /// Inside a render pass instance, and how it began.
@@ -210,7 +221,7 @@ impl Recording {
     }
 
     /// A draw with `object` bound: opens a range unless one is open for it.
-    pub fn draw(&mut self, object: &Arc<Bindable>, out: &mut Vec<Command>) {
+    pub fn draw(&mut self, object: &Arc<Interlocked>, out: &mut Vec<Command>) {
         if let Some((o, _)) = &self.open {
             if Arc::ptr_eq(o, object) {
                 return;
@@ -320,7 +331,7 @@ pub fn measure(
 /// An interlocked object's share of a unit, in ticks.
 #[derive(Clone, Debug, Default)]
 struct Share {
-    object: Option<Arc<Bindable>>,
+    object: Option<Arc<Interlocked>>,
     ticks: u64,
     ranges: u64,
 }
@@ -383,23 +394,14 @@ impl Describe<'_> {
 
     fn object(&self, s: &Share) -> Option<TimedObject> {
         let b = s.object.as_ref()?;
-        let interlock =
-            match crate::compute::fragment_entry(&b.fragment.analysis, &b.fragment.entry) {
-                Ok(e) => e.interlock.map_or("none".to_string(), |m| m.to_string()),
-                Err(_) => "unknown".to_string(),
-            };
         Some(TimedObject {
             object: b.seq,
             handle: format!("0x{:x}", b.handle),
-            bound: match b.kind {
-                Kind::ShaderObject => "shader_object",
-                _ => "pipeline",
-            }
-            .to_string(),
+            bound: b.bound,
             name: b.name(),
             module_name: b.fragment.module_name.clone(),
             stage_hash: b.fragment.hash.clone(),
-            interlock,
+            interlock: b.interlock(),
             experiment: b.fragment.experiment.clone(),
             ns: self.ns(s.ticks),
             ranges: s.ranges,
@@ -585,415 +587,38 @@ impl Totals {
     }
 }
 
-/// The next layer's functions timing calls (resolved at vkCreateDevice).
-pub struct Fns {
-    pub create_query_pool: vk::PFN_vkCreateQueryPool,
-    pub destroy_query_pool: vk::PFN_vkDestroyQueryPool,
-    pub cmd_reset_query_pool: vk::PFN_vkCmdResetQueryPool,
-    pub cmd_write_timestamp: vk::PFN_vkCmdWriteTimestamp,
-    pub get_query_pool_results: vk::PFN_vkGetQueryPoolResults,
-}
-
-/// The bookkeeping behind one lock.
-#[derive(Default)]
-struct State {
-    pools: Vec<vk::QueryPool>,
-    /// Command pools of queue families whose command buffers are timed.
-    timed_pools: HashSet<u64>,
-    /// Each command buffer's pool.
-    buffer_pool: HashMap<u64, u64>,
-    recording: HashMap<u64, Recording>,
-    recorded: HashMap<u64, Arc<Recorded>>,
-    pending: VecDeque<Pending>,
-    totals: Totals,
-}
-
-/// A device's timing.
-pub struct Timing {
-    device: vk::Device,
-    fns: Fns,
-    pub period: f64,
-    valid_bits: u32,
-    /// Queue families whose command buffers are timed (graphics, with timestamps).
-    families: Vec<bool>,
-    free: Arc<Mutex<Vec<(vk::QueryPool, u32)>>>,
-    state: Mutex<State>,
-    /// Interlocked draw states recorded in command buffers the layer does not time (secondary
-    /// command buffers, those of protected pools or of queue families without timestamps).
-    pub untimed: std::sync::atomic::AtomicU64,
-}
-
-impl Timing {
-    /// Timing for a device, or why not: it needs timestamps on every graphics and compute queue
-    /// (`timestampComputeAndGraphics`).
-    pub fn new(
-        device: vk::Device,
-        fns: Option<Fns>,
-        limits: &vk::PhysicalDeviceLimits,
-        families: &[vk::QueueFamilyProperties],
-    ) -> Result<Timing, String> {
-        let fns = fns.ok_or("the device lacks the query functions")?;
-        if limits.timestamp_compute_and_graphics != vk::TRUE || limits.timestamp_period <= 0.0 {
-            return Err("the device has no timestamps on its graphics queues".into());
-        }
-        let timed: Vec<bool> = families
-            .iter()
-            .map(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS) && f.timestamp_valid_bits > 0)
-            .collect();
-        let valid_bits = families
-            .iter()
-            .zip(&timed)
-            .filter(|(_, t)| **t)
-            .map(|(f, _)| f.timestamp_valid_bits)
-            .min()
-            .ok_or("no queue family has graphics and timestamps")?;
-        Ok(Timing {
-            device,
-            fns,
-            period: f64::from(limits.timestamp_period),
-            valid_bits,
-            families: timed,
-            free: Default::default(),
-            state: Default::default(),
-            untimed: Default::default(),
-        })
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// A free slice, creating a query pool when none is left (calls down, outside the lock).
-    fn slice(&self) -> Option<Arc<Slice>> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        if free.is_empty() {
-            drop(free);
-            let info = vk::QueryPoolCreateInfo::default()
-                .query_type(vk::QueryType::TIMESTAMP)
-                .query_count(SLICE * SLICES_PER_POOL);
-            let mut pool = vk::QueryPool::null();
-            // SAFETY: a valid create info on the live device.
-            let r = unsafe {
-                (self.fns.create_query_pool)(self.device, &info, std::ptr::null(), &mut pool)
-            };
-            if r != vk::Result::SUCCESS {
-                log::warn!("timing: vkCreateQueryPool failed ({r}); command buffers go untimed");
-                return None;
-            }
-            self.state().pools.push(pool);
-            free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-            free.extend((0..SLICES_PER_POOL).map(|i| (pool, i * SLICE)));
-        }
-        let (pool, first) = free.pop()?;
-        Some(Arc::new(Slice {
-            pool,
-            first,
-            free: self.free.clone(),
-        }))
-    }
-
-    /// Records `commands` into `cb` (outside the lock).
-    fn run(&self, cb: vk::CommandBuffer, commands: &[Command]) {
-        for c in commands {
-            match *c {
-                // SAFETY: a command buffer in the recording state outside a render pass
-                // instance (Recording only resets there); a slice of one of the layer's pools.
-                Command::Reset { pool, first, count } => unsafe {
-                    (self.fns.cmd_reset_query_pool)(cb, pool, first, count)
-                },
-                // SAFETY: a query reset earlier in this command buffer, written once.
-                Command::Stamp { query, stage } => unsafe {
-                    (self.fns.cmd_write_timestamp)(cb, stage, query.pool, query.index)
-                },
-            }
-        }
-    }
-
-    /// vkCreateCommandPool: whether its command buffers are timed.
-    pub fn pool_created(&self, pool: u64, family: u32) {
-        if self.families.get(family as usize).copied().unwrap_or(false) {
-            self.state().timed_pools.insert(pool);
-        }
-    }
-
-    /// vkDestroyCommandPool: its command buffers are gone.
-    pub fn pool_destroyed(&self, pool: u64) {
-        let mut st = self.state();
-        st.timed_pools.remove(&pool);
-        let gone: Vec<u64> = st
-            .buffer_pool
-            .iter()
-            .filter(|(_, p)| **p == pool)
-            .map(|(c, _)| *c)
-            .collect();
-        for c in gone {
-            st.buffer_pool.remove(&c);
-            st.recording.remove(&c);
-            st.recorded.remove(&c);
-        }
-    }
-
-    /// vkAllocateCommandBuffers of primary command buffers.
-    pub fn allocated(&self, pool: u64, cbs: &[u64]) {
-        let mut st = self.state();
-        if st.timed_pools.contains(&pool) {
-            for c in cbs {
-                st.buffer_pool.insert(*c, pool);
-            }
-        }
-    }
-
-    /// A command buffer is freed or reset.
-    pub fn forget(&self, cb: u64, freed: bool) {
-        let mut st = self.state();
-        st.recording.remove(&cb);
-        st.recorded.remove(&cb);
-        if freed {
-            st.buffer_pool.remove(&cb);
-        }
-    }
-
-    /// vkBeginCommandBuffer succeeded on `cb`.
-    pub fn begin(&self, cb: vk::CommandBuffer) {
-        let raw = vk::Handle::as_raw(cb);
-        {
-            let mut st = self.state();
-            st.recorded.remove(&raw);
-            st.recording.remove(&raw);
-            if !st.buffer_pool.contains_key(&raw) {
-                return;
-            }
-        }
-        let Some(s) = self.slice() else { return };
-        self.state().recording.insert(raw, Recording::begin(s));
-    }
-
-    /// Before an action or synchronization command outside a render pass instance: the
-    /// buffer's start, the first time.
-    pub fn before_action(&self, cb: vk::CommandBuffer) {
-        self.with(cb, |r, out| r.start(out));
-    }
-
-    /// Before a render pass instance begins.
-    pub fn before_pass(&self, cb: vk::CommandBuffer, pass: PassBegin) {
-        let raw = vk::Handle::as_raw(cb);
-        let needs = match self.state().recording.get(&raw) {
-            Some(r) => r.needs_slice(pass),
-            None => return,
-        };
-        let mut out = Vec::new();
-        let s = if needs { self.slice() } else { None };
-        if let Some(r) = self.state().recording.get_mut(&raw) {
-            r.begin_pass(pass, &mut out);
-            if let Some(s) = s {
-                r.add_pass_slice(s, &mut out);
-            }
-        }
-        self.run(cb, &out);
-    }
-
-    /// Applies `f` to the command buffer's recording and records what it asks for.
-    pub fn with(&self, cb: vk::CommandBuffer, f: impl FnOnce(&mut Recording, &mut Vec<Command>)) {
-        let mut out = Vec::new();
-        if let Some(r) = self.state().recording.get_mut(&vk::Handle::as_raw(cb)) {
-            f(r, &mut out);
-        }
-        self.run(cb, &out);
-    }
-
-    /// A draw with `object` bound, after a change of state: opens a range where none is open
-    /// for it; counted apart in a command buffer the layer does not time.
-    pub fn draw(&self, cb: vk::CommandBuffer, object: &Arc<Bindable>) {
-        let mut out = Vec::new();
-        match self.state().recording.get_mut(&vk::Handle::as_raw(cb)) {
-            Some(r) => r.draw(object, &mut out),
-            None => {
-                self.untimed
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        self.run(cb, &out);
-    }
-
-    /// Before vkEndCommandBuffer.
-    pub fn end(&self, cb: vk::CommandBuffer) {
-        let raw = vk::Handle::as_raw(cb);
-        let mut out = Vec::new();
-        {
-            let mut st = self.state();
-            if let Some(r) = st.recording.remove(&raw) {
-                let done = r.end(&mut out);
-                st.recorded.insert(raw, Arc::new(done));
-            }
-        }
-        self.run(cb, &out);
-    }
-
-    /// Reads what it can of the pending submissions (calls down outside the lock), and
-    /// returns the units now complete.
-    pub fn poll(&self, all: bool) -> Completed {
-        let pending = std::mem::take(&mut self.state().pending);
-        let mut unread = VecDeque::new();
-        let mut read = Vec::new();
-        for p in pending {
-            match self.results(&p) {
-                Some(rs) => read.push((p.unit, Some(rs))),
-                // At the device's end, results that never became available are dropped.
-                None if all => read.push((p.unit, None)),
-                None => unread.push_back(p),
-            }
-        }
-        let mut st = self.state();
-        for (unit, rs) in &read {
-            st.totals.read(*unit, rs.as_deref());
-        }
-        unread.extend(st.pending.drain(..));
-        st.pending = unread;
-        st.totals.complete(all)
-    }
-
-    /// A submission's results, when every query of it is available.
-    fn results(&self, p: &Pending) -> Option<Vec<(Arc<Recorded>, Measured)>> {
-        let mut values: HashMap<Query, u64> = HashMap::new();
-        let mut out = Vec::with_capacity(p.buffers.len());
-        for r in &p.buffers {
-            for (s, used) in &r.slices {
-                if *used == 0 {
-                    continue;
-                }
-                let mut data = vec![[0u64; 2]; *used as usize];
-                // SAFETY: `used` queries of a live pool of this device, into a buffer of
-                // `used` (value, availability) pairs of 64 bits; no wait.
-                let res = unsafe {
-                    (self.fns.get_query_pool_results)(
-                        self.device,
-                        s.pool,
-                        s.first,
-                        *used,
-                        std::mem::size_of_val(data.as_slice()),
-                        data.as_mut_ptr() as *mut std::ffi::c_void,
-                        16,
-                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
-                    )
-                };
-                if res != vk::Result::SUCCESS && res != vk::Result::NOT_READY {
-                    return None;
-                }
-                for (i, [v, avail]) in data.iter().enumerate() {
-                    if *avail != 0 {
-                        values.insert(
-                            Query {
-                                pool: s.pool,
-                                index: s.first + i as u32,
-                            },
-                            *v,
-                        );
-                    }
-                }
-            }
-            out.push((
-                r.clone(),
-                measure(r, |q| values.get(&q).copied(), self.valid_bits)?,
-            ));
-        }
-        Some(out)
-    }
-
-    /// Before a submission of `cbs`: their recordings, and the units now complete. Earlier
-    /// submissions of the same recordings still pending are read now or dropped, since this
-    /// one rewrites their queries.
-    pub fn before_submit(&self, cbs: &[u64]) -> (Vec<Arc<Recorded>>, Completed) {
-        let mut done = self.poll(false);
-        let mut st = self.state();
-        let recs: Vec<Arc<Recorded>> = cbs
-            .iter()
-            .filter_map(|c| st.recorded.get(c).cloned())
-            .collect();
-        let mut dropped = Vec::new();
-        st.pending.retain(|p| {
-            let clash = p
-                .buffers
-                .iter()
-                .any(|b| recs.iter().any(|r| Arc::ptr_eq(b, r)));
-            if clash {
-                dropped.push(p.unit);
-            }
-            !clash
-        });
-        if !dropped.is_empty() {
-            for u in dropped {
-                st.totals.read(u, None);
-            }
-            done.extend(st.totals.complete(false));
-        }
-        (recs, done)
-    }
-
-    /// A submission of `buffers` (from [`Timing::before_submit`]) was made.
-    pub fn submitted(&self, buffers: Vec<Arc<Recorded>>) {
-        if buffers.is_empty() {
-            return;
-        }
-        let mut st = self.state();
-        let unit = st.totals.submitted();
-        st.pending.push_back(Pending { unit, buffers });
-    }
-
-    /// A present closes the frame.
-    pub fn present(&self) -> Completed {
-        self.state().totals.present();
-        self.poll(false)
-    }
-
-    /// The device is going away (all its work is complete): every unit, the totals, and the
-    /// query pools destroyed.
-    pub fn finish(&self) -> (Completed, Unit, u64) {
-        let units = self.poll(true);
-        let mut st = self.state();
-        st.recording.clear();
-        st.recorded.clear();
-        let total = std::mem::take(&mut st.totals.total);
-        let dropped = st.totals.dropped;
-        for p in st.pools.drain(..) {
-            // SAFETY: the layer's own pool; the device's work is complete.
-            unsafe { (self.fns.destroy_query_pool)(self.device, p, std::ptr::null()) };
-        }
-        (units, total, dropped)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{DrawState, Dynamic};
-    use crate::compute::ModuleAnalysis;
-    use crate::dispatch::LibraryFragment;
+    use crate::model::capture::{DrawState, Dynamic};
+    use crate::model::object::Fragment;
+    use pops_report::{Bound, Source};
 
-    fn object(seq: u64) -> Arc<Bindable> {
-        Arc::new(Bindable {
-            handle: 0x100 + seq,
-            seq,
-            name: Default::default(),
-            kind: Kind::Pipeline,
-            fragment: LibraryFragment {
-                analysis: Arc::new(ModuleAnalysis::Err("test".into())),
+    fn object(seq: u64) -> Arc<Interlocked> {
+        let mut o = Interlocked::new(
+            0x100 + seq,
+            Bound::Pipeline,
+            Fragment {
+                analysis: crate::model::analysis::unknown("test"),
                 entry: "main".into(),
-                source: "test",
+                source: Source::ShaderModule,
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
                 experiment: None,
             },
-            draw: DrawState::default(),
-            dynamic: Dynamic::empty(),
-        })
+            DrawState::default(),
+            Dynamic::empty(),
+        );
+        o.seq = seq;
+        Arc::new(o)
     }
 
     fn slice(first: u32) -> Arc<Slice> {
-        Arc::new(Slice {
-            pool: vk::Handle::from_raw(7),
+        Arc::new(Slice::new(
+            vk::Handle::from_raw(7),
             first,
-            free: Default::default(),
-        })
+            Default::default(),
+        ))
     }
 
     /// A recording started by its first action.
@@ -1255,7 +880,7 @@ mod tests {
         let m = measure(&done, |q| values.get(q.index as usize).copied(), 64).unwrap();
         let mut u = Unit::default();
         u.add(&done, &m);
-        *a.name.lock().unwrap() = Some("A".to_string());
+        a.name.set(Some("A".to_string()));
         let d = Describe {
             app: "app",
             device: "dev",

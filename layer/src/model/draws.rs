@@ -4,47 +4,31 @@
 //! draws per (bound object, effective draw state); at vkEndCommandBuffer each distinct pair
 //! becomes one `draw` record.
 
-use crate::capture::{BlendTarget, DepthAttachment, DepthStencil, DrawState, Dynamic, Samples};
-use crate::dispatch::LibraryFragment;
-use crate::report::Kind;
+use super::capture::{
+    ColorFormats, DepthAttachment, DrawState, Dynamic, Samples, UNSET_DEPTH_STENCIL,
+};
+use super::object::Interlocked;
+use pm4::pops::{BlendFactor, BlendOp, BlendTarget, CompareOp, StencilOp};
 use std::sync::Arc;
 
-/// A pipeline or fragment shader object whose fragment stage uses interlock: what binding it
-/// brings to a draw.
-#[derive(Debug)]
-pub struct Bindable {
-    pub handle: u64,
-    /// The device's n-th interlocked object, from 1, in creation order (set when the device
-    /// remembers it): what names it across runs of a deterministic application.
-    pub seq: u64,
-    /// The application's name of the object while it lives (kept with the object, so that a
-    /// measurement read after the object is destroyed and its handle reused keeps its name).
-    pub name: std::sync::Mutex<Option<String>>,
-    /// [`Kind::Pipeline`] or [`Kind::ShaderObject`].
-    pub kind: Kind,
-    pub fragment: LibraryFragment,
-    /// The state fixed at creation.
-    pub draw: DrawState,
-    /// The states set at draw time instead (all of them for shader objects).
-    pub dynamic: Dynamic,
-}
-
-impl Bindable {
-    /// The application's name of the object, as it is now.
-    pub fn name(&self) -> Option<String> {
-        self.name.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-}
-
-/// Blend state of one attachment set by vkCmdSetColorBlendEquationEXT (raw Vulkan values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Blend state of one attachment set by vkCmdSetColorBlendEquationEXT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlendEquation {
-    pub src_color: i32,
-    pub dst_color: i32,
-    pub color_op: i32,
-    pub src_alpha: i32,
-    pub dst_alpha: i32,
-    pub alpha_op: i32,
+    pub src_color: BlendFactor,
+    pub dst_color: BlendFactor,
+    pub color_op: BlendOp,
+    pub src_alpha: BlendFactor,
+    pub dst_alpha: BlendFactor,
+    pub alpha_op: BlendOp,
+}
+
+/// One face's stencil operations set by vkCmdSetStencilOp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilOps {
+    pub fail: StencilOp,
+    pub pass: StencilOp,
+    pub depth_fail: StencilOp,
+    pub compare: CompareOp,
 }
 
 /// Dynamic state values set in the command buffer (`None`: not set).
@@ -53,15 +37,15 @@ pub struct DynamicValues {
     pub samples: Option<u32>,
     pub depth_test: Option<bool>,
     pub depth_write: Option<bool>,
-    pub depth_compare: Option<i32>,
+    pub depth_compare: Option<CompareOp>,
     pub stencil_test: Option<bool>,
-    /// vkCmdSetStencilOp per face (front, back): fail, pass, depth fail, compare.
-    pub stencil_ops: [Option<[i32; 4]>; 2],
+    /// vkCmdSetStencilOp per face (front, back).
+    pub stencil_ops: [Option<StencilOps>; 2],
     /// vkCmdSetRasterizerDiscardEnable: with discard no fragment runs, so no POPS.
     pub rasterizer_discard: Option<bool>,
     pub blend_enable: Vec<Option<bool>>,
     pub blend_equation: Vec<Option<BlendEquation>>,
-    pub write_mask: Vec<Option<u32>>,
+    pub write_mask: Vec<Option<u8>>,
     pub vrs: Option<bool>,
 }
 
@@ -86,7 +70,7 @@ impl DynamicValues {
     ) {
         set_at(&mut self.blend_equation, first, values);
     }
-    pub fn set_write_mask(&mut self, first: u32, values: impl IntoIterator<Item = u32>) {
+    pub fn set_write_mask(&mut self, first: u32, values: impl IntoIterator<Item = u8>) {
         set_at(&mut self.write_mask, first, values);
     }
 }
@@ -97,13 +81,13 @@ pub struct Rendering {
     pub depth: DepthAttachment,
     pub color_count: u32,
     /// The colour attachments' formats.
-    pub colors: crate::capture::ColorFormats,
+    pub colors: ColorFormats,
 }
 
 /// One distinct (bound object, draw state) of a command buffer and how many draws used it.
 #[derive(Clone, Debug)]
 pub struct DrawGroup {
-    pub bound: Arc<Bindable>,
+    pub bound: Arc<Interlocked>,
     pub draw: DrawState,
     pub count: u64,
 }
@@ -112,9 +96,9 @@ pub struct DrawGroup {
 #[derive(Debug, Default)]
 pub struct CmdState {
     /// The interlocked graphics pipeline bound (`None`: none, or one without interlock).
-    pub pipeline: Option<Arc<Bindable>>,
+    pub pipeline: Option<Arc<Interlocked>>,
     /// The interlocked fragment shader object bound.
-    pub shader: Option<Arc<Bindable>>,
+    pub shader: Option<Arc<Interlocked>>,
     /// Whether the last graphics binding was shader objects (binding one kind unbinds the other).
     pub shaders_active: bool,
     pub dynamic: DynamicValues,
@@ -125,8 +109,6 @@ pub struct CmdState {
     /// The group the last draw counted in, while nothing has changed since: the next draw just
     /// counts there. Any other command clears it ([`CmdState::changed`]).
     pub last: Option<usize>,
-    /// The lock-free counter of repeated draws (crate::draw_path), once one was needed.
-    pub counter: Option<crate::draw_path::Counter>,
 }
 
 impl CmdState {
@@ -138,20 +120,20 @@ impl CmdState {
         }
     }
 
-    pub fn bind_pipeline(&mut self, p: Option<Arc<Bindable>>) {
+    pub fn bind_pipeline(&mut self, p: Option<Arc<Interlocked>>) {
         self.pipeline = p;
         self.shaders_active = false;
         self.changed();
     }
 
-    pub fn bind_fragment_shader(&mut self, s: Option<Arc<Bindable>>) {
+    pub fn bind_fragment_shader(&mut self, s: Option<Arc<Interlocked>>) {
         self.shader = s;
         self.shaders_active = true;
         self.changed();
     }
 
     /// The interlocked object whose fragment stage a draw now runs, if any.
-    pub fn active(&self) -> Option<&Arc<Bindable>> {
+    pub fn active(&self) -> Option<&Arc<Interlocked>> {
         if self.shaders_active {
             self.shader.as_ref()
         } else {
@@ -161,7 +143,7 @@ impl CmdState {
 
     /// The draw state a draw with `b` bound uses: its creation state, with every state it
     /// declares dynamic taken from the command buffer, and the attachments rendered to.
-    pub fn effective(&self, b: &Bindable) -> DrawState {
+    pub fn effective(&self, b: &Interlocked) -> DrawState {
         let mut d = b.draw.clone();
         let dy = &self.dynamic;
         let is = |f: Dynamic| b.dynamic.contains(f);
@@ -174,11 +156,7 @@ impl CmdState {
             | Dynamic::STENCIL_TEST_ENABLE
             | Dynamic::STENCIL_OP;
         if b.dynamic.intersects(depth_dynamic) {
-            let mut ds = d.depth_stencil.unwrap_or(DepthStencil {
-                // VK_COMPARE_OP_ALWAYS until set.
-                depth_compare: 7,
-                ..DepthStencil::default()
-            });
+            let mut ds = d.depth_stencil.unwrap_or(UNSET_DEPTH_STENCIL);
             if is(Dynamic::DEPTH_TEST_ENABLE) {
                 ds.depth_test = dy.depth_test.unwrap_or(false);
             }
@@ -196,11 +174,11 @@ impl CmdState {
                     .into_iter()
                     .zip(dy.stencil_ops)
                 {
-                    if let Some([fail, pass, depth_fail, compare]) = ops {
-                        face.fail = fail;
-                        face.pass = pass;
-                        face.depth_fail = depth_fail;
-                        face.compare = compare;
+                    if let Some(o) = ops {
+                        face.fail = o.fail;
+                        face.pass = o.pass;
+                        face.depth_fail = o.depth_fail;
+                        face.compare = o.compare;
                     }
                 }
             }
@@ -215,10 +193,10 @@ impl CmdState {
                 .or_else(|| d.blend.as_ref().map(Vec::len))
                 .unwrap_or(1);
             let mut targets = d.blend.clone().unwrap_or_default();
-            targets.resize(count, OPAQUE);
+            targets.resize(count, BlendTarget::OPAQUE);
             for (i, t) in targets.iter_mut().enumerate() {
                 if is(Dynamic::COLOR_BLEND_ENABLE) {
-                    t.blend_enable = dy.blend_enable.get(i).copied().flatten().unwrap_or(false);
+                    t.enable = dy.blend_enable.get(i).copied().flatten().unwrap_or(false);
                 }
                 if is(Dynamic::COLOR_BLEND_EQUATION) {
                     if let Some(e) = dy.blend_equation.get(i).copied().flatten() {
@@ -245,7 +223,7 @@ impl CmdState {
             if d.blend.is_none() {
                 // The pipeline did not say (a library or shader object): the render pass
                 // instance's colour attachments, written without blending.
-                d.blend = Some(vec![OPAQUE; r.color_count as usize]);
+                d.blend = Some(vec![BlendTarget::OPAQUE; r.color_count as usize]);
             }
         }
         d
@@ -253,17 +231,12 @@ impl CmdState {
 
     /// State that a draw depends on may have changed.
     pub fn changed(&mut self) {
-        self.absorb();
         self.last = None;
     }
 
-    /// Folds the draws counted lock-free since the last draw into that draw's group (they
-    /// repeated it: any change ends lock-free counting first).
-    pub fn absorb(&mut self) {
-        let n = self
-            .counter
-            .as_ref()
-            .map_or(0, crate::draw_path::Counter::absorb);
+    /// Folds `n` draws counted elsewhere since the last draw (they repeated it: the lock-free
+    /// counter of crate::draw_path, ended before any change) into that draw's group.
+    pub fn absorb(&mut self, n: u64) {
         if let Some(g) = self.last.and_then(|i| self.groups.get_mut(i)) {
             g.count += n;
         }
@@ -307,41 +280,28 @@ impl CmdState {
     }
 }
 
-/// A written colour attachment without blending: the state before any dynamic blend state.
-const OPAQUE: BlendTarget = BlendTarget {
-    blend_enable: false,
-    write_mask: 0xf,
-    // VK_BLEND_OP_ADD, VK_BLEND_FACTOR_ONE / ZERO.
-    color_op: 0,
-    alpha_op: 0,
-    src_color: 1,
-    dst_color: 0,
-    src_alpha: 1,
-    dst_alpha: 0,
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compute::ModuleAnalysis;
+    use crate::model::object::Fragment;
+    use pm4::pops::DepthStencilState;
+    use pops_report::{Bound, Source};
 
-    fn bindable(kind: Kind, dynamic: Dynamic, draw: DrawState) -> Arc<Bindable> {
-        Arc::new(Bindable {
-            handle: 0x10,
-            seq: 1,
-            name: Default::default(),
+    fn bindable(kind: Bound, dynamic: Dynamic, draw: DrawState) -> Arc<Interlocked> {
+        Arc::new(Interlocked::new(
+            0x10,
             kind,
-            fragment: LibraryFragment {
-                analysis: Arc::new(ModuleAnalysis::Err("test".into())),
+            Fragment {
+                analysis: crate::model::analysis::unknown("test"),
                 entry: "main".into(),
-                source: "test",
+                source: Source::ShaderModule,
                 hash: None,
                 module_name: None,
                 experiment: None,
             },
             draw,
             dynamic,
-        })
+        ))
     }
 
     /// The defect behind draw tracking: a dynamic rasterization sample count is the one set in
@@ -349,7 +309,7 @@ mod tests {
     #[test]
     fn dynamic_samples_come_from_the_command_buffer() {
         let p = bindable(
-            Kind::Pipeline,
+            Bound::Pipeline,
             Dynamic::RASTERIZATION_SAMPLES,
             DrawState {
                 samples: Some(Samples::Dynamic),
@@ -379,18 +339,28 @@ mod tests {
 
     #[test]
     fn stencil_ops_and_rasterizer_discard_at_draw_time() {
-        let s = bindable(Kind::ShaderObject, Dynamic::all(), DrawState::default());
+        let s = bindable(Bound::ShaderObject, Dynamic::all(), DrawState::default());
         let mut c = CmdState::begin(None);
         c.bind_fragment_shader(Some(s));
         c.dynamic.stencil_test = Some(true);
-        // VK_STENCIL_OP_INCREMENT_AND_CLAMP (3) on pass, VK_COMPARE_OP_ALWAYS (7).
-        c.dynamic.stencil_ops = [Some([0, 3, 0, 7]), None];
+        c.dynamic.stencil_ops = [
+            Some(StencilOps {
+                fail: StencilOp::Keep,
+                pass: StencilOp::IncrementAndClamp,
+                depth_fail: StencilOp::Keep,
+                compare: CompareOp::Always,
+            }),
+            None,
+        ];
         c.changed();
         c.draw();
-        let ds = c.groups[0].draw.depth_stencil.unwrap();
+        let ds: DepthStencilState = c.groups[0].draw.depth_stencil.unwrap();
         assert!(ds.stencil_test);
-        assert_eq!((ds.front.pass, ds.front.compare), (3, 7));
-        assert_eq!(ds.back.pass, 0);
+        assert_eq!(
+            (ds.front.pass, ds.front.compare),
+            (StencilOp::IncrementAndClamp, CompareOp::Always)
+        );
+        assert_eq!(ds.back.pass, StencilOp::Keep);
         c.dynamic.rasterizer_discard = Some(true);
         c.changed();
         c.draw();
@@ -400,7 +370,7 @@ mod tests {
     #[test]
     fn static_state_ignores_dynamic_values_it_does_not_declare() {
         let p = bindable(
-            Kind::Pipeline,
+            Bound::Pipeline,
             Dynamic::empty(),
             DrawState {
                 samples: Some(Samples::Static(2)),
@@ -416,15 +386,15 @@ mod tests {
 
     #[test]
     fn shader_objects_and_pipelines_unbind_each_other_and_nothing_counts_without_interlock() {
-        let p = bindable(Kind::Pipeline, Dynamic::empty(), DrawState::default());
-        let s = bindable(Kind::ShaderObject, Dynamic::all(), DrawState::default());
+        let p = bindable(Bound::Pipeline, Dynamic::empty(), DrawState::default());
+        let s = bindable(Bound::ShaderObject, Dynamic::all(), DrawState::default());
         let mut c = CmdState::begin(Some(Rendering {
             depth: DepthAttachment {
                 samples: 4,
                 has_stencil: true,
             },
             color_count: 2,
-            colors: crate::capture::ColorFormats::from_formats([
+            colors: ColorFormats::from_formats([
                 ash::vk::Format::R8G8B8A8_UNORM,
                 ash::vk::Format::R16G16B16A16_SFLOAT,
             ]),
@@ -443,12 +413,12 @@ mod tests {
         c.draw();
         assert_eq!(c.groups.len(), 2);
         let so = &c.groups[0];
-        assert_eq!(so.bound.kind, Kind::ShaderObject);
+        assert_eq!(so.bound.bound, Bound::ShaderObject);
         assert_eq!(so.draw.samples, Some(Samples::Static(4)));
         assert_eq!(so.draw.depth_stencil.map(|d| d.depth_test), Some(true));
         let blend = so.draw.blend.as_ref().unwrap();
         assert_eq!(blend.len(), 2);
-        assert!(!blend[0].blend_enable && blend[1].blend_enable);
+        assert!(!blend[0].enable && blend[1].enable);
         assert_eq!(
             so.draw.depth_attachment,
             Some(DepthAttachment {
@@ -456,6 +426,6 @@ mod tests {
                 has_stencil: true
             })
         );
-        assert_eq!(c.groups[1].bound.kind, Kind::Pipeline);
+        assert_eq!(c.groups[1].bound.bound, Bound::Pipeline);
     }
 }

@@ -1,102 +1,12 @@
-//! The interlock experiments in the layer (the `experiment` setting): a fragment shader with
-//! interlock is rewritten ([`shaders::spirv::rewrite`]) before it reaches the driver, so that the
-//! application runs with pixel instead of sample interlock, unordered instead of ordered, or
-//! none, and every record of an affected object says what was changed.
-//!
-//! A device runs an experiment only with the feature its new mode needs: where the application
-//! did not enable it in `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT`, the layer enables
-//! it in a copy of the device create info ([`with_feature_enabled`]) when the device supports it;
-//! when it does not (vkCreateDevice then fails) or the chain holds a structure the layer cannot
-//! copy, the experiment is refused for that device with a message, and nothing is changed.
-//! Shader modules (`vkCreateShaderModule`), SPIR-V chained inline to a pipeline's fragment stage
-//! ([`rewrite_inline`]) and SPIR-V shader objects are rewritten; module identifiers, pipeline
-//! binaries and binary shader objects are left alone, as is shading-rate interlock.
+//! Copies of the application's create infos, for what an experiment sends down instead: a device
+//! create info whose interlock features enable the feature the new mode needs, and pipeline
+//! stages whose fragment SPIR-V is rewritten. Only the structures before the one to change are
+//! copied (their `pNext` relinked); the rest of each chain is the application's, shared.
 
-use crate::settings::Settings;
+use crate::model::experiment::{apply, Active};
 use ash::vk;
 use pops_report::Experiment as Applied;
-use shaders::spirv::rewrite::{rewrite, Experiment, RewriteError};
-use shaders::spirv::{ExecutionMode, ExecutionModel};
-
-/// An experiment a device runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Active {
-    pub experiment: Experiment,
-    /// Stage hashes it is limited to…
-    pub hashes: Vec<String>,
-    /// …and the application's names of shader modules; both empty: every interlocked fragment
-    /// shader.
-    pub names: Vec<String>,
-}
-
-impl Active {
-    /// The experiment limited to `targets`: a stage hash (16 hexadecimal digits, as
-    /// `pops inspect` prints it) or the application's name of a shader module.
-    pub fn new(experiment: Experiment, targets: &[String]) -> Active {
-        let (hashes, names): (Vec<&String>, Vec<&String>) = targets
-            .iter()
-            .partition(|t| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit()));
-        Active {
-            experiment,
-            hashes: hashes.into_iter().map(|h| h.to_ascii_lowercase()).collect(),
-            names: names.into_iter().cloned().collect(),
-        }
-    }
-
-    fn targeted(&self) -> bool {
-        !self.hashes.is_empty() || !self.names.is_empty()
-    }
-}
-
-/// The feature the experiment's new interlock mode needs, with its Vulkan member name.
-fn needed_feature(e: Experiment) -> Option<&'static str> {
-    match e {
-        Experiment::PixelToSample => Some("fragmentShaderSampleInterlock"),
-        Experiment::SampleToPixel => Some("fragmentShaderPixelInterlock"),
-        _ => None,
-    }
-}
-
-/// What the device needs for the configured experiment: `Ok(None)` when none is configured;
-/// `Ok(Some((active, enable)))` with `enable` true when the application did not enable the
-/// feature the new mode needs (the layer then enables it, [`with_feature_enabled`]); `Err` when
-/// the application has no interlock features at all.
-///
-/// # Safety
-/// `ci` must be the application's valid `VkDeviceCreateInfo`.
-pub unsafe fn for_device(
-    settings: &Settings,
-    ci: &vk::DeviceCreateInfo,
-) -> Result<Option<(Active, bool)>, String> {
-    let Some(experiment) = settings.experiment else {
-        return Ok(None);
-    };
-    let active = Active::new(experiment, &settings.experiment_targets);
-    if let Some(feature) = needed_feature(experiment) {
-        // SAFETY: the application's valid chain, per the caller.
-        let f = unsafe {
-            crate::ffi::find_in_chain(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT,
-            )
-        } as *const vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT;
-        // SAFETY: sType identifies the structure.
-        let enabled = !f.is_null()
-            && unsafe {
-                match experiment {
-                    Experiment::PixelToSample => (*f).fragment_shader_sample_interlock,
-                    _ => (*f).fragment_shader_pixel_interlock,
-                }
-            } == vk::TRUE;
-        if f.is_null() {
-            return Err(format!(
-                "experiment {experiment} refused: the application enables no fragment shader interlock feature; nothing is changed (it needs {feature})"
-            ));
-        }
-        return Ok(Some((active, !enabled)));
-    }
-    Ok(Some((active, false)))
-}
+use shaders::spirv::rewrite::Experiment;
 
 /// The size of each structure the layer may copy out of a chain to change a structure after it:
 /// the loader's own, the feature structures applications chain most in a device create info, and
@@ -263,78 +173,6 @@ pub unsafe fn with_feature_enabled(
     })
 }
 
-/// The name `pops state` gives an interlock execution mode.
-fn mode_name(m: ExecutionMode) -> &'static str {
-    match m {
-        ExecutionMode::PixelInterlockOrderedEXT => "pixel-ordered",
-        ExecutionMode::PixelInterlockUnorderedEXT => "pixel-unordered",
-        ExecutionMode::SampleInterlockOrderedEXT => "sample-ordered",
-        ExecutionMode::SampleInterlockUnorderedEXT => "sample-unordered",
-        _ => "other",
-    }
-}
-
-/// The experiment applied to a module's words when they are created: the new words and what
-/// was changed, or `None` when the module is not concerned (no interlock, not a target by its
-/// stage hash, already in the new mode). Targets named by the module's name are found later,
-/// at pipeline creation ([`apply_to_named`]): a module is named after it is created.
-pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
-    if active.targeted() {
-        if active.hashes.is_empty() {
-            return Ok(None);
-        }
-        let info = shaders::spirv::analyze(words).map_err(RewriteError::Spirv)?;
-        let hit = info
-            .entry_points
-            .iter()
-            .filter(|e| e.execution_model == ExecutionModel::Fragment)
-            .filter_map(|e| crate::compute::stage_hash(words, &e.name, None))
-            .any(|h| active.hashes.contains(&h));
-        if !hit {
-            return Ok(None);
-        }
-    }
-    rewritten(active, words)
-}
-
-/// The experiment applied to the words of a module the application named `name`, where the
-/// name is one of the targets.
-pub fn apply_to_named(
-    active: &Active,
-    name: &str,
-    words: &[u32],
-) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
-    if !active.names.iter().any(|n| n == name) {
-        return Ok(None);
-    }
-    rewritten(active, words)
-}
-
-fn rewritten(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
-    let r = rewrite(words, active.experiment)?;
-    if !r.changed() {
-        return Ok(None);
-    }
-    let changes = r
-        .changes
-        .iter()
-        .map(|(from, to)| {
-            format!(
-                "{} -> {}",
-                mode_name(*from),
-                to.map_or("none", |m| mode_name(m))
-            )
-        })
-        .collect();
-    Ok(Some((
-        r.words,
-        Applied {
-            name: active.experiment.name().to_string(),
-            changes,
-        },
-    )))
-}
-
 /// A pipeline's fragment stage rewritten: its inline SPIR-V (`VkShaderModuleCreateInfo` chained
 /// to the stage), or a shader module the layer created from a named module's rewritten code.
 /// The stages to use instead of the application's, and what was changed.
@@ -456,7 +294,8 @@ pub unsafe fn rewrite_inline(
         if smci.is_null() {
             return None;
         }
-        let words = crate::capture::code_words((*smci).p_code as *const u8, (*smci).code_size);
+        let words =
+            crate::model::capture::code_words((*smci).p_code as *const u8, (*smci).code_size);
         let (new_words, applied) = match apply(active, &words) {
             Ok(Some(r)) => r,
             Ok(None) => return None,
@@ -493,6 +332,32 @@ pub unsafe fn rewrite_inline(
         copy._chain = chain;
         Some(copy)
     }
+}
+
+/// The application's `count` create infos with those an experiment changed replaced by
+/// `change(info, what changed)`, or `None` when the experiment changed none (the application's
+/// array then goes down as it is).
+///
+/// # Safety
+/// `infos` must point to `count` valid create infos, `changed` have one entry per info.
+pub unsafe fn copied_where<T: Copy, C>(
+    infos: *const T,
+    count: u32,
+    changed: &[Option<C>],
+    change: impl Fn(&T, &C) -> T,
+) -> Option<Vec<T>> {
+    if !changed.iter().any(Option::is_some) {
+        return None;
+    }
+    // SAFETY: per the caller.
+    let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };
+    Some(
+        infos
+            .iter()
+            .zip(changed)
+            .map(|(i, c)| c.as_ref().map_or(*i, |c| change(i, c)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -547,45 +412,5 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
-    }
-}
-
-#[cfg(test)]
-mod targets {
-    use super::*;
-
-    fn words() -> Vec<u32> {
-        let sh = shaders::corpus::get("pixel_interlock_ordered.frag").expect("corpus shader");
-        sh.words().to_vec()
-    }
-
-    /// A target of 16 hexadecimal digits is a stage hash (any case); anything else is a shader
-    /// module's name (exact). A module matches a hash at its creation; a name only at pipeline
-    /// creation, once the application has named the module.
-    #[test]
-    fn targets_are_hashes_or_module_names() {
-        let w = words();
-        let hash = crate::compute::stage_hash(&w, "main", None).unwrap();
-        let a = Active::new(
-            Experiment::PixelToSample,
-            &[hash.to_ascii_uppercase(), "OIT pass".into()],
-        );
-        assert_eq!(a.hashes, [hash]);
-        assert_eq!(a.names, ["OIT pass"]);
-        assert!(
-            apply(&a, &w).unwrap().is_some(),
-            "the hash matches at creation"
-        );
-        let by_name = Active::new(Experiment::PixelToSample, &["OIT pass".into()]);
-        assert!(
-            apply(&by_name, &w).unwrap().is_none(),
-            "no name at creation"
-        );
-        assert!(apply_to_named(&by_name, "OIT pass", &w).unwrap().is_some());
-        assert!(apply_to_named(&by_name, "oit pass", &w).unwrap().is_none());
-        let everything = Active::new(Experiment::PixelToSample, &[]);
-        assert!(apply(&everything, &w).unwrap().is_some());
-        let other = Active::new(Experiment::PixelToSample, &["0123456789abcdef".into()]);
-        assert!(apply(&other, &w).unwrap().is_none());
     }
 }

@@ -10,8 +10,11 @@
 //!   and the write mask are all dynamic (VK_EXT_extended_dynamic_state3);
 //! - `pStages` (and its `pName`s) when `VkPipelineBinaryInfoKHR` supplies the binaries.
 
+use super::convert;
 use crate::ffi::find_in_chain;
 use ash::vk;
+use pm4::pops;
+use pops_report::Source;
 use std::ffi::CStr;
 
 /// Where a fragment shader's SPIR-V comes from.
@@ -38,12 +41,12 @@ impl FragmentSource {
     }
 
     /// The report's `source` field.
-    pub fn label(&self) -> &'static str {
+    pub fn source(&self) -> Source {
         match self {
-            FragmentSource::Module { .. } => "shader_module",
-            FragmentSource::Inline { .. } => "inline_create_info",
-            FragmentSource::Identifier { .. } => "module_identifier",
-            FragmentSource::Binary => "pipeline_binary",
+            FragmentSource::Module { .. } => Source::ShaderModule,
+            FragmentSource::Inline { .. } => Source::InlineCreateInfo,
+            FragmentSource::Identifier { .. } => Source::ModuleIdentifier,
+            FragmentSource::Binary => Source::PipelineBinary,
         }
     }
 }
@@ -56,46 +59,30 @@ pub enum Samples {
     Dynamic,
 }
 
-/// One colour attachment's blend state (raw Vulkan enum values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BlendTarget {
-    pub blend_enable: bool,
-    pub write_mask: u32,
-    pub color_op: i32,
-    pub alpha_op: i32,
-    pub src_color: i32,
-    pub dst_color: i32,
-    pub src_alpha: i32,
-    pub dst_alpha: i32,
-}
+/// Depth/stencil state visible at creation or set at draw time. Its `has_stencil` is not
+/// known here: the attachment decides it (crate::model::record).
+pub type DepthStencil = pops::DepthStencilState;
 
-/// One face's stencil operations (raw Vulkan enum values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
-pub struct StencilFace {
-    pub fail: i32,
-    pub pass: i32,
-    pub depth_fail: i32,
-    pub compare: i32,
-    pub write_mask: u32,
-}
+/// The depth/stencil state before any is set in a command buffer (shader objects, states a
+/// pipeline declares dynamic): tests off, compare `Always`, stencil faces that keep everything
+/// and write nothing.
+pub const UNSET_DEPTH_STENCIL: DepthStencil = DepthStencil {
+    has_stencil: false,
+    depth_test: false,
+    depth_write: false,
+    depth_compare: pops::CompareOp::Always,
+    stencil_test: false,
+    front: UNSET_FACE,
+    back: UNSET_FACE,
+};
 
-/// Depth/stencil state visible at creation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
-pub struct DepthStencil {
-    pub depth_test: bool,
-    pub depth_write: bool,
-    pub depth_compare: i32,
-    pub stencil_test: bool,
-    pub front: StencilFace,
-    pub back: StencilFace,
-}
-
-/// AMD's rasterization order (VK_AMD_rasterization_order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RasterizationOrder {
-    Strict,
-    Relaxed,
-}
+const UNSET_FACE: pops::StencilOpState = pops::StencilOpState {
+    fail: pops::StencilOp::Keep,
+    pass: pops::StencilOp::Keep,
+    depth_fail: pops::StencilOp::Keep,
+    compare: pops::CompareOp::Never,
+    write_mask: 0,
+};
 
 /// The draw state a pipeline (or one library part of it) fixes at creation. `None`: not part of
 /// this pipeline or library; merged from the linked libraries.
@@ -103,10 +90,10 @@ pub enum RasterizationOrder {
 pub struct DrawState {
     pub samples: Option<Samples>,
     pub sample_shading: Option<bool>,
-    pub blend: Option<Vec<BlendTarget>>,
+    pub blend: Option<Vec<pops::BlendTarget>>,
     pub depth_stencil: Option<DepthStencil>,
     pub vrs: Option<bool>,
-    pub rasterization_order: Option<RasterizationOrder>,
+    pub rasterization_order: Option<pops::RasterizationOrder>,
     /// The bound depth/stencil attachment, known at draw time: its samples (0 = none) and
     /// whether its format has stencil. `None` at creation, where only the tests' enables show.
     pub depth_attachment: Option<DepthAttachment>,
@@ -125,20 +112,10 @@ impl ColorFormats {
     pub fn from_formats(formats: impl IntoIterator<Item = vk::Format>) -> ColorFormats {
         let mut out = ColorFormats::default();
         for (slot, f) in out.0.iter_mut().zip(formats) {
-            *slot = color_format(f);
+            *slot = convert::color_format(f);
         }
         out
     }
-}
-
-/// A colour attachment's format as pm4::pops knows it: `None` for VK_FORMAT_UNDEFINED (no
-/// attachment). A colour-renderable format pm4::pops does not list counts as RGBA8 UNORM.
-pub fn color_format(f: vk::Format) -> Option<pm4::pops::ColorFormat> {
-    (f != vk::Format::UNDEFINED).then(|| {
-        // ash names a format as Vulkan does, without the VK_FORMAT_ prefix.
-        pm4::pops::ColorFormat::parse(&format!("{f:?}"))
-            .unwrap_or(pm4::pops::ColorFormat::RGBA8_UNORM)
-    })
 }
 
 /// A draw's depth/stencil attachment.
@@ -147,17 +124,6 @@ pub struct DepthAttachment {
     /// 0: no depth/stencil attachment.
     pub samples: u32,
     pub has_stencil: bool,
-}
-
-/// Whether a depth/stencil format has a stencil aspect.
-pub fn format_has_stencil(f: vk::Format) -> bool {
-    matches!(
-        f,
-        vk::Format::S8_UINT
-            | vk::Format::D16_UNORM_S8_UINT
-            | vk::Format::D24_UNORM_S8_UINT
-            | vk::Format::D32_SFLOAT_S8_UINT
-    )
 }
 
 bitflags::bitflags! {
@@ -256,7 +222,7 @@ fn depth_of(
     match index.and_then(&describe) {
         Some((format, samples)) => DepthAttachment {
             samples: samples.max(1),
-            has_stencil: format_has_stencil(format),
+            has_stencil: convert::format_has_stencil(format),
         },
         None => DepthAttachment::default(),
     }
@@ -291,7 +257,8 @@ pub unsafe fn render_pass_use(ci: &vk::RenderPassCreateInfo) -> Vec<AttachmentUs
                 AttachmentUse {
                     multiview: masks.get(k).is_some_and(|m| *m != 0),
                     ..subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
-                        atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                        atts.get(i as usize)
+                            .map(|a| (a.format, convert::samples(a.samples)))
                     })
                 }
             })
@@ -316,7 +283,8 @@ pub unsafe fn render_pass2_use(ci: &vk::RenderPassCreateInfo2) -> Vec<Attachment
                 AttachmentUse {
                     multiview: s.view_mask != 0,
                     ..subpass_use(ds, colors.iter().map(|a| a.attachment), |i| {
-                        atts.get(i as usize).map(|a| (a.format, a.samples.as_raw()))
+                        atts.get(i as usize)
+                            .map(|a| (a.format, convert::samples(a.samples)))
                     })
                 }
             })
@@ -384,6 +352,275 @@ pub struct PipelineCapture {
 
 const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
 
+/// The state subsets a create info defines (VK_EXT_graphics_pipeline_library): a pipeline
+/// without the extension's structure that is neither a library nor linked from libraries is
+/// complete.
+struct Subsets {
+    pre_raster: bool,
+    fragment: bool,
+    output: bool,
+}
+
+/// The create info's flags (`VkPipelineCreateFlags2CreateInfoKHR` where chained).
+///
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn create_flags(info: &vk::GraphicsPipelineCreateInfo) -> u64 {
+    // SAFETY: a valid chain; sType identifies the structure.
+    unsafe {
+        let flags2 = find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
+        ) as *const vk::PipelineCreateFlags2CreateInfoKHR;
+        if flags2.is_null() {
+            info.flags.as_raw() as u64
+        } else {
+            (*flags2).flags.as_raw()
+        }
+    }
+}
+
+/// The libraries linked in (VkPipelineLibraryCreateInfoKHR).
+///
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn linked_libraries(info: &vk::GraphicsPipelineCreateInfo) -> Vec<u64> {
+    // SAFETY: a valid chain; pLibraries holds libraryCount handles.
+    unsafe {
+        let l = find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+        ) as *const vk::PipelineLibraryCreateInfoKHR;
+        if l.is_null() {
+            return Vec::new();
+        }
+        slice((*l).p_libraries, (*l).library_count)
+            .iter()
+            .map(|l| vk::Handle::as_raw(*l))
+            .collect()
+    }
+}
+
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn subsets(info: &vk::GraphicsPipelineCreateInfo, partial: bool) -> Subsets {
+    use vk::GraphicsPipelineLibraryFlagsEXT as G;
+    // SAFETY: a valid chain; sType identifies the structure.
+    let gpl = unsafe {
+        find_in_chain(
+            info.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        ) as *const vk::GraphicsPipelineLibraryCreateInfoEXT
+    };
+    let flags = if !gpl.is_null() {
+        // SAFETY: as above.
+        unsafe { (*gpl).flags }
+    } else if partial {
+        G::empty()
+    } else {
+        G::VERTEX_INPUT_INTERFACE
+            | G::PRE_RASTERIZATION_SHADERS
+            | G::FRAGMENT_SHADER
+            | G::FRAGMENT_OUTPUT_INTERFACE
+    };
+    Subsets {
+        pre_raster: flags.contains(G::PRE_RASTERIZATION_SHADERS),
+        fragment: flags.contains(G::FRAGMENT_SHADER),
+        output: flags.contains(G::FRAGMENT_OUTPUT_INTERFACE),
+    }
+}
+
+/// The create info's dynamic states.
+///
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn dynamic_states<'a>(info: &'a vk::GraphicsPipelineCreateInfo) -> &'a [vk::DynamicState] {
+    // SAFETY: pDynamicState is NULL or valid, with dynamicStateCount states.
+    unsafe {
+        if info.p_dynamic_state.is_null() {
+            return &[];
+        }
+        let d = &*info.p_dynamic_state;
+        slice(d.p_dynamic_states, d.dynamic_state_count)
+    }
+}
+
+/// The attachments the pipeline renders to: a render pass's subpass, or dynamic rendering's
+/// formats (no VkPipelineRenderingCreateInfo: no attachments at all); and whether they are known
+/// (a render pass the layer did not see created is not).
+///
+/// # Safety
+/// `info` must be a valid create info; `output`: it defines the fragment output interface.
+unsafe fn attachments(
+    info: &vk::GraphicsPipelineCreateInfo,
+    output: bool,
+    subpass: impl Fn(vk::RenderPass, u32) -> Option<AttachmentUse>,
+) -> (AttachmentUse, bool) {
+    if info.render_pass != vk::RenderPass::null() {
+        let used = subpass(info.render_pass, info.subpass);
+        return (used.unwrap_or(AttachmentUse::UNKNOWN), used.is_some());
+    }
+    // SAFETY: a valid chain; sType identifies the structure.
+    let r = unsafe {
+        find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_RENDERING_CREATE_INFO,
+        ) as *const vk::PipelineRenderingCreateInfo
+    };
+    if r.is_null() {
+        return (AttachmentUse::UNKNOWN, true);
+    }
+    // SAFETY: as above.
+    let r = unsafe { &*r };
+    // pColorAttachmentFormats is valid only with the fragment output interface.
+    let colors = if output && r.color_attachment_count > 0 {
+        // SAFETY: pColorAttachmentFormats holds colorAttachmentCount formats.
+        let formats = unsafe { slice(r.p_color_attachment_formats, r.color_attachment_count) };
+        ColorFormats::from_formats(formats.iter().copied())
+    } else {
+        ColorFormats::default()
+    };
+    let used = AttachmentUse {
+        depth_stencil: r.depth_attachment_format != vk::Format::UNDEFINED
+            || r.stencil_attachment_format != vk::Format::UNDEFINED,
+        color: r.color_attachment_count > 0,
+        color_count: r.color_attachment_count,
+        colors,
+        ..AttachmentUse::UNKNOWN
+    };
+    (used, true)
+}
+
+/// Whether pipeline binaries (VkPipelineBinaryInfoKHR with binaries) replace the stages, which
+/// the specification then ignores.
+///
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn from_binaries(info: &vk::GraphicsPipelineCreateInfo) -> bool {
+    // SAFETY: a valid chain; sType identifies the structure.
+    unsafe {
+        let b = find_in_chain(
+            info.p_next,
+            crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
+        ) as *const crate::ffi::PipelineBinaryInfoKHR;
+        !b.is_null() && (*b).binary_count > 0
+    }
+}
+
+/// The rasterization state's part: `Err(())` under static rasterizer discard (fragment state
+/// is then ignored and may be garbage), else AMD's rasterization order where chained.
+///
+/// # Safety
+/// `info` must be a valid create info that defines the pre-rasterization shader state.
+unsafe fn rasterization(
+    info: &vk::GraphicsPipelineCreateInfo,
+    discard_dynamic: bool,
+) -> Result<Option<pops::RasterizationOrder>, ()> {
+    if info.p_rasterization_state.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: valid per the caller.
+    let rs = unsafe { &*info.p_rasterization_state };
+    if rs.rasterizer_discard_enable == vk::TRUE && !discard_dynamic {
+        return Err(());
+    }
+    // SAFETY: the rasterization state's valid chain; sType identifies the structure.
+    let order = unsafe {
+        find_in_chain(
+            rs.p_next,
+            vk::StructureType::PIPELINE_RASTERIZATION_STATE_RASTERIZATION_ORDER_AMD,
+        ) as *const vk::PipelineRasterizationStateRasterizationOrderAMD
+    };
+    // SAFETY: as above.
+    Ok((!order.is_null()).then(|| unsafe {
+        if (*order).rasterization_order == vk::RasterizationOrderAMD::RELAXED {
+            pops::RasterizationOrder::Relaxed
+        } else {
+            pops::RasterizationOrder::Strict
+        }
+    }))
+}
+
+/// Whether a shading rate other than 1x1 may be used: dynamic, or a static rate or combiner.
+///
+/// # Safety
+/// `info` must be a valid create info.
+unsafe fn shading_rate(info: &vk::GraphicsPipelineCreateInfo, dynamic: bool) -> bool {
+    // SAFETY: a valid chain; sType identifies the structure.
+    let vrs = unsafe {
+        find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR,
+        ) as *const vk::PipelineFragmentShadingRateStateCreateInfoKHR
+    };
+    // SAFETY: as above.
+    let fixed = !vrs.is_null()
+        && unsafe {
+            let v = &*vrs;
+            v.fragment_size.width > 1
+                || v.fragment_size.height > 1
+                || v.combiner_ops[0] != vk::FragmentShadingRateCombinerOpKHR::KEEP
+                || v.combiner_ops[1] != vk::FragmentShadingRateCombinerOpKHR::KEEP
+        };
+    dynamic || fixed
+}
+
+/// The fragment stage and its specialization constants.
+///
+/// # Safety
+/// `info` must be a valid create info that defines the fragment shader state and whose stages
+/// are not replaced by binaries.
+unsafe fn fragment_stage(
+    info: &vk::GraphicsPipelineCreateInfo,
+) -> (
+    Option<FragmentSource>,
+    Option<shaders::spirv::Specialization>,
+) {
+    // SAFETY: pStages holds stageCount valid stages.
+    let stages = unsafe { slice(info.p_stages, info.stage_count) };
+    match stages
+        .iter()
+        .find(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
+    {
+        // SAFETY: a valid stage.
+        Some(st) => unsafe {
+            (
+                fragment_source(st),
+                specialization(st.p_specialization_info),
+            )
+        },
+        None => (None, None),
+    }
+}
+
+/// The depth/stencil state.
+///
+/// # Safety
+/// `ds` must be a valid depth/stencil state.
+unsafe fn depth_stencil(ds: *const vk::PipelineDepthStencilStateCreateInfo) -> DepthStencil {
+    // SAFETY: per the caller.
+    let ds = unsafe { &*ds };
+    DepthStencil {
+        has_stencil: false,
+        depth_test: ds.depth_test_enable == vk::TRUE,
+        depth_write: ds.depth_write_enable == vk::TRUE,
+        depth_compare: convert::compare_op(ds.depth_compare_op),
+        stencil_test: ds.stencil_test_enable == vk::TRUE,
+        front: convert::stencil_face(&ds.front),
+        back: convert::stencil_face(&ds.back),
+    }
+}
+
+/// The colour attachments' blend state.
+///
+/// # Safety
+/// `cb` must be a valid colour blend state whose attachments the specification makes valid.
+unsafe fn blend(cb: *const vk::PipelineColorBlendStateCreateInfo) -> Vec<pops::BlendTarget> {
+    // SAFETY: per the caller: pAttachments holds attachmentCount states.
+    let atts = unsafe { slice((*cb).p_attachments, (*cb).attachment_count) };
+    atts.iter().map(convert::blend_target).collect()
+}
+
 /// Reads a create info. `subpass` gives the attachments the subpass of a render pass uses
 /// (`None` when the layer did not see the render pass created); dynamic rendering's are read
 /// from `VkPipelineRenderingCreateInfo`.
@@ -397,154 +634,41 @@ pub unsafe fn capture(
     subpass: impl Fn(vk::RenderPass, u32) -> Option<AttachmentUse>,
 ) -> PipelineCapture {
     let mut out = PipelineCapture::default();
-    let p_next = info.p_next;
     // SAFETY (whole function): every pointer is read only where the specification requires it
-    // to be valid for this pipeline's subsets, as the caller's valid usage guarantees.
+    // to be valid for this pipeline's subsets, as the caller's valid usage guarantees; the
+    // readers above say which.
     unsafe {
-        let flags2 = find_in_chain(
-            p_next,
-            vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
-        ) as *const vk::PipelineCreateFlags2CreateInfoKHR;
-        let flags: u64 = if flags2.is_null() {
-            info.flags.as_raw() as u64
-        } else {
-            (*flags2).flags.as_raw()
-        };
-        out.is_library = flags & LIBRARY_BIT != 0;
-
-        let lib_info = find_in_chain(p_next, vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR)
-            as *const vk::PipelineLibraryCreateInfoKHR;
-        if !lib_info.is_null() && !(*lib_info).p_libraries.is_null() {
-            let libs = std::slice::from_raw_parts(
-                (*lib_info).p_libraries,
-                (*lib_info).library_count as usize,
-            );
-            out.libraries = libs.iter().map(|l| vk::Handle::as_raw(*l)).collect();
-        }
-
-        let gpl = find_in_chain(
-            p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        ) as *const vk::GraphicsPipelineLibraryCreateInfoEXT;
-        use vk::GraphicsPipelineLibraryFlagsEXT as G;
-        let subsets = if !gpl.is_null() {
-            (*gpl).flags
-        } else if out.is_library || !out.libraries.is_empty() {
-            G::empty()
-        } else {
-            G::VERTEX_INPUT_INTERFACE
-                | G::PRE_RASTERIZATION_SHADERS
-                | G::FRAGMENT_SHADER
-                | G::FRAGMENT_OUTPUT_INTERFACE
-        };
-        let pre_raster = subsets.contains(G::PRE_RASTERIZATION_SHADERS);
-        let frag = subsets.contains(G::FRAGMENT_SHADER);
-        let output = subsets.contains(G::FRAGMENT_OUTPUT_INTERFACE);
-
-        let dynamic: &[vk::DynamicState] = if info.p_dynamic_state.is_null()
-            || (*info.p_dynamic_state).p_dynamic_states.is_null()
-        {
-            &[]
-        } else {
-            let d = &*info.p_dynamic_state;
-            std::slice::from_raw_parts(d.p_dynamic_states, d.dynamic_state_count as usize)
-        };
+        out.is_library = create_flags(info) & LIBRARY_BIT != 0;
+        out.libraries = linked_libraries(info);
+        let sub = subsets(info, out.is_library || !out.libraries.is_empty());
+        let dynamic = dynamic_states(info);
         let is_dynamic = |s: vk::DynamicState| dynamic.contains(&s);
         out.dynamic = dynamic
             .iter()
             .fold(Dynamic::empty(), |m, s| m | Dynamic::of(*s));
-
-        // The attachments the pipeline renders to: a render pass's subpass, or dynamic
-        // rendering's formats (no VkPipelineRenderingCreateInfo: no attachments at all).
-        let known = info.render_pass == vk::RenderPass::null()
-            || subpass(info.render_pass, info.subpass).is_some();
-        let attachments = if info.render_pass != vk::RenderPass::null() {
-            subpass(info.render_pass, info.subpass).unwrap_or(AttachmentUse::UNKNOWN)
-        } else {
-            let r = find_in_chain(p_next, vk::StructureType::PIPELINE_RENDERING_CREATE_INFO)
-                as *const vk::PipelineRenderingCreateInfo;
-            if r.is_null() {
-                AttachmentUse::UNKNOWN
-            } else {
-                let r = &*r;
-                // pColorAttachmentFormats is valid only with the fragment output interface.
-                let colors = if output && r.color_attachment_count > 0 {
-                    ColorFormats::from_formats(
-                        slice(r.p_color_attachment_formats, r.color_attachment_count)
-                            .iter()
-                            .copied(),
-                    )
-                } else {
-                    ColorFormats::default()
-                };
-                AttachmentUse {
-                    depth_stencil: r.depth_attachment_format != vk::Format::UNDEFINED
-                        || r.stencil_attachment_format != vk::Format::UNDEFINED,
-                    color: r.color_attachment_count > 0,
-                    color_count: r.color_attachment_count,
-                    colors,
-                    ..AttachmentUse::UNKNOWN
-                }
-            }
-        };
-        // VkPipelineBinaryInfoKHR with binaries: pStages is ignored.
-        let binaries = find_in_chain(p_next, crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR)
-            as *const crate::ffi::PipelineBinaryInfoKHR;
-        let from_binaries = !binaries.is_null() && (*binaries).binary_count > 0;
-
-        if pre_raster && !info.p_rasterization_state.is_null() {
-            let rs = &*info.p_rasterization_state;
-            if rs.rasterizer_discard_enable == vk::TRUE
-                && !is_dynamic(vk::DynamicState::RASTERIZER_DISCARD_ENABLE)
-            {
+        let (attachments, known) = attachments(info, sub.output, subpass);
+        if sub.pre_raster {
+            match rasterization(
+                info,
+                is_dynamic(vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
+            ) {
+                Ok(order) => out.draw.rasterization_order = order,
                 // Static rasterizer discard: fragment state is ignored and may be garbage.
-                return out;
-            }
-            let order = find_in_chain(
-                rs.p_next,
-                vk::StructureType::PIPELINE_RASTERIZATION_STATE_RASTERIZATION_ORDER_AMD,
-            ) as *const vk::PipelineRasterizationStateRasterizationOrderAMD;
-            if !order.is_null() {
-                out.draw.rasterization_order = Some(
-                    if (*order).rasterization_order == vk::RasterizationOrderAMD::RELAXED {
-                        RasterizationOrder::Relaxed
-                    } else {
-                        RasterizationOrder::Strict
-                    },
-                );
+                Err(()) => return out,
             }
         }
-
-        if pre_raster || frag {
-            let vrs = find_in_chain(
-                p_next,
-                vk::StructureType::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR,
-            ) as *const vk::PipelineFragmentShadingRateStateCreateInfoKHR;
-            let dynamic_vrs = is_dynamic(vk::DynamicState::FRAGMENT_SHADING_RATE_KHR);
-            let static_vrs = !vrs.is_null() && {
-                let v = &*vrs;
-                v.fragment_size.width > 1
-                    || v.fragment_size.height > 1
-                    || v.combiner_ops[0] != vk::FragmentShadingRateCombinerOpKHR::KEEP
-                    || v.combiner_ops[1] != vk::FragmentShadingRateCombinerOpKHR::KEEP
-            };
-            out.draw.vrs = Some(dynamic_vrs || static_vrs);
+        if sub.pre_raster || sub.fragment {
+            out.draw.vrs = Some(shading_rate(
+                info,
+                is_dynamic(vk::DynamicState::FRAGMENT_SHADING_RATE_KHR),
+            ));
         }
-
-        if frag && from_binaries {
+        if sub.fragment && from_binaries(info) {
             out.fragment = Some(FragmentSource::Binary);
-        } else if frag && info.stage_count > 0 && !info.p_stages.is_null() {
-            let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
-            if let Some(st) = stages
-                .iter()
-                .find(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
-            {
-                out.fragment = fragment_source(st);
-                out.fragment_spec = specialization(st.p_specialization_info);
-            }
+        } else if sub.fragment {
+            (out.fragment, out.fragment_spec) = fragment_stage(info);
         }
-
-        if frag || output {
+        if sub.fragment || sub.output {
             if is_dynamic(vk::DynamicState::RASTERIZATION_SAMPLES_EXT) {
                 out.draw.samples = Some(Samples::Dynamic);
             }
@@ -552,61 +676,30 @@ pub unsafe fn capture(
                 let ms = &*info.p_multisample_state;
                 if out.draw.samples.is_none() {
                     out.draw.samples =
-                        Some(Samples::Static(ms.rasterization_samples.as_raw().max(1)));
+                        Some(Samples::Static(convert::samples(ms.rasterization_samples)));
                 }
                 out.draw.sample_shading = Some(ms.sample_shading_enable == vk::TRUE);
             }
         }
-        if frag && attachments.depth_stencil && !info.p_depth_stencil_state.is_null() {
-            let ds = &*info.p_depth_stencil_state;
-            let face = |f: &vk::StencilOpState| StencilFace {
-                fail: f.fail_op.as_raw(),
-                pass: f.pass_op.as_raw(),
-                depth_fail: f.depth_fail_op.as_raw(),
-                compare: f.compare_op.as_raw(),
-                write_mask: f.write_mask,
-            };
-            out.draw.depth_stencil = Some(DepthStencil {
-                depth_test: ds.depth_test_enable == vk::TRUE,
-                depth_write: ds.depth_write_enable == vk::TRUE,
-                depth_compare: ds.depth_compare_op.as_raw(),
-                stencil_test: ds.stencil_test_enable == vk::TRUE,
-                front: face(&ds.front),
-                back: face(&ds.back),
-            });
+        if sub.fragment && attachments.depth_stencil && !info.p_depth_stencil_state.is_null() {
+            out.draw.depth_stencil = Some(depth_stencil(info.p_depth_stencil_state));
         }
+        // "pAttachments ... is ignored if" blend enable, the equation (or advanced blend) and the
+        // write mask are all dynamic.
         let blend_dynamic = is_dynamic(vk::DynamicState::COLOR_BLEND_ENABLE_EXT)
             && is_dynamic(vk::DynamicState::COLOR_WRITE_MASK_EXT)
             && (is_dynamic(vk::DynamicState::COLOR_BLEND_EQUATION_EXT)
                 || is_dynamic(vk::DynamicState::COLOR_BLEND_ADVANCED_EXT));
-        if output && known {
+        if sub.output && known {
             out.draw.color_formats = Some(attachments.colors);
+            if !attachments.color {
+                // No colour attachment: nothing is written (the export requirement then applies).
+                out.draw.blend = Some(Vec::new());
+            }
         }
-        if output && known && !attachments.color {
-            // No colour attachment: nothing is written (the export requirement then applies).
-            out.draw.blend = Some(Vec::new());
-        }
-        if output && attachments.color && !blend_dynamic && !info.p_color_blend_state.is_null() {
-            let cb = &*info.p_color_blend_state;
-            let atts = if cb.p_attachments.is_null() {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(cb.p_attachments, cb.attachment_count as usize)
-            };
-            out.draw.blend = Some(
-                atts.iter()
-                    .map(|a| BlendTarget {
-                        blend_enable: a.blend_enable == vk::TRUE,
-                        write_mask: a.color_write_mask.as_raw(),
-                        color_op: a.color_blend_op.as_raw(),
-                        alpha_op: a.alpha_blend_op.as_raw(),
-                        src_color: a.src_color_blend_factor.as_raw(),
-                        dst_color: a.dst_color_blend_factor.as_raw(),
-                        src_alpha: a.src_alpha_blend_factor.as_raw(),
-                        dst_alpha: a.dst_alpha_blend_factor.as_raw(),
-                    })
-                    .collect(),
-            );
+        if sub.output && attachments.color && !blend_dynamic && !info.p_color_blend_state.is_null()
+        {
+            out.draw.blend = Some(blend(info.p_color_blend_state));
         }
     }
     out
@@ -704,31 +797,6 @@ pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// ash names formats as Vulkan does: every colour format pm4::pops lists is found by its
-    /// Vulkan value; no attachment is `None`.
-    #[test]
-    fn colour_formats_map_by_vulkan_name() {
-        let f = |v| color_format(v).map(|c| c.name());
-        assert_eq!(
-            f(vk::Format::R16G16B16A16_SFLOAT),
-            Some("R16G16B16A16_SFLOAT")
-        );
-        assert_eq!(f(vk::Format::R32_UINT), Some("R32_UINT"));
-        assert_eq!(f(vk::Format::B8G8R8A8_SRGB), Some("B8G8R8A8_SRGB"));
-        assert_eq!(
-            f(vk::Format::A2B10G10R10_UNORM_PACK32),
-            Some("A2B10G10R10_UNORM_PACK32")
-        );
-        assert_eq!(f(vk::Format::UNDEFINED), None);
-        for c in pm4::pops::color::ALL {
-            let found = (0..200)
-                .chain(1_000_156_000..1_000_156_040)
-                .map(vk::Format::from_raw)
-                .any(|v| color_format(v) == Some(*c) && format!("{v:?}") == c.name());
-            assert!(found, "{} has no Vulkan format of that name", c.name());
-        }
-    }
 
     #[test]
     fn code_words_aligned_and_unaligned_agree() {
@@ -867,7 +935,7 @@ mod tests {
         // SAFETY: as above.
         let c = unsafe { capture(&info, both) };
         assert_eq!(c.fragment, Some(FragmentSource::Binary));
-        assert_eq!(c.fragment.map(|f| f.label()), Some("pipeline_binary"));
+        assert_eq!(c.fragment.map(|f| f.source()), Some(Source::PipelineBinary));
     }
 
     #[test]

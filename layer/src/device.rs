@@ -1,0 +1,46 @@
+//! What the layer keeps of one device: what it is (name, chip, the interlock features the
+//! application enabled), the next layer's functions, and the stores that own its state — each
+//! behind its own lock, taken only inside the store's methods.
+
+use crate::boundary::Health;
+use crate::messenger::Messengers;
+use crate::model::analysis::InterlockFeatures;
+use crate::model::experiment::Active;
+use crate::next::Next;
+use crate::settings::Settings;
+use crate::stores::{Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Timing};
+use ash::vk;
+use pm4::Family;
+use std::sync::Arc;
+
+pub struct Device {
+    pub handle: vk::Device,
+    /// The loader's dispatch key of the device (and of its queues and command buffers).
+    pub key: usize,
+    pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    pub next: Next,
+    pub device_name: String,
+    pub app: String,
+    pub chip: Option<Family>,
+    pub features: InterlockFeatures,
+    pub settings: Settings,
+    /// Shader modules and their analyses.
+    pub modules: Modules,
+    /// Interlocked pipelines and shader objects, pipeline libraries, and the application's names.
+    pub objects: Objects,
+    /// Render passes: the attachments each subpass uses.
+    pub passes: RenderPasses,
+    /// Attachment images and views: their formats and sample counts.
+    pub attachments: Attachments,
+    /// Command buffers' recording states.
+    pub recordings: Recordings,
+    pub stats: Stats,
+    /// The instance's debug-utils messengers.
+    pub messengers: Arc<Messengers>,
+    /// The instance's health: a panic in the layer's work degrades the instance.
+    pub health: Arc<Health>,
+    /// The interlock experiment this device runs (the `experiment` setting), if any.
+    pub experiment: Option<Active>,
+    /// GPU time of interlocked work (the `timing` setting), where the device allows it.
+    pub timing: Option<Timing>,
+}

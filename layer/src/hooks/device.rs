@@ -1,0 +1,353 @@
+//! Device life: vkCreateDevice (the chip, the interlock features, the experiment's copy of the
+//! create info, the next layer's functions resolved once, timing) and vkDestroyDevice.
+
+use crate::boundary::guarded;
+use crate::device::Device;
+use crate::ffi::{self, dispatch_key};
+use crate::instance::Instance;
+use crate::model::analysis::InterlockFeatures;
+use crate::model::experiment::{self, Active};
+use crate::next::Next;
+use crate::registry;
+use crate::stores::{Recordings, Timing};
+use crate::{chain, draw_path, records, report};
+use ash::vk;
+use pm4::Family;
+
+/// vkCreateDevice: calls down (through a copy of the create info where the experiment needs a
+/// feature the application did not enable), then remembers the device.
+///
+/// # Safety
+/// The loader's arguments.
+pub unsafe fn create(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_device: *mut vk::Device,
+) -> vk::Result {
+    if p_create_info.is_null() || p_device.is_null() {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    // Physical devices share their instance's dispatch key.
+    let Some(inst) = registry::instance_of(physical_device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the loader passes a valid create info.
+    let ci = unsafe { &*p_create_info };
+    // SAFETY: the create info's valid chain; the instance is the physical device's.
+    let Some((next_create, next_gdpa)) = (unsafe { take_link(&inst, ci) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the create info's valid chain, read only.
+    let enabled = unsafe { interlock_features(ci) };
+    let plan = guarded(&inst.health, "experiment", || {
+        experiment::for_device(
+            inst.settings.experiment,
+            &inst.settings.experiment_targets,
+            enabled,
+        )
+    })
+    .unwrap_or(Ok(None));
+    let call = |p_ci: *const vk::DeviceCreateInfo| {
+        // SAFETY: the application's arguments (or a copy with one feature enabled).
+        unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
+    };
+    // SAFETY: the application's valid create info.
+    let (result, experiment, refusal) = unsafe { create_with_plan(plan, ci, p_create_info, call) };
+    if result != vk::Result::SUCCESS {
+        return result;
+    }
+    // SAFETY: success, so *p_device is the new device.
+    let device = unsafe { *p_device };
+    let next = Next::load(|name| {
+        // SAFETY: the next layer's GDPA with the device it created.
+        unsafe { next_gdpa(device, name.as_ptr()) }
+    });
+    // SAFETY: queries on the application's physical device and the new device.
+    let d = unsafe { describe(&inst, physical_device, device, next, next_gdpa) };
+    if let Some(message) = &refusal {
+        log::warn!("device '{}': {message}", d.device_name);
+    }
+    let d = Device {
+        experiment,
+        features: enabled.unwrap_or_default(),
+        ..d
+    };
+    registry::insert_device(d.key, d);
+    draw_path::retarget();
+    result
+}
+
+/// The next layer's vkCreateDevice and vkGetDeviceProcAddr from the loader's link info, which is
+/// advanced for the next layer before this one calls down.
+///
+/// # Safety
+/// `ci` must be the loader's valid create info for a physical device of `inst`.
+unsafe fn take_link(
+    inst: &Instance,
+    ci: &vk::DeviceCreateInfo,
+) -> Option<(vk::PFN_vkCreateDevice, vk::PFN_vkGetDeviceProcAddr)> {
+    // SAFETY: valid chain.
+    let chain: *mut ffi::LayerDeviceCreateInfo =
+        unsafe { ffi::find_link(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO) };
+    // SAFETY: the loader's link structure, checked for null.
+    unsafe {
+        if chain.is_null() || (*chain).u.p_layer_info.is_null() {
+            return None;
+        }
+        let link = &*(*chain).u.p_layer_info;
+        let next_gipa = link.pfn_next_get_instance_proc_addr?;
+        let next_gdpa = link.pfn_next_get_device_proc_addr?;
+        // GetInstanceProcAddr(instance, "vkCreateDevice") per the loader's chain rules.
+        let create = next_gipa(inst.handle, c"vkCreateDevice".as_ptr())?;
+        (*chain).u.p_layer_info = link.p_next;
+        Some((
+            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateDevice>(create),
+            next_gdpa,
+        ))
+    }
+}
+
+/// Creates the device as the experiment's plan says: from the application's create info, or a
+/// copy with the feature the new mode needs, falling back to the application's where the device
+/// refuses the copy. The result, the experiment the device runs, and why one was refused.
+///
+/// # Safety
+/// `ci` must be the application's valid create info and `p_ci` point to it.
+unsafe fn create_with_plan(
+    plan: Result<Option<(Active, bool)>, String>,
+    ci: &vk::DeviceCreateInfo,
+    p_ci: *const vk::DeviceCreateInfo,
+    call: impl Fn(*const vk::DeviceCreateInfo) -> vk::Result,
+) -> (vk::Result, Option<Active>, Option<String>) {
+    match plan {
+        Ok(None) => (call(p_ci), None, None),
+        Ok(Some((active, false))) => (call(p_ci), Some(active), None),
+        // SAFETY: the application's valid create info, which chains interlock features.
+        Ok(Some((active, true))) => match unsafe { chain::with_feature_enabled(&active, ci) } {
+            Some(copy) => match call(&copy.info) {
+                vk::Result::SUCCESS => (vk::Result::SUCCESS, Some(active), None),
+                r => (
+                    call(p_ci),
+                    None,
+                    Some(format!(
+                        "experiment {} refused: the device does not accept the interlock feature its new mode needs ({r}); nothing is changed",
+                        active.experiment
+                    )),
+                ),
+            },
+            None => (
+                call(p_ci),
+                None,
+                Some(format!(
+                    "experiment {} refused: the application did not enable the interlock feature its new mode needs, and its device create info chains a structure the layer does not copy; nothing is changed",
+                    active.experiment
+                )),
+            ),
+        },
+        Err(message) => (call(p_ci), None, Some(message)),
+    }
+}
+
+/// The new device as the layer keeps it: its name, chip and timing, stores empty.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst` and `device` the live device created on it.
+unsafe fn describe(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+    device: vk::Device,
+    next: Next,
+    next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+) -> Device {
+    let mut props = vk::PhysicalDeviceProperties::default();
+    if let Some(f) = inst.next.get_physical_device_properties {
+        // SAFETY: a query on the application's physical device; no state changes.
+        unsafe { f(pd, &mut props) };
+    }
+    let device_name = props
+        .device_name_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let timing = if inst.settings.timing {
+        guarded(&inst.health, "timing", || {
+            // SAFETY: queries on the application's physical device.
+            let families = unsafe { queue_families(inst, pd) };
+            Timing::new(device, &next, &props.limits, &families)
+        })
+        .and_then(|t| {
+            t.map_err(|e| log::warn!("device '{device_name}': timing refused: {e}"))
+                .ok()
+        })
+    } else {
+        None
+    };
+    let chip = guarded(&inst.health, "vkCreateDevice", || {
+        // SAFETY: queries on the application's physical device.
+        unsafe { chip_of(inst, pd, props.vendor_id, &device_name) }
+    })
+    .flatten();
+    Device {
+        handle: device,
+        // SAFETY: the new device is live.
+        key: unsafe { dispatch_key(device) },
+        next_gdpa,
+        next,
+        device_name,
+        app: inst.app.clone(),
+        chip,
+        features: InterlockFeatures::default(),
+        settings: inst.settings.clone(),
+        modules: Default::default(),
+        objects: Default::default(),
+        passes: Default::default(),
+        attachments: Default::default(),
+        recordings: Recordings::new(draw_path::retarget),
+        stats: Default::default(),
+        messengers: inst.messengers.clone(),
+        health: inst.health.clone(),
+        experiment: None,
+        timing,
+    }
+}
+
+/// The device's chip: the `chip` setting, RADV's device name, or its render node.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn chip_of(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+    vendor_id: u32,
+    device_name: &str,
+) -> Option<Family> {
+    let by_pci = || {
+        // SAFETY: queries on the application's physical device through the next layer.
+        let pci = unsafe { pci_bus_address(inst, pd) }?;
+        crate::chip::family_from_render_node(&pci)
+    };
+    let (chip, source, err) = crate::chip::choose(
+        inst.settings.chip.as_deref(),
+        vendor_id,
+        device_name,
+        &by_pci,
+    );
+    if let Some(e) = err {
+        log::warn!("chip setting ignored: {e}");
+    }
+    log::info!(
+        "device '{device_name}' (vendor 0x{vendor_id:04x}): chip {} ({source:?})",
+        chip.map_or("none", |f| f.name())
+    );
+    chip
+}
+
+/// The physical device's queue families.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn queue_families(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+) -> Vec<vk::QueueFamilyProperties> {
+    let Some(f) = inst.next.get_physical_device_queue_family_properties else {
+        return Vec::new();
+    };
+    let mut n = 0u32;
+    // SAFETY: the standard two-call enumeration on a live physical device.
+    unsafe { f(pd, &mut n, std::ptr::null_mut()) };
+    let mut v = vec![vk::QueueFamilyProperties::default(); n as usize];
+    // SAFETY: as above, with room for `n`.
+    unsafe { f(pd, &mut n, v.as_mut_ptr()) };
+    v.truncate(n as usize);
+    v
+}
+
+/// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn pci_bus_address(inst: &Instance, pd: vk::PhysicalDevice) -> Option<String> {
+    let enumerate = inst.next.enumerate_device_extension_properties?;
+    let props2 = inst.next.get_physical_device_properties2?;
+    let mut n = 0u32;
+    // SAFETY: the standard two-call enumeration on a live physical device.
+    unsafe {
+        if enumerate(pd, std::ptr::null(), &mut n, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        let mut exts = vec![vk::ExtensionProperties::default(); n as usize];
+        let r = enumerate(pd, std::ptr::null(), &mut n, exts.as_mut_ptr());
+        if r.as_raw() < 0 {
+            return None;
+        }
+        exts.truncate(n as usize);
+        if !exts
+            .iter()
+            .any(|e| e.extension_name_as_c_str().ok() == Some(vk::EXT_PCI_BUS_INFO_NAME))
+        {
+            return None;
+        }
+        let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+        let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut pci);
+        props2(pd, &mut p2);
+        Some(crate::chip::pci_address(
+            pci.pci_domain,
+            pci.pci_bus,
+            pci.pci_device,
+            pci.pci_function,
+        ))
+    }
+}
+
+/// The interlock features the application enabled (`None`: it chains none).
+///
+/// # Safety
+/// `ci` must be a valid `VkDeviceCreateInfo`.
+unsafe fn interlock_features(ci: &vk::DeviceCreateInfo) -> Option<InterlockFeatures> {
+    // SAFETY: valid chain per the caller.
+    let p = unsafe {
+        ffi::find_in_chain(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT,
+        )
+    } as *const vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT;
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: sType identifies the structure.
+    let f = unsafe { &*p };
+    Some(InterlockFeatures {
+        pixel: f.fragment_shader_pixel_interlock == vk::TRUE,
+        sample: f.fragment_shader_sample_interlock == vk::TRUE,
+        shading_rate: f.fragment_shader_shading_rate_interlock == vk::TRUE,
+    })
+}
+
+/// vkDestroyDevice: forgets the device, writes its last timing lines and summary, then calls
+/// down.
+///
+/// # Safety
+/// The application's arguments.
+pub unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks) {
+    if device == vk::Device::null() {
+        return;
+    }
+    // SAFETY: a live device.
+    let Some(d) = registry::remove_device(unsafe { dispatch_key(device) }) else {
+        return;
+    };
+    draw_path::retarget();
+    let _ = guarded(&d.health, "vkDestroyDevice", || {
+        if let Some(t) = &d.timing {
+            let (units, total, dropped) = t.finish();
+            records::write_timing(&d, units, Some((&total, dropped)));
+        }
+        records::summary(&d);
+        report::flush_all(true);
+    });
+    if let Some(f) = d.next.destroy_device {
+        // SAFETY: the application's arguments, unchanged.
+        unsafe { f(device, p_allocator) };
+    }
+}

@@ -1,0 +1,209 @@
+//! What the SPIR-V analysis (`shaders`) says of a fragment stage, as the layer keeps it: one
+//! entry per entry point, analysed once per distinct module in the process.
+
+use pm4::{Granularity, InterlockMode};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// One entry point's interlock use, as the SPIR-V analysis found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryAnalysis {
+    pub name: String,
+    pub is_fragment: bool,
+    pub interlock: Option<InterlockMode>,
+    pub begin_count: u32,
+    pub end_count: u32,
+    pub begin_in_divergent_control_flow: bool,
+    pub per_sample: bool,
+    pub writes_memory: bool,
+    pub accesses_memory: bool,
+    pub has_color_output: bool,
+    pub early_fragment_tests: bool,
+}
+
+/// A module's analysis, or why there is none (malformed SPIR-V, analysis unavailable).
+pub type ModuleAnalysis = Result<Vec<EntryAnalysis>, String>;
+
+/// Analyses a SPIR-V module.
+pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
+    let info = shaders::spirv::analyze(words).map_err(|e| format!("SPIR-V analysis: {e}"))?;
+    Ok(info
+        .entry_points
+        .into_iter()
+        .map(|e| EntryAnalysis {
+            is_fragment: e.execution_model == shaders::spirv::ExecutionModel::Fragment,
+            name: e.name,
+            interlock: e.interlock,
+            begin_count: e.begin_count,
+            end_count: e.end_count,
+            begin_in_divergent_control_flow: e.begin_in_divergent_control_flow,
+            per_sample: e.per_sample,
+            writes_memory: e.writes_memory,
+            accesses_memory: e.accesses_memory,
+            has_color_output: e.has_color_output,
+            early_fragment_tests: e.early_fragment_tests,
+        })
+        .collect())
+}
+
+/// A fast, non-keyed hash (FxHash's mixing step over 8-byte chunks) for the layer's per-pipeline
+/// caches and per-command-buffer maps: SipHash over a few KiB of SPIR-V, or over the many small
+/// fields of a state key, costs a noticeable share of the work the cache saves. The keys come
+/// from the application, not from an adversary, and collisions only cost a comparison.
+#[derive(Default)]
+pub struct FastHasher(u64);
+
+pub type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+}
+
+type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, usize)>;
+
+/// Analyses a SPIR-V module, or returns the analysis of the same words done before in this
+/// process. Applications and engines create modules with the same code again and again (per
+/// pipeline, per device, after a cache miss), and the analysis is a function of the words alone.
+/// The cache holds at most [`ANALYSIS_CACHE_WORDS`] words of SPIR-V; when full it starts over.
+pub fn analyze_module_cached(words: &[u32]) -> Arc<ModuleAnalysis> {
+    static CACHE: OnceLock<AnalysisCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).0.get(words) {
+        return hit.clone();
+    }
+    // Analysed outside the lock: other threads keep creating pipelines meanwhile.
+    let out = Arc::new(analyze_module(words));
+    if words.len() <= ANALYSIS_CACHE_WORDS {
+        let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+        let (map, held) = &mut *guard;
+        if *held + words.len() > ANALYSIS_CACHE_WORDS {
+            map.clear();
+            *held = 0;
+        }
+        if map.insert(Arc::from(words), out.clone()).is_none() {
+            *held += words.len();
+        }
+    }
+    out
+}
+
+/// How many SPIR-V words [`analyze_module_cached`] keeps (16 MiB).
+pub const ANALYSIS_CACHE_WORDS: usize = 4 << 20;
+
+/// The analysis of a stage whose SPIR-V is not visible, with the reason.
+pub fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
+    Arc::new(Err(reason.to_string()))
+}
+
+/// The device features VK_EXT_fragment_shader_interlock gates each mode on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InterlockFeatures {
+    pub pixel: bool,
+    pub sample: bool,
+    pub shading_rate: bool,
+}
+
+impl InterlockFeatures {
+    pub fn enabled_for(self, mode: InterlockMode) -> bool {
+        match mode.granularity {
+            Granularity::Pixel => self.pixel,
+            Granularity::Sample => self.sample,
+            Granularity::ShadingRate => self.shading_rate,
+        }
+    }
+}
+
+/// The stage hash of `words` (either byte order) entered at `entry` with `spec`.
+pub fn stage_hash(
+    words: &[u32],
+    entry: &str,
+    spec: Option<&shaders::spirv::Specialization>,
+) -> Option<String> {
+    let host = shaders::spirv::module::host_order_words(words).ok()?;
+    Some(shaders::spirv::stage_hash(&host, entry, spec))
+}
+
+/// The fragment entry point of a module analysis, or why it cannot be told.
+pub fn fragment_entry<'a>(
+    analysis: &'a ModuleAnalysis,
+    entry: &str,
+) -> Result<&'a EntryAnalysis, String> {
+    match analysis {
+        Err(e) => Err(e.clone()),
+        Ok(eps) => eps
+            .iter()
+            .find(|e| e.is_fragment && e.name == entry)
+            .ok_or_else(|| format!("no fragment entry point named '{entry}' in the module")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_analysis_is_the_analysis_of_the_same_words() {
+        let a = shaders::corpus::get("oit_interlock.frag").expect("corpus shader");
+        let b = shaders::corpus::get("sample_interlock_ordered.frag").expect("corpus shader");
+        let (wa, wb) = (a.words(), b.words());
+        let first = analyze_module_cached(&wa);
+        assert_eq!(*first, analyze_module(&wa));
+        // Same words (another copy): the cached analysis, not a new one.
+        let again = analyze_module_cached(&wa.to_vec());
+        assert_eq!(*again, *first);
+        assert!(Arc::ptr_eq(&again, &analyze_module_cached(&wa)));
+        assert_eq!(*analyze_module_cached(&wb), analyze_module(&wb));
+        assert_ne!(*analyze_module_cached(&wb), *first);
+        // One word changed: analysed anew (here: no longer valid SPIR-V at all).
+        let mut bad = wa.to_vec();
+        bad[0] = 0;
+        assert_eq!(*analyze_module_cached(&bad), analyze_module(&bad));
+        assert!(analyze_module_cached(&bad).is_err());
+    }
+
+    #[test]
+    fn fragment_entry_lookup() {
+        let e = EntryAnalysis {
+            name: "main".into(),
+            is_fragment: true,
+            interlock: None,
+            begin_count: 0,
+            end_count: 0,
+            begin_in_divergent_control_flow: false,
+            per_sample: false,
+            writes_memory: false,
+            accesses_memory: false,
+            has_color_output: true,
+            early_fragment_tests: false,
+        };
+        let a: ModuleAnalysis = Ok(vec![e]);
+        assert!(fragment_entry(&a, "main").is_ok());
+        assert!(fragment_entry(&a, "other").is_err());
+        assert!(fragment_entry(&Err("bad".into()), "main").is_err());
+    }
+
+    #[test]
+    fn malformed_spirv_is_an_analysis_error_not_a_panic() {
+        for words in [
+            vec![],
+            vec![0xdead_beef, 0, 0, 0, 0],
+            vec![0x0723_0203, 0x0001_0000, 0, 0xffff_ffff, 0, 0xffff_0011],
+        ] {
+            assert!(analyze_module(&words).is_err());
+        }
+    }
+}

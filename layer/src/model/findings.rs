@@ -1,0 +1,222 @@
+//! The layer's own findings: what it read from the application (the fragment shader's SPIR-V,
+//! the device's features, the create info) and what its experiment could not do. Findings about
+//! the chip and the register state come from `pm4::pops` alone — the derivation's diagnostics,
+//! and [`pm4::pops::interlock_findings`] where no chip is known — so that every code has one
+//! producer and one wording ([`Code::ALL`] and `pm4::pops::Code::ALL` share none, a test says).
+
+use super::analysis::{EntryAnalysis, InterlockFeatures};
+use super::capture::{DrawState, Samples};
+use pm4::{Granularity, InterlockMode};
+use pops_report::{Diagnostic, Severity};
+
+/// Every finding the layer itself reports, by its stable code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    /// The fragment stage's interlock cannot be told (SPIR-V not visible or not analysable).
+    InterlockUnknown,
+    /// `pm4::pops` refused the inputs.
+    StateUnavailable,
+    DynamicSampleCount,
+    InterlockFeatureNotEnabled,
+    MultipleInterlockPairs,
+    DivergentInterlockBegin,
+    InterlockWithoutMemoryAccess,
+    NoColorOutput,
+    ExperimentNotApplied,
+}
+
+impl Code {
+    pub const ALL: [Code; 9] = [
+        Code::InterlockUnknown,
+        Code::StateUnavailable,
+        Code::DynamicSampleCount,
+        Code::InterlockFeatureNotEnabled,
+        Code::MultipleInterlockPairs,
+        Code::DivergentInterlockBegin,
+        Code::InterlockWithoutMemoryAccess,
+        Code::NoColorOutput,
+        Code::ExperimentNotApplied,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Code::InterlockUnknown => "interlock-unknown",
+            Code::StateUnavailable => "state-unavailable",
+            Code::DynamicSampleCount => "dynamic-sample-count",
+            Code::InterlockFeatureNotEnabled => "interlock-feature-not-enabled",
+            Code::MultipleInterlockPairs => "multiple-interlock-pairs",
+            Code::DivergentInterlockBegin => "divergent-interlock-begin",
+            Code::InterlockWithoutMemoryAccess => "interlock-without-memory-access",
+            Code::NoColorOutput => "no-color-output",
+            Code::ExperimentNotApplied => "experiment-not-applied",
+        }
+    }
+
+    /// A diagnostic of this code.
+    pub fn says(self, severity: Severity, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(severity, self.name(), message)
+    }
+}
+
+/// The interlock use cannot be told.
+pub fn interlock_unknown(reason: &str) -> Diagnostic {
+    Code::InterlockUnknown.says(
+        Severity::Info,
+        format!("the fragment shader's interlock use cannot be told: {reason}"),
+    )
+}
+
+/// `pm4::pops` refused to derive a state.
+pub fn state_unavailable(chip: &str, reason: &str) -> Diagnostic {
+    Code::StateUnavailable.says(
+        Severity::Info,
+        format!("no register state for {chip}: {reason}"),
+    )
+}
+
+/// The layer's findings about an interlocked fragment stage, its draw state and the device's
+/// features.
+pub fn stage_findings(
+    mode: InterlockMode,
+    e: &EntryAnalysis,
+    draw: &DrawState,
+    features: InterlockFeatures,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if draw.samples == Some(Samples::Dynamic) {
+        out.push(Code::DynamicSampleCount.says(
+            Severity::Info,
+            "the rasterization sample count is dynamic: the state below assumes 1 sample; POPS_OVERLAP_NUM_SAMPLES and the drain workaround depend on the count at draw time",
+        ));
+    }
+    if !features.enabled_for(mode) {
+        out.push(Code::InterlockFeatureNotEnabled.says(
+            Severity::Error,
+            format!(
+                "{mode} interlock used but the device was created without {}",
+                match mode.granularity {
+                    Granularity::Pixel => "fragmentShaderPixelInterlock",
+                    Granularity::Sample => "fragmentShaderSampleInterlock",
+                    Granularity::ShadingRate => "fragmentShaderShadingRateInterlock",
+                }
+            ),
+        ));
+    }
+    if e.begin_count > 1 || e.end_count > 1 {
+        out.push(Code::MultipleInterlockPairs.says(
+            Severity::Warning,
+            format!(
+                "{} begin / {} end instructions: the ordered section is entered once per invocation; extra pairs are invalid SPIR-V for the extension",
+                e.begin_count, e.end_count
+            ),
+        ));
+    }
+    if e.begin_in_divergent_control_flow {
+        out.push(Code::DivergentInterlockBegin.says(
+            Severity::Warning,
+            "OpBeginInvocationInterlockEXT is in divergent control flow: the driver must hoist the ordered-section entry for the whole wave",
+        ));
+    }
+    if !e.accesses_memory {
+        out.push(Code::InterlockWithoutMemoryAccess.says(
+            Severity::Warning,
+            "interlock declared but the shader accesses no storage memory: the ordering costs without protecting anything",
+        ));
+    }
+    // Article: "With POPS, on all hardware generations, the shader must have at least one export".
+    if !e.has_color_output {
+        out.push(Code::NoColorOutput.says(
+            Severity::Info,
+            "no colour output: the driver must still export (a null export and SPI_SHADER_COL_FORMAT space, e.g. SPI_SHADER_32_R) for the ordered section to end",
+        ));
+    }
+    out
+}
+
+/// The device runs an experiment the layer could not apply to this object.
+pub fn experiment_not_applied(experiment: &str, why: &str) -> Diagnostic {
+    Code::ExperimentNotApplied.says(
+        Severity::Info,
+        format!("the {experiment} experiment was not applied: {why}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Each finding has one producer: no code the layer reports is one `pm4::pops` reports.
+    #[test]
+    fn no_code_comes_from_both_producers() {
+        let ours: HashSet<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(ours.len(), Code::ALL.len(), "codes are unique");
+        for c in pm4::pops::Code::ALL {
+            assert!(
+                !ours.contains(c.name()),
+                "{} is produced by pm4::pops and by the layer",
+                c.name()
+            );
+        }
+    }
+
+    fn entry(mode: InterlockMode) -> EntryAnalysis {
+        EntryAnalysis {
+            name: "main".into(),
+            is_fragment: true,
+            interlock: Some(mode),
+            begin_count: 1,
+            end_count: 1,
+            begin_in_divergent_control_flow: false,
+            per_sample: false,
+            writes_memory: true,
+            accesses_memory: true,
+            has_color_output: true,
+            early_fragment_tests: false,
+        }
+    }
+
+    const ALL_FEATURES: InterlockFeatures = InterlockFeatures {
+        pixel: true,
+        sample: true,
+        shading_rate: true,
+    };
+
+    #[test]
+    fn shader_shape_findings() {
+        let m: InterlockMode = "pixel-ordered".parse().unwrap();
+        let mut e = entry(m);
+        e.begin_count = 2;
+        e.begin_in_divergent_control_flow = true;
+        e.accesses_memory = false;
+        e.has_color_output = false;
+        let d = stage_findings(m, &e, &DrawState::default(), ALL_FEATURES);
+        let c: Vec<_> = d.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(
+            c,
+            [
+                "multiple-interlock-pairs",
+                "divergent-interlock-begin",
+                "interlock-without-memory-access",
+                "no-color-output"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_feature_and_dynamic_samples() {
+        let m: InterlockMode = "sample-ordered".parse().unwrap();
+        let draw = DrawState {
+            samples: Some(Samples::Dynamic),
+            ..DrawState::default()
+        };
+        let features = InterlockFeatures {
+            sample: false,
+            ..ALL_FEATURES
+        };
+        let d = stage_findings(m, &entry(m), &draw, features);
+        let c: Vec<_> = d.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(c, ["dynamic-sample-count", "interlock-feature-not-enabled"]);
+        assert!(d[1].message.contains("fragmentShaderSampleInterlock"));
+    }
+}

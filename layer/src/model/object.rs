@@ -1,0 +1,96 @@
+//! What the layer knows of an object whose fragment stage it analysed: the fragment stage
+//! ([`Fragment`]), a graphics pipeline library's contribution ([`Library`]), and an interlocked
+//! pipeline or shader object that draws can bind ([`Interlocked`]).
+
+use super::analysis::ModuleAnalysis;
+use super::capture::{DrawState, Dynamic};
+use pops_report::{Bound, Experiment, Source};
+use std::sync::{Arc, Mutex};
+
+/// A fragment stage: its analysis and entry point, where its SPIR-V came from.
+#[derive(Clone, Debug)]
+pub struct Fragment {
+    pub analysis: Arc<ModuleAnalysis>,
+    pub entry: String,
+    pub source: Source,
+    /// The stage's content hash (`shaders::spirv::stage_hash`); `None` where the SPIR-V is not
+    /// visible (module identifiers, binaries).
+    pub hash: Option<String>,
+    /// The application's name of the shader module it came from, where it had one.
+    pub module_name: Option<String>,
+    /// The interlock experiment applied to it, if any.
+    pub experiment: Option<Experiment>,
+}
+
+/// What a graphics pipeline library contributes to pipelines linked from it.
+#[derive(Clone, Debug)]
+pub struct Library {
+    pub fragment: Option<Fragment>,
+    pub draw: DrawState,
+}
+
+/// The application's name of an object while it lives: kept with the object, so that a
+/// measurement read after the object is destroyed and its handle reused keeps its name.
+#[derive(Debug, Default)]
+pub struct LiveName(Mutex<Option<String>>);
+
+impl LiveName {
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set(&self, name: Option<String>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = name;
+    }
+}
+
+/// A pipeline or fragment shader object whose fragment stage uses interlock (or did, before an
+/// experiment removed it): what binding it brings to a draw.
+#[derive(Debug)]
+pub struct Interlocked {
+    pub handle: u64,
+    /// The device's n-th interlocked object, from 1, in creation order (set when the device
+    /// remembers it): what names it across runs of a deterministic application.
+    pub seq: u64,
+    pub name: LiveName,
+    pub bound: Bound,
+    pub fragment: Fragment,
+    /// The state fixed at creation.
+    pub draw: DrawState,
+    /// The states set at draw time instead (all of them for shader objects).
+    pub dynamic: Dynamic,
+}
+
+impl Interlocked {
+    /// An object not yet numbered (the device numbers it when it remembers it).
+    pub fn new(
+        handle: u64,
+        bound: Bound,
+        fragment: Fragment,
+        draw: DrawState,
+        dynamic: Dynamic,
+    ) -> Interlocked {
+        Interlocked {
+            handle,
+            seq: 0,
+            name: LiveName::default(),
+            bound,
+            fragment,
+            draw,
+            dynamic,
+        }
+    }
+
+    /// The application's name of the object, as it is now.
+    pub fn name(&self) -> Option<String> {
+        self.name.get()
+    }
+
+    /// The interlock that went down to the driver, as records and timing lines state it.
+    pub fn interlock(&self) -> pops_report::Interlock {
+        match super::analysis::fragment_entry(&self.fragment.analysis, &self.fragment.entry) {
+            Ok(e) => pops_report::Interlock::of(e.interlock),
+            Err(_) => pops_report::Interlock::Unknown,
+        }
+    }
+}

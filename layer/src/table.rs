@@ -1,0 +1,175 @@
+//! The one table of every Vulkan function the layer intercepts or calls down: its name, the
+//! next layer's pointer it is called through (a field of crate::next's tables, resolved once),
+//! the hook handed out in its place, and when the hook is handed out. Everything else is
+//! generated from it — the next-layer tables (crate::next), the entry points with their
+//! boundary (crate::entry), the draw commands' hot path (crate::draw_path) — so that "every
+//! hook body runs in the boundary" and "every hook has its next pointer" hold by construction.
+//! Adding an intercepted function is one line here and its body.
+//!
+//! An entry reads `KIND WHEN vkName.next_field: PFN => body [arguments] -> result;`:
+//!
+//! - `own`: the body is called with the arguments as they are, and finds its instance or
+//!   device itself (the loader chain, and the calls that create or destroy them);
+//! - `hook`: the body gets the device (or instance) of the first argument and the next layer's
+//!   function, and calls down itself;
+//! - `after`: the entry calls down, then the body records what the command changed (the command
+//!   buffer's state);
+//! - `action`: the body runs before the entry calls down (the timing's start of a command
+//!   buffer before its first action or synchronization command);
+//! - `draw`: a draw command, whose hook is the hot path of crate::draw_path (not a body).
+//!
+//! `WHEN` is `always`, or `timing` for hooks handed out only to instances and devices with the
+//! `timing` setting (the layer is otherwise invisible to those functions). Body paths are
+//! relative to crate::hooks. The `*_calls` sections list functions the layer calls down without
+//! intercepting them.
+
+/// Calls `$then!` with the whole table (see the module documentation for its grammar).
+macro_rules! vulkan_table {
+    ($then:ident) => {
+        $then! {
+            global [
+                own always vkGetInstanceProcAddr.get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr => proc_addr::instance [instance: vk::Instance, p_name: *const std::ffi::c_char] -> vk::PFN_vkVoidFunction;
+                own always vkGetDeviceProcAddr.get_device_proc_addr: vk::PFN_vkGetDeviceProcAddr => proc_addr::device [device: vk::Device, p_name: *const std::ffi::c_char] -> vk::PFN_vkVoidFunction;
+                own always vkCreateInstance.create_instance: vk::PFN_vkCreateInstance => instance::create [p_create_info: *const vk::InstanceCreateInfo, p_allocator: *const vk::AllocationCallbacks, p_instance: *mut vk::Instance] -> vk::Result;
+            ]
+            instance [
+                hook always vkDestroyInstance.destroy_instance: vk::PFN_vkDestroyInstance => instance::destroy [instance: vk::Instance, p_allocator: *const vk::AllocationCallbacks];
+                own always vkCreateDevice.create_device: vk::PFN_vkCreateDevice => device::create [physical_device: vk::PhysicalDevice, p_create_info: *const vk::DeviceCreateInfo, p_allocator: *const vk::AllocationCallbacks, p_device: *mut vk::Device] -> vk::Result;
+                hook always vkCreateDebugUtilsMessengerEXT.create_debug_utils_messenger: vk::PFN_vkCreateDebugUtilsMessengerEXT => instance::create_messenger [instance: vk::Instance, info: *const vk::DebugUtilsMessengerCreateInfoEXT, alloc: *const vk::AllocationCallbacks, out: *mut vk::DebugUtilsMessengerEXT] -> vk::Result;
+                hook always vkDestroyDebugUtilsMessengerEXT.destroy_debug_utils_messenger: vk::PFN_vkDestroyDebugUtilsMessengerEXT => instance::destroy_messenger [instance: vk::Instance, messenger: vk::DebugUtilsMessengerEXT, alloc: *const vk::AllocationCallbacks];
+            ]
+            instance_calls [
+                vkGetPhysicalDeviceProperties.get_physical_device_properties: vk::PFN_vkGetPhysicalDeviceProperties;
+                vkGetPhysicalDeviceProperties2.get_physical_device_properties2: vk::PFN_vkGetPhysicalDeviceProperties2;
+                vkGetPhysicalDeviceQueueFamilyProperties.get_physical_device_queue_family_properties: vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties;
+                vkEnumerateDeviceExtensionProperties.enumerate_device_extension_properties: vk::PFN_vkEnumerateDeviceExtensionProperties;
+            ]
+            device [
+            own always vkDestroyDevice.destroy_device: vk::PFN_vkDestroyDevice => device::destroy_device [device: vk::Device, p_allocator: *const vk::AllocationCallbacks];
+            hook always vkCreateShaderModule.create_shader_module: vk::PFN_vkCreateShaderModule => modules::create [device: vk::Device, p_create_info: *const vk::ShaderModuleCreateInfo, p_allocator: *const vk::AllocationCallbacks, p_module: *mut vk::ShaderModule] -> vk::Result;
+            hook always vkDestroyShaderModule.destroy_shader_module: vk::PFN_vkDestroyShaderModule => modules::destroy [device: vk::Device, module: vk::ShaderModule, p_allocator: *const vk::AllocationCallbacks];
+            hook always vkCreateGraphicsPipelines.create_graphics_pipelines: vk::PFN_vkCreateGraphicsPipelines => pipelines::create [device: vk::Device, pipeline_cache: vk::PipelineCache, create_info_count: u32, p_create_infos: *const vk::GraphicsPipelineCreateInfo, p_allocator: *const vk::AllocationCallbacks, p_pipelines: *mut vk::Pipeline] -> vk::Result;
+            hook always vkDestroyPipeline.destroy_pipeline: vk::PFN_vkDestroyPipeline => pipelines::destroy [device: vk::Device, pipeline: vk::Pipeline, p_allocator: *const vk::AllocationCallbacks];
+            hook always vkCreateShadersEXT.create_shaders_ext: vk::PFN_vkCreateShadersEXT => shader_objects::create [device: vk::Device, create_info_count: u32, p_create_infos: *const vk::ShaderCreateInfoEXT, p_allocator: *const vk::AllocationCallbacks, p_shaders: *mut vk::ShaderEXT] -> vk::Result;
+            hook always vkDestroyShaderEXT.destroy_shader_ext: vk::PFN_vkDestroyShaderEXT => shader_objects::destroy [device: vk::Device, shader: vk::ShaderEXT, p_allocator: *const vk::AllocationCallbacks];
+            hook always vkCreateRenderPass.create_render_pass: vk::PFN_vkCreateRenderPass => render_passes::create [device: vk::Device, p_create_info: *const vk::RenderPassCreateInfo, p_allocator: *const vk::AllocationCallbacks, p_render_pass: *mut vk::RenderPass] -> vk::Result;
+            hook always vkCreateRenderPass2.create_render_pass2: vk::PFN_vkCreateRenderPass2 => render_passes::create2 [device: vk::Device, p_create_info: *const vk::RenderPassCreateInfo2, p_allocator: *const vk::AllocationCallbacks, p_render_pass: *mut vk::RenderPass] -> vk::Result;
+            hook always vkCreateRenderPass2KHR.create_render_pass2_khr: vk::PFN_vkCreateRenderPass2 => render_passes::create2 [device: vk::Device, p_create_info: *const vk::RenderPassCreateInfo2, p_allocator: *const vk::AllocationCallbacks, p_render_pass: *mut vk::RenderPass] -> vk::Result;
+            hook always vkDestroyRenderPass.destroy_render_pass: vk::PFN_vkDestroyRenderPass => render_passes::destroy [device: vk::Device, render_pass: vk::RenderPass, p_allocator: *const vk::AllocationCallbacks];
+            hook timing vkCreateCommandPool.create_command_pool: vk::PFN_vkCreateCommandPool => timing::create_command_pool [device: vk::Device, info: *const vk::CommandPoolCreateInfo, alloc: *const vk::AllocationCallbacks, out: *mut vk::CommandPool] -> vk::Result;
+            hook timing vkDestroyCommandPool.destroy_command_pool: vk::PFN_vkDestroyCommandPool => timing::destroy_command_pool [device: vk::Device, pool: vk::CommandPool, alloc: *const vk::AllocationCallbacks];
+            hook timing vkQueueSubmit.queue_submit: vk::PFN_vkQueueSubmit => queue::submit [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo, fence: vk::Fence] -> vk::Result;
+            hook timing vkQueueSubmit2.queue_submit2: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
+            hook timing vkQueueSubmit2KHR.queue_submit2_khr: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
+            hook timing vkQueuePresentKHR.queue_present_khr: vk::PFN_vkQueuePresentKHR => queue::present [queue: vk::Queue, info: *const vk::PresentInfoKHR] -> vk::Result;
+            hook always vkAllocateCommandBuffers.allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers => lifecycle::allocate [device: vk::Device, info: *const vk::CommandBufferAllocateInfo, out: *mut vk::CommandBuffer] -> vk::Result;
+            hook always vkFreeCommandBuffers.free_command_buffers: vk::PFN_vkFreeCommandBuffers => lifecycle::free [device: vk::Device, pool: vk::CommandPool, n: u32, cbs: *const vk::CommandBuffer];
+            hook always vkBeginCommandBuffer.begin_command_buffer: vk::PFN_vkBeginCommandBuffer => lifecycle::begin [cb: vk::CommandBuffer, info: *const vk::CommandBufferBeginInfo] -> vk::Result;
+            hook always vkEndCommandBuffer.end_command_buffer: vk::PFN_vkEndCommandBuffer => lifecycle::end [cb: vk::CommandBuffer] -> vk::Result;
+            hook always vkResetCommandBuffer.reset_command_buffer: vk::PFN_vkResetCommandBuffer => lifecycle::reset [cb: vk::CommandBuffer, flags: vk::CommandBufferResetFlags] -> vk::Result;
+            hook always vkCreateImage.create_image: vk::PFN_vkCreateImage => attachments::create_image [device: vk::Device, info: *const vk::ImageCreateInfo, alloc: *const vk::AllocationCallbacks, out: *mut vk::Image] -> vk::Result;
+            hook always vkDestroyImage.destroy_image: vk::PFN_vkDestroyImage => attachments::destroy_image [device: vk::Device, image: vk::Image, alloc: *const vk::AllocationCallbacks];
+            hook always vkCreateImageView.create_image_view: vk::PFN_vkCreateImageView => attachments::create_view [device: vk::Device, info: *const vk::ImageViewCreateInfo, alloc: *const vk::AllocationCallbacks, out: *mut vk::ImageView] -> vk::Result;
+            hook always vkDestroyImageView.destroy_image_view: vk::PFN_vkDestroyImageView => attachments::destroy_view [device: vk::Device, view: vk::ImageView, alloc: *const vk::AllocationCallbacks];
+            after always vkCmdBindPipeline.cmd_bind_pipeline: vk::PFN_vkCmdBindPipeline => state::bind_pipeline [cb: vk::CommandBuffer, bp: vk::PipelineBindPoint, p: vk::Pipeline];
+            after always vkCmdBindShadersEXT.cmd_bind_shaders_ext: vk::PFN_vkCmdBindShadersEXT => state::bind_shaders [cb: vk::CommandBuffer, n: u32, stages: *const vk::ShaderStageFlags, shaders: *const vk::ShaderEXT];
+            after always vkCmdSetRasterizationSamplesEXT.cmd_set_rasterization_samples_ext: vk::PFN_vkCmdSetRasterizationSamplesEXT => state::rasterization_samples [cb: vk::CommandBuffer, s: vk::SampleCountFlags];
+            after always vkCmdSetDepthTestEnable.cmd_set_depth_test_enable: vk::PFN_vkCmdSetDepthTestEnable => state::depth_test_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetDepthTestEnableEXT.cmd_set_depth_test_enable_ext: vk::PFN_vkCmdSetDepthTestEnable => state::depth_test_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetDepthWriteEnable.cmd_set_depth_write_enable: vk::PFN_vkCmdSetDepthWriteEnable => state::depth_write_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetDepthWriteEnableEXT.cmd_set_depth_write_enable_ext: vk::PFN_vkCmdSetDepthWriteEnable => state::depth_write_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetDepthCompareOp.cmd_set_depth_compare_op: vk::PFN_vkCmdSetDepthCompareOp => state::depth_compare_op [cb: vk::CommandBuffer, v: vk::CompareOp];
+            after always vkCmdSetDepthCompareOpEXT.cmd_set_depth_compare_op_ext: vk::PFN_vkCmdSetDepthCompareOp => state::depth_compare_op [cb: vk::CommandBuffer, v: vk::CompareOp];
+            after always vkCmdSetStencilTestEnable.cmd_set_stencil_test_enable: vk::PFN_vkCmdSetStencilTestEnable => state::stencil_test_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetStencilTestEnableEXT.cmd_set_stencil_test_enable_ext: vk::PFN_vkCmdSetStencilTestEnable => state::stencil_test_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetColorBlendEnableEXT.cmd_set_color_blend_enable_ext: vk::PFN_vkCmdSetColorBlendEnableEXT => state::color_blend_enable [cb: vk::CommandBuffer, first: u32, n: u32, p: *const vk::Bool32];
+            after always vkCmdSetColorBlendEquationEXT.cmd_set_color_blend_equation_ext: vk::PFN_vkCmdSetColorBlendEquationEXT => state::color_blend_equation [cb: vk::CommandBuffer, first: u32, n: u32, p: *const vk::ColorBlendEquationEXT];
+            after always vkCmdSetColorWriteMaskEXT.cmd_set_color_write_mask_ext: vk::PFN_vkCmdSetColorWriteMaskEXT => state::color_write_mask [cb: vk::CommandBuffer, first: u32, n: u32, p: *const vk::ColorComponentFlags];
+            after always vkCmdSetFragmentShadingRateKHR.cmd_set_fragment_shading_rate_khr: vk::PFN_vkCmdSetFragmentShadingRateKHR => state::fragment_shading_rate [cb: vk::CommandBuffer, size: *const vk::Extent2D, ops: *const [vk::FragmentShadingRateCombinerOpKHR; 2]];
+            hook always vkCmdBeginRendering.cmd_begin_rendering: vk::PFN_vkCmdBeginRendering => passes::begin_rendering [cb: vk::CommandBuffer, info: *const vk::RenderingInfo];
+            hook always vkCmdBeginRenderingKHR.cmd_begin_rendering_khr: vk::PFN_vkCmdBeginRendering => passes::begin_rendering [cb: vk::CommandBuffer, info: *const vk::RenderingInfo];
+            hook always vkCmdEndRendering.cmd_end_rendering: vk::PFN_vkCmdEndRendering => passes::end_rendering [cb: vk::CommandBuffer];
+            hook always vkCmdEndRenderingKHR.cmd_end_rendering_khr: vk::PFN_vkCmdEndRendering => passes::end_rendering [cb: vk::CommandBuffer];
+            hook always vkCmdBeginRenderPass.cmd_begin_render_pass: vk::PFN_vkCmdBeginRenderPass => passes::begin_render_pass [cb: vk::CommandBuffer, b: *const vk::RenderPassBeginInfo, c: vk::SubpassContents];
+            hook always vkCmdBeginRenderPass2.cmd_begin_render_pass2: vk::PFN_vkCmdBeginRenderPass2 => passes::begin_render_pass2 [cb: vk::CommandBuffer, b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo];
+            hook always vkCmdBeginRenderPass2KHR.cmd_begin_render_pass2_khr: vk::PFN_vkCmdBeginRenderPass2 => passes::begin_render_pass2 [cb: vk::CommandBuffer, b: *const vk::RenderPassBeginInfo, s: *const vk::SubpassBeginInfo];
+            hook always vkCmdNextSubpass.cmd_next_subpass: vk::PFN_vkCmdNextSubpass => passes::next_subpass [cb: vk::CommandBuffer, c: vk::SubpassContents];
+            hook always vkCmdNextSubpass2.cmd_next_subpass2: vk::PFN_vkCmdNextSubpass2 => passes::next_subpass2 [cb: vk::CommandBuffer, b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo];
+            hook always vkCmdNextSubpass2KHR.cmd_next_subpass2_khr: vk::PFN_vkCmdNextSubpass2 => passes::next_subpass2 [cb: vk::CommandBuffer, b: *const vk::SubpassBeginInfo, e: *const vk::SubpassEndInfo];
+            hook always vkCmdEndRenderPass.cmd_end_render_pass: vk::PFN_vkCmdEndRenderPass => passes::end_render_pass [cb: vk::CommandBuffer];
+            hook always vkCmdEndRenderPass2.cmd_end_render_pass2: vk::PFN_vkCmdEndRenderPass2 => passes::end_render_pass2 [cb: vk::CommandBuffer, e: *const vk::SubpassEndInfo];
+            hook always vkCmdEndRenderPass2KHR.cmd_end_render_pass2_khr: vk::PFN_vkCmdEndRenderPass2 => passes::end_render_pass2 [cb: vk::CommandBuffer, e: *const vk::SubpassEndInfo];
+            draw always vkCmdDraw.cmd_draw: vk::PFN_vkCmdDraw => count [cb: vk::CommandBuffer, a: u32, b: u32, c: u32, e: u32];
+            draw always vkCmdDrawIndexed.cmd_draw_indexed: vk::PFN_vkCmdDrawIndexed => count [cb: vk::CommandBuffer, a: u32, b: u32, c: u32, e: i32, f: u32];
+            draw always vkCmdDrawIndirect.cmd_draw_indirect: vk::PFN_vkCmdDrawIndirect => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawIndexedIndirect.cmd_draw_indexed_indirect: vk::PFN_vkCmdDrawIndexedIndirect => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawIndirectCount.cmd_draw_indirect_count: vk::PFN_vkCmdDrawIndirectCount => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawIndirectCountKHR.cmd_draw_indirect_count_khr: vk::PFN_vkCmdDrawIndirectCount => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawIndexedIndirectCount.cmd_draw_indexed_indirect_count: vk::PFN_vkCmdDrawIndexedIndirectCount => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawIndexedIndirectCountKHR.cmd_draw_indexed_indirect_count_khr: vk::PFN_vkCmdDrawIndexedIndirectCount => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawMeshTasksEXT.cmd_draw_mesh_tasks_ext: vk::PFN_vkCmdDrawMeshTasksEXT => count [cb: vk::CommandBuffer, x: u32, y: u32, z: u32];
+            draw always vkCmdDrawMeshTasksIndirectEXT.cmd_draw_mesh_tasks_indirect_ext: vk::PFN_vkCmdDrawMeshTasksIndirectEXT => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawMeshTasksIndirectCountEXT.cmd_draw_mesh_tasks_indirect_count_ext: vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT => count [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, cbuf: vk::Buffer, co: vk::DeviceSize, n: u32, s: u32];
+            draw always vkCmdDrawMultiEXT.cmd_draw_multi_ext: vk::PFN_vkCmdDrawMultiEXT => count [cb: vk::CommandBuffer, n: u32, p: *const vk::MultiDrawInfoEXT, i: u32, f: u32, s: u32];
+            draw always vkCmdDrawMultiIndexedEXT.cmd_draw_multi_indexed_ext: vk::PFN_vkCmdDrawMultiIndexedEXT => count [cb: vk::CommandBuffer, n: u32, p: *const vk::MultiDrawIndexedInfoEXT, i: u32, f: u32, s: u32, o: *const i32];
+            after always vkCmdSetStencilOp.cmd_set_stencil_op: vk::PFN_vkCmdSetStencilOp => state::stencil_op [cb: vk::CommandBuffer, f: vk::StencilFaceFlags, a: vk::StencilOp, b: vk::StencilOp, c: vk::StencilOp, o: vk::CompareOp];
+            after always vkCmdSetStencilOpEXT.cmd_set_stencil_op_ext: vk::PFN_vkCmdSetStencilOp => state::stencil_op [cb: vk::CommandBuffer, f: vk::StencilFaceFlags, a: vk::StencilOp, b: vk::StencilOp, c: vk::StencilOp, o: vk::CompareOp];
+            after always vkCmdSetRasterizerDiscardEnable.cmd_set_rasterizer_discard_enable: vk::PFN_vkCmdSetRasterizerDiscardEnable => state::rasterizer_discard_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            after always vkCmdSetRasterizerDiscardEnableEXT.cmd_set_rasterizer_discard_enable_ext: vk::PFN_vkCmdSetRasterizerDiscardEnable => state::rasterizer_discard_enable [cb: vk::CommandBuffer, v: vk::Bool32];
+            action timing vkCmdPipelineBarrier.cmd_pipeline_barrier: vk::PFN_vkCmdPipelineBarrier => timing::before_action [cb: vk::CommandBuffer, a: vk::PipelineStageFlags, b: vk::PipelineStageFlags, c: vk::DependencyFlags, d1: u32, e: *const vk::MemoryBarrier, f: u32, g: *const vk::BufferMemoryBarrier, h: u32, i: *const vk::ImageMemoryBarrier];
+            action timing vkCmdPipelineBarrier2.cmd_pipeline_barrier2: vk::PFN_vkCmdPipelineBarrier2 => timing::before_action [cb: vk::CommandBuffer, a: *const vk::DependencyInfo];
+            action timing vkCmdPipelineBarrier2KHR.cmd_pipeline_barrier2_khr: vk::PFN_vkCmdPipelineBarrier2 => timing::before_action [cb: vk::CommandBuffer, a: *const vk::DependencyInfo];
+            action timing vkCmdWaitEvents.cmd_wait_events: vk::PFN_vkCmdWaitEvents => timing::before_action [cb: vk::CommandBuffer, n: u32, p: *const vk::Event, a: vk::PipelineStageFlags, b: vk::PipelineStageFlags, c: u32, e: *const vk::MemoryBarrier, f: u32, g: *const vk::BufferMemoryBarrier, h: u32, i: *const vk::ImageMemoryBarrier];
+            action timing vkCmdWaitEvents2.cmd_wait_events2: vk::PFN_vkCmdWaitEvents2 => timing::before_action [cb: vk::CommandBuffer, n: u32, p: *const vk::Event, a: *const vk::DependencyInfo];
+            action timing vkCmdWaitEvents2KHR.cmd_wait_events2_khr: vk::PFN_vkCmdWaitEvents2 => timing::before_action [cb: vk::CommandBuffer, n: u32, p: *const vk::Event, a: *const vk::DependencyInfo];
+            action timing vkCmdSetEvent.cmd_set_event: vk::PFN_vkCmdSetEvent => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: vk::PipelineStageFlags];
+            action timing vkCmdSetEvent2.cmd_set_event2: vk::PFN_vkCmdSetEvent2 => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: *const vk::DependencyInfo];
+            action timing vkCmdSetEvent2KHR.cmd_set_event2_khr: vk::PFN_vkCmdSetEvent2 => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: *const vk::DependencyInfo];
+            action timing vkCmdResetEvent.cmd_reset_event: vk::PFN_vkCmdResetEvent => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: vk::PipelineStageFlags];
+            action timing vkCmdResetEvent2.cmd_reset_event2: vk::PFN_vkCmdResetEvent2 => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: vk::PipelineStageFlags2];
+            action timing vkCmdResetEvent2KHR.cmd_reset_event2_khr: vk::PFN_vkCmdResetEvent2 => timing::before_action [cb: vk::CommandBuffer, e: vk::Event, a: vk::PipelineStageFlags2];
+            action timing vkCmdCopyBuffer.cmd_copy_buffer: vk::PFN_vkCmdCopyBuffer => timing::before_action [cb: vk::CommandBuffer, s: vk::Buffer, t: vk::Buffer, n: u32, r: *const vk::BufferCopy];
+            action timing vkCmdCopyImage.cmd_copy_image: vk::PFN_vkCmdCopyImage => timing::before_action [cb: vk::CommandBuffer, s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageCopy];
+            action timing vkCmdCopyBufferToImage.cmd_copy_buffer_to_image: vk::PFN_vkCmdCopyBufferToImage => timing::before_action [cb: vk::CommandBuffer, s: vk::Buffer, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::BufferImageCopy];
+            action timing vkCmdCopyImageToBuffer.cmd_copy_image_to_buffer: vk::PFN_vkCmdCopyImageToBuffer => timing::before_action [cb: vk::CommandBuffer, s: vk::Image, sl: vk::ImageLayout, t: vk::Buffer, n: u32, r: *const vk::BufferImageCopy];
+            action timing vkCmdCopyBuffer2.cmd_copy_buffer2: vk::PFN_vkCmdCopyBuffer2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyBufferInfo2];
+            action timing vkCmdCopyBuffer2KHR.cmd_copy_buffer2_khr: vk::PFN_vkCmdCopyBuffer2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyBufferInfo2];
+            action timing vkCmdCopyImage2.cmd_copy_image2: vk::PFN_vkCmdCopyImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyImageInfo2];
+            action timing vkCmdCopyImage2KHR.cmd_copy_image2_khr: vk::PFN_vkCmdCopyImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyImageInfo2];
+            action timing vkCmdCopyBufferToImage2.cmd_copy_buffer_to_image2: vk::PFN_vkCmdCopyBufferToImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyBufferToImageInfo2];
+            action timing vkCmdCopyBufferToImage2KHR.cmd_copy_buffer_to_image2_khr: vk::PFN_vkCmdCopyBufferToImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyBufferToImageInfo2];
+            action timing vkCmdCopyImageToBuffer2.cmd_copy_image_to_buffer2: vk::PFN_vkCmdCopyImageToBuffer2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyImageToBufferInfo2];
+            action timing vkCmdCopyImageToBuffer2KHR.cmd_copy_image_to_buffer2_khr: vk::PFN_vkCmdCopyImageToBuffer2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::CopyImageToBufferInfo2];
+            action timing vkCmdBlitImage.cmd_blit_image: vk::PFN_vkCmdBlitImage => timing::before_action [cb: vk::CommandBuffer, s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageBlit, f: vk::Filter];
+            action timing vkCmdBlitImage2.cmd_blit_image2: vk::PFN_vkCmdBlitImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::BlitImageInfo2];
+            action timing vkCmdBlitImage2KHR.cmd_blit_image2_khr: vk::PFN_vkCmdBlitImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::BlitImageInfo2];
+            action timing vkCmdResolveImage.cmd_resolve_image: vk::PFN_vkCmdResolveImage => timing::before_action [cb: vk::CommandBuffer, s: vk::Image, sl: vk::ImageLayout, t: vk::Image, tl: vk::ImageLayout, n: u32, r: *const vk::ImageResolve];
+            action timing vkCmdResolveImage2.cmd_resolve_image2: vk::PFN_vkCmdResolveImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::ResolveImageInfo2];
+            action timing vkCmdResolveImage2KHR.cmd_resolve_image2_khr: vk::PFN_vkCmdResolveImage2 => timing::before_action [cb: vk::CommandBuffer, i: *const vk::ResolveImageInfo2];
+            action timing vkCmdFillBuffer.cmd_fill_buffer: vk::PFN_vkCmdFillBuffer => timing::before_action [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, z: vk::DeviceSize, v: u32];
+            action timing vkCmdUpdateBuffer.cmd_update_buffer: vk::PFN_vkCmdUpdateBuffer => timing::before_action [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize, z: vk::DeviceSize, p: *const std::ffi::c_void];
+            action timing vkCmdClearColorImage.cmd_clear_color_image: vk::PFN_vkCmdClearColorImage => timing::before_action [cb: vk::CommandBuffer, i: vk::Image, l: vk::ImageLayout, c: *const vk::ClearColorValue, n: u32, r: *const vk::ImageSubresourceRange];
+            action timing vkCmdClearDepthStencilImage.cmd_clear_depth_stencil_image: vk::PFN_vkCmdClearDepthStencilImage => timing::before_action [cb: vk::CommandBuffer, i: vk::Image, l: vk::ImageLayout, c: *const vk::ClearDepthStencilValue, n: u32, r: *const vk::ImageSubresourceRange];
+            action timing vkCmdDispatch.cmd_dispatch: vk::PFN_vkCmdDispatch => timing::before_action [cb: vk::CommandBuffer, x: u32, y: u32, z: u32];
+            action timing vkCmdDispatchIndirect.cmd_dispatch_indirect: vk::PFN_vkCmdDispatchIndirect => timing::before_action [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize];
+            action timing vkCmdDispatchBase.cmd_dispatch_base: vk::PFN_vkCmdDispatchBase => timing::before_action [cb: vk::CommandBuffer, a: u32, b: u32, c: u32, x: u32, y: u32, z: u32];
+            action timing vkCmdExecuteCommands.cmd_execute_commands: vk::PFN_vkCmdExecuteCommands => timing::before_action [cb: vk::CommandBuffer, n: u32, p: *const vk::CommandBuffer];
+            action timing vkCmdResetQueryPool.cmd_reset_query_pool: vk::PFN_vkCmdResetQueryPool => timing::before_action [cb: vk::CommandBuffer, p: vk::QueryPool, f: u32, n: u32];
+            action timing vkCmdBeginQuery.cmd_begin_query: vk::PFN_vkCmdBeginQuery => timing::before_action [cb: vk::CommandBuffer, p: vk::QueryPool, q: u32, f: vk::QueryControlFlags];
+            action timing vkCmdWriteTimestamp.cmd_write_timestamp: vk::PFN_vkCmdWriteTimestamp => timing::before_action [cb: vk::CommandBuffer, s: vk::PipelineStageFlags, p: vk::QueryPool, q: u32];
+            action timing vkCmdWriteTimestamp2.cmd_write_timestamp2: vk::PFN_vkCmdWriteTimestamp2 => timing::before_action [cb: vk::CommandBuffer, s: vk::PipelineStageFlags2, p: vk::QueryPool, q: u32];
+            action timing vkCmdWriteTimestamp2KHR.cmd_write_timestamp2_khr: vk::PFN_vkCmdWriteTimestamp2 => timing::before_action [cb: vk::CommandBuffer, s: vk::PipelineStageFlags2, p: vk::QueryPool, q: u32];
+            action timing vkCmdCopyQueryPoolResults.cmd_copy_query_pool_results: vk::PFN_vkCmdCopyQueryPoolResults => timing::before_action [cb: vk::CommandBuffer, p: vk::QueryPool, f: u32, n: u32, b: vk::Buffer, o: vk::DeviceSize, s: vk::DeviceSize, g: vk::QueryResultFlags];
+            hook always vkSetDebugUtilsObjectNameEXT.set_debug_utils_object_name_ext: vk::PFN_vkSetDebugUtilsObjectNameEXT => names::debug_utils [device: vk::Device, info: *const vk::DebugUtilsObjectNameInfoEXT] -> vk::Result;
+            hook always vkDebugMarkerSetObjectNameEXT.debug_marker_set_object_name_ext: vk::PFN_vkDebugMarkerSetObjectNameEXT => names::debug_marker [device: vk::Device, info: *const vk::DebugMarkerObjectNameInfoEXT] -> vk::Result;
+            ]
+            device_calls [
+                vkCreateQueryPool.create_query_pool: vk::PFN_vkCreateQueryPool;
+                vkDestroyQueryPool.destroy_query_pool: vk::PFN_vkDestroyQueryPool;
+                vkGetQueryPoolResults.get_query_pool_results: vk::PFN_vkGetQueryPoolResults;
+            ]
+        }
+    };
+}
+
+pub(crate) use vulkan_table;
