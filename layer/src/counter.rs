@@ -60,7 +60,7 @@ fn way(cb: u64) -> usize {
 /// # Safety
 /// The caller is a draw command on `cb` (see [`Slot`]).
 #[inline(always)]
-pub unsafe fn count(cb: u64) -> bool {
+pub(crate) unsafe fn count(cb: u64) -> bool {
     // SAFETY: LAST and table entries always point at a live slot (slots are never freed).
     let mut s = unsafe { &*LAST.load(Ordering::Relaxed) };
     if s.key.load(Ordering::Relaxed) != cb {
@@ -78,7 +78,7 @@ pub unsafe fn count(cb: u64) -> bool {
 /// Makes no slot ready: draws go to the slow path until slots are armed again (several devices
 /// now share the process). A slot's pending draws stay until its command buffer's next command
 /// folds them in.
-pub fn disarm_all() {
+pub(crate) fn disarm_all() {
     for entry in TABLE.iter().chain(std::iter::once(&LAST)) {
         // SAFETY: entries always point at a live slot.
         unsafe { &*entry.load(Ordering::Relaxed) }

@@ -25,7 +25,7 @@
 pub mod boundary;
 pub mod chain;
 pub mod chip;
-pub mod counter;
+mod counter;
 pub mod device;
 pub mod draw_path;
 pub mod entry;

@@ -24,6 +24,24 @@ unsafe fn remember(d: &Device, object: u64, name: *const c_char) {
     });
 }
 
+/// After a successful naming call: remembers the name of the objects records name.
+///
+/// # Safety
+/// `name` must be NULL or a valid NUL-terminated string.
+unsafe fn named(
+    d: &Device,
+    r: vk::Result,
+    recorded: bool,
+    object: u64,
+    name: *const c_char,
+) -> vk::Result {
+    if r == vk::Result::SUCCESS && recorded {
+        // SAFETY: per the caller.
+        unsafe { remember(d, object, name) };
+    }
+    r
+}
+
 /// vkSetDebugUtilsObjectNameEXT.
 ///
 /// # Safety
@@ -36,18 +54,18 @@ pub unsafe fn debug_utils(
 ) -> vk::Result {
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info) };
-    if r == vk::Result::SUCCESS && !info.is_null() {
-        // SAFETY: a valid name info.
-        let i = unsafe { &*info };
-        if matches!(
+    if info.is_null() {
+        return r;
+    }
+    // SAFETY: a valid name info, with a valid name.
+    unsafe {
+        let i = &*info;
+        let recorded = matches!(
             i.object_type,
             vk::ObjectType::PIPELINE | vk::ObjectType::SHADER_EXT | vk::ObjectType::SHADER_MODULE
-        ) {
-            // SAFETY: the name info's name, valid per valid usage.
-            unsafe { remember(d, i.object_handle, i.p_object_name) };
-        }
+        );
+        named(d, r, recorded, i.object_handle, i.p_object_name)
     }
-    r
 }
 
 /// vkDebugMarkerSetObjectNameEXT.
@@ -62,16 +80,16 @@ pub unsafe fn debug_marker(
 ) -> vk::Result {
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info) };
-    if r == vk::Result::SUCCESS && !info.is_null() {
-        // SAFETY: a valid name info.
-        let i = unsafe { &*info };
-        if matches!(
+    if info.is_null() {
+        return r;
+    }
+    // SAFETY: a valid name info, with a valid name.
+    unsafe {
+        let i = &*info;
+        let recorded = matches!(
             i.object_type,
             vk::DebugReportObjectTypeEXT::PIPELINE | vk::DebugReportObjectTypeEXT::SHADER_MODULE
-        ) {
-            // SAFETY: as above.
-            unsafe { remember(d, i.object, i.p_object_name) };
-        }
+        );
+        named(d, r, recorded, i.object, i.p_object_name)
     }
-    r
 }

@@ -104,6 +104,24 @@ pub fn analyze_module_cached(words: &[u32]) -> Arc<ModuleAnalysis> {
 /// How many SPIR-V words [`analyze_module_cached`] keeps (16 MiB).
 pub const ANALYSIS_CACHE_WORDS: usize = 4 << 20;
 
+/// A fragment entry point `main` with `mode` that writes memory and colour, once each (tests).
+#[cfg(test)]
+pub fn test_entry(mode: Option<InterlockMode>) -> EntryAnalysis {
+    EntryAnalysis {
+        name: "main".into(),
+        is_fragment: true,
+        interlock: mode,
+        begin_count: 1,
+        end_count: 1,
+        begin_in_divergent_control_flow: false,
+        per_sample: false,
+        writes_memory: true,
+        accesses_memory: true,
+        has_color_output: true,
+        early_fragment_tests: false,
+    }
+}
+
 /// The analysis of a stage whose SPIR-V is not visible, with the reason.
 pub fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
     Arc::new(Err(reason.to_string()))
@@ -177,20 +195,7 @@ mod tests {
 
     #[test]
     fn fragment_entry_lookup() {
-        let e = EntryAnalysis {
-            name: "main".into(),
-            is_fragment: true,
-            interlock: None,
-            begin_count: 0,
-            end_count: 0,
-            begin_in_divergent_control_flow: false,
-            per_sample: false,
-            writes_memory: false,
-            accesses_memory: false,
-            has_color_output: true,
-            early_fragment_tests: false,
-        };
-        let a: ModuleAnalysis = Ok(vec![e]);
+        let a: ModuleAnalysis = Ok(vec![test_entry(None)]);
         assert!(fragment_entry(&a, "main").is_ok());
         assert!(fragment_entry(&a, "other").is_err());
         assert!(fragment_entry(&Err("bad".into()), "main").is_err());

@@ -161,19 +161,7 @@ mod tests {
     }
 
     fn entry(mode: InterlockMode) -> EntryAnalysis {
-        EntryAnalysis {
-            name: "main".into(),
-            is_fragment: true,
-            interlock: Some(mode),
-            begin_count: 1,
-            end_count: 1,
-            begin_in_divergent_control_flow: false,
-            per_sample: false,
-            writes_memory: true,
-            accesses_memory: true,
-            has_color_output: true,
-            early_fragment_tests: false,
-        }
+        crate::model::analysis::test_entry(Some(mode))
     }
 
     const ALL_FEATURES: InterlockFeatures = InterlockFeatures {

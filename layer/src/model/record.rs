@@ -310,21 +310,7 @@ mod tests {
     use pm4::Granularity;
     use pops_report::Severity;
 
-    fn entry(mode: Option<InterlockMode>) -> EntryAnalysis {
-        EntryAnalysis {
-            name: "main".into(),
-            is_fragment: true,
-            interlock: mode,
-            begin_count: 1,
-            end_count: 1,
-            begin_in_divergent_control_flow: false,
-            per_sample: false,
-            writes_memory: true,
-            accesses_memory: true,
-            has_color_output: true,
-            early_fragment_tests: false,
-        }
-    }
+    use crate::model::analysis::test_entry as entry;
 
     fn subject(chip: Option<Family>) -> Subject<'static> {
         Subject {
