@@ -32,6 +32,17 @@ if [ -f "$oracle" ]; then
     || { tail -n 40 target/radv-oracle.log; echo "test-all: building the RADV oracle failed" >&2; exit 1; }
 fi
 
+# The amdgpu kernel interface without a GPU (Mesa's drm-shim with the kernel's own checks): the
+# winsys, `pops selftest`/`--draw` and stock RADV under the layer submit through libdrm to it on
+# every POPS chip (about a minute the first time, then cached in target/amdgpu-shim).
+shim=../shared/tools/amdgpu-shim/build.sh
+if [ -f "$shim" ]; then
+  if [ "${POPS_SKIP_INSTALL:-0}" = "1" ]; then export AMDGPU_SHIM_SKIP_INSTALL=1; fi
+  bash "$shim" target/amdgpu-shim > target/amdgpu-shim.log 2>&1 \
+    || { tail -n 40 target/amdgpu-shim.log; echo "test-all: building the amdgpu shim failed" >&2; exit 1; }
+  export POPS_AMDGPU_SHIM="$PWD/target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"
+fi
+
 # Every test that skips itself (wholly or in part, whatever is missing: a driver, LLVM, the
 # reference data, an amdgpu render node) reports it through pops-testkit, which appends a line
 # naming the test to this log; libtest alone would count it as passed, silently.

@@ -49,6 +49,8 @@ fn device_json(info: &DeviceInfo) -> Value {
         "asic": info.asic,
         "marketing_name": info.marketing_name,
         "pci_bus": info.pci_bus,
+        "pci_id": info.pci_id.map(|(device, _)| format!("1002:{device:04x}")),
+        "pci_revision": info.pci_id.map(|(_, rev)| rev),
         "shader_engines": info.shader_engines,
         "me_firmware": fw(info.me_firmware),
         "pfp_firmware": fw(info.pfp_firmware),
@@ -109,20 +111,22 @@ pub fn run(args: Args) -> ExitCode {
     }
     if !devices.is_empty() {
         println!(
-            "{:<22} {:<18} {:<8} {:<14} {:>3} quirks",
-            "render node", "family", "level", "pci bus", "SE"
+            "{:<22} {:<18} {:<8} {:<14} {:<10} {:>3} quirks",
+            "render node", "family", "level", "pci bus", "pci id", "SE"
         );
     }
     for d in &devices {
         let q = quirk_names(d.family);
         println!(
-            "{:<22} {:<18} {:<8} {:<14} {:>3} {}{}",
+            "{:<22} {:<18} {:<8} {:<14} {:<10} {:>3} {}{}",
             d.render_node
                 .as_ref()
                 .map_or("-".into(), |p| p.display().to_string()),
             d.family.name(),
             d.gfx_level.name(),
             d.pci_bus.as_deref().unwrap_or("-"),
+            d.pci_id
+                .map_or("-".into(), |(dev, _)| format!("1002:{dev:04x}")),
             d.shader_engines,
             if q.is_empty() {
                 "-".into()

@@ -105,6 +105,7 @@ pub fn to_json(info: &ModuleInfo, hashes: &[String]) -> serde_json::Value {
                 "accesses_memory": e.accesses_memory,
                 "has_color_output": e.has_color_output,
                 "early_fragment_tests": e.early_fragment_tests,
+                "reads_sample_mask": e.reads_sample_mask,
                 "interlock_sites": e.interlock_sites.iter().map(site_json).collect::<Vec<_>>(),
             })
         })
@@ -177,6 +178,7 @@ fn to_text(path: &str, info: &ModuleInfo, hashes: &[String]) -> String {
         out += &format!("  accesses memory      {}\n", yes(e.accesses_memory));
         out += &format!("  colour output        {}\n", yes(e.has_color_output));
         out += &format!("  early frag tests     {}\n", yes(e.early_fragment_tests));
+        out += &format!("  reads coverage mask  {}\n", yes(e.reads_sample_mask));
     }
     out
 }

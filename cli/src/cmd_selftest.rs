@@ -42,6 +42,10 @@ pub struct Args {
     /// With --draw --capture: libdrm's reference draw folder to compare the captured IBs with.
     #[arg(long, value_name = "DIR", requires = "draw")]
     pub reference: Option<PathBuf>,
+    /// Place the test's buffers at GPU addresses from this one on (hex with 0x, or decimal), on
+    /// the GPU and in a capture alike: runs given the same base build byte-identical IBs.
+    #[arg(long, value_name = "ADDR", value_parser = crate::selftest_common::parse_address)]
+    pub gpu_va_base: Option<u64>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -66,10 +70,17 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             variant: args.variant.clone(),
             runs: args.runs,
             reference: args.reference.clone(),
+            gpu_va_base: args.gpu_va_base,
         };
         return crate::selftest_draw::run(&opts);
     }
-    let mut ws = open_winsys(&args.capture, &args.chip, &args.device, &args.dri_dir)?;
+    let mut ws = open_winsys(
+        &args.capture,
+        &args.chip,
+        &args.device,
+        &args.dri_dir,
+        args.gpu_va_base,
+    )?;
     let family = ws.info().family;
     let plan = selftest::pops_cases(family);
     let opts = Options {

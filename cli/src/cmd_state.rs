@@ -75,6 +75,9 @@ pub struct Args {
     /// The shader does not store to memory (interlock used for reads only).
     #[arg(long)]
     no_memory_writes: bool,
+    /// The shader reads its coverage mask (gl_SampleMaskIn): GFX10.3+ keep the rate at 1x1.
+    #[arg(long)]
+    reads_sample_mask: bool,
     /// Number of colour attachments (0–8), all with the --blend state.
     #[arg(long, default_value_t = 1)]
     targets: usize,
@@ -201,6 +204,7 @@ fn input(a: &Args) -> Result<Input, String> {
             resolves_intrawave: a.intrawave,
             has_color_output: !a.no_color_output,
             writes_memory: !a.no_memory_writes,
+            reads_sample_mask: a.reads_sample_mask,
         },
         draw,
         exp: Experiments {

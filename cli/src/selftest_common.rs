@@ -9,7 +9,23 @@ use winsys::Winsys;
 
 /// The backend both self-tests run on: the capture backend emulating `chip` when recording to
 /// `capture`, else the amdgpu device at `device`, else the first amdgpu render node in `dri_dir`.
+/// With `va_base`, its buffers are placed from that GPU address on (see
+/// [`Winsys::place_buffers_from`]).
 pub(crate) fn open_winsys(
+    capture: &Option<PathBuf>,
+    chip: &Option<String>,
+    device: &Option<PathBuf>,
+    dri_dir: &Path,
+    va_base: Option<u64>,
+) -> Result<Box<dyn Winsys>, String> {
+    let mut ws = backend(capture, chip, device, dri_dir)?;
+    if let Some(base) = va_base {
+        ws.place_buffers_from(base).map_err(|e| e.to_string())?;
+    }
+    Ok(ws)
+}
+
+fn backend(
     capture: &Option<PathBuf>,
     chip: &Option<String>,
     device: &Option<PathBuf>,
@@ -42,6 +58,16 @@ pub(crate) fn print_json(
 /// The last line of a self-test's table: `<what>: ok` or `<what>: FAILED`.
 pub(crate) fn verdict(what: &str, ok: bool) -> String {
     format!("{what}: {}", if ok { "ok" } else { "FAILED" })
+}
+
+/// A GPU address as `--gpu-va-base` takes it: hexadecimal with `0x`, or decimal.
+pub(crate) fn parse_address(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse(),
+    };
+    parsed.map_err(|_| format!("'{s}' is not an address (0x800000000, or a decimal number)"))
 }
 
 /// Exit status 0 when every case passed, else 1.

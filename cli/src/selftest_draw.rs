@@ -2,12 +2,16 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
-use crate::selftest_common::{exit_code, open_winsys, print_json, verdict};
+use crate::selftest_common::{exit_code, open_winsys, print_json};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// The exit status of a draw that was submitted and completed without any shader output: the
+/// GPU's results are unavailable (neither 0, a pass, nor 1, a failure that was seen).
+pub const NO_SHADER_OUTPUT: u8 = 3;
 
 /// The `pops selftest` arguments the draw uses.
 pub struct DrawArgs {
@@ -20,6 +24,7 @@ pub struct DrawArgs {
     pub variant: Option<String>,
     pub runs: u32,
     pub reference: Option<PathBuf>,
+    pub gpu_va_base: Option<u64>,
 }
 
 /// The reference folder beside a checkout (`../shared/reference/libdrm-draw`), if present.
@@ -47,7 +52,7 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
     if a.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
-    let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir)?;
+    let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir, a.gpu_va_base)?;
     let opts = Options {
         runs: a.runs,
         timeout: Duration::from_millis(a.timeout_ms),
@@ -65,7 +70,12 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
         }
         None => None,
     };
-    let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());
+    let verified = verification.as_ref().is_none_or(|v| v.all_ok());
+    let verdict = match report.verdict() {
+        run::Verdict::Passed if !verified => run::Verdict::Failed,
+        v => v,
+    };
+    let ok = verdict == run::Verdict::Passed;
     if a.json {
         print_json(
             report.to_json(),
@@ -77,7 +87,10 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
         if let Some(ver) = &verification {
             print!("{}", ver.to_table());
         }
-        println!("{}", verdict("selftest --draw", ok));
+        println!("selftest --draw: {}", verdict.text());
     }
-    Ok(exit_code(ok))
+    Ok(match verdict {
+        run::Verdict::NoShaderOutput => ExitCode::from(NO_SHADER_OUTPUT),
+        _ => exit_code(ok),
+    })
 }

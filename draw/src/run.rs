@@ -92,6 +92,11 @@ pub enum Outcome {
     Reported,
     /// Recorded by the capture backend; nothing ran.
     NotExecuted,
+    /// Submitted and completed (the command processor's writes landed: fence and timestamps),
+    /// but no shader wrote anything: the GPU's results are unavailable. What a device that does
+    /// not run shaders gives (a userspace stand-in for the kernel interface), and what a GPU that
+    /// silently drops the draw gives; never a pass, never an order failure.
+    NoShaderOutput,
     /// A wait timed out: the GPU may be hung.
     Timeout(String),
     /// The context was reset (or the kernel reported this context lost).
@@ -109,6 +114,7 @@ impl Outcome {
             Outcome::Failed(_) => "FAILED",
             Outcome::Reported => "reported",
             Outcome::NotExecuted => "not executed (capture)",
+            Outcome::NoShaderOutput => "NO SHADER OUTPUT",
             Outcome::Timeout(_) => "TIMEOUT",
             Outcome::Reset(_) => "RESET",
             Outcome::NotSubmitted(_) => "not submitted",
@@ -162,9 +168,56 @@ pub struct Report {
     pub results: Vec<VariantResult>,
 }
 
+/// What a whole draw run says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every variant passed (or was only recorded, on the capture backend).
+    Passed,
+    /// The draws were submitted and completed, but no shader output came back: the GPU's
+    /// results are unavailable (nothing failed that could be seen).
+    NoShaderOutput,
+    Failed,
+}
+
+impl Verdict {
+    /// The table's last words and the JSON's `verdict`.
+    pub const fn text(self) -> &'static str {
+        match self {
+            Verdict::Passed => "ok",
+            Verdict::NoShaderOutput => "submitted, GPU results unavailable: no shader output",
+            Verdict::Failed => "FAILED",
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::NoShaderOutput => "no-shader-output",
+            Verdict::Failed => "failed",
+        }
+    }
+}
+
 impl Report {
     pub fn all_ok(&self) -> bool {
         self.results.iter().all(|r| r.outcome.is_ok())
+    }
+
+    /// The run's verdict: failed where any variant failed in a way that could be seen; no
+    /// shader output where some variant completed without any and nothing else went wrong.
+    pub fn verdict(&self) -> Verdict {
+        let silent = |o: &Outcome| matches!(o, Outcome::NoShaderOutput);
+        if self
+            .results
+            .iter()
+            .any(|r| !r.outcome.is_ok() && !silent(&r.outcome))
+        {
+            Verdict::Failed
+        } else if self.results.iter().any(|r| silent(&r.outcome)) {
+            Verdict::NoShaderOutput
+        } else {
+            Verdict::Passed
+        }
     }
 
     /// `gpu_time_us` of one variant: the runs and their statistics in microseconds, or null
@@ -207,6 +260,7 @@ impl Report {
             "timestamp_unit": "ticks of the GPU timestamp counter (RELEASE_MEM DATA_SEL_TIMESTAMP, bottom of pipe)",
             "gpu_counter_freq_khz": self.gpu_counter_freq_khz,
             "ok": self.all_ok(),
+            "verdict": self.verdict().name(),
             "variants": self.results.iter().map(|r| json!({
                 "variant": r.variant.name(),
                 "interlock": r.variant.interlock.map(|m| m.name()),
@@ -531,6 +585,12 @@ fn run_variant(
             Ok(Readback::NotExecuted) => return Outcome::NotExecuted,
             Err(e) => return Outcome::Error(e.to_string()),
         };
+        if data.iter().all(|d| *d == 0) {
+            // Cleared before the run and untouched: no shader wrote its slot, although the
+            // command processor's fence and timestamps landed.
+            res.runs += 1;
+            return Outcome::NoShaderOutput;
+        }
         let c = check::check(&data, &expected, ordered);
         res.runs += 1;
         if !c.passed() && failure.is_none() && built.variant.interlock.is_some() {
@@ -664,5 +724,26 @@ mod tests {
             assert!(!o.is_ok(), "{o:?}");
             assert_eq!(o.detail(), "x");
         }
+        assert!(!Outcome::NoShaderOutput.is_ok());
+    }
+
+    /// A run with no shader output is its own verdict: not a pass, not a failure, unless
+    /// something visible failed besides.
+    #[test]
+    fn no_shader_output_is_its_own_verdict() {
+        let mut r = report(Some(100_000), true);
+        assert_eq!(r.verdict(), Verdict::Passed);
+        r.results[0].outcome = Outcome::NoShaderOutput;
+        assert_eq!(r.verdict(), Verdict::NoShaderOutput);
+        assert!(!r.all_ok());
+        assert_eq!(r.to_json()["verdict"], "no-shader-output");
+        let mut failed = r.results[0].clone();
+        failed.outcome = Outcome::Failed("order".into());
+        r.results.push(failed);
+        assert_eq!(r.verdict(), Verdict::Failed);
+        assert_eq!(
+            Verdict::NoShaderOutput.text(),
+            "submitted, GPU results unavailable: no shader output"
+        );
     }
 }

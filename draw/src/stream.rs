@@ -150,6 +150,8 @@ pub fn pops_inputs(v: &Variant) -> (InterlockDesc, DrawState, Experiments) {
         resolves_intrawave: false,
         has_color_output: v.color_target(),
         writes_memory: true,
+        // The hardware draw's pixel shader never reads the coverage mask.
+        reads_sample_mask: false,
     };
     let mut draw = DrawState {
         rasterization_samples: v.samples,

@@ -66,7 +66,7 @@ fn a_reset_seen_in_the_status_stops_all_further_submissions() {
 
 #[test]
 fn a_context_lost_at_submission_stops_all_further_submissions() {
-    let (report, submits) = run_with(Fault::SubmitLost(0, ResetKind::GuiltyHardRecovery), "lost");
+    let (report, submits) = run_with(Fault::SubmitLost(0, ResetKind::HardRecovery), "lost");
     assert!(matches!(&report.results[0].outcome, Outcome::Reset(m) if m.contains("ETIME")));
     assert_stopped_after(&report, 0, submits);
 }

@@ -21,6 +21,9 @@ use clap::Parser;
 use config::{Aa, Algorithm, Combo};
 use device::Gpu;
 use matrix::{Outcome, RunOptions};
+
+/// The exit status when combinations were submitted and completed without any shader output.
+const NO_SHADER_OUTPUT_EXIT: u8 = 3;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -250,8 +253,15 @@ fn run(args: Args) -> Result<ExitCode, String> {
         && rows
             .iter()
             .any(|r| matches!(r.outcome, Outcome::Unsupported(_)));
+    let silent = rows
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::NoShaderOutput));
     Ok(if failed || single_unsupported {
         ExitCode::FAILURE
+    } else if silent {
+        // Nothing to judge: neither a pass nor a failure that was seen (as `pops selftest
+        // --draw`'s own verdict).
+        ExitCode::from(NO_SHADER_OUTPUT_EXIT)
     } else {
         ExitCode::SUCCESS
     })
@@ -263,6 +273,7 @@ fn print_row(row: &matrix::Row, opts: &RunOptions) {
         Outcome::Unsupported(why) => println!("{name}: unsupported on this device: {why}"),
         Outcome::Created => println!("{name}: pipelines created (not rendered)"),
         Outcome::Error(e) => println!("{name}: ERROR {e}"),
+        Outcome::NoShaderOutput => println!("{name}: {}", matrix::NO_SHADER_OUTPUT),
         Outcome::Pass | Outcome::Fail(_) => {
             let verdict = if let Outcome::Fail(why) = &row.outcome {
                 format!("FAIL ({why})")

@@ -40,6 +40,8 @@ pub fn unsupported(caps: &Caps, combo: Combo) -> Option<String> {
 pub enum Outcome {
     Pass,
     Fail(String),
+    /// Submitted and completed, but the GPU wrote no image: no shader output to judge.
+    NoShaderOutput,
     Unsupported(String),
     Created,
     Error(String),
@@ -180,6 +182,10 @@ pub fn run_combo(
             return row;
         }
     }
+    if rendered.untouched {
+        row.outcome = Outcome::NoShaderOutput;
+        return row;
+    }
     let cmp = reference::compare(&reference, &rendered.rgba);
     row.outcome = match rendered.nodes_used {
         Some(used) if used > rendered.node_capacity => Outcome::Fail(format!(
@@ -202,6 +208,9 @@ pub fn run_combo(
 fn render_error(e: DeviceError) -> String {
     format!("rendering: {e}")
 }
+
+/// What a combination whose submissions completed without any shader output says.
+pub const NO_SHADER_OUTPUT: &str = "submitted, no shader output";
 
 impl Row {
     pub fn failed(&self) -> bool {
@@ -229,6 +238,7 @@ pub fn print_table(rows: &[Row]) {
             Outcome::Error(s) => ("ERROR", s.clone()),
             Outcome::Unsupported(s) => ("unsupported", s.clone()),
             Outcome::Created => ("created", "pipelines created, not rendered".to_string()),
+            Outcome::NoShaderOutput => ("no output", NO_SHADER_OUTPUT.to_string()),
         };
         let (max, mean) = match &r.comparison {
             Some(c) => (c.max_abs.to_string(), format!("{:.3}", c.mean_abs)),
@@ -259,12 +269,13 @@ pub fn print_table(rows: &[Row]) {
     }
     let count = |f: fn(&Outcome) -> bool| rows.iter().filter(|r| f(&r.outcome)).count();
     println!(
-        "summary: {} pass, {} fail, {} error, {} unsupported, {} created only",
+        "summary: {} pass, {} fail, {} error, {} unsupported, {} created only, {} submitted without shader output",
         count(|o| matches!(o, Outcome::Pass)),
         count(|o| matches!(o, Outcome::Fail(_))),
         count(|o| matches!(o, Outcome::Error(_))),
         count(|o| matches!(o, Outcome::Unsupported(_))),
         count(|o| matches!(o, Outcome::Created)),
+        count(|o| matches!(o, Outcome::NoShaderOutput)),
     );
 }
 

@@ -23,11 +23,17 @@ pub struct Frames {
 pub struct Rendered {
     /// RGBA8, row-major, top row first.
     pub rgba: Vec<u8>,
+    /// The read-back buffer still held what the CPU wrote into it before the last submission:
+    /// the submission completed (its fence signalled) but nothing on the GPU wrote the image.
+    pub untouched: bool,
     pub frames: Frames,
     /// Linked list: nodes asked for (may exceed the pool, which then drops fragments).
     pub nodes_used: Option<u64>,
     pub node_capacity: u64,
 }
+
+/// The byte the read-back buffer is filled with before a submission.
+const SENTINEL: u8 = 0xa5;
 
 /// GPU memory a combination needs, so a too-large request fails with a clear message first.
 pub fn buffer_sizes(scene: &Scene, combo: Combo, fragments: u64) -> (u64, u64, u64) {
@@ -482,7 +488,11 @@ pub fn render(
     } else {
         (1u64 << gpu.caps.timestamp_valid_bits) - 1
     };
+    // What the read-back buffer holds before each submission: if it is still there afterwards,
+    // the GPU wrote nothing (a device whose shaders and copies do not run).
+    let sentinel = vec![SENTINEL; readback_size as usize];
     for _ in 0..frames.max(1) {
+        o.buffers[4].write(&sentinel);
         let cmds = [cmd];
         let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
         let start = Instant::now();
@@ -512,11 +522,13 @@ pub fn render(
         }
     }
     let bytes = o.buffers[4].read(readback_size as usize);
+    let untouched = bytes == sentinel;
     let n = w as usize * h as usize * 4;
     let rgba = bytes[..n].to_vec();
     let used = u32::from_le_bytes([bytes[n], bytes[n + 1], bytes[n + 2], bytes[n + 3]]) as u64;
     Ok(Rendered {
         rgba,
+        untouched,
         frames: Frames { gpu_ms, cpu_ms },
         nodes_used: linked.then_some(used),
         node_capacity,

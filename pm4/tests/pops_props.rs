@@ -139,12 +139,14 @@ fn interlock() -> impl Strategy<Value = InterlockDesc> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(mode, i, c, w)| InterlockDesc {
+        .prop_map(|(mode, i, c, w, m)| InterlockDesc {
             mode,
             resolves_intrawave: i,
             has_color_output: c,
             writes_memory: w,
+            reads_sample_mask: m,
         })
 }
 

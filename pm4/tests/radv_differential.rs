@@ -42,6 +42,8 @@ fn case_state(case: &Value) -> PopsState {
         resolves_intrawave: false,
         has_color_output: true,
         writes_memory: true,
+        // The reference shaders write a storage image and colour; none reads gl_SampleMaskIn.
+        reads_sample_mask: false,
     };
     derive(family, &desc, &draw, &Experiments::default())
         .unwrap_or_else(|e| panic!("{}: {e}", case["ib_file"]))

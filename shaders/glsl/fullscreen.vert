@@ -1,5 +1,5 @@
 // A full-screen triangle from gl_VertexIndex, for building the pipelines of the fragment shaders.
-// expect: model=Vertex interlock=none begin=0 end=0 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=false color=false early=false
+// expect: model=Vertex interlock=none begin=0 end=0 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=false color=false early=false sample_mask=false
 #version 460
 
 layout(location = 0) out vec4 outColor;

@@ -1,7 +1,7 @@
 // Programmable blending through an input attachment: subpassLoad is an OpImageRead of a
 // SubpassData image, which reads the framebuffer, not storage memory, so the shader neither
 // writes nor accesses memory in the analysis' sense.
-// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=false color=true early=false
+// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=false color=true early=false sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

@@ -1,5 +1,5 @@
 // The critical section writes through a physical storage buffer pointer (GL_EXT_buffer_reference).
-// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=false early=false
+// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=false early=false sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 #extension GL_EXT_buffer_reference : require

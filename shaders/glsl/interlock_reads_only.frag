@@ -1,6 +1,6 @@
 // The critical section only reads memory (a storage buffer and a storage image) and the result
 // leaves through the colour output: the shader accesses memory but never writes it.
-// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=true color=true early=false
+// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=false accesses_memory=true color=true early=false sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

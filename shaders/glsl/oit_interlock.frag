@@ -4,7 +4,7 @@
 // the new fragment is insertion-sorted into the list; whatever falls off the back (the farthest
 // of the K+1) is not lost but "tail blended": written to the colour output, which the pipeline
 // blends into the framebuffer. A later resolve pass composites the K stored layers.
-// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=true early=true
+// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=true early=true sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

@@ -1,7 +1,7 @@
 // oit_interlock.frag with sample shading, as nvpro's vk_order_independent_transparency runs it
 // for MSAA: one sorted list per sample (indexed with gl_SampleID), sample interlock so that only
 // invocations sharing a sample are ordered, and tail blending into the sample's colour.
-// expect: model=Fragment interlock=sample-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=true writes_memory=true accesses_memory=true color=true early=true
+// expect: model=Fragment interlock=sample-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=true writes_memory=true accesses_memory=true color=true early=true sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

@@ -1,5 +1,5 @@
 // The pixel_interlock_ordered interlock layout around a read-modify-write of a storage image (programmable blending).
-// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=true early=false
+// expect: model=Fragment interlock=pixel-ordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=false writes_memory=true accesses_memory=true color=true early=false sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

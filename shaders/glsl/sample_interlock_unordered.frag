@@ -1,6 +1,6 @@
 // The sample_interlock_unordered interlock layout around a read-modify-write of a storage image;
 // the `sample` input makes it shade per sample.
-// expect: model=Fragment interlock=sample-unordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=true writes_memory=true accesses_memory=true color=true early=false
+// expect: model=Fragment interlock=sample-unordered begin=1 end=1 begin_divergent=false end_divergent=false per_sample=true writes_memory=true accesses_memory=true color=true early=false sample_mask=false
 #version 460
 #extension GL_ARB_fragment_shader_interlock : require
 

@@ -57,6 +57,7 @@ fn actual(e: &EntryPointInfo) -> BTreeMap<String, String> {
         ("accesses_memory", e.accesses_memory.to_string()),
         ("color", e.has_color_output.to_string()),
         ("early", e.early_fragment_tests.to_string()),
+        ("sample_mask", e.reads_sample_mask.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -74,6 +75,7 @@ fn corpus_covers_the_issue_list() {
         "shading_rate_interlock_unordered.frag",
         "oit_interlock.frag",
         "oit_interlock_sample.frag",
+        "coverage_mask_interlock.frag",
         "interlock_reads_only.frag",
         "no_color_output.frag",
         "input_attachment_interlock.frag",

@@ -7,6 +7,9 @@
 //! (`scripts/test-all.sh`) lists and counts every skip by test name. Whether a skip is allowed at
 //! all (it is not under `CI=true`, except a missing amdgpu render node) stays with the caller.
 //!
+//! [`shim`] finds the amdgpu kernel-interface oracle the test command builds, for tests that run
+//! pops's amdgpu paths against it.
+//!
 //! Dev-dependency only, of every crate whose tests can skip; it uses nothing of pops.
 
 use std::io::Write;
@@ -58,6 +61,93 @@ pub fn skipped(reason: impl std::fmt::Display) {
                 std::path::Path::new(&path).display()
             );
         }
+    }
+}
+
+/// The amdgpu kernel interface without a GPU: `shared/tools/amdgpu-shim`, Mesa's drm-shim with
+/// the kernel's own checks, built by the test command into `target/amdgpu-shim` (its README is
+/// the contract). A program started with it preloaded sees `/dev/dri/renderD128` as the chip
+/// named by `AMDGPU_GPU_ID`.
+pub mod shim {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// The chips of the shim that have POPS (GFX9 to GFX11.5), by the shim's names.
+    pub const CHIPS: &[&str] = &[
+        "vega10",
+        "raven",
+        "raven2",
+        "renoir",
+        "navi10",
+        "navi21",
+        "vangogh",
+        "raphael_mendocino",
+        "navi31",
+        "gfx1150",
+    ];
+
+    /// The shim library: `POPS_AMDGPU_SHIM`, else the test command's build in the workspace's
+    /// `target/amdgpu-shim`. `None` where it is not built.
+    pub fn library() -> Option<PathBuf> {
+        let p = match std::env::var_os("POPS_AMDGPU_SHIM") {
+            Some(p) => PathBuf::from(p),
+            None => Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()?
+                .join("target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"),
+        };
+        p.is_file().then_some(p)
+    }
+
+    /// [`library`], or, where it is not built, a loud skip — a failure with `CI=true`, where the
+    /// test command has built it.
+    pub fn library_or_skip() -> Option<PathBuf> {
+        let lib = library();
+        if lib.is_none() {
+            let why = "the amdgpu-shim is not built (scripts/test-all.sh builds it)";
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "required in CI but missing: {why}"
+            );
+            crate::skipped(why);
+        }
+        lib
+    }
+
+    /// `program` run on the shim as `chip`, its recordings and events in `dir`.
+    pub fn command(
+        lib: &Path,
+        program: impl AsRef<std::ffi::OsStr>,
+        chip: &str,
+        dir: &Path,
+    ) -> Command {
+        let mut c = Command::new(program);
+        c.env("LD_PRELOAD", lib)
+            .env("AMDGPU_GPU_ID", chip)
+            .env("AMDGPU_ORACLE_DIR", dir)
+            .env_remove("AMDGPU_ORACLE_FAIL")
+            .env_remove("AMDGPU_ORACLE_RESET")
+            .env_remove("AMDGPU_ORACLE_BUSY");
+        c
+    }
+
+    /// Every `VIOLATION` and `LEAK` line the shim wrote to `dir` (its `events-PID.log` files).
+    pub fn events(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return out;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("events-") {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                out.extend(
+                    text.lines()
+                        .filter(|l| l.contains("VIOLATION") || l.contains("LEAK"))
+                        .map(str::to_string),
+                );
+            }
+        }
+        out
     }
 }
 

@@ -151,6 +151,7 @@ fn pops_state_with(
         resolves_intrawave: false,
         has_color_output: e.has_color_output,
         writes_memory: e.writes_memory,
+        reads_sample_mask: e.reads_sample_mask,
     };
     let mut draw = pops::DrawState {
         rasterization_samples: samples,
@@ -1292,6 +1293,7 @@ fn draw_records_export_each_attachment_format_as_radv_does() {
             resolves_intrawave: false,
             has_color_output: true,
             writes_memory: false,
+            reads_sample_mask: false,
         };
         let state = pops::derive(f, &desc, &draw, &pops::Experiments::default()).unwrap();
         assert_eq!(run.draws[0]["registers"], registers_of(&state), "{family}");
@@ -1493,6 +1495,7 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
                 resolves_intrawave: false,
                 has_color_output: true,
                 writes_memory: true,
+                reads_sample_mask: false,
             };
             let mut draw = pops::DrawState {
                 rasterization_samples: samples,
@@ -1850,6 +1853,7 @@ fn draw_records_follow_depth_attachments_and_secondaries() {
                 resolves_intrawave: false,
                 has_color_output: e.has_color_output,
                 writes_memory: e.writes_memory,
+                reads_sample_mask: e.reads_sample_mask,
             };
             pops::derive(
                 pm4::Family::parse(family).unwrap(),

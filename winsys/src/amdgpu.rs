@@ -14,17 +14,16 @@
 use crate::error::ResetKind;
 use crate::ffi;
 use crate::identify::{self, AsicClass};
+use crate::uapi;
 use crate::{
     BufferId, ContextId, DeviceInfo, Domain, Fence, FirmwareVersion, Readback, ResetStatus,
     Submission, Winsys, WinsysError,
 };
 use libdrm_amdgpu_sys::AMDGPU::{self, GPU_INFO};
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
-use nix::sys::stat::Mode;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::time::Duration;
@@ -62,6 +61,33 @@ fn kernel_err(what: &'static str, errno: impl Into<ErrnoOrRet>) -> WinsysError {
         WinsysError::OutOfMemory { what, errno }
     } else {
         WinsysError::Kernel { what, errno }
+    }
+}
+
+/// A failed device initialization: out of memory told apart.
+fn init_err(path: &Path, errno: Errno) -> WinsysError {
+    if errno == Errno::ENOMEM {
+        WinsysError::OutOfMemory {
+            what: "initializing the device",
+            errno,
+        }
+    } else {
+        WinsysError::DeviceInit {
+            path: path.to_path_buf(),
+            errno,
+        }
+    }
+}
+
+/// A failed query: out of memory told apart.
+fn query_err(what: &'static str, errno: Errno) -> WinsysError {
+    if errno == Errno::ENOMEM {
+        WinsysError::OutOfMemory {
+            what: "querying the device",
+            errno,
+        }
+    } else {
+        WinsysError::Query { what, errno }
     }
 }
 
@@ -104,9 +130,27 @@ struct VaMapping {
 
 impl Drop for VaMapping {
     fn drop(&mut self) {
-        // SAFETY: the BO is alive (its guard drops after this one) and was mapped at exactly
-        // (va, size) by a successful AMDGPU_VA_OP_MAP.
-        unsafe { ffi::amdgpu_bo_va_op(self.bo, 0, self.size, self.va, 0, ffi::AMDGPU_VA_OP_UNMAP) };
+        released("unmapping a buffer from the GPU address space", || {
+            // SAFETY: the BO is alive (its guard drops after this one) and was mapped at exactly
+            // (va, size) by a successful AMDGPU_VA_OP_MAP, not yet unmapped.
+            unsafe {
+                ffi::amdgpu_bo_va_op(self.bo, 0, self.size, self.va, 0, ffi::AMDGPU_VA_OP_UNMAP)
+            }
+        });
+    }
+}
+
+/// Releases a kernel object with `release`, once more where the kernel refused the first time
+/// (an interrupted or transiently failing ioctl): a refused release would otherwise leave the
+/// object with the process until its file closes. A second refusal is reported on stderr; a
+/// guard's `Drop` has no caller to return it to.
+fn released(what: &str, mut release: impl FnMut() -> i32) {
+    let r = release();
+    if r != 0 && release() != 0 {
+        eprintln!(
+            "pops: {what} failed twice ({}); the kernel releases it when the device is closed",
+            errno_of(r)
+        );
     }
 }
 
@@ -140,24 +184,38 @@ struct BoList {
 
 impl Drop for BoList {
     fn drop(&mut self) {
-        // SAFETY: the list came from a successful amdgpu_bo_list_create_raw on this device, which
-        // outlives it; the kernel keeps its own references for submitted jobs.
-        unsafe { ffi::amdgpu_bo_list_destroy_raw(self.dev, self.handle) };
+        released("destroying a buffer list", || {
+            // SAFETY: the list came from a successful amdgpu_bo_list_create_raw on this device,
+            // which outlives it, and is not yet destroyed; the kernel keeps its own references
+            // for submitted jobs.
+            unsafe { ffi::amdgpu_bo_list_destroy_raw(self.dev, self.handle) }
+        });
     }
 }
 
+/// A GFX context by the kernel's id (crate::uapi: its release can be retried).
 struct Context {
-    handle: ffi::amdgpu_context_handle,
+    fd: RawFd,
+    id: u32,
     /// Set once a submission, wait or status query reported a reset; no more submissions.
     lost: bool,
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: the handle came from a successful amdgpu_cs_ctx_create and is freed only here.
-        unsafe { ffi::amdgpu_cs_ctx_free(self.handle) };
+        released("freeing a GFX context", || {
+            match uapi::ctx_free(self.fd, self.id) {
+                Ok(()) => 0,
+                Err(e) => -(e as i32),
+            }
+        });
     }
 }
+
+/// How often a submission the kernel refused for want of memory is tried again (RADV retries
+/// such submissions too), a little later each time.
+const SUBMIT_ENOMEM_TRIES: u32 = 4;
+const SUBMIT_ENOMEM_BACKOFF: Duration = Duration::from_millis(5);
 
 /// Real submission to one amdgpu device.
 pub struct AmdgpuWinsys {
@@ -169,6 +227,9 @@ pub struct AmdgpuWinsys {
     info: DeviceInfo,
     /// Submit IBs that fail [`pm4::validate`] (deliberate experiments only).
     allow_invalid_ibs: bool,
+    /// Where the next buffer is placed in the GPU's address space, when the caller chose
+    /// ([`Winsys::place_buffers_from`]); libdrm's allocator otherwise.
+    va_plan: Option<u64>,
     /// libdrm_amdgpu_sys's handle, used for identification queries only.
     _query: AMDGPU::DeviceHandle,
     dev: Device,
@@ -205,34 +266,6 @@ fn driver_name(fd: &OwnedFd) -> Option<String> {
     Some(name)
 }
 
-fn open_node(path: &Path) -> Result<OwnedFd, WinsysError> {
-    identify::check_drm_node(path)?;
-    let raw = nix::fcntl::open(path, OFlag::O_RDWR | OFlag::O_CLOEXEC, Mode::empty()).map_err(
-        |errno| match errno {
-            // A node we may not open may still be known not to be amdgpu's (sysfs is readable
-            // by all): say that rather than ask the user to join a group for another GPU.
-            Errno::EACCES | Errno::EPERM => match identify::sysfs_driver(path) {
-                Some(driver) if driver != "amdgpu" => WinsysError::NotAmdgpu {
-                    path: path.to_path_buf(),
-                    driver,
-                },
-                _ => WinsysError::PermissionDenied {
-                    path: path.to_path_buf(),
-                },
-            },
-            Errno::ENOENT => WinsysError::NotFound {
-                path: path.to_path_buf(),
-            },
-            errno => WinsysError::Open {
-                path: path.to_path_buf(),
-                errno,
-            },
-        },
-    )?;
-    // SAFETY: open returned a new descriptor that nothing else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
-}
-
 impl AmdgpuWinsys {
     /// Lets IBs that fail [`pm4::validate`] through to the kernel. Off by default: such an IB
     /// writes something no command processor of the level holds, with undefined results. Turn it
@@ -244,7 +277,7 @@ impl AmdgpuWinsys {
     /// Opens a render node, checks it is an amdgpu GPU with a graphics ring that pops supports,
     /// and reads its identification.
     pub fn open(path: &Path) -> Result<AmdgpuWinsys, WinsysError> {
-        let fd = open_node(path)?;
+        let fd = identify::open_node(path)?;
         match driver_name(&fd) {
             None => {
                 return Err(WinsysError::NotDrmDevice {
@@ -270,10 +303,7 @@ impl AmdgpuWinsys {
             ffi::amdgpu_device_initialize(fd.as_raw_fd(), &mut major, &mut minor, &mut handle)
         };
         if r != 0 || handle.is_null() {
-            return Err(WinsysError::DeviceInit {
-                path: path.to_path_buf(),
-                errno: failure_errno(r),
-            });
+            return Err(init_err(path, failure_errno(r)));
         }
         let dev = Device(handle);
 
@@ -285,15 +315,13 @@ impl AmdgpuWinsys {
             path: path.to_path_buf(),
             errno: Errno::ENOSYS,
         })?;
-        let (query, _, _) =
-            lib.init_device_handle_with_fd(&fd)
-                .map_err(|r| WinsysError::DeviceInit {
-                    path: path.to_path_buf(),
-                    errno: errno_of(r),
-                })?;
+        let (query, _, _) = lib
+            .init_device_handle_with_fd(&fd)
+            .map_err(|r| init_err(path, errno_of(r)))?;
         let info = identify_device(path, &query)?;
         Ok(AmdgpuWinsys {
             allow_invalid_ibs: false,
+            va_plan: None,
             buffers: BTreeMap::new(),
             contexts: BTreeMap::new(),
             next_buffer: 0,
@@ -376,10 +404,9 @@ fn counter_freq_khz(reported: u32) -> Option<u64> {
 
 /// Everything pops wants to know about an opened amdgpu device.
 fn identify_device(path: &Path, q: &AMDGPU::DeviceHandle) -> Result<DeviceInfo, WinsysError> {
-    let gpu = q.query_gpu_info().map_err(|r| WinsysError::Query {
-        what: "GPU info (AMDGPU_INFO_DEV_INFO)",
-        errno: errno_of(r),
-    })?;
+    let gpu = q
+        .query_gpu_info()
+        .map_err(|r| query_err("GPU info (AMDGPU_INFO_DEV_INFO)", errno_of(r)))?;
     let asic = gpu.get_asic_name();
     let family = match identify::classify_asic(asic) {
         AsicClass::Graphics(f) => f,
@@ -398,10 +425,7 @@ fn identify_device(path: &Path, q: &AMDGPU::DeviceHandle) -> Result<DeviceInfo, 
     };
     let gfx = q
         .get_hw_ip_info(AMDGPU::HW_IP::HW_IP_TYPE::GFX)
-        .map_err(|r| WinsysError::Query {
-            what: "GFX IP info (AMDGPU_INFO_HW_IP_INFO)",
-            errno: errno_of(r),
-        })?;
+        .map_err(|r| query_err("GFX IP info (AMDGPU_INFO_HW_IP_INFO)", errno_of(r)))?;
     if gfx.count == 0 || gfx.info.available_rings == 0 {
         return Err(WinsysError::ComputeOnly {
             path: path.to_path_buf(),
@@ -426,6 +450,7 @@ fn identify_device(path: &Path, q: &AMDGPU::DeviceHandle) -> Result<DeviceInfo, 
         asic: format!("{asic}"),
         marketing_name: gpu.find_device_name(),
         pci_bus: q.get_pci_bus_info().ok().map(|b| b.to_string()),
+        pci_id: Some((gpu.device_id(), gpu.pci_rev_id())),
         render_node: Some(path.to_path_buf()),
         shader_engines: gpu.max_se(),
         me_firmware: fw(AMDGPU::FW_VERSION::FW_TYPE::GFX_ME),
@@ -482,6 +507,8 @@ impl Winsys for AmdgpuWinsys {
 
         let mut va = 0u64;
         let mut va_handle: ffi::amdgpu_va_handle = ptr::null_mut();
+        // The caller's address where it chose one (0: libdrm's allocator chooses).
+        let required = self.va_plan.unwrap_or(0);
         // SAFETY: the device is alive; out-pointers are valid locals.
         let r = unsafe {
             ffi::amdgpu_va_range_alloc(
@@ -489,7 +516,7 @@ impl Winsys for AmdgpuWinsys {
                 ffi::AMDGPU_GPU_VA_RANGE_GENERAL,
                 size,
                 VA_ALIGNMENT,
-                0,
+                required,
                 &mut va,
                 &mut va_handle,
                 0,
@@ -499,6 +526,9 @@ impl Winsys for AmdgpuWinsys {
             return Err(kernel_err("reserving GPU virtual addresses", r));
         }
         let va_range = VaRange(va_handle);
+        if self.va_plan.is_some() {
+            self.va_plan = Some((va + size).next_multiple_of(VA_ALIGNMENT));
+        }
 
         // SAFETY: bo is live and [va, va + size) was just reserved for it.
         let r = unsafe {
@@ -592,19 +622,21 @@ impl Winsys for AmdgpuWinsys {
             .ok_or(WinsysError::UnknownBuffer(buffer))
     }
 
+    fn place_buffers_from(&mut self, base: u64) -> Result<(), WinsysError> {
+        self.va_plan = Some(base.next_multiple_of(VA_ALIGNMENT));
+        Ok(())
+    }
+
     fn create_context(&mut self) -> Result<ContextId, WinsysError> {
-        let mut handle: ffi::amdgpu_context_handle = ptr::null_mut();
-        // SAFETY: the device is alive; handle is a valid out-pointer.
-        let r = unsafe { ffi::amdgpu_cs_ctx_create(self.dev.0, &mut handle) };
-        if r != 0 || handle.is_null() {
-            return Err(kernel_err("creating a GFX context", failure_errno(r)));
-        }
+        let fd = self._fd.as_raw_fd();
+        let kernel_id = uapi::ctx_alloc(fd).map_err(|e| kernel_err("creating a GFX context", e))?;
         let id = self.next_context;
         self.next_context += 1;
         self.contexts.insert(
             id,
             Context {
-                handle,
+                fd,
+                id: kernel_id,
                 lost: false,
             },
         );
@@ -669,7 +701,7 @@ impl Winsys for AmdgpuWinsys {
             handle: list_handle,
         };
 
-        let mut ib = ffi::drm_amdgpu_cs_chunk_ib {
+        let ib = ffi::drm_amdgpu_cs_chunk_ib {
             _pad: 0,
             flags: 0,
             va_start: sub.ib_va,
@@ -678,70 +710,70 @@ impl Winsys for AmdgpuWinsys {
             ip_instance: 0,
             ring: 0,
         };
-        let mut chunk = ffi::drm_amdgpu_cs_chunk {
+        let chunk = ffi::drm_amdgpu_cs_chunk {
             chunk_id: ffi::AMDGPU_CHUNK_ID_IB,
             length_dw: (std::mem::size_of::<ffi::drm_amdgpu_cs_chunk_ib>() / 4) as u32,
-            chunk_data: ptr::addr_of_mut!(ib) as u64,
+            chunk_data: ptr::addr_of!(ib) as u64,
         };
-        let mut seq = 0u64;
-        // SAFETY: device, context and BO list are alive; chunk points at ib, both live locals
-        // for the duration of the call; seq is a valid out-pointer.
-        let r = unsafe {
-            ffi::amdgpu_cs_submit_raw2(dev, context.handle, list.handle, 1, &mut chunk, &mut seq)
+        let mut tries = 0;
+        let submitted = loop {
+            tries += 1;
+            match uapi::cs_submit(context.fd, context.id, list.handle, &[&chunk]) {
+                Err(Errno::ENOMEM) if tries < SUBMIT_ENOMEM_TRIES => {
+                    std::thread::sleep(SUBMIT_ENOMEM_BACKOFF * tries)
+                }
+                r => break r,
+            }
         };
         drop(list);
-        if r != 0 {
-            let e = WinsysError::from_submit_errno(sub.label, errno_of(r));
-            if e.is_reset() {
+        let seq = match submitted {
+            Ok(seq) => seq,
+            Err(errno) => {
+                let e = WinsysError::from_submit_errno(sub.label, errno);
+                if !e.is_reset() {
+                    return Err(e);
+                }
+                // The context is lost: nothing more goes to it, and the kernel says whether this
+                // process caused the reset.
                 context.lost = true;
+                let guilty = uapi::ctx_query_state2(context.fd, context.id)
+                    .ok()
+                    .map(|flags| reset_status_from_flags(flags).guilty);
+                return Err(e.with_guilt(guilty));
             }
-            return Err(e);
-        }
+        };
         Ok(Fence { context: ctx, seq })
     }
 
     fn wait(&mut self, fence: Fence, timeout: Duration) -> Result<(), WinsysError> {
         let context = self.context(fence.context)?;
-        let mut f = ffi::amdgpu_cs_fence {
-            context: context.handle,
-            ip_type: ffi::AMDGPU_HW_IP_GFX,
-            ip_instance: 0,
-            ring: 0,
-            fence: fence.seq,
-        };
-        let mut expired = 0u32;
-        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        // SAFETY: the context is alive; f and expired are valid locals. The timeout is relative
-        // (no AMDGPU_QUERY_FENCE_TIMEOUT_IS_ABSOLUTE flag).
-        let r = unsafe { ffi::amdgpu_cs_query_fence_status(&mut f, ns, 0, &mut expired) };
-        if r != 0 {
-            let errno = errno_of(r);
-            if let Some(kind) = ResetKind::from_errno(errno) {
-                context.lost = true;
-                return Err(WinsysError::ContextLost {
-                    label: format!("fence {}", fence.seq),
-                    kind,
-                });
-            }
-            return Err(kernel_err("waiting for a fence", r));
-        }
-        if expired == 0 {
-            return Err(WinsysError::FenceTimeout {
+        match uapi::wait_cs(context.fd, context.id, fence.seq, timeout) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(WinsysError::FenceTimeout {
                 seq: fence.seq,
                 timeout,
-            });
+            }),
+            Err(errno) => match ResetKind::from_errno(errno) {
+                Some(kind) => {
+                    context.lost = true;
+                    let guilty = uapi::ctx_query_state2(context.fd, context.id)
+                        .ok()
+                        .map(|flags| reset_status_from_flags(flags).guilty);
+                    Err(WinsysError::ContextLost {
+                        label: format!("fence {}", fence.seq),
+                        kind,
+                        guilty,
+                    })
+                }
+                None => Err(kernel_err("waiting for a fence", errno)),
+            },
         }
-        Ok(())
     }
 
     fn reset_status(&mut self, ctx: ContextId) -> Result<ResetStatus, WinsysError> {
         let context = self.context(ctx)?;
-        let mut flags = 0u64;
-        // SAFETY: the context is alive; flags is a valid out-pointer.
-        let r = unsafe { ffi::amdgpu_cs_query_reset_state2(context.handle, &mut flags) };
-        if r != 0 {
-            return Err(kernel_err("querying the context's reset state", r));
-        }
+        let flags = uapi::ctx_query_state2(context.fd, context.id)
+            .map_err(|e| kernel_err("querying the context's reset state", e))?;
         let status = reset_status_from_flags(flags);
         if !status.is_clean() {
             context.lost = true;

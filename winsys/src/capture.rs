@@ -184,6 +184,7 @@ pub fn capture_info(family: Family) -> DeviceInfo {
         asic: "capture".into(),
         marketing_name: None,
         pci_bus: None,
+        pci_id: None,
         render_node: None,
         shader_engines: family.shader_engines(),
         me_firmware: None,
@@ -257,6 +258,11 @@ impl Winsys for CaptureWinsys {
         b.freed = true;
         b.data = Vec::new();
         self.write_index()
+    }
+
+    fn place_buffers_from(&mut self, base: u64) -> Result<(), WinsysError> {
+        self.next_va = base.next_multiple_of(VA_ALIGNMENT);
+        Ok(())
     }
 
     fn create_context(&mut self) -> Result<ContextId, WinsysError> {

@@ -5,40 +5,39 @@ use nix::errno::Errno;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Which party the kernel blamed when it cancelled a submission because the context was lost.
-/// The errno values are the kernel's (drivers/gpu/drm/amd/amdgpu/amdgpu_cs.c, amdgpu_job.c), as
-/// RADV and radeonsi read them.
+/// How the kernel says a submission's context was lost to a GPU reset: the errno of the CS or
+/// WAIT_CS ioctl (drivers/gpu/drm/amd/amdgpu/amdgpu_cs.c, amdgpu_job.c), as RADV and radeonsi read
+/// them. Which context caused the reset is the kernel's answer to AMDGPU_CTX_OP_QUERY_STATE2,
+/// asked afterwards ([`WinsysError::ContextLost`]'s `guilty`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResetKind {
-    /// ECANCELED: another context hung the GPU; this one is innocent but lost.
-    Innocent,
-    /// ENODATA: this context hung the GPU and the kernel killed its waves (soft recovery).
-    GuiltySoftRecovery,
-    /// ETIME: this context hung the GPU and the kernel reset the GPU (hard recovery).
-    GuiltyHardRecovery,
+    /// ECANCELED: the context is lost (a reset another context caused, radeonsi says).
+    Cancelled,
+    /// ENODATA: the kernel reset the context's job (soft recovery of a hang).
+    SoftRecovery,
+    /// ETIME: the kernel reset the GPU (hard recovery of a hang).
+    HardRecovery,
 }
 
 impl ResetKind {
     /// The reset a submission or wait errno stands for, if it is one.
     pub const fn from_errno(errno: Errno) -> Option<ResetKind> {
         match errno {
-            Errno::ECANCELED => Some(ResetKind::Innocent),
-            Errno::ENODATA => Some(ResetKind::GuiltySoftRecovery),
-            Errno::ETIME => Some(ResetKind::GuiltyHardRecovery),
+            Errno::ECANCELED => Some(ResetKind::Cancelled),
+            Errno::ENODATA => Some(ResetKind::SoftRecovery),
+            Errno::ETIME => Some(ResetKind::HardRecovery),
             _ => None,
         }
     }
 
     pub const fn describe(self) -> &'static str {
         match self {
-            ResetKind::Innocent => {
-                "the context was lost to a GPU reset another context caused (ECANCELED: innocent)"
+            ResetKind::Cancelled => "the context is lost to a GPU reset (ECANCELED)",
+            ResetKind::SoftRecovery => {
+                "the kernel reset the context's job after a hang (ENODATA: soft recovery)"
             }
-            ResetKind::GuiltySoftRecovery => {
-                "this context hung the GPU and the kernel killed its work (ENODATA: guilty, soft recovery)"
-            }
-            ResetKind::GuiltyHardRecovery => {
-                "this context hung the GPU and the kernel reset the GPU (ETIME: guilty, hard recovery)"
+            ResetKind::HardRecovery => {
+                "the kernel reset the GPU after a hang (ETIME: hard recovery)"
             }
         }
     }
@@ -84,8 +83,14 @@ pub enum WinsysError {
         errno: Errno,
         hint: &'static str,
     },
-    #[error("'{label}': {}", kind.describe())]
-    ContextLost { label: String, kind: ResetKind },
+    #[error("'{label}': {}{}", kind.describe(), guilt_text(*guilty))]
+    ContextLost {
+        label: String,
+        kind: ResetKind,
+        /// What AMDGPU_CTX_OP_QUERY_STATE2 said of this context afterwards: whether this process
+        /// caused the reset (`None`: the query failed too).
+        guilty: Option<bool>,
+    },
     #[error(
         "the fence of submission {seq} did not signal within {timeout:?}: the GPU may be hung"
     )]
@@ -130,7 +135,28 @@ pub enum WinsysError {
     CaptureDirNotEmpty { path: PathBuf, file: String },
 }
 
+/// The kernel's verdict on a lost context, for its message.
+fn guilt_text(guilty: Option<bool>) -> &'static str {
+    match guilty {
+        Some(true) => "; AMDGPU_CTX_OP_QUERY_STATE2: this process's context is guilty",
+        Some(false) => "; AMDGPU_CTX_OP_QUERY_STATE2: this process's context is innocent",
+        None => "",
+    }
+}
+
 impl WinsysError {
+    /// A lost context's error with the kernel's verdict on it (AMDGPU_CTX_OP_QUERY_STATE2).
+    pub fn with_guilt(self, verdict: Option<bool>) -> WinsysError {
+        match self {
+            WinsysError::ContextLost { label, kind, .. } => WinsysError::ContextLost {
+                label,
+                kind,
+                guilty: verdict,
+            },
+            e => e,
+        }
+    }
+
     /// Classifies a failed `amdgpu_cs_submit_raw2`, as RADV's `radv_amdgpu_cs_submit` does:
     /// a lost context is a reset (with its blame), ENOMEM is worth retrying, anything else is the
     /// kernel refusing the stream.
@@ -139,6 +165,7 @@ impl WinsysError {
             return WinsysError::ContextLost {
                 label: label.to_string(),
                 kind,
+                guilty: None,
             };
         }
         match errno {
@@ -193,21 +220,23 @@ const fn submit_errno_hint(errno: Errno) -> &'static str {
 mod tests {
     use super::*;
 
-    /// radeonsi's amdgpu_cs.c: "-ECANCELED … This context is innocent", "-ENODATA … guilty of a
-    /// soft recovery", "-ETIME … guilty of a hard recovery".
+    /// radeonsi's amdgpu_cs.c: "-ECANCELED … the context is lost", "-ENODATA … a soft
+    /// recovery", "-ETIME … a hard recovery": each a lost context, never a generic error; the
+    /// kernel's verdict on blame is added when known.
     #[test]
-    fn lost_context_errnos_carry_their_blame() {
+    fn lost_context_errnos_are_resets() {
         for (errno, kind) in [
-            (Errno::ECANCELED, ResetKind::Innocent),
-            (Errno::ENODATA, ResetKind::GuiltySoftRecovery),
-            (Errno::ETIME, ResetKind::GuiltyHardRecovery),
+            (Errno::ECANCELED, ResetKind::Cancelled),
+            (Errno::ENODATA, ResetKind::SoftRecovery),
+            (Errno::ETIME, ResetKind::HardRecovery),
         ] {
             let e = WinsysError::from_submit_errno("fence", errno);
             assert_eq!(
                 e,
                 WinsysError::ContextLost {
                     label: "fence".into(),
-                    kind
+                    kind,
+                    guilty: None
                 }
             );
             assert!(e.is_reset());
@@ -216,6 +245,11 @@ mod tests {
         assert!(WinsysError::from_submit_errno("x", Errno::ETIME)
             .to_string()
             .contains("hard recovery"));
+        let e = WinsysError::from_submit_errno("x", Errno::ENODATA).with_guilt(Some(true));
+        assert!(
+            e.to_string().ends_with("this process's context is guilty"),
+            "{e}"
+        );
     }
 
     #[test]

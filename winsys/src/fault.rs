@@ -88,6 +88,9 @@ impl<W: Winsys> Winsys for FaultInjector<W> {
     fn create_context(&mut self) -> Result<ContextId, WinsysError> {
         self.inner.create_context()
     }
+    fn place_buffers_from(&mut self, base: u64) -> Result<(), WinsysError> {
+        self.inner.place_buffers_from(base)
+    }
     fn submit(&mut self, ctx: ContextId, sub: &Submission<'_>) -> Result<Fence, WinsysError> {
         let n = self.submits;
         self.submits += 1;
@@ -95,6 +98,7 @@ impl<W: Winsys> Winsys for FaultInjector<W> {
             Fault::SubmitLost(at, kind) if at == n => Err(WinsysError::ContextLost {
                 label: sub.label.into(),
                 kind,
+                guilty: None,
             }),
             Fault::SubmitRejected(at) if at == n => {
                 Err(WinsysError::from_submit_errno(sub.label, Errno::EINVAL))

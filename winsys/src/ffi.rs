@@ -16,17 +16,12 @@ pub struct amdgpu_bo {
     _opaque: [u8; 0],
 }
 #[repr(C)]
-pub struct amdgpu_context {
-    _opaque: [u8; 0],
-}
-#[repr(C)]
 pub struct amdgpu_va {
     _opaque: [u8; 0],
 }
 
 pub type amdgpu_device_handle = *mut amdgpu_device;
 pub type amdgpu_bo_handle = *mut amdgpu_bo;
-pub type amdgpu_context_handle = *mut amdgpu_context;
 pub type amdgpu_va_handle = *mut amdgpu_va;
 
 #[repr(C)]
@@ -35,15 +30,6 @@ pub struct amdgpu_bo_alloc_request {
     pub phys_alignment: u64,
     pub preferred_heap: u32,
     pub flags: u64,
-}
-
-#[repr(C)]
-pub struct amdgpu_cs_fence {
-    pub context: amdgpu_context_handle,
-    pub ip_type: u32,
-    pub ip_instance: u32,
-    pub ring: u32,
-    pub fence: u64,
 }
 
 #[repr(C)]
@@ -85,7 +71,6 @@ pub struct drmVersion {
 
 const _: () = {
     assert!(std::mem::size_of::<amdgpu_bo_alloc_request>() == 32);
-    assert!(std::mem::size_of::<amdgpu_cs_fence>() == 32);
     assert!(std::mem::size_of::<drm_amdgpu_bo_list_entry>() == 8);
     assert!(std::mem::size_of::<drm_amdgpu_cs_chunk>() == 16);
     assert!(std::mem::size_of::<drm_amdgpu_cs_chunk_ib>() == 32);
@@ -168,25 +153,4 @@ extern "C" {
         result: *mut u32,
     ) -> c_int;
     pub fn amdgpu_bo_list_destroy_raw(dev: amdgpu_device_handle, bo_list: u32) -> c_int;
-
-    pub fn amdgpu_cs_ctx_create(
-        dev: amdgpu_device_handle,
-        context: *mut amdgpu_context_handle,
-    ) -> c_int;
-    pub fn amdgpu_cs_ctx_free(context: amdgpu_context_handle) -> c_int;
-    pub fn amdgpu_cs_query_reset_state2(context: amdgpu_context_handle, flags: *mut u64) -> c_int;
-    pub fn amdgpu_cs_submit_raw2(
-        dev: amdgpu_device_handle,
-        context: amdgpu_context_handle,
-        bo_list_handle: u32,
-        num_chunks: c_int,
-        chunks: *mut drm_amdgpu_cs_chunk,
-        seq_no: *mut u64,
-    ) -> c_int;
-    pub fn amdgpu_cs_query_fence_status(
-        fence: *mut amdgpu_cs_fence,
-        timeout_ns: u64,
-        flags: u64,
-        expired: *mut u32,
-    ) -> c_int;
 }

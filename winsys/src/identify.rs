@@ -4,8 +4,11 @@
 
 use crate::WinsysError;
 use libdrm_amdgpu_sys::AMDGPU::ASIC_NAME;
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::stat::{Mode, SFlag};
 use pm4::Family;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 /// The directory the kernel puts DRM nodes in.
@@ -120,46 +123,73 @@ pub fn sysfs_driver(node: &Path) -> Option<String> {
     Some(link.file_name()?.to_string_lossy().into_owned())
 }
 
-/// Checks, from its metadata alone, that a path is a DRM character device, before anything is
-/// handed to libdrm (which assumes a DRM file descriptor).
-pub fn check_drm_node(path: &Path) -> Result<(), WinsysError> {
-    let md = match std::fs::metadata(path) {
-        Ok(md) => md,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(WinsysError::NotFound {
-                path: path.to_path_buf(),
-            })
+/// What an open file is, from `fstat` on its descriptor: `Ok` for a DRM character device, else
+/// [`WinsysError::NotDrmDevice`] naming what it is. Everything about a node is learnt through the
+/// descriptor libc opened — the same path libdrm and every driver take, and the one a userspace
+/// DRM implementation (Mesa's drm-shim) answers — never through a separate `statx` of the path.
+pub fn check_drm_fd(path: &Path, fd: BorrowedFd<'_>) -> Result<(), WinsysError> {
+    let st = nix::sys::stat::fstat(fd.as_raw_fd()).map_err(|errno| WinsysError::Open {
+        path: path.to_path_buf(),
+        errno,
+    })?;
+    let kind = SFlag::from_bits_truncate(st.st_mode & SFlag::S_IFMT.bits());
+    let what = match kind {
+        SFlag::S_IFDIR => "a directory".to_string(),
+        SFlag::S_IFREG => "a regular file".to_string(),
+        SFlag::S_IFBLK => "a block device".to_string(),
+        SFlag::S_IFCHR => {
+            let rdev = st.st_rdev;
+            let (major, minor) = (nix::sys::stat::major(rdev), nix::sys::stat::minor(rdev));
+            if major == DRM_MAJOR {
+                return Ok(());
+            }
+            format!("character device {major}:{minor}, not DRM (major {DRM_MAJOR})")
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return Err(WinsysError::PermissionDenied {
-                path: path.to_path_buf(),
-            })
-        }
-        Err(e) => return Err(WinsysError::io(path, e)),
-    };
-    let ft = md.file_type();
-    let what = if ft.is_dir() {
-        "a directory".to_string()
-    } else if ft.is_file() {
-        "a regular file".to_string()
-    } else if ft.is_block_device() {
-        "a block device".to_string()
-    } else if ft.is_char_device() {
-        let (major, minor) = (
-            nix::sys::stat::major(md.rdev()),
-            nix::sys::stat::minor(md.rdev()),
-        );
-        if major == DRM_MAJOR {
-            return Ok(());
-        }
-        format!("character device {major}:{minor}, not DRM (major {DRM_MAJOR})")
-    } else {
-        "not a device file".to_string()
+        _ => "not a device file".to_string(),
     };
     Err(WinsysError::NotDrmDevice {
         path: path.to_path_buf(),
         what,
     })
+}
+
+/// Opens a node through libc's `open` (read-write, close-on-exec), with the failures named for
+/// the user: a missing path, a permission problem (a node of another driver is named as such,
+/// from sysfs, rather than asking the user to join a group for it), a directory.
+pub fn open_node(path: &Path) -> Result<OwnedFd, WinsysError> {
+    let raw = nix::fcntl::open(path, OFlag::O_RDWR | OFlag::O_CLOEXEC, Mode::empty()).map_err(
+        |errno| match errno {
+            Errno::EACCES | Errno::EPERM => match sysfs_driver(path) {
+                Some(driver) if driver != "amdgpu" => WinsysError::NotAmdgpu {
+                    path: path.to_path_buf(),
+                    driver,
+                },
+                _ => WinsysError::PermissionDenied {
+                    path: path.to_path_buf(),
+                },
+            },
+            Errno::ENOENT | Errno::ENOTDIR => WinsysError::NotFound {
+                path: path.to_path_buf(),
+            },
+            Errno::EISDIR => WinsysError::NotDrmDevice {
+                path: path.to_path_buf(),
+                what: "a directory".to_string(),
+            },
+            errno => WinsysError::Open {
+                path: path.to_path_buf(),
+                errno,
+            },
+        },
+    )?;
+    // SAFETY: open returned a new descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    check_drm_fd(path, fd.as_fd())?;
+    Ok(fd)
+}
+
+/// Checks that a path is a DRM character device (opened and `fstat`ed; see [`check_drm_fd`]).
+pub fn check_drm_node(path: &Path) -> Result<(), WinsysError> {
+    open_node(path).map(drop)
 }
 
 #[cfg(test)]

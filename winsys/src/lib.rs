@@ -22,6 +22,7 @@ pub mod fault;
 mod ffi;
 pub mod identify;
 pub mod selftest;
+mod uapi;
 
 pub use error::{ResetKind, WinsysError};
 
@@ -79,6 +80,8 @@ pub struct DeviceInfo {
     pub marketing_name: Option<String>,
     /// PCI bus address (`0000:03:00.0`).
     pub pci_bus: Option<String>,
+    /// PCI device id and revision (the vendor is AMD's, 0x1002), as the kernel reports them.
+    pub pci_id: Option<(u32, u32)>,
     /// The render node the device was opened through.
     pub render_node: Option<PathBuf>,
     pub shader_engines: u32,
@@ -169,6 +172,12 @@ pub trait Winsys {
 
     /// Creates a GFX context.
     fn create_context(&mut self) -> Result<ContextId, WinsysError>;
+
+    /// Places the buffers created from now on at GPU addresses from `base` on, in creation
+    /// order, each 64 KiB aligned, instead of where the backend would choose. Two backends told
+    /// the same base give every buffer the same address, so the IBs built for them are the same
+    /// bytes: how a submission to a device is compared dword for dword with a capture.
+    fn place_buffers_from(&mut self, base: u64) -> Result<(), WinsysError>;
 
     /// Submits one IB on the context's GFX ring.
     fn submit(&mut self, ctx: ContextId, sub: &Submission<'_>) -> Result<Fence, WinsysError>;

@@ -25,10 +25,7 @@ fn run_with(fault: Fault, name: &str) -> (selftest::Report, usize) {
 #[test]
 fn a_reset_at_submission_stops_every_later_submission() {
     // Submission 3 is the third state case ("pixel-ordered 4x").
-    let (report, recorded) = run_with(
-        Fault::SubmitLost(3, ResetKind::GuiltySoftRecovery),
-        "submit",
-    );
+    let (report, recorded) = run_with(Fault::SubmitLost(3, ResetKind::SoftRecovery), "submit");
     assert_eq!(recorded, 3, "nothing reaches the backend after the reset");
     let c = &report.cases[3];
     assert!(

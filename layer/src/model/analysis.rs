@@ -19,6 +19,7 @@ pub struct EntryAnalysis {
     pub accesses_memory: bool,
     pub has_color_output: bool,
     pub early_fragment_tests: bool,
+    pub reads_sample_mask: bool,
 }
 
 /// A module's analysis, or why there is none (malformed SPIR-V, analysis unavailable).
@@ -42,6 +43,7 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
             accesses_memory: e.accesses_memory,
             has_color_output: e.has_color_output,
             early_fragment_tests: e.early_fragment_tests,
+            reads_sample_mask: e.reads_sample_mask,
         })
         .collect())
 }
@@ -119,6 +121,7 @@ pub fn test_entry(mode: Option<InterlockMode>) -> EntryAnalysis {
         accesses_memory: true,
         has_color_output: true,
         early_fragment_tests: false,
+        reads_sample_mask: false,
     }
 }
 

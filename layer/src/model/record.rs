@@ -220,6 +220,7 @@ pub fn state_inputs(
         resolves_intrawave: false,
         has_color_output: e.has_color_output,
         writes_memory: e.writes_memory,
+        reads_sample_mask: e.reads_sample_mask,
     };
     let samples = match draw.samples {
         Some(Samples::Static(n)) => n,

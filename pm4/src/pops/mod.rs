@@ -48,6 +48,10 @@ pub struct InterlockDesc {
     pub has_color_output: bool,
     /// The shader stores to memory (storage buffers or images).
     pub writes_memory: bool,
+    /// The shader reads the input coverage mask (`SampleMask` built-in input,
+    /// `gl_SampleMaskIn`). From GFX10.3 the shading rate is then kept at 1x1: the 16-bit
+    /// coverage mask a coarse invocation receives cannot describe 2x2 pixels at 8 samples.
+    pub reads_sample_mask: bool,
 }
 
 impl Default for InterlockDesc {
@@ -58,6 +62,7 @@ impl Default for InterlockDesc {
             resolves_intrawave: false,
             has_color_output: true,
             writes_memory: false,
+            reads_sample_mask: false,
         }
     }
 }

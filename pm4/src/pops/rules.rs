@@ -76,6 +76,10 @@ struct Ctx {
     per_sample: bool,
     log2_samples: u32,
     gfx11: bool,
+    /// GFX10.3+ with a shader that reads the input coverage mask: the shading rate is kept at
+    /// 1x1 through the SAMPLE_ITER combiner, interlock or not (RADV's
+    /// force_sample_iter_shading_rate for reads_sample_mask_in).
+    mask_forces_1x1: bool,
     /// The VEGA10/RAVEN drain condition holds (any interlock).
     missed_overlap_condition: bool,
     drain: bool,
@@ -98,6 +102,7 @@ pub(crate) fn apply(
         log2_samples: log2_samples(draw.rasterization_samples)
             .ok_or(StateError::RasterizationSamples(draw.rasterization_samples))?,
         gfx11,
+        mask_forces_1x1: has_vrs(st.level) && st.interlock.reads_sample_mask,
         missed_overlap_condition,
         drain: !gfx11 && pops && (missed_overlap_condition || exp.force_drain_ps_on_overlap),
     };
@@ -471,6 +476,11 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(
             1,
             "GFX10.3 POPS forces 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample (as RADV does)",
         )
+    } else if cx.mask_forces_1x1 && !sample_rate {
+        (
+            1,
+            "the shader reads the coverage mask, so the rate stays 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner (as RADV does)",
+        )
     } else if sample_rate {
         (
             1,
@@ -569,7 +579,8 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
                 Code::PopsForcesVrs1X1,
                 "the kernel is assumed to set PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS: POPS forces 1x1 shading, the requested coarse rate is not used",
             );
-        } else {
+        } else if !(sample_rate || cx.mask_forces_1x1) {
+            // (Sample-rate shading and coverage-mask reads keep the rate at 1x1 anyway.)
             diag(
                 st,
                 Severity::Info,
@@ -590,6 +601,12 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             Field::SAMPLE_ITER_COMBINER_MODE,
             enums::SC_VRS_COMB_MODE_OVERRIDE,
             "sample-rate shading: the SAMPLE_ITER combiner keeps the rate 1x1 (as RADV forces VRS 1x1 for it)",
+        )?;
+    } else if cx.mask_forces_1x1 {
+        w.set_enum(
+            Field::SAMPLE_ITER_COMBINER_MODE,
+            enums::SC_VRS_COMB_MODE_OVERRIDE,
+            "the shader reads the coverage mask, whose 16 bits cannot describe a coarse 2x2 invocation at 8 samples: the SAMPLE_ITER combiner keeps the rate 1x1 (as RADV does)",
         )?;
     } else {
         w.set_enum(
@@ -1087,6 +1104,51 @@ mod tests {
                     assert!(
                         s.features
                             .fragment_shading_rate_with_fragment_shader_interlock
+                    );
+                }
+            }
+        }
+    }
+
+    /// Not in the article, but what a driver must program around it: a shader that reads
+    /// `gl_SampleMaskIn` keeps the shading rate at 1x1 from GFX10.3 on, with or without
+    /// interlock (RADV's force_sample_iter_shading_rate; the coverage mask of a coarse 2x2
+    /// invocation at 8 samples would need 32 bits). The GFX11 "interlock per fine pixel" note is
+    /// then moot.
+    #[test]
+    fn reading_the_coverage_mask_keeps_the_rate_1x1() {
+        for f in Family::ALL {
+            for m in ["none", "pixel-ordered", "sample-unordered"] {
+                let s = state_with(*f, m, 1, |i, d, _| {
+                    i.reads_sample_mask = true;
+                    d.vrs_in_use = true;
+                });
+                let comb = s.field(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE);
+                let iter = s.field(Reg::PA_SC_MODE_CNTL_1, Field::PS_ITER_SAMPLE);
+                if f.gfx_level() < GfxLevel::Gfx10_3 {
+                    assert_eq!(comb, None, "{f} {m}");
+                    assert_eq!(iter, Some(0), "{f} {m}");
+                    continue;
+                }
+                assert_eq!(
+                    comb,
+                    Some(enums::SC_VRS_COMB_MODE_OVERRIDE.value),
+                    "{f} {m}"
+                );
+                assert_eq!(iter, Some(1), "{f} {m}");
+                assert!(
+                    !s.diagnostics
+                        .iter()
+                        .any(|d| d.code == "pops-interlock-per-fine-pixel"),
+                    "{f} {m}"
+                );
+                // Without the read, GFX11 leaves the combiner in passthrough.
+                let plain = state(*f, m, 1);
+                if f.gfx_level().is_gfx11_plus() {
+                    assert_eq!(
+                        plain.field(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE),
+                        Some(enums::SC_VRS_COMB_MODE_PASSTHRU.value),
+                        "{f} {m}"
                     );
                 }
             }

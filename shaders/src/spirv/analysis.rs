@@ -94,6 +94,10 @@ pub struct EntryPointInfo {
     pub has_color_output: bool,
     /// The EarlyFragmentTests execution mode is declared.
     pub early_fragment_tests: bool,
+    /// The fragment entry point's interface has a `SampleMask` built-in input
+    /// (`gl_SampleMaskIn`): compilers declare it only where it is read. From GFX10.3 the driver
+    /// then keeps the shading rate at 1x1. Always false for other stages.
+    pub reads_sample_mask: bool,
 }
 
 /// One `OpBeginInvocationInterlockEXT` or `OpEndInvocationInterlockEXT`.
@@ -153,6 +157,11 @@ const F_EARLY_FRAGMENT_TESTS: u32 = 1 << 14;
 /// Functions: bits from here hold the first interlock execution mode minus
 /// [`INTERLOCK_MODE_BASE`] (1..=6; 0 for none).
 const F_INTERLOCK_SHIFT: u32 = 16;
+/// The interlock bits above [`F_INTERLOCK_SHIFT`].
+const F_INTERLOCK_BITS: u32 = 0x7;
+/// Variables: decorated `BuiltIn SampleMask` (the bit is above the interlock bits, which only
+/// functions use).
+const F_BUILTIN_SAMPLE_MASK: u32 = 1 << 20;
 const INTERLOCK_MODE_BASE: u32 = ExecutionMode::PixelInterlockOrderedEXT.0 - 1;
 /// What an array type inherits from its element type.
 const F_INHERITED: u32 =
@@ -281,7 +290,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 let row = &mut ids.rows[f];
                 if mode == ExecutionMode::EarlyFragmentTests {
                     row[FLAGS] |= F_EARLY_FRAGMENT_TESTS;
-                } else if row[FLAGS] >> F_INTERLOCK_SHIFT == 0
+                } else if (row[FLAGS] >> F_INTERLOCK_SHIFT) & F_INTERLOCK_BITS == 0
                     && InterlockMode::from_spirv_execution_mode(mode.0).is_some()
                 {
                     row[FLAGS] |= (mode.0 - INTERLOCK_MODE_BASE) << F_INTERLOCK_SHIFT;
@@ -579,12 +588,13 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             accesses_memory: false,
             has_color_output: false,
             early_fragment_tests: false,
+            reads_sample_mask: false,
         };
         let fflags = ids.rows[e.function as usize][FLAGS];
         info.early_fragment_tests = fflags & F_EARLY_FRAGMENT_TESTS != 0;
-        if fflags >> F_INTERLOCK_SHIFT != 0 {
+        if (fflags >> F_INTERLOCK_SHIFT) & F_INTERLOCK_BITS != 0 {
             info.interlock = InterlockMode::from_spirv_execution_mode(
-                (fflags >> F_INTERLOCK_SHIFT) + INTERLOCK_MODE_BASE,
+                ((fflags >> F_INTERLOCK_SHIFT) & F_INTERLOCK_BITS) + INTERLOCK_MODE_BASE,
             );
         }
         if e.model == ExecutionModel::Fragment {
@@ -602,7 +612,10 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     StorageClass::Output => {
                         info.has_color_output |= fl & (F_BUILTIN | F_MEMBER_BUILTIN) == 0;
                     }
-                    StorageClass::Input => info.per_sample |= fl & sample != 0,
+                    StorageClass::Input => {
+                        info.per_sample |= fl & sample != 0;
+                        info.reads_sample_mask |= ids.rows[v][FLAGS] & F_BUILTIN_SAMPLE_MASK != 0;
+                    }
                     _ => {}
                 }
             }
@@ -702,6 +715,9 @@ static ROUTE: [u8; OP_SHAPE.len()] = {
 
 fn builtin_flags(b: BuiltIn, member: bool) -> u32 {
     let sample = b == BuiltIn::SampleId || b == BuiltIn::SamplePosition;
+    if b == BuiltIn::SampleMask && !member {
+        return F_BUILTIN | F_BUILTIN_SAMPLE_MASK;
+    }
     match (member, sample) {
         (false, false) => F_BUILTIN,
         (false, true) => F_BUILTIN | F_BUILTIN_SAMPLE,

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The hardware run: what .github/workflows/hardware.yml does on a real AMD GPU, and what the test
+# command does on the amdgpu kernel-interface shim (shared/tools/amdgpu-shim) for every POPS chip —
+# one script, the same steps, the same artifacts.
+#
+#   scripts/hardware-run.sh OUT_DIR
+#
+# Environment (all optional):
+#   POPS          the pops binary (default target/release/pops)
+#   EXPECT_LEVEL  the gfx level the GPU must have (the runner's label), checked in devices.json
+#   WINSYS_TESTS  the winsys `amdgpu` test binary, run first with --include-ignored
+#   DRAW_RUNS     submissions per draw variant (default 10)
+#   GPU_VA_BASE   place every buffer from this GPU address on, on the GPU and in the captures
+#                 alike, so that their IBs are the same bytes (pops selftest --gpu-va-base)
+#   SHIM, SHIM_CHIP  run the GPU steps on the shim library SHIM as chip SHIM_CHIP; each step's
+#                 kernel-interface record and events go to OUT_DIR/shim/<step>/
+#
+# Artifacts in OUT_DIR: logs/machine.txt, logs/winsys-tests.log, devices.json, selftest.json,
+# capture/ and selftest-capture.json, draw.json and draw-timing.txt, draw-capture/ and
+# draw-capture.json, logs/kernel.log, and steps.txt: one line `STEP STATUS` per step. Every step
+# runs whatever the earlier ones gave; the script exits with the first non-zero status.
+set -uo pipefail
+out=${1:?usage: hardware-run.sh OUT_DIR}
+mkdir -p "$out/logs"
+out=$(cd "$out" && pwd)
+pops=${POPS:-target/release/pops}
+runs=${DRAW_RUNS:-10}
+va=()
+if [ -n "${GPU_VA_BASE:-}" ]; then va=(--gpu-va-base "$GPU_VA_BASE"); fi
+: >"$out/steps.txt"
+first_failure=0
+
+# step NAME COMMAND...: runs COMMAND, records its status.
+step() {
+  local name=$1
+  shift
+  "$@"
+  local status=$?
+  echo "$name $status" >>"$out/steps.txt"
+  if [ "$status" -ne 0 ] && [ "$first_failure" -eq 0 ]; then first_failure=$status; fi
+  return 0
+}
+
+# on_gpu STEP COMMAND...: COMMAND on the GPU, or on the shim with its record in shim/STEP.
+on_gpu() {
+  local name=$1
+  shift
+  if [ -n "${SHIM:-}" ]; then
+    mkdir -p "$out/shim/$name"
+    LD_PRELOAD=$SHIM AMDGPU_GPU_ID=${SHIM_CHIP:?SHIM needs SHIM_CHIP} \
+      AMDGPU_ORACLE_DIR="$out/shim/$name" "$@"
+  else
+    "$@"
+  fi
+}
+
+machine() {
+  {
+    echo "label: ${EXPECT_LEVEL:-}"
+    echo "kernel: $(uname -r)"
+    echo "user: $(id)"
+    if [ -n "${SHIM:-}" ]; then echo "amdgpu kernel interface: shim $SHIM as $SHIM_CHIP"; fi
+    ls -l /dev/dri 2>&1 || true
+    cat /sys/module/amdgpu/version 2>/dev/null || true
+    for n in /sys/class/drm/renderD*/device/driver; do
+      [ -e "$n" ] && echo "$n -> $(readlink -f "$n")"
+    done
+    ls /lib/firmware/amdgpu 2>/dev/null | head -n 400 || true
+  } >"$out/logs/machine.txt" 2>&1
+}
+
+winsys_tests() {
+  on_gpu winsys-tests "$WINSYS_TESTS" --include-ignored --nocapture --test-threads=1 \
+    >"$out/logs/winsys-tests.log" 2>&1
+}
+
+devices() {
+  on_gpu devices "$pops" devices --json >"$out/devices.json" || return
+  if [ -n "${EXPECT_LEVEL:-}" ] && ! grep -q "\"gfx_level\":\"$EXPECT_LEVEL\"" "$out/devices.json"; then
+    echo "this GPU is expected to be $EXPECT_LEVEL but pops found no such GPU" >&2
+    return 1
+  fi
+}
+
+# The GPU's family as pops devices named it.
+family() {
+  sed -n 's/.*"family":"\([^"]*\)".*/\1/p' "$out/devices.json" | head -n 1
+}
+
+selftest() {
+  on_gpu selftest "$pops" selftest --json "${va[@]}" >"$out/selftest.json"
+}
+
+selftest_capture() {
+  "$pops" selftest --capture "$out/capture" --chip "$(family)" --json "${va[@]}" \
+    >"$out/selftest-capture.json"
+}
+
+draw() {
+  on_gpu draw "$pops" selftest --draw --runs "$runs" --json "${va[@]}" >"$out/draw.json"
+}
+
+draw_timing() {
+  on_gpu draw-timing "$pops" selftest --draw --runs "$runs" "${va[@]}" >"$out/draw-timing.txt"
+}
+
+draw_capture() {
+  "$pops" selftest --draw --capture "$out/draw-capture" --chip "$(family)" --json "${va[@]}" \
+    >"$out/draw-capture.json"
+}
+
+kernel_log() {
+  (sudo -n dmesg 2>/dev/null || dmesg 2>/dev/null || journalctl -k -n 500 --no-pager 2>/dev/null \
+    || echo "kernel log not readable") | grep -iE 'amdgpu|drm|gpu' | tail -n 300 \
+    >"$out/logs/kernel.log" || true
+}
+
+step machine machine
+if [ -n "${WINSYS_TESTS:-}" ]; then step winsys-tests winsys_tests; fi
+step devices devices
+step selftest selftest
+step selftest-capture selftest_capture
+step draw draw
+step draw-timing draw_timing
+step draw-capture draw_capture
+step kernel-log kernel_log
+cat "$out/steps.txt"
+exit "$first_failure"
