@@ -10,6 +10,7 @@
 #   EXPECT_LEVEL  the gfx level the GPU must have (the runner's label), checked in devices.json
 #   WINSYS_TESTS  the winsys `amdgpu` test binary, run first with --include-ignored
 #   DRAW_RUNS     submissions per draw variant (default 10)
+#   DEVICE        the render node to run on (pops selftest --device; default: the first amdgpu one)
 #   GPU_VA_BASE   place every buffer from this GPU address on, on the GPU and in the captures
 #                 alike, so that their IBs are the same bytes (pops selftest --gpu-va-base)
 #   SHIM, SHIM_CHIP  run the GPU steps on the shim library SHIM as chip SHIM_CHIP; each step's
@@ -27,6 +28,8 @@ pops=${POPS:-target/release/pops}
 runs=${DRAW_RUNS:-10}
 va=()
 if [ -n "${GPU_VA_BASE:-}" ]; then va=(--gpu-va-base "$GPU_VA_BASE"); fi
+node=()
+if [ -n "${DEVICE:-}" ]; then node=(--device "$DEVICE"); fi
 : >"$out/steps.txt"
 first_failure=0
 
@@ -88,7 +91,7 @@ family() {
 }
 
 selftest() {
-  on_gpu selftest "$pops" selftest --json "${va[@]}" >"$out/selftest.json"
+  on_gpu selftest "$pops" selftest "${node[@]}" --json "${va[@]}" >"$out/selftest.json"
 }
 
 selftest_capture() {
@@ -97,11 +100,11 @@ selftest_capture() {
 }
 
 draw() {
-  on_gpu draw "$pops" selftest --draw --runs "$runs" --json "${va[@]}" >"$out/draw.json"
+  on_gpu draw "$pops" selftest --draw "${node[@]}" --runs "$runs" --json "${va[@]}" >"$out/draw.json"
 }
 
 draw_timing() {
-  on_gpu draw-timing "$pops" selftest --draw --runs "$runs" "${va[@]}" >"$out/draw-timing.txt"
+  on_gpu draw-timing "$pops" selftest --draw "${node[@]}" --runs "$runs" "${va[@]}" >"$out/draw-timing.txt"
 }
 
 draw_capture() {

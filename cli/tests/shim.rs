@@ -129,6 +129,8 @@ fn check_chip(lib: &Path, chip: &str) {
         .env("SHIM", lib)
         .env("SHIM_CHIP", chip)
         .env("GPU_VA_BASE", VA_BASE)
+        // The node named, as a user with several GPUs does (`pops devices` finds it itself).
+        .env("DEVICE", "/dev/dri/renderD128")
         .env("DRAW_RUNS", "1")
         .output()
         .unwrap();
