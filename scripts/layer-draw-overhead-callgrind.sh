@@ -4,7 +4,8 @@
 # (10,000) on the RADV that really records command buffers on null hardware (shared/tools/
 # radv-oracle), on two devices of one process: one whose instance enables the layer, one without.
 # Each device has an interlocked and a plain pipeline; the recording binds the plain one ("no
-# interlocked fragment stage bound") or the interlocked one ("every draw uses one"). The measured
+# interlocked fragment stage bound") or the interlocked one ("every draw uses one"), each in both
+# orders of device creation (scripts/callgrind-common.sh). The measured
 # calls run inside `record_draws_layered` / `record_draws_plain`; their inclusive instruction
 # counts give the ratio. An A/A control (neither device layered) shows the method's own bias.
 #
@@ -15,16 +16,8 @@ cd "$(dirname "$0")/.."
 
 draws=${POPS_BENCH_DRAWS:-10000}
 family=${POPS_BENCH_FAMILY:-navi31}
-command -v valgrind >/dev/null || { echo "SKIPPED: valgrind not installed" >&2; exit 0; }
 icd=$(bash ../shared/tools/radv-oracle/build.sh target/radv-oracle | tail -n 1)
-
-cargo build --quiet --release -p pops-layer --lib
-cargo build --quiet --release -p pops-tests --bin pops-vk-scenario
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-bin=$target/release/pops-vk-scenario
-manifests=$target/release/explicit_layer.d
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/callgrind-common.sh
 
 run() { # name, then extra environment
     local name=$1
@@ -47,8 +40,8 @@ run() { # name, then extra environment
 }
 
 echo "instructions and estimated cycles (callgrind) of recording a command buffer of $draws draws on the RADV oracle ($family), with/without the layer"
-run "control (A/A), plain pipeline bound" POPS_BENCH_CONTROL=1
-run "control (A/A), interlocked pipeline bound" POPS_BENCH_CONTROL=1 POPS_BENCH_INTERLOCK=1
-run "layer, no interlocked fragment stage bound" 
-run "layer, every draw uses an interlocked fragment stage" POPS_BENCH_INTERLOCK=1
-run "layer writing the JSONL report, every draw interlocked" POPS_BENCH_INTERLOCK=1 VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
+both "control (A/A), plain pipeline bound" POPS_BENCH_CONTROL=1
+both "control (A/A), interlocked pipeline bound" POPS_BENCH_CONTROL=1 POPS_BENCH_INTERLOCK=1
+both "layer, no interlocked fragment stage bound"
+both "layer, every draw uses an interlocked fragment stage" POPS_BENCH_INTERLOCK=1
+both "layer writing the JSONL report, every draw interlocked" POPS_BENCH_INTERLOCK=1 VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"

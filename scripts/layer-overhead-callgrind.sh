@@ -23,16 +23,8 @@ cd "$(dirname "$0")/.."
 iters=${POPS_BENCH_ITERS:-5}
 family=${POPS_BENCH_FAMILY:-navi31}
 icd=/usr/share/vulkan/icd.d/radeon_icd.json
-command -v valgrind >/dev/null || { echo "SKIPPED: valgrind not installed" >&2; exit 0; }
 [ -f "$icd" ] || { echo "SKIPPED: $icd not installed" >&2; exit 0; }
-
-cargo build --quiet --release -p pops-layer --lib
-cargo build --quiet --release -p pops-tests --bin pops-vk-scenario
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-bin=$target/release/pops-vk-scenario
-manifests=$target/release/explicit_layer.d
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/callgrind-common.sh
 
 run() { # name, then extra environment
     local name=$1

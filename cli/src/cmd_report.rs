@@ -1,8 +1,9 @@
 //! `pops report`: the summary table of a layer report written elsewhere (another machine, an
 //! application started without `pops run`): one row per interlocked pipeline, library or shader
-//! object, and one per (bound object, draw state) with the draws summed.
+//! object, and one per (bound object, draw state) with the draws summed; a device loss first,
+//! with the interlocked draws it names.
 
-use crate::cmd_run::{read_report, render_table, summarize};
+use crate::cmd_run::{read_report, render_device_lost, render_table, summarize};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,6 +22,11 @@ pub fn run(a: Args) -> ExitCode {
         }
     };
     let s = summarize(&text);
+    // A device loss comes first: it is what the report is read for.
+    print!("{}", render_device_lost(&s.device_lost, "pops report"));
+    if s.records == 0 && !s.device_lost.is_empty() {
+        return ExitCode::SUCCESS;
+    }
     if s.records == 0 {
         eprintln!(
             "pops report: {} holds no records of VK_LAYER_POPS_interlock",

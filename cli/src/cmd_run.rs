@@ -441,6 +441,8 @@ pub struct Summary {
     pub interlocked: Vec<PipelineRow>,
     /// 1-based line numbers that are not JSON objects.
     pub bad_lines: Vec<usize>,
+    /// Device-lost lines (one per device that was lost), in report order.
+    pub device_lost: Vec<pops_report::DeviceLost>,
     /// Timing lines (the layer's `timing` setting), in report order.
     pub timing: Vec<pops_report::Timing>,
     /// Records of objects the layer's interlock experiment changed.
@@ -494,6 +496,10 @@ pub fn summarize(text: &str) -> Summary {
             Ok(pops_report::Line::Record(r)) => *r,
             Ok(pops_report::Line::Timing(t)) => {
                 s.timing.push(t);
+                continue;
+            }
+            Ok(pops_report::Line::DeviceLost(l)) => {
+                s.device_lost.push(*l);
                 continue;
             }
             Err(_) => {
@@ -592,6 +598,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
             s.bad_lines
         );
     }
+    o.push_str(&render_device_lost(&s.device_lost, "pops run"));
     if s.records == 0 {
         let _ = writeln!(
             o,
@@ -602,6 +609,78 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
         return o;
     }
     o.push_str(&render_table(s, "pops run"));
+    o
+}
+
+/// A report's device losses, first of all: the sentence, then each list's draws with their
+/// key POPS fields and findings. Pure.
+pub fn render_device_lost(lost: &[pops_report::DeviceLost], who: &str) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    for l in lost {
+        let _ = writeln!(o, "{who}: DEVICE LOST on '{}': {}", l.device, l.message);
+        for (title, list) in [
+            ("in flight", &l.in_flight),
+            ("at the loss", &l.at_loss),
+            ("just before", &l.recent),
+        ] {
+            for d in list {
+                let name = match (&d.name, &d.module_name) {
+                    (Some(n), _) => format!("'{n}'"),
+                    (None, Some(m)) => format!("{} (module '{m}')", d.handle),
+                    (None, None) => d.handle.clone(),
+                };
+                let fields = key_fields(d.registers.as_ref())
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let diags = d
+                    .diagnostics
+                    .iter()
+                    .map(|x| format!("{}:{}", x.severity.name(), x.code))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let _ = writeln!(
+                    o,
+                    "  {title:<12} submission {:>4}  {} {name} in command buffer {}: {} draw(s), {}, {} sample(s), chip {}{}{}",
+                    d.submission,
+                    d.bound,
+                    d.command_buffer,
+                    d.draws,
+                    d.interlock,
+                    d.samples.map_or("dynamic".to_string(), |n| n.to_string()),
+                    d.chip.as_deref().unwrap_or("-"),
+                    if fields.is_empty() { String::new() } else { format!("; {fields}") },
+                    if diags.is_empty() { String::new() } else { format!("; {diags}") },
+                );
+            }
+        }
+        if l.not_kept > 0 {
+            let _ = writeln!(
+                o,
+                "  ({} older submission(s) in flight not kept)",
+                l.not_kept
+            );
+        }
+        if let Some(f) = &l.fault {
+            let _ = writeln!(o, "  driver's fault description: {}", f.description);
+            for a in &f.addresses {
+                let _ = writeln!(
+                    o,
+                    "    {} at {} (within {} bytes)",
+                    a.kind, a.address, a.precision
+                );
+            }
+            for v in &f.vendor {
+                let _ = writeln!(
+                    o,
+                    "    vendor fault {}: code {:#x}, data {:#x}",
+                    v.description, v.code, v.data
+                );
+            }
+        }
+    }
     o
 }
 
@@ -882,6 +961,28 @@ mod tests {
         let text = render_summary(&summarize(""), Path::new("/r"), &t, "true");
         assert!(text.contains("no pipelines reported: true created no pipeline"));
         assert!(!text.contains("NOTHING WAS RENDERED"));
+    }
+
+    /// A device-lost line is read and shown before everything else, each listed draw with its
+    /// submission, object, key POPS fields and findings, and the driver's fault description.
+    #[test]
+    fn a_device_loss_is_shown_before_everything_with_its_draws() {
+        let text = r#"{"schema_version":1,"id":1,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"raven","registers":null,"pm4":[],"diagnostics":[],"source":"shader_module","command_buffer":"0xc","bound":"pipeline","draws":2}
+{"schema_version":1,"app":"a","device":"d","kind":"device_lost","chip":"raven","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":4,"command_buffer":"0xc","handle":"0x10","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"pixel-ordered","samples":8,"chip":"raven","draws":2,"registers":{"DB_DFSM_CONTROL":{"address":1,"value":0,"fields":{"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":["POPS_DRAIN_PS_ON_OVERLAP"]}},"diagnostics":[{"severity":"warning","code":"x-y","message":"m"}]}],"recent":[],"not_kept":0,"fault":{"description":"A GPUVM fault has been detected","addresses":[{"type":"WRITE_INVALID","address":"0x1000","precision":4096}],"vendor":[],"vendor_binary_bytes":0}}"#;
+        let s = summarize(text);
+        assert!(s.bad_lines.is_empty(), "{:?}", s.bad_lines);
+        assert_eq!(s.device_lost.len(), 1);
+        let shown = render_summary(&s, Path::new("r.jsonl"), &Target::NoInterlock, "app");
+        let lost = shown.find("DEVICE LOST").expect("shown");
+        assert!(
+            lost < shown.find("pipeline(s) reported").unwrap(),
+            "{shown}"
+        );
+        assert!(shown.contains("at the loss  submission    4  pipeline 'oit' in command buffer 0xc: 2 draw(s), pixel-ordered, 8 sample(s), chip raven; POPS_DRAIN_PS_ON_OVERLAP=1; warning:x-y"), "{shown}");
+        assert!(
+            shown.contains("WRITE_INVALID at 0x1000 (within 4096 bytes)"),
+            "{shown}"
+        );
     }
 
     /// Timing lines are read (not counted bad) and summarised even where nothing left uses

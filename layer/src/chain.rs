@@ -140,6 +140,9 @@ fn target_size(t: vk::StructureType) -> Option<usize> {
         vk::StructureType::SHADER_MODULE_CREATE_INFO => {
             Some(size_of::<vk::ShaderModuleCreateInfo>())
         }
+        vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT => {
+            Some(size_of::<vk::PhysicalDeviceFaultFeaturesEXT>())
+        }
         _ => None,
     }
 }
@@ -169,6 +172,113 @@ pub unsafe fn with_feature_enabled(
     info.p_next = storage[0].as_ptr() as *const std::ffi::c_void;
     Some(EnabledCopy {
         _storage: storage,
+        info,
+    })
+}
+
+/// The extension that describes a device loss.
+pub const DEVICE_FAULT: &std::ffi::CStr = c"VK_EXT_device_fault";
+
+/// What the application's device create info already does about VK_EXT_device_fault.
+///
+/// # Safety
+/// `ci` must be a valid `VkDeviceCreateInfo`.
+pub unsafe fn device_fault_enabled(ci: &vk::DeviceCreateInfo) -> bool {
+    // SAFETY: the names and chain of a valid create info.
+    unsafe { extension_enabled(ci, DEVICE_FAULT) && fault_feature(ci).is_some_and(|on| on) }
+}
+
+/// Whether `ci` enables the extension `name`.
+///
+/// # Safety
+/// `ci` must be a valid `VkDeviceCreateInfo`.
+unsafe fn extension_enabled(ci: &vk::DeviceCreateInfo, name: &std::ffi::CStr) -> bool {
+    // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount NUL-terminated names.
+    unsafe {
+        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
+    }
+    .iter()
+    // SAFETY: as above.
+    .any(|&p| !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == name)
+}
+
+/// The deviceFault member of a chained VkPhysicalDeviceFaultFeaturesEXT, if one is chained.
+///
+/// # Safety
+/// `ci` must be a valid `VkDeviceCreateInfo`.
+unsafe fn fault_feature(ci: &vk::DeviceCreateInfo) -> Option<bool> {
+    // SAFETY: a valid chain.
+    let p = unsafe {
+        crate::ffi::find_in_chain(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
+        )
+    } as *const vk::PhysicalDeviceFaultFeaturesEXT;
+    // SAFETY: sType identifies the structure.
+    (!p.is_null()).then(|| unsafe { (*p).device_fault } == vk::TRUE)
+}
+
+/// A copy of a device create info that also enables VK_EXT_device_fault and its deviceFault
+/// feature: the extension's name added to a copy of the names, the feature structure prepended
+/// to the chain (or, where the application chains one with the feature off, the chain copied up
+/// to it with the feature on).
+pub struct FaultCopy {
+    _storage: Vec<Box<[u64]>>,
+    _feature: Box<vk::PhysicalDeviceFaultFeaturesEXT<'static>>,
+    _names: Vec<*const std::ffi::c_char>,
+    pub info: vk::DeviceCreateInfo<'static>,
+}
+
+/// `ci` with deviceFault enabled, or `None` where the layer cannot copy its chain.
+///
+/// # Safety
+/// `ci` must be a valid `VkDeviceCreateInfo`.
+pub unsafe fn with_device_fault(ci: &vk::DeviceCreateInfo) -> Option<FaultCopy> {
+    let mut info: vk::DeviceCreateInfo<'static> =
+        // SAFETY: a plain copy of the application's structure; its pointers stay valid while
+        // the application's call lasts, which is as long as the copy is used.
+        unsafe { std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*ci) };
+    // SAFETY: the names of a valid create info.
+    let mut names: Vec<*const std::ffi::c_char> = unsafe {
+        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
+    }
+    .to_vec();
+    // SAFETY: as above.
+    if !unsafe { extension_enabled(ci, DEVICE_FAULT) } {
+        names.push(DEVICE_FAULT.as_ptr());
+    }
+    info.enabled_extension_count = u32::try_from(names.len()).ok()?;
+    info.pp_enabled_extension_names = names.as_ptr();
+    let mut feature = Box::new(vk::PhysicalDeviceFaultFeaturesEXT {
+        device_fault: vk::TRUE,
+        p_next: ci.p_next as *mut std::ffi::c_void,
+        ..Default::default()
+    });
+    let mut storage = Vec::new();
+    // SAFETY: a valid chain.
+    if unsafe { fault_feature(ci) }.is_some() {
+        // SAFETY: a valid chain with the structure in it.
+        storage = unsafe {
+            copy_chain_until(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
+            )?
+        };
+        let last = storage.last_mut()?;
+        // SAFETY: the last copy holds the fault features.
+        unsafe {
+            (*(last.as_mut_ptr() as *mut vk::PhysicalDeviceFaultFeaturesEXT)).device_fault =
+                vk::TRUE
+        };
+        info.p_next = storage[0].as_ptr() as *const std::ffi::c_void;
+    } else {
+        info.p_next =
+            &mut *feature as *mut vk::PhysicalDeviceFaultFeaturesEXT as *const std::ffi::c_void;
+    }
+    Some(FaultCopy {
+        _storage: storage,
+        _feature: feature,
+        _names: names,
         info,
     })
 }
@@ -412,5 +522,96 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
+    }
+
+    fn names(info: &vk::DeviceCreateInfo) -> Vec<String> {
+        // SAFETY: the copy's names, valid while it lives.
+        unsafe {
+            crate::model::capture::slice(
+                info.pp_enabled_extension_names,
+                info.enabled_extension_count,
+            )
+            .iter()
+            .map(|p| std::ffi::CStr::from_ptr(*p).to_string_lossy().into_owned())
+            .collect()
+        }
+    }
+
+    /// Where the application did not enable VK_EXT_device_fault, the copy adds the extension's
+    /// name and a feature structure in front of the application's chain; where it chains the
+    /// feature off, the chain is copied up to it with the feature on; the application's own
+    /// structures never change. Enabled by the application, nothing is copied.
+    #[test]
+    fn the_device_fault_copy_enables_the_extension_and_its_feature() {
+        let swapchain = c"VK_KHR_swapchain";
+        let app_names = [swapchain.as_ptr()];
+        let v13 = vk::PhysicalDeviceVulkan13Features::default();
+        let ci = vk::DeviceCreateInfo {
+            p_next: &v13 as *const _ as *const std::ffi::c_void,
+            enabled_extension_count: 1,
+            pp_enabled_extension_names: app_names.as_ptr(),
+            ..Default::default()
+        };
+        // SAFETY: a valid create info built above.
+        assert!(!unsafe { device_fault_enabled(&ci) });
+        // SAFETY: as above.
+        let copy = unsafe { with_device_fault(&ci) }.expect("a copy");
+        assert_eq!(
+            names(&copy.info),
+            ["VK_KHR_swapchain", "VK_EXT_device_fault"]
+        );
+        // SAFETY: the copy's first structure is the layer's feature structure.
+        let f = unsafe { &*(copy.info.p_next as *const vk::PhysicalDeviceFaultFeaturesEXT) };
+        assert_eq!(
+            f.s_type,
+            vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT
+        );
+        assert_eq!(f.device_fault, vk::TRUE);
+        assert_eq!(
+            f.p_next, &v13 as *const _ as *mut std::ffi::c_void,
+            "the rest is shared"
+        );
+        assert_eq!(ci.enabled_extension_count, 1, "the application's own");
+        // SAFETY: the copy's chain is valid.
+        assert!(unsafe { device_fault_enabled(&copy.info) });
+
+        // The extension enabled, the feature chained off: copied up to it, switched on.
+        let fault_name = [DEVICE_FAULT.as_ptr()];
+        let off = vk::PhysicalDeviceFaultFeaturesEXT::default();
+        let v12 = vk::PhysicalDeviceVulkan12Features {
+            p_next: &off as *const _ as *mut std::ffi::c_void,
+            ..Default::default()
+        };
+        let ci = vk::DeviceCreateInfo {
+            p_next: &v12 as *const _ as *const std::ffi::c_void,
+            enabled_extension_count: 1,
+            pp_enabled_extension_names: fault_name.as_ptr(),
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        let copy = unsafe { with_device_fault(&ci) }.expect("known structures");
+        assert_eq!(names(&copy.info), ["VK_EXT_device_fault"]);
+        // SAFETY: a Vulkan 1.2 features copy, then the fault features copy.
+        let (c12, cf) = unsafe {
+            let c12 = &*(copy.info.p_next as *const vk::PhysicalDeviceVulkan12Features);
+            (
+                c12,
+                &*(c12.p_next as *const vk::PhysicalDeviceFaultFeaturesEXT),
+            )
+        };
+        assert_ne!(c12 as *const _, &v12 as *const _);
+        assert_eq!(cf.device_fault, vk::TRUE);
+        assert_eq!(off.device_fault, vk::FALSE, "the application's own");
+
+        // Enabled by the application.
+        let on = vk::PhysicalDeviceFaultFeaturesEXT::default().device_fault(true);
+        let ci = vk::DeviceCreateInfo {
+            p_next: &on as *const _ as *const std::ffi::c_void,
+            enabled_extension_count: 1,
+            pp_enabled_extension_names: fault_name.as_ptr(),
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        assert!(unsafe { device_fault_enabled(&ci) });
     }
 }

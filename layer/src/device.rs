@@ -8,7 +8,9 @@ use crate::model::analysis::InterlockFeatures;
 use crate::model::experiment::Active;
 use crate::next::Next;
 use crate::settings::Settings;
-use crate::stores::{Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Timing};
+use crate::stores::{
+    Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Submissions, Timing,
+};
 use ash::vk;
 use pm4::Family;
 use std::sync::Arc;
@@ -43,4 +45,17 @@ pub struct Device {
     pub experiment: Option<Active>,
     /// GPU time of interlocked work (the `timing` setting), where the device allows it.
     pub timing: Option<Timing>,
+    /// What was submitted and not yet known complete, for the report of a device loss.
+    pub submissions: Submissions,
+    /// vkGetDeviceFaultInfoEXT, where VK_EXT_device_fault's deviceFault is enabled (by the
+    /// application or by the layer).
+    pub fault_info: Option<vk::PFN_vkGetDeviceFaultInfoEXT>,
+}
+
+impl Device {
+    /// The timing, while the device is not lost: on a lost device the layer records and reads
+    /// no more queries of its own.
+    pub fn timing(&self) -> Option<&Timing> {
+        self.timing.as_ref().filter(|_| !self.submissions.is_lost())
+    }
 }

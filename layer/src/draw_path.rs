@@ -39,7 +39,7 @@ fn count_slow(d: &Device, cb: vk::CommandBuffer) {
             .draw(vk::Handle::as_raw(cb), registry::is_sole(d));
         // With the timing setting: the draw opens a timed range unless one is open for the
         // same object (a change of object closes it, crate::hooks::state).
-        if let (Some(t), Some(b)) = (&d.timing, drawn) {
+        if let (Some(t), Some(b)) = (d.timing(), drawn) {
             t.draw(cb, &b);
         }
     });

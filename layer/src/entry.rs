@@ -6,7 +6,7 @@
 use crate::boundary::{ffi_boundary, guarded, Fallback};
 use crate::hooks::{
     attachments, device, instance, lifecycle, modules, names, passes, pipelines, queue,
-    render_passes, shader_objects, state, timing,
+    render_passes, shader_objects, state, sync, timing,
 };
 use crate::registry;
 use ash::vk;

@@ -19,4 +19,8 @@ pub struct Instance {
     pub messengers: Arc<Messengers>,
     /// Whether the layer still works for this instance, shared with its devices.
     pub health: Arc<Health>,
+    /// Whether the application's instance has vkGetPhysicalDeviceFeatures2 (Vulkan 1.1, or
+    /// VK_KHR_get_physical_device_properties2 enabled): what the device extensions the layer
+    /// may enable for itself (VK_EXT_device_fault) depend on.
+    pub properties2: bool,
 }

@@ -99,7 +99,8 @@ pub(crate) fn emit(
 }
 
 /// One `draw` record: the draws of one command buffer with one bound object and draw state.
-pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) {
+/// The record is kept with the command buffer, for the report of a device loss.
+pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<Record> {
     let b = &g.bound;
     let entry = crate::model::analysis::fragment_entry(&b.fragment.analysis, &b.fragment.entry);
     let mut rec = build_record(
@@ -117,6 +118,7 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) {
     d.stats.draw_record(g.count);
     write_report(d, &rec);
     tell_messengers(d, b.handle, &rec);
+    std::sync::Arc::new(rec)
 }
 
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
@@ -190,6 +192,40 @@ fn log_line(rec: &Record, flagged: bool) {
     } else {
         log::info!("{line}");
     }
+}
+
+/// The device-lost line: to the log as an error, the report at once, and the application's
+/// debug-utils messengers as an error on the queue (or the device).
+pub(crate) fn device_lost(
+    d: &Device,
+    line: &pops_report::DeviceLost<crate::model::record::Shared>,
+    queue: Option<u64>,
+) {
+    log::error!("device '{}': {}", d.device_name, line.message);
+    if let Some(path) = &d.settings.report {
+        // Written at once: the application may well not survive the loss.
+        if let Err(e) = report::append_line(path, line, true) {
+            log::error!("cannot write report {}: {e}", path.display());
+        }
+    }
+    let (object_type, handle) = match queue {
+        Some(q) => (vk::ObjectType::QUEUE, q),
+        None => (vk::ObjectType::DEVICE, vk::Handle::as_raw(d.handle)),
+    };
+    let subject = crate::messenger::Subject {
+        object_type,
+        handle,
+        name: None,
+        context: format!(
+            "device '{}', chip {}",
+            d.device_name,
+            line.chip.as_deref().unwrap_or("none")
+        ),
+        samples: None,
+    };
+    let finding = findings::device_lost(&line.message);
+    d.messengers
+        .deliver(&subject, std::slice::from_ref(&finding));
 }
 
 pub(crate) fn write_report(d: &Device, rec: &Record) {

@@ -43,6 +43,7 @@ macro_rules! vulkan_table {
                 vkGetPhysicalDeviceProperties2.get_physical_device_properties2: vk::PFN_vkGetPhysicalDeviceProperties2;
                 vkGetPhysicalDeviceQueueFamilyProperties.get_physical_device_queue_family_properties: vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties;
                 vkEnumerateDeviceExtensionProperties.enumerate_device_extension_properties: vk::PFN_vkEnumerateDeviceExtensionProperties;
+                vkGetPhysicalDeviceFeatures2.get_physical_device_features2: vk::PFN_vkGetPhysicalDeviceFeatures2;
             ]
             device [
             own always vkDestroyDevice.destroy_device: vk::PFN_vkDestroyDevice => device::destroy_device [device: vk::Device, p_allocator: *const vk::AllocationCallbacks];
@@ -58,10 +59,24 @@ macro_rules! vulkan_table {
             hook always vkDestroyRenderPass.destroy_render_pass: vk::PFN_vkDestroyRenderPass => render_passes::destroy [device: vk::Device, render_pass: vk::RenderPass, p_allocator: *const vk::AllocationCallbacks];
             hook timing vkCreateCommandPool.create_command_pool: vk::PFN_vkCreateCommandPool => timing::create_command_pool [device: vk::Device, info: *const vk::CommandPoolCreateInfo, alloc: *const vk::AllocationCallbacks, out: *mut vk::CommandPool] -> vk::Result;
             hook timing vkDestroyCommandPool.destroy_command_pool: vk::PFN_vkDestroyCommandPool => timing::destroy_command_pool [device: vk::Device, pool: vk::CommandPool, alloc: *const vk::AllocationCallbacks];
-            hook timing vkQueueSubmit.queue_submit: vk::PFN_vkQueueSubmit => queue::submit [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo, fence: vk::Fence] -> vk::Result;
-            hook timing vkQueueSubmit2.queue_submit2: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
-            hook timing vkQueueSubmit2KHR.queue_submit2_khr: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
-            hook timing vkQueuePresentKHR.queue_present_khr: vk::PFN_vkQueuePresentKHR => queue::present [queue: vk::Queue, info: *const vk::PresentInfoKHR] -> vk::Result;
+            hook always vkQueueSubmit.queue_submit: vk::PFN_vkQueueSubmit => queue::submit [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo, fence: vk::Fence] -> vk::Result;
+            hook always vkQueueSubmit2.queue_submit2: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
+            hook always vkQueueSubmit2KHR.queue_submit2_khr: vk::PFN_vkQueueSubmit2 => queue::submit2 [queue: vk::Queue, n: u32, submits: *const vk::SubmitInfo2, fence: vk::Fence] -> vk::Result;
+            hook always vkQueueBindSparse.queue_bind_sparse: vk::PFN_vkQueueBindSparse => queue::bind_sparse [queue: vk::Queue, n: u32, infos: *const vk::BindSparseInfo, fence: vk::Fence] -> vk::Result;
+            hook always vkQueuePresentKHR.queue_present_khr: vk::PFN_vkQueuePresentKHR => queue::present [queue: vk::Queue, info: *const vk::PresentInfoKHR] -> vk::Result;
+            hook always vkQueueWaitIdle.queue_wait_idle: vk::PFN_vkQueueWaitIdle => queue::wait_idle [queue: vk::Queue] -> vk::Result;
+            hook always vkDeviceWaitIdle.device_wait_idle: vk::PFN_vkDeviceWaitIdle => sync::device_wait_idle [device: vk::Device] -> vk::Result;
+            hook always vkWaitForFences.wait_for_fences: vk::PFN_vkWaitForFences => sync::wait_for_fences [device: vk::Device, n: u32, fences: *const vk::Fence, all: vk::Bool32, timeout: u64] -> vk::Result;
+            hook always vkGetFenceStatus.get_fence_status: vk::PFN_vkGetFenceStatus => sync::get_fence_status [device: vk::Device, fence: vk::Fence] -> vk::Result;
+            hook always vkCreateSemaphore.create_semaphore: vk::PFN_vkCreateSemaphore => sync::create_semaphore [device: vk::Device, info: *const vk::SemaphoreCreateInfo, alloc: *const vk::AllocationCallbacks, out: *mut vk::Semaphore] -> vk::Result;
+            hook always vkDestroySemaphore.destroy_semaphore: vk::PFN_vkDestroySemaphore => sync::destroy_semaphore [device: vk::Device, semaphore: vk::Semaphore, alloc: *const vk::AllocationCallbacks];
+            hook always vkWaitSemaphores.wait_semaphores: vk::PFN_vkWaitSemaphores => sync::wait_semaphores [device: vk::Device, info: *const vk::SemaphoreWaitInfo, timeout: u64] -> vk::Result;
+            hook always vkWaitSemaphoresKHR.wait_semaphores_khr: vk::PFN_vkWaitSemaphores => sync::wait_semaphores [device: vk::Device, info: *const vk::SemaphoreWaitInfo, timeout: u64] -> vk::Result;
+            hook always vkGetSemaphoreCounterValue.get_semaphore_counter_value: vk::PFN_vkGetSemaphoreCounterValue => sync::get_semaphore_counter_value [device: vk::Device, semaphore: vk::Semaphore, value: *mut u64] -> vk::Result;
+            hook always vkGetSemaphoreCounterValueKHR.get_semaphore_counter_value_khr: vk::PFN_vkGetSemaphoreCounterValue => sync::get_semaphore_counter_value [device: vk::Device, semaphore: vk::Semaphore, value: *mut u64] -> vk::Result;
+            hook always vkGetQueryPoolResults.get_query_pool_results: vk::PFN_vkGetQueryPoolResults => sync::get_query_pool_results [device: vk::Device, pool: vk::QueryPool, first: u32, count: u32, size: usize, data: *mut std::ffi::c_void, stride: vk::DeviceSize, flags: vk::QueryResultFlags] -> vk::Result;
+            hook always vkAcquireNextImageKHR.acquire_next_image_khr: vk::PFN_vkAcquireNextImageKHR => sync::acquire_next_image [device: vk::Device, swapchain: vk::SwapchainKHR, timeout: u64, semaphore: vk::Semaphore, fence: vk::Fence, index: *mut u32] -> vk::Result;
+            hook always vkAcquireNextImage2KHR.acquire_next_image2_khr: vk::PFN_vkAcquireNextImage2KHR => sync::acquire_next_image2 [device: vk::Device, info: *const vk::AcquireNextImageInfoKHR, index: *mut u32] -> vk::Result;
             hook always vkAllocateCommandBuffers.allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers => lifecycle::allocate [device: vk::Device, info: *const vk::CommandBufferAllocateInfo, out: *mut vk::CommandBuffer] -> vk::Result;
             hook always vkFreeCommandBuffers.free_command_buffers: vk::PFN_vkFreeCommandBuffers => lifecycle::free [device: vk::Device, pool: vk::CommandPool, n: u32, cbs: *const vk::CommandBuffer];
             hook always vkBeginCommandBuffer.begin_command_buffer: vk::PFN_vkBeginCommandBuffer => lifecycle::begin [cb: vk::CommandBuffer, info: *const vk::CommandBufferBeginInfo] -> vk::Result;
@@ -153,7 +168,7 @@ macro_rules! vulkan_table {
             action timing vkCmdDispatch.cmd_dispatch: vk::PFN_vkCmdDispatch => timing::before_action [cb: vk::CommandBuffer, x: u32, y: u32, z: u32];
             action timing vkCmdDispatchIndirect.cmd_dispatch_indirect: vk::PFN_vkCmdDispatchIndirect => timing::before_action [cb: vk::CommandBuffer, b: vk::Buffer, o: vk::DeviceSize];
             action timing vkCmdDispatchBase.cmd_dispatch_base: vk::PFN_vkCmdDispatchBase => timing::before_action [cb: vk::CommandBuffer, a: u32, b: u32, c: u32, x: u32, y: u32, z: u32];
-            action timing vkCmdExecuteCommands.cmd_execute_commands: vk::PFN_vkCmdExecuteCommands => timing::before_action [cb: vk::CommandBuffer, n: u32, p: *const vk::CommandBuffer];
+            hook always vkCmdExecuteCommands.cmd_execute_commands: vk::PFN_vkCmdExecuteCommands => lifecycle::execute_commands [cb: vk::CommandBuffer, n: u32, p: *const vk::CommandBuffer];
             action timing vkCmdResetQueryPool.cmd_reset_query_pool: vk::PFN_vkCmdResetQueryPool => timing::before_action [cb: vk::CommandBuffer, p: vk::QueryPool, f: u32, n: u32];
             action timing vkCmdBeginQuery.cmd_begin_query: vk::PFN_vkCmdBeginQuery => timing::before_action [cb: vk::CommandBuffer, p: vk::QueryPool, q: u32, f: vk::QueryControlFlags];
             action timing vkCmdWriteTimestamp.cmd_write_timestamp: vk::PFN_vkCmdWriteTimestamp => timing::before_action [cb: vk::CommandBuffer, s: vk::PipelineStageFlags, p: vk::QueryPool, q: u32];
@@ -166,7 +181,7 @@ macro_rules! vulkan_table {
             device_calls [
                 vkCreateQueryPool.create_query_pool: vk::PFN_vkCreateQueryPool;
                 vkDestroyQueryPool.destroy_query_pool: vk::PFN_vkDestroyQueryPool;
-                vkGetQueryPoolResults.get_query_pool_results: vk::PFN_vkGetQueryPoolResults;
+                vkGetDeviceFaultInfoEXT.get_device_fault_info_ext: vk::PFN_vkGetDeviceFaultInfoEXT;
             ]
         }
     };

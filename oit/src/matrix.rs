@@ -259,7 +259,12 @@ pub fn print_table(rows: &[Row]) {
             } else {
                 "-".into()
             },
-            ms(&r.gpu_ms),
+            // Where no shader ran, the GPU's timestamps time nothing.
+            if matches!(r.outcome, Outcome::NoShaderOutput) {
+                "-".to_string()
+            } else {
+                ms(&r.gpu_ms)
+            },
             ms(&r.cpu_ms),
             r.hash
                 .map(|h| format!("{h:016x}"))

@@ -9,7 +9,7 @@
 use serde_json::Value;
 use std::path::Path;
 
-const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
+use pops_tests::radv_shim::RADV;
 
 fn skip(reason: &str) {
     assert!(
@@ -19,31 +19,27 @@ fn skip(reason: &str) {
     pops_testkit::skipped(reason);
 }
 
-fn check_chip(shim: &Path, manifests: &Path, chip: &str) {
+fn check_chip(shim: &Path, chip: &str) {
     let dir = pops_tests::temp_dir(&format!("oit-shim-{chip}"));
     let report = dir.join("report.jsonl");
-    let out = pops_testkit::shim::command(shim, env!("CARGO_BIN_EXE_pops-oit"), chip, &dir)
-        .args([
-            "--matrix",
-            "--width",
-            "160",
-            "--height",
-            "96",
-            "--triangles",
-            "40",
-        ])
-        .env("VK_DRIVER_FILES", RADV)
-        .env_remove("VK_ICD_FILENAMES")
-        .env_remove("RADV_FORCE_FAMILY")
-        .env("MESA_SHADER_CACHE_DISABLE", "true")
-        // Every IB inline (no chained preamble): the shim records top-level IBs only.
-        .env("RADV_DEBUG", "noibs")
-        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-        .env("VK_ADD_LAYER_PATH", manifests)
-        .env("VK_INSTANCE_LAYERS", "VK_LAYER_POPS_interlock")
-        .env("VK_POPS_INTERLOCK_REPORT", &report)
-        .output()
-        .unwrap();
+    let out = pops_tests::radv_shim::command(
+        shim,
+        env!("CARGO_BIN_EXE_pops-oit"),
+        chip,
+        &dir,
+        Some(&report),
+    )
+    .args([
+        "--matrix",
+        "--width",
+        "160",
+        "--height",
+        "96",
+        "--triangles",
+        "40",
+    ])
+    .output()
+    .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     // Every combination submitted and completed, none with shader output: pops-oit's own
@@ -111,15 +107,182 @@ fn radv_on_the_shim_submits_what_the_draw_records_say_on_every_pops_chip() {
     let Some(shim) = pops_testkit::shim::library_or_skip() else {
         return;
     };
-    let manifests = pops_tests::layer_manifest_dir();
     std::thread::scope(|s| {
         for chunk in pops_testkit::shim::CHIPS.chunks(5) {
-            let (shim, manifests) = (&shim, &manifests);
+            let shim = &shim;
             s.spawn(move || {
                 for chip in chunk {
-                    check_chip(shim, manifests, chip);
+                    check_chip(shim, chip);
                 }
             });
         }
     });
+}
+
+/// pops-oit on RADV over the shim, with or without the layer: exit status, standard output with
+/// its CPU times masked (they differ between runs), the report's lines and the shim's dir.
+fn oit_run(
+    shim: &Path,
+    chip: &str,
+    dir: &Path,
+    args: &[&str],
+    inject: (&str, &str),
+    layer: bool,
+) -> (Option<i32>, String, Vec<Value>) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let report = dir.join("report.jsonl");
+    let out = pops_tests::radv_shim::command(
+        shim,
+        env!("CARGO_BIN_EXE_pops-oit"),
+        chip,
+        dir,
+        layer.then_some(report.as_path()),
+    )
+    .args(["--width", "64", "--height", "32", "--triangles", "10"])
+    .args(args)
+    .env(inject.0, inject.1)
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let masked: String = stdout
+        .split_whitespace()
+        .map(|w| {
+            if w.ends_with("ms") && w[..w.len() - 2].parse::<f64>().is_ok() {
+                "#ms"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lines = if layer {
+        pops_tests::read_report(&report)
+    } else {
+        Vec::new()
+    };
+    (out.status.code(), masked, lines)
+}
+
+/// A GPU reset or a lost context during pops-oit's matrix: the application's output and exit
+/// status are the same with the layer; the device-lost line names the interlocked draws of the
+/// submission RADV was refused (the shim's failed submission), and those just before it with
+/// the fields RADV submitted for them; pops-oit waits for every submission, so nothing is in
+/// flight. A run whose algorithm has no interlock gets the line too, saying "no interlocked
+/// work".
+#[test]
+fn a_device_loss_during_the_matrix_names_its_draws_and_changes_nothing_else() {
+    if !Path::new(RADV).is_file() {
+        return skip(&format!("RADV ({RADV}) not installed"));
+    }
+    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+        return;
+    };
+    for chip in ["navi31", "vega10"] {
+        for inject in [
+            ("AMDGPU_ORACLE_RESET", "2:guilty"),
+            ("AMDGPU_ORACLE_FAIL", "cs:ENODATA:5"),
+            ("AMDGPU_ORACLE_FAIL", "cs:ETIME:11"),
+        ] {
+            let at = format!("{chip} {}={}", inject.0, inject.1);
+            let dir = pops_tests::temp_dir(&format!("oit-lost-{chip}"));
+            let plain = oit_run(&shim, chip, &dir, &["--matrix"], inject, false);
+            let (code, out, report) = oit_run(&shim, chip, &dir, &["--matrix"], inject, true);
+            assert_eq!(
+                (code, &out),
+                (plain.0, &plain.1),
+                "{at}: the application's output"
+            );
+            assert_eq!(code, Some(1), "{at}: {out}");
+            let lost: Vec<&Value> = report
+                .iter()
+                .filter(|r| r["kind"] == "device_lost")
+                .collect();
+            assert_eq!(lost.len(), 1, "{at}");
+            let l = lost[0];
+            assert!(l["in_flight"].as_array().unwrap().is_empty(), "{at}: {l}");
+            // The submission the kernel refused: the shim's failed one, first of its kind.
+            let subs: Vec<Value> = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("submissions-"))
+                .flat_map(|e| {
+                    std::fs::read_to_string(e.path())
+                        .unwrap()
+                        .lines()
+                        .map(|x| serde_json::from_str::<Value>(x).unwrap())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let refused = subs
+                .iter()
+                .find(|s| s["result"] != 0)
+                .unwrap_or_else(|| panic!("{at}: no refused submission"))["submission"]
+                .as_u64()
+                .unwrap();
+            let at_loss = l["at_loss"].as_array().unwrap();
+            assert!(
+                !at_loss.is_empty(),
+                "{at}: the matrix's combinations are all interlocked up to the linked list"
+            );
+            for d in at_loss {
+                assert_eq!(d["submission"], refused, "{at}: {d}");
+            }
+            let level = pm4::Family::parse(chip).unwrap().gfx_level();
+            let submitted = pops_tests::submitted::draws(&dir, level);
+            let recent = l["recent"].as_array().unwrap();
+            assert_eq!(recent.len() as u64, (refused - 1).min(8), "{at}: {l}");
+            for d in recent {
+                let rec = report
+                    .iter()
+                    .find(|r| r["kind"] == "draw" && r["id"] == d["record"])
+                    .unwrap_or_else(|| panic!("{at}: no draw record {d}"));
+                let n = d["submission"].as_u64().unwrap();
+                assert!(n < refused, "{at}: {d}");
+                assert!(
+                    submitted
+                        .iter()
+                        .filter(|s| s.submission == n && s.pops())
+                        .any(|s| pops_tests::submitted::agrees(rec, s).is_ok()),
+                    "{at}: submission {n}"
+                );
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        // No interlock anywhere: the line says so.
+        let dir = pops_tests::temp_dir(&format!("oit-lost-plain-{chip}"));
+        let args = [
+            "--algorithm",
+            "linkedlist",
+            "--aa",
+            "msaa4",
+            "--frames",
+            "3",
+        ];
+        let inject = ("AMDGPU_ORACLE_RESET", "1:guilty");
+        let plain = oit_run(&shim, chip, &dir, &args, inject, false);
+        let (code, out, report) = oit_run(&shim, chip, &dir, &args, inject, true);
+        assert_eq!((code, &out), (plain.0, &plain.1), "{chip}: {out}");
+        let lost: Vec<&Value> = report
+            .iter()
+            .filter(|r| r["kind"] == "device_lost")
+            .collect();
+        assert_eq!(lost.len(), 1, "{chip}: {out}");
+        for list in ["in_flight", "at_loss", "recent"] {
+            assert!(
+                lost[0][list].as_array().unwrap().is_empty(),
+                "{chip}: {}",
+                lost[0]
+            );
+        }
+        assert!(
+            lost[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no interlocked work"),
+            "{chip}: {}",
+            lost[0]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

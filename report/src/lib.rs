@@ -490,11 +490,114 @@ impl TimedObject {
     }
 }
 
+/// A device-lost line's `kind`: always `device_lost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceLostKind {
+    DeviceLost,
+}
+
+/// The one line the layer writes when a call on a device first returns VK_ERROR_DEVICE_LOST
+/// (schemas/report.schema.json, `kind: device_lost`): the interlocked draws that were on the
+/// GPU, or about to be, when the loss was seen. `R` is how the registers are held, as in
+/// [`Record`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceLost<R = Option<Registers>> {
+    pub schema_version: u32,
+    pub app: String,
+    pub device: String,
+    pub kind: DeviceLostKind,
+    pub chip: Option<String>,
+    /// The command that returned VK_ERROR_DEVICE_LOST (`vkQueueSubmit`, `vkWaitForFences`…).
+    pub call: String,
+    /// `0x…` of the queue the call concerned; null where it concerned none the layer knows
+    /// (vkDeviceWaitIdle, a fence no submission the layer saw signals).
+    pub queue: Option<String>,
+    /// What the line says, in a sentence: the counts of the lists, or "no interlocked work".
+    pub message: String,
+    /// The interlocked draws of submissions not known complete when the loss was seen, on every
+    /// queue of the device, oldest first: on a real hang the culprit is among them.
+    pub in_flight: Vec<LostDraw<R>>,
+    /// Those of the submission whose call returned the loss (a driver often notices a loss only
+    /// at the next submission).
+    pub at_loss: Vec<LostDraw<R>>,
+    /// Those of the last submissions known complete on the queue (on every queue where the call
+    /// concerned none), oldest first: a job can look complete before the reset is noticed.
+    pub recent: Vec<LostDraw<R>>,
+    /// Submissions with interlocked draws that were in flight but not kept (over the layer's
+    /// bound): their draws are in no list.
+    pub not_kept: u64,
+    /// The driver's description of the fault (VK_EXT_device_fault), where the device has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<DeviceFault>,
+}
+
+/// One draw record's draws in a submission, as a device-lost line lists them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LostDraw<R = Option<Registers>> {
+    /// The `id` of the draw record line these draws are.
+    pub record: u64,
+    /// `0x…` of the queue the submission went to.
+    pub queue: String,
+    /// The submission's number on the device, from 1 (every vkQueueSubmit and
+    /// vkQueueSubmit2 call counts).
+    pub submission: u64,
+    pub command_buffer: String,
+    /// `0x…` of the VkPipeline or VkShaderEXT bound.
+    pub handle: String,
+    pub bound: Bound,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_name: Option<String>,
+    pub stage_hash: Option<String>,
+    pub interlock: Interlock,
+    pub samples: Option<u32>,
+    pub chip: Option<String>,
+    /// How many draw commands of the command buffer used this state.
+    pub draws: u64,
+    pub registers: R,
+    /// The findings the draw record already had (a missing workaround, …).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What VK_EXT_device_fault's vkGetDeviceFaultInfoEXT said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceFault {
+    pub description: String,
+    pub addresses: Vec<FaultAddress>,
+    pub vendor: Vec<FaultVendor>,
+    /// Bytes of vendor binary crash dump the driver has (not copied into the report).
+    pub vendor_binary_bytes: u64,
+}
+
+/// A faulting GPU address (VkDeviceFaultAddressInfoEXT).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultAddress {
+    /// The VkDeviceFaultAddressTypeEXT, as the specification names it without prefix
+    /// (`READ_INVALID`, `WRITE_INVALID`, `INSTRUCTION_POINTER_FAULT`, …) or its number.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `0x…`.
+    pub address: String,
+    /// The address is exact to within this many bytes (a power of two).
+    pub precision: u64,
+}
+
+/// A vendor-specific fault (VkDeviceFaultVendorInfoEXT).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultVendor {
+    pub description: String,
+    pub code: u64,
+    pub data: u64,
+}
+
 /// Any line of the layer's report.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum Line {
     Timing(Timing),
+    DeviceLost(Box<DeviceLost>),
     Record(Box<Record>),
 }
 
@@ -804,6 +907,18 @@ mod schema {
                 "/$defs/timed_object/properties/experiment/properties/name/enum"
             ),
             names(&ExperimentName::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/lost_draw/properties/interlock/enum"),
+            names(&Interlock::ALL)
+        );
+        assert_eq!(
+            enum_at(&s, "/$defs/lost_draw/properties/bound/enum"),
+            names(&Bound::ALL)
+        );
+        assert_eq!(
+            s.pointer("/$defs/device_lost/properties/kind/const"),
+            Some(&serde_json::to_value(DeviceLostKind::DeviceLost).unwrap())
         );
         assert_eq!(
             enum_at(&s, "/$defs/timing/properties/scope/enum"),

@@ -273,6 +273,47 @@ mod tests {
 /// (`shared/tools/amdgpu-shim`): its recorded submissions, their IBs decoded, and the register
 /// fields in force at each draw packet — the second, independent check of the layer's draw
 /// records (the first is the RADV oracle's recorded command buffers).
+/// Stock RADV, with its own amdgpu winsys, on the amdgpu kernel-interface shim
+/// (`shared/tools/amdgpu-shim`): a Vulkan program submitting through libdrm and the kernel's
+/// checks, with or without the layer.
+pub mod radv_shim {
+    use std::path::Path;
+    use std::process::Command;
+
+    /// Stock RADV's ICD manifest.
+    pub const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
+
+    /// `program` on the shim as `chip` on RADV, the shim's recordings in `dir`; with the layer
+    /// (writing `report`) where one is given. Every IB is inline (RADV_DEBUG=noibs: the shim
+    /// records top-level IBs only).
+    pub fn command(
+        shim: &Path,
+        program: impl AsRef<std::ffi::OsStr>,
+        chip: &str,
+        dir: &Path,
+        report: Option<&Path>,
+    ) -> Command {
+        let mut c = pops_testkit::shim::command(shim, program, chip, dir);
+        c.env("VK_DRIVER_FILES", RADV)
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env("RADV_DEBUG", "noibs")
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .env_remove("VK_INSTANCE_LAYERS");
+        if let Some(report) = report {
+            static MANIFESTS: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+            c.env(
+                "VK_ADD_LAYER_PATH",
+                MANIFESTS.get_or_init(super::layer_manifest_dir),
+            )
+            .env("VK_INSTANCE_LAYERS", "VK_LAYER_POPS_interlock")
+            .env("VK_POPS_INTERLOCK_REPORT", report);
+        }
+        c
+    }
+}
+
 pub mod submitted {
     use serde_json::Value;
     use std::collections::BTreeMap;

@@ -48,7 +48,31 @@ pub unsafe fn create(
         )
     })
     .unwrap_or(Ok(None));
+    // SAFETY: a query on the application's physical device (once: the loader's answer is slow).
+    let extensions = unsafe { device_extensions(&inst, physical_device) };
+    // SAFETY: queries on the application's physical device.
+    let offers_fault = guarded(&inst.health, "vkCreateDevice", || unsafe {
+        offers_device_fault(&inst, physical_device, &extensions)
+    })
+    .unwrap_or(false);
+    let fault_on = std::cell::Cell::new(false);
     let call = |p_ci: *const vk::DeviceCreateInfo| {
+        // SAFETY: the application's valid create info (or a copy with one feature enabled).
+        let ci = unsafe { &*p_ci };
+        // SAFETY: as above.
+        let already = unsafe { chain::device_fault_enabled(ci) };
+        if !already && offers_fault {
+            // SAFETY: as above.
+            if let Some(copy) = unsafe { chain::with_device_fault(ci) } {
+                // SAFETY: the application's arguments, with deviceFault enabled besides.
+                let r = unsafe { next_create(physical_device, &copy.info, p_allocator, p_device) };
+                if r == vk::Result::SUCCESS {
+                    fault_on.set(true);
+                    return r;
+                }
+            }
+        }
+        fault_on.set(already);
         // SAFETY: the application's arguments (or a copy with one feature enabled).
         unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
     };
@@ -64,13 +88,19 @@ pub unsafe fn create(
         unsafe { next_gdpa(device, name.as_ptr()) }
     });
     // SAFETY: queries on the application's physical device and the new device.
-    let d = unsafe { describe(&inst, physical_device, device, next, next_gdpa) };
+    let d = unsafe { describe(&inst, physical_device, &extensions, device, next, next_gdpa) };
     if let Some(message) = &refusal {
         log::warn!("device '{}': {message}", d.device_name);
     }
+    let fault_info = if fault_on.get() {
+        d.next.get_device_fault_info_ext
+    } else {
+        None
+    };
     let d = Device {
         experiment,
         features: enabled.unwrap_or_default(),
+        fault_info,
         ..d
     };
     registry::insert_device(d.key, d);
@@ -156,6 +186,7 @@ unsafe fn create_with_plan(
 unsafe fn describe(
     inst: &Instance,
     pd: vk::PhysicalDevice,
+    extensions: &[vk::ExtensionProperties],
     device: vk::Device,
     next: Next,
     next_gdpa: vk::PFN_vkGetDeviceProcAddr,
@@ -184,7 +215,7 @@ unsafe fn describe(
     };
     let chip = guarded(&inst.health, "vkCreateDevice", || {
         // SAFETY: queries on the application's physical device.
-        unsafe { chip_of(inst, pd, props.vendor_id, &device_name) }
+        unsafe { chip_of(inst, pd, extensions, props.vendor_id, &device_name) }
     })
     .flatten();
     Device {
@@ -208,6 +239,8 @@ unsafe fn describe(
         health: inst.health.clone(),
         experiment: None,
         timing,
+        submissions: Default::default(),
+        fault_info: None,
     }
 }
 
@@ -218,12 +251,13 @@ unsafe fn describe(
 unsafe fn chip_of(
     inst: &Instance,
     pd: vk::PhysicalDevice,
+    extensions: &[vk::ExtensionProperties],
     vendor_id: u32,
     device_name: &str,
 ) -> Option<Family> {
     let by_pci = || {
         // SAFETY: queries on the application's physical device through the next layer.
-        let pci = unsafe { pci_bus_address(inst, pd) }?;
+        let pci = unsafe { pci_bus_address(inst, pd, extensions) }?;
         crate::chip::family_from_render_node(&pci)
     };
     let (chip, source, err) = crate::chip::choose(
@@ -263,29 +297,77 @@ unsafe fn queue_families(
     v
 }
 
-/// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
+/// The physical device's extensions (none where the enumeration fails).
 ///
 /// # Safety
 /// `pd` must be a physical device of `inst`.
-unsafe fn pci_bus_address(inst: &Instance, pd: vk::PhysicalDevice) -> Option<String> {
-    let enumerate = inst.next.enumerate_device_extension_properties?;
-    let props2 = inst.next.get_physical_device_properties2?;
+unsafe fn device_extensions(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+) -> Vec<vk::ExtensionProperties> {
+    let Some(enumerate) = inst.next.enumerate_device_extension_properties else {
+        return Vec::new();
+    };
     let mut n = 0u32;
     // SAFETY: the standard two-call enumeration on a live physical device.
     unsafe {
         if enumerate(pd, std::ptr::null(), &mut n, std::ptr::null_mut()) != vk::Result::SUCCESS {
-            return None;
+            return Vec::new();
         }
         let mut exts = vec![vk::ExtensionProperties::default(); n as usize];
         let r = enumerate(pd, std::ptr::null(), &mut n, exts.as_mut_ptr());
         if r.as_raw() < 0 {
-            return None;
+            return Vec::new();
         }
         exts.truncate(n as usize);
-        if !exts
-            .iter()
-            .any(|e| e.extension_name_as_c_str().ok() == Some(vk::EXT_PCI_BUS_INFO_NAME))
-        {
+        exts
+    }
+}
+
+fn offers(extensions: &[vk::ExtensionProperties], name: &std::ffi::CStr) -> bool {
+    extensions
+        .iter()
+        .any(|e| e.extension_name_as_c_str().ok() == Some(name))
+}
+
+/// Whether the layer may enable VK_EXT_device_fault's deviceFault on a device of `pd`: the
+/// physical device offers both, and the instance has vkGetPhysicalDeviceFeatures2 (which the
+/// extension requires).
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn offers_device_fault(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+    extensions: &[vk::ExtensionProperties],
+) -> bool {
+    let Some(features2) = inst.next.get_physical_device_features2 else {
+        return false;
+    };
+    // SAFETY: per the caller.
+    if !inst.properties2 || !offers(extensions, chain::DEVICE_FAULT) {
+        return false;
+    }
+    let mut fault = vk::PhysicalDeviceFaultFeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut fault);
+    // SAFETY: a query on a live physical device that offers the extension.
+    unsafe { features2(pd, &mut f2) };
+    fault.device_fault == vk::TRUE
+}
+
+/// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn pci_bus_address(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+    extensions: &[vk::ExtensionProperties],
+) -> Option<String> {
+    let props2 = inst.next.get_physical_device_properties2?;
+    // SAFETY: per the caller.
+    unsafe {
+        if !offers(extensions, vk::EXT_PCI_BUS_INFO_NAME) {
             return None;
         }
         let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
@@ -340,7 +422,7 @@ pub unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::Allocat
     draw_path::retarget();
     let _ = guarded(&d.health, "vkDestroyDevice", || {
         if let Some(t) = &d.timing {
-            let (units, total, dropped) = t.finish();
+            let (units, total, dropped) = t.finish(!d.submissions.is_lost());
             records::write_timing(&d, units, Some((&total, dropped)));
         }
         records::summary(&d);

@@ -63,6 +63,8 @@ pub unsafe fn create(
     });
     // SAFETY: the new instance is live.
     let key = unsafe { dispatch_key(instance) };
+    // SAFETY: the application's create info, read only.
+    let properties2 = unsafe { has_properties2(ci) };
     registry::insert_instance(
         key,
         Instance {
@@ -73,9 +75,32 @@ pub unsafe fn create(
             app,
             messengers: Default::default(),
             health,
+            properties2,
         },
     );
     result
+}
+
+/// Whether the instance has vkGetPhysicalDeviceFeatures2: Vulkan 1.1 or
+/// VK_KHR_get_physical_device_properties2.
+///
+/// # Safety
+/// `ci` must be a valid `VkInstanceCreateInfo`.
+unsafe fn has_properties2(ci: &vk::InstanceCreateInfo) -> bool {
+    // SAFETY: pApplicationInfo is null or valid.
+    let api = unsafe { ci.p_application_info.as_ref() }.map_or(0, |a| a.api_version);
+    if vk::api_version_major(api) > 1 || vk::api_version_minor(api) >= 1 {
+        return true;
+    }
+    // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount NUL-terminated names.
+    unsafe {
+        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
+    }
+    .iter()
+    // SAFETY: as above.
+    .any(|&p| {
+        !p.is_null() && unsafe { CStr::from_ptr(p) } == vk::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2_NAME
+    })
 }
 
 /// The next layer's vkGetInstanceProcAddr from the loader's link info, which is advanced for the

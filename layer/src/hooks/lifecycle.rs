@@ -70,6 +70,7 @@ pub unsafe fn free(
                 .map(|c| raw(*c))
                 .collect();
             d.recordings.forget(&cbs, true);
+            d.submissions.forget(&cbs);
             if let Some(t) = &d.timing {
                 for c in &cbs {
                     t.forget(*c, true);
@@ -96,9 +97,12 @@ pub unsafe fn begin(
     if r != vk::Result::SUCCESS {
         return r;
     }
-    if let Some(t) = &d.timing {
+    if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || t.begin(cb));
     }
+    let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
+        d.submissions.forget(&[raw(cb)])
+    });
     if d.objects.any_interlocked() {
         let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
             let secondary = d.recordings.is_secondary(raw(cb));
@@ -181,7 +185,7 @@ pub unsafe fn end(
     next: vk::PFN_vkEndCommandBuffer,
     cb: vk::CommandBuffer,
 ) -> vk::Result {
-    if let Some(t) = &d.timing {
+    if let Some(t) = d.timing() {
         // The buffer's last timestamp, before it ends.
         let _ = guarded(&d.health, "timing", || t.end(cb));
     }
@@ -190,9 +194,13 @@ pub unsafe fn end(
     if d.objects.any_interlocked() {
         let _ = guarded(&d.health, "vkEndCommandBuffer", || {
             // Records are built outside the store's lock.
-            for g in d.recordings.end(raw(cb)) {
-                records::draw_record(d, raw(cb), &g);
-            }
+            let recs = d
+                .recordings
+                .end(raw(cb))
+                .iter()
+                .map(|g| records::draw_record(d, raw(cb), g))
+                .collect();
+            d.submissions.ended(raw(cb), recs);
         });
     }
     r
@@ -212,9 +220,35 @@ pub unsafe fn reset(
     let r = unsafe { next(cb, flags) };
     let _ = guarded(&d.health, "vkResetCommandBuffer", || {
         d.recordings.forget(&[raw(cb)], false);
+        d.submissions.forget(&[raw(cb)]);
         if let Some(t) = &d.timing {
             t.forget(raw(cb), false);
         }
     });
     r
+}
+
+/// vkCmdExecuteCommands: the timing's start of the primary (an action), and the secondaries'
+/// draw records go with the primary.
+///
+/// # Safety
+/// The application's arguments.
+pub unsafe fn execute_commands(
+    d: &Device,
+    next: vk::PFN_vkCmdExecuteCommands,
+    cb: vk::CommandBuffer,
+    n: u32,
+    secondaries: *const vk::CommandBuffer,
+) {
+    super::timing::before_action(d, cb);
+    // SAFETY: the application's arguments, unchanged.
+    unsafe { next(cb, n, secondaries) };
+    let _ = guarded(&d.health, "vkCmdExecuteCommands", || {
+        // SAFETY: pCommandBuffers holds commandBufferCount handles.
+        let list: Vec<u64> = unsafe { capture::slice(secondaries, n) }
+            .iter()
+            .map(|c| raw(*c))
+            .collect();
+        d.submissions.executed(raw(cb), &list);
+    });
 }

@@ -85,7 +85,7 @@ pub fn subpass_rendering(d: &Device, rp: u64, subpass: u32) -> Option<Rendering>
 
 /// Before a render pass instance begins (outside it): the timing's queries for it.
 fn timing_before_pass(d: &Device, cb: vk::CommandBuffer, pass: PassBegin) {
-    if let Some(t) = &d.timing {
+    if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || t.before_pass(cb, pass));
     }
 }
@@ -93,7 +93,7 @@ fn timing_before_pass(d: &Device, cb: vk::CommandBuffer, pass: PassBegin) {
 /// Before a render pass instance or subpass ends (inside it): the open range ends; for a
 /// subpass, `next_multiview` is the next subpass's.
 fn timing_end_pass(d: &Device, cb: vk::CommandBuffer, next_multiview: Option<bool>) {
-    if let Some(t) = &d.timing {
+    if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || {
             t.with(cb, |r, out| match next_multiview {
                 Some(mv) => r.next_subpass(mv, out),

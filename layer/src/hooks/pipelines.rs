@@ -94,6 +94,10 @@ unsafe fn rewrite_stages(
     let Some(active) = &d.experiment else {
         return Vec::new();
     };
+    // On a lost device the layer makes no call of its own (the named modules' copies).
+    if d.submissions.is_lost() {
+        return Vec::new();
+    }
     guarded(&d.health, "experiment", || {
         // SAFETY: per the caller.
         let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };

@@ -15,7 +15,7 @@ pub fn update(d: &Device, cb: vk::CommandBuffer, f: impl FnOnce(&mut CmdState)) 
     }
     let r = d.recordings.update(vk::Handle::as_raw(cb), f);
     if r.object_changed {
-        if let Some(t) = &d.timing {
+        if let Some(t) = d.timing() {
             t.with(cb, |r, out| r.close(out));
         }
     }

@@ -8,7 +8,7 @@ use ash::vk;
 
 /// Before an action or synchronization command: the timing's start of the command buffer.
 pub fn before_action(d: &Device, cb: vk::CommandBuffer) {
-    if let Some(t) = &d.timing {
+    if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || t.before_action(cb));
     }
 }

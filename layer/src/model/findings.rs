@@ -23,10 +23,12 @@ pub enum Code {
     InterlockWithoutMemoryAccess,
     NoColorOutput,
     ExperimentNotApplied,
+    /// A call on the device returned VK_ERROR_DEVICE_LOST (the device-lost line says more).
+    DeviceLost,
 }
 
 impl Code {
-    pub const ALL: [Code; 9] = [
+    pub const ALL: [Code; 10] = [
         Code::InterlockUnknown,
         Code::StateUnavailable,
         Code::DynamicSampleCount,
@@ -36,6 +38,7 @@ impl Code {
         Code::InterlockWithoutMemoryAccess,
         Code::NoColorOutput,
         Code::ExperimentNotApplied,
+        Code::DeviceLost,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -49,6 +52,7 @@ impl Code {
             Code::InterlockWithoutMemoryAccess => "interlock-without-memory-access",
             Code::NoColorOutput => "no-color-output",
             Code::ExperimentNotApplied => "experiment-not-applied",
+            Code::DeviceLost => "device-lost",
         }
     }
 
@@ -139,6 +143,11 @@ pub fn experiment_not_applied(experiment: &str, why: &str) -> Diagnostic {
         Severity::Info,
         format!("the {experiment} experiment was not applied: {why}"),
     )
+}
+
+/// The device is lost: the device-lost line's sentence, as an error.
+pub fn device_lost(message: &str) -> Diagnostic {
+    Code::DeviceLost.says(Severity::Error, message)
 }
 
 #[cfg(test)]

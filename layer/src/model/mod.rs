@@ -9,6 +9,8 @@
 //! - [`findings`]: the layer's own findings (the chip's are pm4::pops's);
 //! - [`record`]: report records with the derived POPS state;
 //! - [`timing`]: the timing's bookkeeping;
+//! - [`in_flight`]: what was submitted and not yet known complete, for a device loss;
+//! - [`lost`]: the device-lost line built from it;
 //! - [`experiment`]: the interlock experiments' policy.
 
 pub mod analysis;
@@ -17,6 +19,8 @@ pub mod convert;
 pub mod draws;
 pub mod experiment;
 pub mod findings;
+pub mod in_flight;
+pub mod lost;
 pub mod object;
 pub mod record;
 pub mod timing;

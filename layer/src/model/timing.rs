@@ -465,6 +465,11 @@ pub enum UnitId {
 pub struct Pending {
     pub unit: UnitId,
     pub buffers: Vec<Arc<Recorded>>,
+    /// The submission's last batch, (queue, sequence) in crate::model::in_flight, where its last
+    /// command buffer is timed: that buffer's bottom-of-pipe end stamp is written only once every
+    /// command before it in submission order has completed, so its result completes the batch
+    /// and everything before it on the queue.
+    pub through: Option<(u64, u64)>,
 }
 
 /// Submissions a device makes without presenting before it is taken for one that does not

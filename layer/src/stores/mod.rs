@@ -8,6 +8,7 @@ mod objects;
 mod recordings;
 mod render_passes;
 pub mod stats;
+mod submissions;
 pub mod timing;
 
 pub use attachments::Attachments;
@@ -16,6 +17,7 @@ pub use objects::Objects;
 pub use recordings::{Rearm, Recordings};
 pub use render_passes::RenderPasses;
 pub use stats::Stats;
+pub use submissions::Submissions;
 pub use timing::Timing;
 
 use std::collections::HashMap;

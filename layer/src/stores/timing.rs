@@ -45,6 +45,8 @@ struct State {
     recorded: HashMap<u64, Arc<Recorded>>,
     pending: VecDeque<Pending>,
     totals: Totals,
+    /// What read results completed, for the in-flight bookkeeping ([`Pending::through`]).
+    completed: Vec<(u64, u64)>,
 }
 
 /// A device's timing.
@@ -270,15 +272,20 @@ impl Timing {
         let pending = std::mem::take(&mut self.state().pending);
         let mut unread = VecDeque::new();
         let mut read = Vec::new();
+        let mut through = Vec::new();
         for p in pending {
             match self.results(&p) {
-                Some(rs) => read.push((p.unit, Some(rs))),
+                Some(rs) => {
+                    through.extend(p.through);
+                    read.push((p.unit, Some(rs)))
+                }
                 // At the device's end, results that never became available are dropped.
                 None if all => read.push((p.unit, None)),
                 None => unread.push_back(p),
             }
         }
         let mut st = self.state();
+        st.completed.extend(through);
         for (unit, rs) in &read {
             st.totals.read(*unit, rs.as_deref());
         }
@@ -334,6 +341,17 @@ impl Timing {
         Some(out)
     }
 
+    /// The batches the results read so far completed (each with everything before it on its
+    /// queue), once.
+    pub fn take_completed(&self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.state().completed)
+    }
+
+    /// Whether `cb`'s recording is timed (it ends with the layer's bottom-of-pipe stamp).
+    pub fn timed(&self, cb: u64) -> bool {
+        self.state().recorded.contains_key(&cb)
+    }
+
     /// Before a submission of `cbs`: their recordings, and the units now complete. Earlier
     /// submissions of the same recordings still pending are read now or dropped, since this
     /// one rewrites their queries.
@@ -364,14 +382,19 @@ impl Timing {
         (recs, done)
     }
 
-    /// A submission of `buffers` (from [`Timing::before_submit`]) was made.
-    pub fn submitted(&self, buffers: Vec<Arc<Recorded>>) {
+    /// A submission of `buffers` (from [`Timing::before_submit`]) was made; `through`: its
+    /// last batch in the in-flight bookkeeping, where its last command buffer is timed.
+    pub fn submitted(&self, buffers: Vec<Arc<Recorded>>, through: Option<(u64, u64)>) {
         if buffers.is_empty() {
             return;
         }
         let mut st = self.state();
         let unit = st.totals.submitted();
-        st.pending.push_back(Pending { unit, buffers });
+        st.pending.push_back(Pending {
+            unit,
+            buffers,
+            through,
+        });
     }
 
     /// A present closes the frame.
@@ -381,9 +404,17 @@ impl Timing {
     }
 
     /// The device is going away (all its work is complete): every unit, the totals, and the
-    /// query pools destroyed.
-    pub fn finish(&self) -> (Completed, Unit, u64) {
-        let units = self.poll(true);
+    /// query pools destroyed. On a lost device nothing is read (`read` false): what was not
+    /// read is dropped.
+    pub fn finish(&self, read: bool) -> (Completed, Unit, u64) {
+        let units = if read {
+            self.poll(true)
+        } else {
+            let mut st = self.state();
+            st.totals.dropped += st.pending.len() as u64;
+            st.pending.clear();
+            st.totals.complete(true)
+        };
         let mut st = self.state();
         st.recording.clear();
         st.recorded.clear();

@@ -54,25 +54,9 @@ pub(crate) fn bench_create_plain(
 /// VK_LAYER_POPS_interlock, one without, alternating pipeline by pipeline (and which goes first)
 /// so that load changes on the machine hit both alike. Prints wall and thread-CPU totals of each.
 pub(crate) fn scenario_bench() -> Res<()> {
-    // POPS_BENCH_CONTROL=1: an A/A run, neither device has the layer (the method's own bias).
-    let control = std::env::var("POPS_BENCH_CONTROL").is_ok_and(|v| v == "1");
-    let layers: &[&CStr] = if control {
-        &[]
-    } else {
-        &[c"VK_LAYER_POPS_interlock"]
-    };
-    // POPS_BENCH_SWAP=1 creates the device without the layer first: the first-created device
-    // measures ~2 % slower (A/A runs), so the harness alternates the order between processes.
-    let (with, without) = if std::env::var("POPS_BENCH_SWAP").is_ok_and(|v| v == "1") {
-        let without = create_ctx(c"pops-scenario-bench")?;
-        (
-            create_ctx_with_layers(c"pops-scenario-bench", layers)?,
-            without,
-        )
-    } else {
-        let with = create_ctx_with_layers(c"pops-scenario-bench", layers)?;
-        (with, create_ctx(c"pops-scenario-bench")?)
-    };
+    // The first-created device measures ~2 % slower (A/A runs): the harness alternates the
+    // order between processes (POPS_BENCH_SWAP).
+    let (with, without, _) = bench_pair(c"pops-scenario-bench")?;
     let iters = env_u32("POPS_BENCH_ITERS", 5);
     let fx = Fixed::new(1);
     let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());

@@ -53,14 +53,7 @@ pub(crate) fn record_draws_plain(
 /// and a plain pipeline, records a command buffer of POPS_BENCH_DRAWS draws (10,000) with the
 /// interlocked pipeline bound (POPS_BENCH_INTERLOCK=1) or the plain one.
 pub(crate) fn scenario_bench_draws() -> Res<()> {
-    let control = std::env::var("POPS_BENCH_CONTROL").is_ok_and(|v| v == "1");
-    let layers: &[&CStr] = if control {
-        &[]
-    } else {
-        &[c"VK_LAYER_POPS_interlock"]
-    };
-    let with = create_ctx_with_layers(c"pops-scenario-bench-draws", layers)?;
-    let without = create_ctx(c"pops-scenario-bench-draws")?;
+    let (with, without, _) = bench_pair(c"pops-scenario-bench-draws")?;
     require_interlock(&with)?;
     let n = env_u32("POPS_BENCH_DRAWS", 10_000);
     let interlock = std::env::var("POPS_BENCH_INTERLOCK").is_ok_and(|v| v == "1");

@@ -28,6 +28,8 @@ pub(crate) struct Caps {
     pub(crate) dynamic_blend: bool,
     /// VK_EXT_extended_dynamic_state3's rasterization samples.
     pub(crate) dynamic_samples: bool,
+    /// Vulkan 1.2's timeline semaphores.
+    pub(crate) timeline: bool,
 }
 
 pub(crate) struct Ctx {
@@ -202,6 +204,7 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
             && f_eds3.extended_dynamic_state3_color_blend_equation == vk::TRUE
             && f_eds3.extended_dynamic_state3_color_write_mask == vk::TRUE,
         dynamic_samples: f_eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
+        timeline: f12.timeline_semaphore == vk::TRUE,
     };
     let mut e_eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
         .extended_dynamic_state3_color_blend_enable(caps.dynamic_blend)
@@ -227,7 +230,8 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     let mut e_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default()
         .mutable_descriptor_type(caps.mutable);
     let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
-        .buffer_device_address(f12.buffer_device_address == vk::TRUE);
+        .buffer_device_address(f12.buffer_device_address == vk::TRUE)
+        .timeline_semaphore(caps.timeline);
     let features = vk::PhysicalDeviceFeatures::default()
         .sample_rate_shading(base.sample_rate_shading == vk::TRUE)
         .fragment_stores_and_atomics(base.fragment_stores_and_atomics == vk::TRUE);
@@ -1015,5 +1019,26 @@ pub(crate) unsafe fn destroy_drawn(
         d.destroy_pipeline(pipeline, None);
         d.destroy_shader_module(vert, None);
         d.destroy_shader_module(frag, None);
+    }
+}
+
+/// The two devices of an overhead benchmark, in one process: one whose instance enables the
+/// layer and one without (`POPS_BENCH_CONTROL=1`: neither, an A/A run showing the method's own
+/// bias). `POPS_BENCH_SWAP=1` creates the one without the layer first: what coming first or
+/// second in the process costs differs, so harnesses run both orders. The third value says
+/// whether the order is swapped.
+pub(crate) fn bench_pair(app: &CStr) -> Res<(Ctx, Ctx, bool)> {
+    let control = std::env::var("POPS_BENCH_CONTROL").is_ok_and(|v| v == "1");
+    let layers: &[&CStr] = if control {
+        &[]
+    } else {
+        &[c"VK_LAYER_POPS_interlock"]
+    };
+    if std::env::var("POPS_BENCH_SWAP").is_ok_and(|v| v == "1") {
+        let without = create_ctx(app)?;
+        Ok((create_ctx_with_layers(app, layers)?, without, true))
+    } else {
+        let with = create_ctx_with_layers(app, layers)?;
+        Ok((with, create_ctx(app)?, false))
     }
 }

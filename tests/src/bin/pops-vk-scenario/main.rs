@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_draws;
+mod bench_submits;
 mod common;
 mod draws;
 mod draws_depth;
@@ -16,6 +17,7 @@ mod draws_shader_objects;
 mod entries;
 mod exit_live;
 mod fault_two_instances;
+mod lost;
 mod malformed;
 mod messenger;
 mod pipelines;
@@ -45,12 +47,14 @@ fn main() -> ExitCode {
         "messenger" => messenger::scenario_messenger(),
         "fault-two-instances" => fault_two_instances::scenario_fault_two_instances(),
         "two" => two::scenario_two(),
+        "lost" => lost::scenario_lost(),
         "exit-live" => exit_live::scenario_exit_with_live_device(),
         "render" => render::scenario_render(),
         "present" => present::scenario_present(),
         "suspend" => suspend::scenario_suspend(),
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
+        "bench-submits" => bench_submits::scenario_bench_submits(),
         other => Err(format!("unknown scenario '{other}'")),
     };
     match r {
