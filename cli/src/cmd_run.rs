@@ -432,6 +432,8 @@ pub struct PipelineRow {
     /// Draw rows: the draws counted, summed over every `draw` record of the same object and
     /// state (one per command buffer), and how many records that was. `None` for creation rows.
     pub draws: Option<(u64, u64)>,
+    /// The interlock experiment applied, as `name: from -> to`.
+    pub experiment: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -463,7 +465,7 @@ pub const KEY_FIELDS: &[&str] = &[
     "EXEC_IF_OVERLAPPED",
 ];
 
-fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u64)> {
+pub fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let Some(regs) = registers else {
         return out;
@@ -530,6 +532,10 @@ pub fn summarize(text: &str) -> Summary {
                 .map(|d| (d.severity.name().to_string(), d.code.clone()))
                 .collect(),
             draws: r.draws.map(|n| (n, 1)),
+            experiment: r
+                .experiment
+                .as_ref()
+                .map(|e| format!("{}: {}", e.name.name(), e.changes_text())),
         };
         match row.draws {
             // Draw records repeat per command buffer (per frame): one row per object and state.

@@ -1,0 +1,176 @@
+//! `pops report --html`, looked at in a real browser: Debian's headless Chromium renders the page
+//! of a real report (the layer's report of nvpro's OIT sample on an H100, with a device-lost line
+//! added in a second report file). The screenshot must show the device loss above the table and
+//! the chart's bars; the DOM must hold what the JSON holds — the object's stage hash, mode, POPS
+//! fields and finding, the loss's sentence, and the interlocked GPU time's minimum, median and
+//! maximum, computed here from the timing lines themselves.
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const NVPRO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../docs/experiments-h100/timing-nvpro-msaa8-none.jsonl"
+);
+
+const LOST: &str = r#"{"schema_version":1,"app":"vk_oit","device":"NVIDIA H100 PCIe","kind":"device_lost","chip":"navi31","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":7,"command_buffer":"0xc0","handle":"0x10","bound":"pipeline","stage_hash":"d249ceecbd601dbf","interlock":"pixel-ordered","samples":8,"chip":"navi31","draws":3,"registers":null,"diagnostics":[{"severity":"warning","code":"pixel-interlock-with-msaa","message":"m"}]}],"recent":[],"not_kept":0}"#;
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser"].into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+fn headless(browser: &str, page: &Path) -> Command {
+    let mut c = Command::new(browser);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--window-size=1280,1100",
+    ])
+    .env("HOME", page.parent().unwrap());
+    c
+}
+
+/// Rows (y) where a pixel of `rgb` (±12 per channel) appears, and how many such pixels.
+fn find(png_path: &Path, rgb: [u8; 3]) -> (Option<u32>, usize) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let mut first = None;
+    let mut n = 0;
+    for y in 0..info.height {
+        for x in 0..info.width {
+            let i = ((y * info.width + x) as usize) * channels;
+            let p = &buf[i..i + 3];
+            if p.iter().zip(rgb).all(|(a, b)| a.abs_diff(b) <= 12) {
+                first.get_or_insert(y);
+                n += 1;
+            }
+        }
+    }
+    (first, n)
+}
+
+#[test]
+fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "required in CI but missing: chromium"
+        );
+        return pops_testkit::skipped("chromium not installed");
+    };
+    let dir = common::fresh_path("report-html");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lost = dir.join("lost.jsonl");
+    std::fs::write(&lost, format!("{LOST}\n")).unwrap();
+    let page = dir.join("report.html");
+    let out = common::pops()
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(NVPRO)
+        .arg(&lost)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("pops report: DEVICE LOST"), "{text}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    for external in ["http://", "https://", "<script", "src=", "href="] {
+        let allowed = external == "http://"
+            && html.matches("http://").count() == 1
+            && html.contains("xmlns=\"http://www.w3.org/2000/svg\"");
+        assert!(
+            allowed || !html.contains(external),
+            "the page refers to {external}"
+        );
+    }
+
+    // The DOM, as the browser built it.
+    let dom = headless(browser, &page)
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    let lines: Vec<Value> = std::fs::read_to_string(NVPRO)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rec = lines.iter().find(|l| l["kind"] == "pipeline").unwrap();
+    for want in [
+        rec["stage_hash"].as_str().unwrap(),
+        rec["interlock"].as_str().unwrap(),
+        "OVERRIDE_INTRINSIC_RATE_ENABLE=1",
+        "pixel-interlock-with-msaa",
+        "Device lost: NVIDIA H100 PCIe",
+        "0 interlocked draw state(s) in flight, 1 at the loss",
+    ] {
+        assert!(dom.contains(want), "the page lacks {want:?}");
+    }
+    let mut ms: Vec<f64> = lines
+        .iter()
+        .filter(|l| {
+            l["kind"] == "timing" && l["scope"] != "object" && l["ranges"].as_u64() > Some(0)
+        })
+        .map(|l| l["interlocked_ns"].as_u64().unwrap() as f64 / 1e6)
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    assert!(!ms.is_empty());
+    let median = if ms.len() % 2 == 1 {
+        ms[ms.len() / 2]
+    } else {
+        (ms[ms.len() / 2 - 1] + ms[ms.len() / 2]) / 2.0
+    };
+    let spread = format!(
+        "min {:.3} ms, median {:.3} ms, max {:.3} ms over {}",
+        ms[0],
+        median,
+        ms[ms.len() - 1],
+        ms.len()
+    );
+    assert!(dom.contains(&spread), "the page lacks {spread:?}");
+    assert_eq!(
+        dom.matches("<rect class=\"bar\"").count(),
+        ms.len(),
+        "one bar per submission"
+    );
+
+    // The picture.
+    let shot = dir.join("report.png");
+    let s = headless(browser, &page)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&s.stderr));
+    let (lost_at, lost_px) = find(&shot, [0xc0, 0x39, 0x2b]);
+    let (header_at, header_px) = find(&shot, [0x24, 0x42, 0x5e]);
+    let (_, bar_px) = find(&shot, [0x2e, 0x86, 0xc1]);
+    assert!(
+        lost_px > 1000,
+        "the device-lost box is not drawn ({lost_px} px)"
+    );
+    assert!(header_px > 10_000, "no table header drawn ({header_px} px)");
+    assert!(bar_px > 10_000, "no chart bars drawn ({bar_px} px)");
+    assert!(lost_at < header_at, "the loss is shown first");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
