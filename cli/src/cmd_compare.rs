@@ -41,6 +41,10 @@ pub struct Args {
     /// Where the layer's reports go, one per run [default: a folder in the temp folder].
     #[arg(long)]
     reports: Option<PathBuf>,
+    /// Also write the comparison as one self-contained HTML page (no network, no external
+    /// assets).
+    #[arg(long, value_name = "OUT.html")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     launch: cmd_run::Launch,
 }
@@ -94,24 +98,25 @@ fn hash_outputs(paths: &[PathBuf], started: SystemTime) -> BTreeMap<PathBuf, Out
         .collect()
 }
 
-/// The output verdict per file: the baseline's runs agree, and the experiment's runs match
-/// them. Pure.
-pub fn render_outputs(
+/// The output verdict: a headline, and per file whether the baseline's runs agree and the
+/// experiment's runs match them. Pure.
+pub fn output_verdicts(
     experiment: &str,
     base: &[BTreeMap<PathBuf, Output>],
     exp: &[BTreeMap<PathBuf, Output>],
-) -> String {
-    use std::fmt::Write;
-    let mut o = String::new();
+) -> crate::report_html::Outputs {
     let mut files: Vec<&PathBuf> = base.iter().chain(exp).flat_map(|m| m.keys()).collect();
     files.sort();
     files.dedup();
     if files.is_empty() {
-        let _ = writeln!(o, "Output: no file found where --image points");
-        return o;
+        return (
+            0,
+            "no file found where --image points".to_string(),
+            Vec::new(),
+        );
     }
     let (mut same, mut changed, mut unstable, mut unwritten) = (0, 0, 0, 0);
-    let mut lines = String::new();
+    let mut lines = Vec::new();
     for f in &files {
         let get = |m: &BTreeMap<PathBuf, Output>| m.get(*f).cloned().unwrap_or(Output::Missing);
         let b: Vec<Output> = base.iter().map(get).collect();
@@ -133,21 +138,32 @@ pub fn render_outputs(
                 format!("CHANGED in {differ} of {} run(s)", e.len())
             }
         };
-        let _ = writeln!(lines, "  {}: {verdict}", f.display());
+        lines.push((f.display().to_string(), verdict));
     }
-    let _ = writeln!(
-        o,
-        "Output ({} file(s)): {}",
-        files.len(),
-        if changed > 0 {
-            format!("{experiment} CHANGES the output ({changed} file(s) differ)")
-        } else if unstable + unwritten == 0 {
-            format!("identical with and without {experiment}")
-        } else {
-            format!("{same} file(s) identical; the others cannot be compared")
-        }
-    );
-    o.push_str(&lines);
+    let headline = if changed > 0 {
+        format!("{experiment} CHANGES the output ({changed} file(s) differ)")
+    } else if unstable + unwritten == 0 {
+        format!("identical with and without {experiment}")
+    } else {
+        format!("{same} file(s) identical; the others cannot be compared")
+    };
+    (files.len(), headline, lines)
+}
+
+/// The output verdict as text. Pure.
+pub fn render_outputs(
+    experiment: &str,
+    base: &[BTreeMap<PathBuf, Output>],
+    exp: &[BTreeMap<PathBuf, Output>],
+) -> String {
+    let (n, headline, lines) = output_verdicts(experiment, base, exp);
+    if lines.is_empty() {
+        return format!("Output: {headline}\n");
+    }
+    let mut o = format!("Output ({n} file(s)): {headline}\n");
+    for (f, v) in lines {
+        o.push_str(&format!("  {f}: {v}\n"));
+    }
     o
 }
 
@@ -220,6 +236,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
     let (mut base, mut exp) = (Side::default(), Side::default());
     let (mut base_out, mut exp_out) = (Vec::new(), Vec::new());
     let (mut base_codes, mut exp_codes) = (Vec::new(), Vec::new());
+    let progress = crate::progress::Progress::new("pops compare");
     for k in 1..=args.runs {
         for with in [false, true] {
             let label = if with { name } else { "none" };
@@ -244,7 +261,20 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             if let Some(t) = &args.targets {
                 env.push(("VK_POPS_INTERLOCK_EXPERIMENT_TARGETS".into(), t.into()));
             }
-            eprintln!("pops compare: run {k} of {}, {label}", args.runs);
+            // The program's own output follows: the line stays.
+            let side = if with {
+                format!("with {name}")
+            } else {
+                "without the experiment".to_string()
+            };
+            progress.step(
+                &format!(
+                    "run {} of {} ({side})",
+                    2 * k - u32::from(!with),
+                    2 * args.runs
+                ),
+                true,
+            );
             let started = SystemTime::now();
             let status = cmd_run::spawn(program, program_args, &env)?;
             // A program that checks its own output may fail under an experiment that breaks
@@ -303,6 +333,18 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
     print!("{}", render_statuses(name, &base_codes, &exp_codes));
     if !args.images.is_empty() {
         print!("{}", render_outputs(name, &base_out, &exp_out));
+    }
+    if let Some(out) = &args.html {
+        let page = crate::report_html::compare_page(&crate::report_html::Comparison {
+            program: &program.to_string_lossy(),
+            experiment: name,
+            base: &base,
+            exp: &exp,
+            codes: (&base_codes, &exp_codes),
+            outputs: (!args.images.is_empty()).then(|| output_verdicts(name, &base_out, &exp_out)),
+        });
+        std::fs::write(out, page).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        println!("pops compare: page written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,7 @@ mod cmd_report;
 mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
+mod progress;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;

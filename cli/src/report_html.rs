@@ -168,3 +168,175 @@ fn chart(name: &str, t: &RunTiming) -> Markup {
         }
     }
 }
+
+/// `--image` files: how many, the verdict, and each file's (crate::cmd_compare::output_verdicts).
+pub type Outputs = (usize, String, Vec<(String, String)>);
+
+/// What `pops compare --html` shows.
+pub struct Comparison<'a> {
+    pub program: &'a str,
+    pub experiment: &'a str,
+    pub base: &'a crate::timing_stats::Side,
+    pub exp: &'a crate::timing_stats::Side,
+    /// The program's exit statuses per side.
+    pub codes: (&'a [u8], &'a [u8]),
+    /// `--image` files: how many, the verdict, and each file's.
+    pub outputs: Option<Outputs>,
+}
+
+fn spread_cell(s: Option<Spread>) -> Markup {
+    html! {
+        @match s {
+            Some(s) => { (format!("{:.3}", s.min)) " / " b { (format!("{:.3}", s.median)) } " / " (format!("{:.3}", s.max)) }
+            None => { "-" }
+        }
+    }
+}
+
+/// The page of one `pops compare`: both sides per object and per frame (min / median / max, the
+/// ratio of medians), both sides' frames as a chart, the exit statuses and the outputs.
+pub fn compare_page(c: &Comparison) -> String {
+    use crate::timing_stats::{compare_rows, compare_unit};
+    let rows = compare_rows(c.base, c.exp);
+    let unit = compare_unit(c.base, c.exp);
+    let (base_frames, exp_frames) = (c.base.frames(false), c.exp.frames(false));
+    let doc = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "pops compare: " (c.experiment) " on " (c.program) }
+                style { (PreEscaped(STYLE)) (PreEscaped(".exp { fill: #e67e22; }")) }
+            }
+            body {
+                h1 { "pops compare: " (c.experiment) }
+                div.sub { (c.program) ", " (c.base.runs.len()) " run(s) without and " (c.exp.runs.len()) " with the experiment, alternately" }
+                h2 { "GPU time of interlocked work (ms; min / median / max)" }
+                table id="compare" {
+                    tr { th { "" } th { "without" } th { "with " (c.experiment) } th { "ratio of medians" } }
+                    @for r in &rows {
+                        tr {
+                            td { (r.label) }
+                            td.num { (spread_cell(r.base)) }
+                            td.num { (spread_cell(r.exp)) }
+                            td.num { (r.ratio.map_or("-".to_string(), |x| format!("{x:.3}"))) }
+                        }
+                    }
+                }
+                (pair_chart(unit, c.experiment, &base_frames, &exp_frames))
+                @let failed = |v: &[u8]| v.iter().filter(|x| **x != 0).count();
+                @if failed(c.codes.0) + failed(c.codes.1) > 0 {
+                    h2 { "Exit statuses" }
+                    p { "without: " (format!("{:?}", c.codes.0)) "; with " (c.experiment) ": " (format!("{:?}", c.codes.1)) }
+                }
+                @if let Some((n, verdict, files)) = &c.outputs {
+                    h2 { "Output (" (n) " file(s)): " (verdict) }
+                    table id="outputs" {
+                        tr { th { "file" } th { "verdict" } }
+                        @for (f, v) in files { tr { td { code { (f) } } td { (v) } } }
+                    }
+                }
+            }
+        }
+    };
+    doc.into_string()
+}
+
+/// Both sides' interlocked GPU time per frame, every run's frames in order, side by side.
+fn pair_chart(unit: &str, experiment: &str, base: &[f64], exp: &[f64]) -> Markup {
+    let n = base.len().max(exp.len());
+    if n == 0 {
+        return html! {};
+    }
+    let top = base
+        .iter()
+        .chain(exp)
+        .cloned()
+        .fold(0.0f64, f64::max)
+        .max(1e-6);
+    let (w, h, left) = (760.0, 220.0, 56.0);
+    let step = (w - left) / n as f64;
+    let bar = |i: usize, v: f64, k: f64| {
+        (
+            left + i as f64 * step + step * (0.1 + 0.4 * k),
+            h - v / top * h,
+            (step * 0.4).max(1.0),
+            (v / top * h).max(0.5),
+        )
+    };
+    html! {
+        h2 { "Interlocked GPU time per " (unit) ": without (blue) and with " (experiment) " (orange)" }
+        svg id="compare-chart" width=(w) height=(h + 24.0) xmlns="http://www.w3.org/2000/svg" role="img" {
+            line.axis x1=(left) y1=(h) x2=(w) y2=(h) {}
+            line.axis x1=(left) y1="0" x2=(left) y2=(h) {}
+            text.label x="2" y="12" { (format!("{top:.3} ms")) }
+            text.label x="2" y=(h) { "0" }
+            @for (i, v) in base.iter().enumerate() {
+                @let (x, y, bw, bh) = bar(i, *v, 0.0);
+                rect.bar x=(x) y=(y) width=(bw) height=(bh) { title { "without, " (unit) " " (i) ": " (format!("{v:.3}")) " ms" } }
+            }
+            @for (i, v) in exp.iter().enumerate() {
+                @let (x, y, bw, bh) = bar(i, *v, 1.0);
+                rect.exp x=(x) y=(y) width=(bw) height=(bh) { title { "with, " (unit) " " (i) ": " (format!("{v:.3}")) " ms" } }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing_stats::Side;
+
+    fn side(path: &str) -> Side {
+        let text = std::fs::read_to_string(format!(
+            "{}/../docs/experiments-h100/{path}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        Side {
+            runs: vec![RunTiming::from_lines(
+                &crate::cmd_run::summarize(&text).timing,
+            )],
+        }
+    }
+
+    /// The comparison page of two H100 runs of nvpro's sample: both sides' frames as bars, the
+    /// rows of the text table with the ratio of medians, the outputs; nothing external.
+    #[test]
+    fn the_compare_page_shows_both_sides_and_the_ratio() {
+        let (base, exp) = (
+            side("timing-nvpro-msaa8-none.jsonl"),
+            side("timing-nvpro-msaa8-pixel-to-sample.jsonl"),
+        );
+        let page = compare_page(&Comparison {
+            program: "vk_order_independent_transparency",
+            experiment: "pixel-to-sample",
+            base: &base,
+            exp: &exp,
+            codes: (&[0], &[0]),
+            outputs: Some((
+                1,
+                "pixel-to-sample CHANGES the output".into(),
+                vec![("a.png".into(), "CHANGED in 1 of 1 run(s)".into())],
+            )),
+        });
+        let rows = crate::timing_stats::compare_rows(&base, &exp);
+        let total = rows
+            .iter()
+            .find(|r| r.label == "all interlocked work, per run")
+            .unwrap();
+        let ratio = format!("{:.3}", total.ratio.unwrap());
+        assert!(page.contains(&ratio), "{ratio}");
+        assert_eq!(
+            page.matches("<rect class=\"bar\"").count(),
+            base.frames(false).len()
+        );
+        assert_eq!(
+            page.matches("<rect class=\"exp\"").count(),
+            exp.frames(false).len()
+        );
+        assert!(page.contains("CHANGED in 1 of 1 run(s)"));
+        assert!(!page.contains("<script") && !page.contains("https://"));
+    }
+}

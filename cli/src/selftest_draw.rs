@@ -58,7 +58,20 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
         timeout: Duration::from_millis(a.timeout_ms),
         ..Options::default()
     };
-    let report = run::run(ws.as_mut(), &variants, &opts).map_err(|e| e.to_string())?;
+    let progress = crate::progress::Progress::new("pops selftest --draw");
+    let report = run::run_with_progress(ws.as_mut(), &variants, &opts, |i, n, v| {
+        progress.step(
+            &format!(
+                "variant {} of {n} ({}), {} run(s) each",
+                i + 1,
+                v.name(),
+                a.runs
+            ),
+            false,
+        )
+    })
+    .map_err(|e| e.to_string())?;
+    progress.done();
     drop(ws);
     let verification = match &a.capture {
         Some(dir) => {

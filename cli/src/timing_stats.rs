@@ -173,7 +173,7 @@ impl Side {
         self.runs.iter().map(|r| ms(r.interlocked())).collect()
     }
 
-    fn frames(&self, gpu: bool) -> Vec<f64> {
+    pub fn frames(&self, gpu: bool) -> Vec<f64> {
         self.runs
             .iter()
             .flat_map(|r| if gpu { &r.frame_gpu } else { &r.frames })
@@ -197,36 +197,40 @@ fn cell(s: Option<Spread>) -> String {
     }
 }
 
-fn row(o: &mut String, label: &str, base: &[f64], exp: &[f64]) {
-    let (b, e) = (Spread::of(base), Spread::of(exp));
-    let _ = writeln!(
-        o,
-        "  {label:<44} {:>30} {:>30} {:>7}",
-        cell(b),
-        cell(e),
-        ratio(b, e).map_or("-".to_string(), |r| format!("{r:.3}"))
-    );
+/// One row of the comparison: what it measures, each side's spread, the ratio of the medians.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub label: String,
+    pub base: Option<Spread>,
+    pub exp: Option<Spread>,
+    pub ratio: Option<f64>,
 }
 
-/// The comparison table of `pops compare`.
-pub fn render_compare(experiment: &str, base: &Side, exp: &Side) -> String {
-    let mut o = String::new();
-    let unit = if base.runs.iter().chain(&exp.runs).any(|r| r.presented) {
+fn row(rows: &mut Vec<CompareRow>, label: &str, base: &[f64], exp: &[f64]) {
+    let (b, e) = (Spread::of(base), Spread::of(exp));
+    rows.push(CompareRow {
+        label: label.to_string(),
+        base: b,
+        exp: e,
+        ratio: ratio(b, e),
+    });
+}
+
+/// What a frame is in the comparison: a frame where the program presented, else a submission
+/// that drew with interlock.
+pub fn compare_unit(base: &Side, exp: &Side) -> &'static str {
+    if base.runs.iter().chain(&exp.runs).any(|r| r.presented) {
         "frame"
     } else {
         "interlocked submission"
-    };
-    let _ = writeln!(
-        o,
-        "GPU time of interlocked work (ms; min / median / max over {} + {} runs; ratio of medians, {experiment} / none):",
-        base.runs.len(),
-        exp.runs.len()
-    );
-    let _ = writeln!(
-        o,
-        "  {:<44} {:>30} {:>30} {:>7}",
-        "", "none", experiment, "ratio"
-    );
+    }
+}
+
+/// The comparison's rows: per object, all interlocked work per run, interlocked and all GPU
+/// work per frame. Pure; the table and the page both show these.
+pub fn compare_rows(base: &Side, exp: &Side) -> Vec<CompareRow> {
+    let unit = compare_unit(base, exp);
+    let mut rows = Vec::new();
     let mut keys: Vec<&String> = base
         .runs
         .iter()
@@ -241,26 +245,53 @@ pub fn render_compare(experiment: &str, base: &Side, exp: &Side) -> String {
             (Some(a), _) | (None, Some(a)) => format!("{k} [{a}]"),
             _ => k.clone(),
         };
-        row(&mut o, &label, &base.per_run(k), &exp.per_run(k));
+        row(&mut rows, &label, &base.per_run(k), &exp.per_run(k));
     }
     row(
-        &mut o,
+        &mut rows,
         "all interlocked work, per run",
         &base.totals(),
         &exp.totals(),
     );
     row(
-        &mut o,
+        &mut rows,
         &format!("interlocked work, per {unit}"),
         &base.frames(false),
         &exp.frames(false),
     );
     row(
-        &mut o,
+        &mut rows,
         &format!("all GPU work, per {unit}"),
         &base.frames(true),
         &exp.frames(true),
     );
+    rows
+}
+
+/// The comparison table of `pops compare`.
+pub fn render_compare(experiment: &str, base: &Side, exp: &Side) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "GPU time of interlocked work (ms; min / median / max over {} + {} runs; ratio of medians, {experiment} / none):",
+        base.runs.len(),
+        exp.runs.len()
+    );
+    let _ = writeln!(
+        o,
+        "  {:<44} {:>30} {:>30} {:>7}",
+        "", "none", experiment, "ratio"
+    );
+    for r in compare_rows(base, exp) {
+        let _ = writeln!(
+            o,
+            "  {:<44} {:>30} {:>30} {:>7}",
+            r.label,
+            cell(r.base),
+            cell(r.exp),
+            r.ratio.map_or("-".to_string(), |x| format!("{x:.3}"))
+        );
+    }
     let untimed: u64 = base
         .runs
         .iter()

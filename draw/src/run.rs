@@ -418,6 +418,16 @@ pub fn run(
     variants: &[Variant],
     opts: &Options,
 ) -> Result<Report, WinsysError> {
+    run_with_progress(ws, variants, opts, |_, _, _| {})
+}
+
+/// [`run`], telling `progress` (index from 0, count, variant) before each variant runs.
+pub fn run_with_progress(
+    ws: &mut dyn Winsys,
+    variants: &[Variant],
+    opts: &Options,
+    mut progress: impl FnMut(usize, usize, &Variant),
+) -> Result<Report, WinsysError> {
     let info = ws.info().clone();
     let family = info.family;
     let executes = ws.executes();
@@ -426,7 +436,8 @@ pub fn run(
     let rects = stream::rectangles(opts.rects);
     let mut results = Vec::with_capacity(variants.len());
     let mut stop: Option<Stop> = None;
-    for v in variants {
+    for (i, v) in variants.iter().enumerate() {
+        progress(i, variants.len(), v);
         let built = stream::build(family, v, &bufs.addrs, &rects);
         let mut res = VariantResult {
             variant: *v,

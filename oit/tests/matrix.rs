@@ -221,6 +221,7 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("out.png");
     let reports = dir.join("reports");
+    let html = dir.join("compare.html");
     let o = Command::new(&pops)
         .args([
             "compare",
@@ -233,6 +234,8 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
         .arg(&png)
         .arg("--reports")
         .arg(&reports)
+        .arg("--html")
+        .arg(&html)
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_pops-oit"))
         .args([
@@ -254,16 +257,32 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
         .expect("pops compare runs");
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    let order: Vec<usize> = [
-        "run 1 of 2, none",
-        "run 1 of 2, no-interlock",
-        "run 2 of 2, none",
-        "run 2 of 2, no-interlock",
-    ]
-    .iter()
-    .map(|s| out.find(s).unwrap_or_else(|| panic!("no '{s}': {out}")))
-    .collect();
-    assert!(order.windows(2).all(|w| w[0] < w[1]), "alternately: {out}");
+    // Alternately: each run's report was last written in this order (progress lines are for
+    // terminals only, and this one is a pipe).
+    assert!(!out.contains("run 1 of"), "{out}");
+    let order: Vec<std::time::SystemTime> =
+        ["none_1", "no-interlock_1", "none_2", "no-interlock_2"]
+            .iter()
+            .map(|n| {
+                std::fs::metadata(reports.join(format!("{n}.jsonl")))
+                    .and_then(|m| m.modified())
+                    .unwrap_or_else(|e| panic!("{n}: {e}"))
+            })
+            .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] <= w[1]),
+        "alternately: {order:?}"
+    );
+    // The same comparison as a page.
+    let page = std::fs::read_to_string(&html).expect("the page");
+    for want in [
+        "all interlocked work, per run",
+        "with no-interlock",
+        "identical with and without no-interlock",
+    ] {
+        assert!(page.contains(want), "the page lacks {want:?}");
+    }
+    assert!(!page.contains("<script") && !page.contains("https://"));
     assert!(out.contains("no-interlock changed no shader"), "{out}");
     assert!(out.contains("no interlocked draw was timed"), "{out}");
     assert!(out.contains("all interlocked work, per run"), "{out}");
