@@ -14,6 +14,9 @@ fn main() {
         "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
         map.display()
     );
+    // A shared object in the library directory has a soname (the Debian package installs it
+    // there, and Debian's policy asks for one).
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libVkLayer_pops_interlock.so");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out; the library lands in target/<profile>.

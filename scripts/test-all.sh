@@ -43,6 +43,11 @@ if [ -f "$shim" ]; then
   export POPS_AMDGPU_SHIM="$PWD/target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"
 fi
 
+# The Debian package (cargo-deb; release builds): tests/tests/package.rs installs it into a
+# temporary root and loads the layer from its manifests.
+bash scripts/package.sh > target/package.log 2>&1 \
+  || { tail -n 40 target/package.log; echo "test-all: building the package failed" >&2; exit 1; }
+
 # Every test that skips itself (wholly or in part, whatever is missing: a driver, LLVM, the
 # reference data, an amdgpu render node) reports it through pops-testkit, which appends a line
 # naming the test to this log; libtest alone would count it as passed, silently.
