@@ -45,6 +45,10 @@ pub struct Args {
     /// assets).
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+    /// Run nothing: compare the reports an earlier `pops compare --reports DIR` kept in DIR
+    /// (`none_K.jsonl` and `EXPERIMENT_K.jsonl`); PROGRAM only names what ran.
+    #[arg(long, requires = "reports")]
+    from_reports: bool,
     #[command(flatten)]
     launch: cmd_run::Launch,
 }
@@ -207,6 +211,9 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             args.experiment
         )
     })?;
+    if args.from_reports {
+        return replay(&args, experiment.name());
+    }
     let chip = cmd_run::chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
@@ -342,6 +349,59 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             exp: &exp,
             codes: (&base_codes, &exp_codes),
             outputs: (!args.images.is_empty()).then(|| output_verdicts(name, &base_out, &exp_out)),
+        });
+        std::fs::write(out, page).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        println!("pops compare: page written to {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--from-reports`: the comparison of the runs whose reports a folder kept, without running.
+fn replay(args: &Args, name: &str) -> Result<ExitCode, String> {
+    let dir = args
+        .reports
+        .as_deref()
+        .ok_or("--from-reports needs --reports DIR")?;
+    let (mut base, mut exp) = (Side::default(), Side::default());
+    for k in 1.. {
+        let (b, e) = (
+            dir.join(format!("none_{k}.jsonl")),
+            dir.join(format!("{name}_{k}.jsonl")),
+        );
+        if !b.is_file() || !e.is_file() {
+            break;
+        }
+        for (path, side) in [(b, &mut base), (e, &mut exp)] {
+            let text = cmd_run::read_report(&path)?;
+            side.runs
+                .push(RunTiming::from_lines(&cmd_run::summarize(&text).timing));
+        }
+    }
+    if base.runs.is_empty() {
+        return Err(format!(
+            "{} holds no none_1.jsonl and {name}_1.jsonl: not a folder of `pops compare --reports`",
+            dir.display()
+        ));
+    }
+    let program = args
+        .launch
+        .program()
+        .map(|(p, _)| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    println!(
+        "pops compare: {program}, {} run(s) without and with {name}, from the reports in {}",
+        base.runs.len(),
+        dir.display()
+    );
+    print!("{}", render_compare(name, &base, &exp));
+    if let Some(out) = &args.html {
+        let page = crate::report_html::compare_page(&crate::report_html::Comparison {
+            program: &program,
+            experiment: name,
+            base: &base,
+            exp: &exp,
+            codes: (&[], &[]),
+            outputs: None,
         });
         std::fs::write(out, page).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         println!("pops compare: page written to {}", out.display());

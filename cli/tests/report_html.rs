@@ -174,3 +174,89 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
     assert!(lost_at < header_at, "the loss is shown first");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `pops compare --from-reports … --html`, looked at in the browser: the two stored H100 runs of
+/// nvpro's sample (8× MSAA, without and with `pixel-to-sample`) as a comparison page. The
+/// screenshot shows both sides' bars (blue and orange) and the table; the DOM holds the ratio of
+/// the medians of the interlocked work per submission, computed here from the JSON.
+#[test]
+fn the_compare_page_shows_both_sides_in_a_browser() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "required in CI but missing: chromium"
+        );
+        return pops_testkit::skipped("chromium not installed");
+    };
+    let dir = common::fresh_path("compare-html");
+    std::fs::create_dir_all(&dir).unwrap();
+    let h100 = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/experiments-h100");
+    let runs = [
+        ("none_1.jsonl", "timing-nvpro-msaa8-none.jsonl"),
+        (
+            "pixel-to-sample_1.jsonl",
+            "timing-nvpro-msaa8-pixel-to-sample.jsonl",
+        ),
+    ];
+    let mut medians = Vec::new();
+    for (name, src) in runs {
+        std::fs::copy(Path::new(h100).join(src), dir.join(name)).unwrap();
+        let mut ms: Vec<f64> = std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|l| {
+                l["kind"] == "timing" && l["scope"] != "object" && l["ranges"].as_u64() > Some(0)
+            })
+            .map(|l| l["interlocked_ns"].as_u64().unwrap() as f64 / 1e6)
+            .collect();
+        ms.sort_by(f64::total_cmp);
+        medians.push(ms[ms.len() / 2]);
+    }
+    let page = dir.join("compare.html");
+    let out = common::pops()
+        .args([
+            "compare",
+            "--experiment",
+            "pixel-to-sample",
+            "--from-reports",
+            "--reports",
+        ])
+        .arg(&dir)
+        .arg("--html")
+        .arg(&page)
+        .args(["--", "vk_order_independent_transparency"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = headless(browser, &page)
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    let ratio = format!("{:.3}", medians[1] / medians[0]);
+    assert!(
+        dom.contains(&format!("<td class=\"num\">{ratio}</td>")),
+        "the page lacks the ratio {ratio}"
+    );
+    let shot = dir.join("compare.png");
+    headless(browser, &page)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let (_, blue) = find(&shot, [0x2e, 0x86, 0xc1]);
+    let (_, orange) = find(&shot, [0xe6, 0x7e, 0x22]);
+    let (_, header) = find(&shot, [0x24, 0x42, 0x5e]);
+    assert!(
+        blue > 10_000 && orange > 5_000,
+        "bars: {blue} blue, {orange} orange px"
+    );
+    assert!(header > 10_000, "no table header drawn ({header} px)");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
