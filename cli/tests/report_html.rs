@@ -27,6 +27,33 @@ fn chromium() -> Option<&'static str> {
     })
 }
 
+/// The browser, or a loud skip (a failure in CI, where the test command installs it).
+fn chromium_or_skip() -> Option<&'static str> {
+    let b = chromium();
+    if b.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "required in CI but missing: chromium"
+        );
+        pops_testkit::skipped("chromium not installed");
+    }
+    b
+}
+
+/// Interlocked GPU time (ms) of each frame or submission that drew with interlock, sorted, as
+/// the report's timing lines hold it.
+fn interlocked_ms(lines: &[Value]) -> Vec<f64> {
+    let mut ms: Vec<f64> = lines
+        .iter()
+        .filter(|l| {
+            l["kind"] == "timing" && l["scope"] != "object" && l["ranges"].as_u64() > Some(0)
+        })
+        .map(|l| l["interlocked_ns"].as_u64().unwrap() as f64 / 1e6)
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms
+}
+
 fn headless(browser: &str, page: &Path) -> Command {
     let mut c = Command::new(browser);
     c.args([
@@ -66,12 +93,8 @@ fn find(png_path: &Path, rgb: [u8; 3]) -> (Option<u32>, usize) {
 
 #[test]
 fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "required in CI but missing: chromium"
-        );
-        return pops_testkit::skipped("chromium not installed");
+    let Some(browser) = chromium_or_skip() else {
+        return;
     };
     let dir = common::fresh_path("report-html");
     std::fs::create_dir_all(&dir).unwrap();
@@ -126,14 +149,7 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
     ] {
         assert!(dom.contains(want), "the page lacks {want:?}");
     }
-    let mut ms: Vec<f64> = lines
-        .iter()
-        .filter(|l| {
-            l["kind"] == "timing" && l["scope"] != "object" && l["ranges"].as_u64() > Some(0)
-        })
-        .map(|l| l["interlocked_ns"].as_u64().unwrap() as f64 / 1e6)
-        .collect();
-    ms.sort_by(f64::total_cmp);
+    let ms = interlocked_ms(&lines);
     assert!(!ms.is_empty());
     let median = if ms.len() % 2 == 1 {
         ms[ms.len() / 2]
@@ -181,12 +197,8 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
 /// the medians of the interlocked work per submission, computed here from the JSON.
 #[test]
 fn the_compare_page_shows_both_sides_in_a_browser() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "required in CI but missing: chromium"
-        );
-        return pops_testkit::skipped("chromium not installed");
+    let Some(browser) = chromium_or_skip() else {
+        return;
     };
     let dir = common::fresh_path("compare-html");
     std::fs::create_dir_all(&dir).unwrap();
@@ -201,16 +213,12 @@ fn the_compare_page_shows_both_sides_in_a_browser() {
     let mut medians = Vec::new();
     for (name, src) in runs {
         std::fs::copy(Path::new(h100).join(src), dir.join(name)).unwrap();
-        let mut ms: Vec<f64> = std::fs::read_to_string(dir.join(name))
+        let lines: Vec<Value> = std::fs::read_to_string(dir.join(name))
             .unwrap()
             .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .filter(|l| {
-                l["kind"] == "timing" && l["scope"] != "object" && l["ranges"].as_u64() > Some(0)
-            })
-            .map(|l| l["interlocked_ns"].as_u64().unwrap() as f64 / 1e6)
+            .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        ms.sort_by(f64::total_cmp);
+        let ms = interlocked_ms(&lines);
         medians.push(ms[ms.len() / 2]);
     }
     let page = dir.join("compare.html");
