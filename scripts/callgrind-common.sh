@@ -1,6 +1,9 @@
 # Shared by the layer's callgrind overhead scripts (sourced, not run): builds the layer and the
 # scenario binary in release, and sets `bin` (pops-vk-scenario), `manifests` (the development
 # layer manifest directory) and `work` (a temporary directory removed at exit).
+# `callgrind_run NAME SCENARIO [RATIO ARGS…] -- ENV…` runs `pops-vk-scenario SCENARIO` under
+# callgrind with a clean loader environment and ENV, and prints scripts/callgrind-ratio.py's line
+# (RATIO ARGS: its UNIT LAYERED PLAIN).
 # `both NAME ENV...` runs the script's own `run NAME ENV...` twice, with the device without the
 # layer created first the second time (POPS_BENCH_SWAP=1; what coming first or second in the
 # process costs differs, e.g. with the heap's layout), and prints both lines and their mean.
@@ -13,6 +16,31 @@ bin=$target/release/pops-vk-scenario
 manifests=$target/release/explicit_layer.d
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+callgrind_run() {
+    local name=$1 scenario=$2
+    shift 2
+    local ratio=()
+    while [ "$1" != "--" ]; do
+        ratio+=("$1")
+        shift
+    done
+    shift
+    local out=$work/callgrind.$RANDOM
+    # A clean loader environment, as tests/src/lib.rs Scenario does.
+    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE -u AMDGPU_ORACLE_DIR \
+        MESA_SHADER_CACHE_DISABLE=true VK_LOADER_LAYERS_DISABLE='~implicit~' \
+        VK_ADD_LAYER_PATH="$manifests" "$@" \
+        valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" "$scenario" \
+        >"$work/stdout" 2>"$work/stderr" || {
+        echo "run '$name' failed:" >&2
+        tail -20 "$work/stderr" >&2
+        exit 1
+    }
+    callgrind_annotate --inclusive=yes --threshold=100 \
+        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
+    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name" "${ratio[@]}"
+}
 
 both() {
     local name=$1

@@ -22,21 +22,9 @@ source scripts/callgrind-common.sh
 run() { # name, then extra environment
     local name=$1
     shift
-    local out=$work/callgrind.$RANDOM
-    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE \
-        VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd" MESA_SHADER_CACHE_DISABLE=true \
-        VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
-        RADV_FORCE_FAMILY="$family" POPS_BENCH_DRAWS="$draws" VK_POPS_INTERLOCK_LOG=warn \
-        "$@" valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench-draws \
-        >"$work/stdout" 2>"$work/stderr" || {
-        echo "run '$name' failed:" >&2
-        tail -20 "$work/stderr" >&2
-        exit 1
-    }
-    callgrind_annotate --inclusive=yes --threshold=100 \
-        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
-    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name" draws \
-        record_draws_layered record_draws_plain
+    callgrind_run "$name" bench-draws draws record_draws_layered record_draws_plain -- \
+        VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd" RADV_FORCE_FAMILY="$family" \
+        POPS_BENCH_DRAWS="$draws" VK_POPS_INTERLOCK_LOG=warn "$@"
 }
 
 echo "instructions and estimated cycles (callgrind) of recording a command buffer of $draws draws on the RADV oracle ($family), with/without the layer"

@@ -29,21 +29,9 @@ source scripts/callgrind-common.sh
 run() { # name, then extra environment
     local name=$1
     shift
-    local out=$work/callgrind.$RANDOM
-    # A clean loader environment, as tests/src/lib.rs Scenario does.
-    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE \
-        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd MESA_SHADER_CACHE_DISABLE=true \
-        VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
-        RADV_FORCE_FAMILY="$family" RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" \
-        "$@" valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench \
-        >"$work/stdout" 2>"$work/stderr" || {
-        echo "run '$name' failed:" >&2
-        tail -20 "$work/stderr" >&2
-        exit 1
-    }
-    callgrind_annotate --inclusive=yes --threshold=100 \
-        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
-    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name"
+    callgrind_run "$name" bench -- \
+        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
+        RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" "$@"
 }
 
 echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV null hardware ($family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"

@@ -27,22 +27,9 @@ source scripts/callgrind-common.sh
 run() { # name, then extra environment
     local name=$1
     shift
-    local out=$work/callgrind.$RANDOM
-    env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE -u AMDGPU_ORACLE_DIR \
-        VK_DRIVER_FILES=/usr/share/vulkan/icd.d/radeon_icd.json MESA_SHADER_CACHE_DISABLE=true \
-        VK_LOADER_LAYERS_DISABLE='~implicit~' VK_ADD_LAYER_PATH="$manifests" \
-        AMDGPU_GPU_ID="$chip" POPS_BENCH_SUBMITS="$submits" VK_POPS_INTERLOCK_LOG=warn \
-        LD_PRELOAD="$shim" "$@" \
-        valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" bench-submits \
-        >"$work/stdout" 2>"$work/stderr" || {
-        echo "run '$name' failed:" >&2
-        tail -20 "$work/stderr" >&2
-        exit 1
-    }
-    callgrind_annotate --inclusive=yes --threshold=100 \
-        --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
-    python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name" submits \
-        submit_layered submit_plain
+    callgrind_run "$name" bench-submits submits submit_layered submit_plain -- \
+        VK_DRIVER_FILES=/usr/share/vulkan/icd.d/radeon_icd.json AMDGPU_GPU_ID="$chip" \
+        POPS_BENCH_SUBMITS="$submits" VK_POPS_INTERLOCK_LOG=warn LD_PRELOAD="$shim" "$@"
 }
 
 

@@ -54,6 +54,26 @@ fn interlocked_ms(lines: &[Value]) -> Vec<f64> {
     ms
 }
 
+/// The DOM the browser builds from `page`.
+fn dom(browser: &str, page: &Path) -> String {
+    let o = headless(browser, page)
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A screenshot of `page` in `shot`.
+fn screenshot(browser: &str, page: &Path, shot: &Path) {
+    let o = headless(browser, page)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 fn headless(browser: &str, page: &Path) -> Command {
     let mut c = Command::new(browser);
     c.args([
@@ -127,12 +147,7 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
     }
 
     // The DOM, as the browser built it.
-    let dom = headless(browser, &page)
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    let dom = dom(browser, &page);
     let lines: Vec<Value> = std::fs::read_to_string(NVPRO)
         .unwrap()
         .lines()
@@ -172,12 +187,7 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
 
     // The picture.
     let shot = dir.join("report.png");
-    let s = headless(browser, &page)
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&s.stderr));
+    screenshot(browser, &page, &shot);
     let (lost_at, lost_px) = find(&shot, [0xc0, 0x39, 0x2b]);
     let (header_at, header_px) = find(&shot, [0x24, 0x42, 0x5e]);
     let (_, bar_px) = find(&shot, [0x2e, 0x86, 0xc1]);
@@ -241,23 +251,14 @@ fn the_compare_page_shows_both_sides_in_a_browser() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dom = headless(browser, &page)
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    let dom = dom(browser, &page);
     let ratio = format!("{:.3}", medians[1] / medians[0]);
     assert!(
         dom.contains(&format!("<td class=\"num\">{ratio}</td>")),
         "the page lacks the ratio {ratio}"
     );
     let shot = dir.join("compare.png");
-    headless(browser, &page)
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
+    screenshot(browser, &page, &shot);
     let (_, blue) = find(&shot, [0x2e, 0x86, 0xc1]);
     let (_, orange) = find(&shot, [0xe6, 0x7e, 0x22]);
     let (_, header) = find(&shot, [0x24, 0x42, 0x5e]);
