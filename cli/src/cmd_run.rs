@@ -29,9 +29,30 @@ pub struct Args {
     /// Where the layer writes its JSON Lines report [default: a file in the temp folder].
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Run on stock RADV over the amdgpu kernel-interface shim (this library, preloaded) as
+    /// `--chip` [default: navi31], without an AMD GPU: every command buffer is submitted through
+    /// libdrm and the kernel's checks and recorded, shaders do not run. Afterwards each draw
+    /// record is compared with the register fields RADV programmed at its draws.
+    #[arg(long, value_name = "LIBRARY")]
+    amdgpu_shim: Option<PathBuf>,
     #[command(flatten)]
     launch: Launch,
 }
+
+/// The chips the amdgpu kernel-interface shim answers as that have POPS, by its names
+/// (`AMDGPU_GPU_ID`), which are the families' names.
+pub const SHIM_CHIPS: &[Family] = &[
+    Family::Vega10,
+    Family::Raven,
+    Family::Raven2,
+    Family::Renoir,
+    Family::Navi10,
+    Family::Navi21,
+    Family::VanGogh,
+    Family::RaphaelMendocino,
+    Family::Navi31,
+    Family::Gfx1150,
+];
 
 /// Where the layer is and what it runs: the arguments `pops run` and `pops compare` share.
 #[derive(clap::Args)]
@@ -71,6 +92,14 @@ pub enum Target {
     Real { device: String },
     /// No such device: RADV null hardware for `chip`, via `icd`.
     Null { chip: Family, icd: PathBuf },
+    /// Stock RADV (`icd`) on the amdgpu kernel-interface shim (`library`) as `chip`, its
+    /// recordings in `dir`.
+    Shim {
+        chip: Family,
+        icd: PathBuf,
+        library: PathBuf,
+        dir: PathBuf,
+    },
     /// No such device and no RADV driver installed: the program runs as it would anyway.
     NoInterlock,
 }
@@ -113,6 +142,26 @@ pub fn child_env(
             env.push(("RADV_FORCE_FAMILY".into(), chip.name().into()));
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
             Some(*chip)
+        }
+        Target::Shim {
+            chip,
+            icd,
+            library,
+            dir,
+        } => {
+            let mut preload = library.as_os_str().to_owned();
+            if let Some(p) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
+                preload.push(":");
+                preload.push(p);
+            }
+            env.push(("LD_PRELOAD".into(), preload));
+            env.push(("AMDGPU_GPU_ID".into(), chip.name().into()));
+            env.push(("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()));
+            env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
+            // The shim records top-level IBs only: every command buffer inline.
+            env.push(("RADV_DEBUG".into(), "noibs".into()));
+            // The layer identifies the chip from the device RADV reports, as on a real GPU.
+            return env;
         }
         _ => chip,
     };
@@ -287,9 +336,49 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
     })
 }
 
+/// The shim target for `--amdgpu-shim`: the chip must be one the shim answers as, RADV must be
+/// installed; the recordings go to a fresh folder beside the report.
+pub fn shim_target(library: &Path, chip: Option<Family>, report: &Path) -> Result<Target, String> {
+    let chip = chip.unwrap_or(DEFAULT_NULL_CHIP);
+    if !SHIM_CHIPS.contains(&chip) {
+        return Err(format!(
+            "--amdgpu-shim: the shim has no {} (it has: {})",
+            chip.name(),
+            SHIM_CHIPS
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !library.is_file() {
+        return Err(format!(
+            "--amdgpu-shim: {} is not a file (the shim's library, libamdgpu_oracle_drm_shim.so)",
+            library.display()
+        ));
+    }
+    let icd = find_radv_icd().ok_or("--amdgpu-shim: RADV (radeon_icd.json) is not installed")?;
+    let dir = report.with_extension("amdgpu");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("cannot create the shim's folder {}: {e}", dir.display()))?;
+    Ok(Target::Shim {
+        chip,
+        icd,
+        library: std::fs::canonicalize(library).unwrap_or_else(|_| library.to_path_buf()),
+        dir,
+    })
+}
+
 /// Says where the program runs.
 pub fn announce(target: &Target, who: &str) {
     match &target {
+        Target::Shim { chip, dir, .. } => eprintln!(
+            "{who}: RADV on the amdgpu kernel-interface shim as {} (submitted through libdrm and \
+             checked, recorded in {}; shaders do not run)",
+            chip.name(),
+            dir.display()
+        ),
         Target::Real { device } => eprintln!("{who}: interlock device: {device}"),
         Target::Null { chip, .. } => eprintln!(
             "{who}: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
@@ -372,7 +461,10 @@ fn run_inner(args: Args) -> Result<u8, String> {
         .open(&report)
         .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
 
-    let target = choose_target(chip)?;
+    let target = match &args.amdgpu_shim {
+        Some(lib) => shim_target(lib, chip, &report)?,
+        None => choose_target(chip)?,
+    };
     announce(&target, "pops run");
 
     let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
@@ -386,19 +478,26 @@ fn run_inner(args: Args) -> Result<u8, String> {
         &target,
     );
     let status = spawn(program, program_args, &env)?;
-    let code = exit_code_of(status);
+    let mut code = exit_code_of(status);
 
     let text = read_report(&report)?;
     let summary = summarize(&text);
-    eprint!(
-        "{}",
-        render_summary(
-            &summary,
-            &report,
-            &target,
-            program.to_string_lossy().as_ref()
-        )
-    );
+    match &target {
+        Target::Shim { chip, dir, .. } => {
+            if !check_submitted(&summary, &text, *chip, dir, &report)? {
+                code = 1;
+            }
+        }
+        _ => eprint!(
+            "{}",
+            render_summary(
+                &summary,
+                &report,
+                &target,
+                program.to_string_lossy().as_ref()
+            )
+        ),
+    }
     if !status.success() {
         eprintln!(
             "pops run: {} exited with status {code}{}",
@@ -411,6 +510,72 @@ fn run_inner(args: Args) -> Result<u8, String> {
         );
     }
     Ok(code)
+}
+
+/// After a run on the amdgpu shim: what the shim refused or found leaked, then every draw
+/// record against the draws RADV submitted. `false` where they disagree.
+fn check_submitted(
+    summary: &Summary,
+    text: &str,
+    chip: Family,
+    dir: &Path,
+    report: &Path,
+) -> Result<bool, String> {
+    let who = "pops run";
+    eprintln!("\n{who}: report {}", report.display());
+    eprint!("{}", render_device_lost(&summary.device_lost, who));
+    let events = shim_events(dir);
+    for e in &events {
+        eprintln!("{who}: the amdgpu shim: {e}");
+    }
+    let submitted = winsys::recorded::draws(dir, chip.gfx_level()).map_err(|e| e.to_string())?;
+    let records: Vec<pops_report::Record> = text
+        .lines()
+        .filter_map(|l| match serde_json::from_str::<pops_report::Line>(l) {
+            Ok(pops_report::Line::Record(r)) => Some(*r),
+            _ => None,
+        })
+        .collect();
+    let created = records
+        .iter()
+        .filter(|r| r.kind != pops_report::Kind::Draw)
+        .count();
+    eprintln!(
+        "{who}: {created} pipeline(s) and shader object(s) reported (`pops report {}` lists them)",
+        report.display()
+    );
+    let check = crate::submitted_check::check(&records, &submitted);
+    eprint!(
+        "{}",
+        crate::submitted_check::render(&check, chip.name(), who)
+    );
+    Ok(check.ok() && events.is_empty())
+}
+
+/// The shim's VIOLATION and LEAK lines (`events-PID.log`), in file order.
+fn shim_events(dir: &Path) -> Vec<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("events-"))
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| std::fs::read(f).ok())
+        .flat_map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// One interlocked pipeline of the report.
@@ -564,21 +729,18 @@ pub fn summarize(text: &str) -> Summary {
         }
     }
     // A creation record without a name takes the name its draws carry (applications often name
-    // an object after creating it).
-    let named: Vec<(String, String, String)> = s
-        .interlocked
-        .iter()
-        .filter_map(|r| {
-            r.name
-                .clone()
-                .map(|n| (r.handle.clone(), r.stage_hash.clone(), n))
-        })
-        .collect();
-    for r in s.interlocked.iter_mut().filter(|r| r.name.is_none()) {
-        r.name = named
+    // an object after creating it): the first draw row after it of the same handle and stage
+    // (a handle is recycled once its object is destroyed, so an earlier one is another object).
+    for i in 0..s.interlocked.len() {
+        if s.interlocked[i].name.is_some() || s.interlocked[i].draws.is_some() {
+            continue;
+        }
+        let (handle, hash) = (&s.interlocked[i].handle, &s.interlocked[i].stage_hash);
+        let name = s.interlocked[i + 1..]
             .iter()
-            .find(|(h, hash, _)| *h == r.handle && *hash == r.stage_hash)
-            .map(|(_, _, n)| n.clone());
+            .find(|r| r.draws.is_some() && r.handle == *handle && r.stage_hash == *hash)
+            .and_then(|r| r.name.clone());
+        s.interlocked[i].name = name;
     }
     s
 }

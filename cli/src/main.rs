@@ -19,6 +19,7 @@ mod progress;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;
+mod submitted_check;
 mod timing_stats;
 
 use clap::{Parser, Subcommand};

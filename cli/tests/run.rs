@@ -161,3 +161,28 @@ fn missing_layer_manifest_is_explained() {
         stderr(&o)
     );
 }
+
+/// `--amdgpu-shim` runs only as a chip the shim answers as, with the shim's library present;
+/// either mistake is named before the program runs.
+#[test]
+fn amdgpu_shim_chip_and_library_are_checked_first() {
+    let lib = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("not-a-shim.so");
+    let o = pops_run(
+        &["--amdgpu-shim", lib.to_str().unwrap(), "--chip", "navi14"],
+        &["true"],
+        "shim-chip.jsonl",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the shim has no navi14 (it has: vega10,"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pops_run(
+        &["--amdgpu-shim", lib.to_str().unwrap(), "--chip", "navi21"],
+        &["true"],
+        "shim-lib.jsonl",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("is not a file"), "{}", stderr(&o));
+}

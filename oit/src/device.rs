@@ -87,6 +87,10 @@ pub struct Gpu {
     /// False for devices that cannot execute (RADV null hardware crashes in vkDeviceWaitIdle):
     /// nothing was submitted, so there is nothing to wait for.
     pub executes: bool,
+    /// VK_EXT_debug_utils' commands, where the instance has the extension: every pipeline and
+    /// shader object is named after its combination and pass, the names tools such as
+    /// VK_LAYER_POPS_interlock, RenderDoc and validation messages show.
+    debug_utils: Option<ash::ext::debug_utils::Device>,
 }
 
 fn cstr_field(raw: &[std::ffi::c_char]) -> String {
@@ -185,11 +189,26 @@ fn create_instance(entry: &ash::Entry, validate: bool) -> Result<ash::Instance, 
     } else {
         vec![]
     };
+    let exts = if has_debug_utils(entry) {
+        vec![ash::ext::debug_utils::NAME.as_ptr()]
+    } else {
+        vec![]
+    };
     let info = vk::InstanceCreateInfo::default()
         .application_info(&app_info)
-        .enabled_layer_names(&layers);
+        .enabled_layer_names(&layers)
+        .enabled_extension_names(&exts);
     // SAFETY: `info` and everything it points to outlive the call.
     unsafe { entry.create_instance(&info, None) }.map_err(vk_err("vkCreateInstance"))
+}
+
+/// Whether the instance offers VK_EXT_debug_utils (the loader or a driver does, nearly always).
+fn has_debug_utils(entry: &ash::Entry) -> bool {
+    // SAFETY: a global command with no object; the loader is loaded.
+    unsafe { entry.enumerate_instance_extension_properties(None) }.is_ok_and(|exts| {
+        exts.iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::debug_utils::NAME))
+    })
 }
 
 /// Every device with its capabilities, in the loader's order (the numbers `--device` takes).
@@ -304,6 +323,8 @@ impl Gpu {
         let so = c
             .shader_object
             .then(|| ash::ext::shader_object::Device::new(&instance, &device));
+        let debug_utils =
+            has_debug_utils(&entry).then(|| ash::ext::debug_utils::Device::new(&instance, &device));
         Ok(Gpu {
             dynamic_samples: false,
             eds3,
@@ -317,7 +338,23 @@ impl Gpu {
             memory,
             index: chosen,
             executes: true,
+            debug_utils,
         })
+    }
+}
+
+impl Gpu {
+    /// Names `handle` for tools (vkSetDebugUtilsObjectNameEXT), where the instance has
+    /// VK_EXT_debug_utils. A name is a help, never a need: failing to set one is not an error.
+    pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
+        let (Some(du), Ok(name)) = (&self.debug_utils, CString::new(name)) else {
+            return;
+        };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&name);
+        // SAFETY: `handle` is a live object of this device; `info` outlives the call.
+        let _ = unsafe { du.set_debug_utils_object_name(&info) };
     }
 }
 

@@ -346,6 +346,14 @@ fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceErr
 }
 
 impl Pass {
+    /// Names the pass's pipeline, or its fragment shader object, for tools.
+    fn name(&self, gpu: &Gpu, name: &str) {
+        match self {
+            Pass::Pipeline(p) => gpu.name(*p, name),
+            Pass::Shaders { frag, .. } => gpu.name(*frag, name),
+        }
+    }
+
     fn destroy(&self, gpu: &Gpu) {
         match (self, &gpu.so) {
             // SAFETY: no command buffer using it is in flight.
@@ -493,6 +501,8 @@ impl ComboPipelines {
                 return Err(e);
             }
         };
+        color.name(gpu, &format!("{}/colour", combo.name()));
+        resolve.name(gpu, &format!("{}/resolve", combo.name()));
         Ok(ComboPipelines { color, resolve })
     }
 

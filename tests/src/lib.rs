@@ -316,117 +316,28 @@ pub mod radv_shim {
 
 pub mod submitted {
     use serde_json::Value;
-    use std::collections::BTreeMap;
     use std::path::Path;
 
-    /// Register name → field name → value.
-    pub type Fields = BTreeMap<String, BTreeMap<String, u64>>;
+    pub use winsys::recorded::RecordedDraw as Draw;
 
-    /// One draw packet of one submission, with the register fields in force at it (each
-    /// submission starts from nothing: a queue runs CLEAR_STATE in its preamble).
-    #[derive(Clone, Debug)]
-    pub struct Draw {
-        pub submission: u64,
-        pub fields: Fields,
-    }
-
-    impl Draw {
-        /// Whether POPS is on for the draw (DB_SHADER_CONTROL.PRIMITIVE_ORDERED_PIXEL_SHADER).
-        pub fn pops(&self) -> bool {
-            self.fields
-                .get("DB_SHADER_CONTROL")
-                .and_then(|f| f.get("PRIMITIVE_ORDERED_PIXEL_SHADER"))
-                .is_some_and(|v| *v == 1)
-        }
-    }
-
-    /// Every draw packet of every successful submission recorded in `dir`, in order.
+    /// Every draw packet of every accepted submission recorded in `dir`, in order.
     pub fn draws(dir: &Path, level: pm4::GfxLevel) -> Vec<Draw> {
-        let mut out = Vec::new();
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("submissions-"))
-            })
-            .collect();
-        files.sort();
-        for f in files {
-            for line in std::fs::read_to_string(&f).unwrap().lines() {
-                let s: Value = serde_json::from_str(line).unwrap();
-                if s["result"] != 0 {
-                    continue;
-                }
-                let n = s["submission"].as_u64().unwrap();
-                let mut fields = Fields::new();
-                for ib in s["ibs"].as_array().unwrap() {
-                    let dwords = super::read_dwords(&dir.join(ib["file"].as_str().unwrap()));
-                    let d = pm4::decode(level, &dwords);
-                    assert!(d.is_ok(), "{}: {:?}", ib["file"], d.error);
-                    for p in &d.packets {
-                        // A chained IB's bytes are not recorded: state written there would be
-                        // invisible here (run RADV with RADV_DEBUG=noibs).
-                        assert!(
-                            p.opcode.name() != "INDIRECT_BUFFER",
-                            "{}: chains another IB",
-                            ib["file"]
-                        );
-                        for w in &p.writes {
-                            if let Some(name) = w.name() {
-                                let f = w
-                                    .fields()
-                                    .map(|(f, v)| (f.name().to_string(), u64::from(v)))
-                                    .collect();
-                                fields.insert(name.to_string(), f);
-                            }
-                        }
-                        if p.opcode.name().starts_with("DRAW_") {
-                            out.push(Draw {
-                                submission: n,
-                                fields: fields.clone(),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        out
+        winsys::recorded::draws(dir, level).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Whether every field a draw record decided holds the value the driver programmed at
-    /// `draw`, but for the fields `pm4::pops::radv` lists as deliberate differences. `Err` names
-    /// the first other difference.
+    /// Whether every field a draw record (a report line as JSON) decided holds the value the
+    /// driver programmed at `draw`, but for the fields `pm4::pops::radv` lists as deliberate
+    /// differences: the number of fields compared, or the first other difference.
     pub fn agrees(record: &Value, draw: &Draw) -> Result<usize, String> {
-        let mut compared = 0;
         let Some(regs) = record["registers"].as_object() else {
             return Err("the record has no registers".into());
         };
-        for (reg, r) in regs {
-            for field in r["decided"].as_array().into_iter().flatten() {
-                let field = field.as_str().unwrap_or_default();
-                let ours = r["fields"][field].as_u64();
-                let theirs = draw
-                    .fields
-                    .get(reg)
-                    .and_then(|f| f.get(field))
-                    .copied()
-                    .unwrap_or(0);
-                compared += 1;
-                if ours != Some(theirs) && !listed(reg, field) {
-                    return Err(format!("{reg}.{field}: layer {ours:?}, driver {theirs}"));
-                }
-            }
-        }
-        Ok(compared)
-    }
-
-    /// A register field `pm4::pops::radv` lists as a deliberate difference (under some
-    /// condition of its own).
-    fn listed(reg: &str, field: &str) -> bool {
-        pm4::pops::radv::TABLE
-            .iter()
-            .any(|d| d.register.name() == reg && d.field.name() == field)
+        let decided = regs.iter().flat_map(|(reg, r)| {
+            r["decided"].as_array().into_iter().flatten().map(move |f| {
+                let f = f.as_str().unwrap_or_default();
+                (reg.as_str(), f, r["fields"][f].as_u64())
+            })
+        });
+        winsys::recorded::compare(decided, draw).map(|c| c.compared)
     }
 }

@@ -1,0 +1,317 @@
+//! The layer's draw records against what the driver really submitted: with `pops run
+//! --amdgpu-shim`, stock RADV submits every command buffer through libdrm to the amdgpu
+//! kernel-interface shim, which records each IB; every draw record's decided register fields are
+//! compared with the fields RADV programmed at its draws (`winsys::recorded`), the deliberate
+//! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
+
+use pops_report::Record;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use winsys::recorded::{compare, RecordedDraw};
+
+/// How one draw record compares with the draws the driver submitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A draw the driver submitted with POPS on holds every decided field: how many fields were
+    /// compared, and the listed differences met (`REGISTER.FIELD`).
+    Same {
+        compared: usize,
+        listed: Vec<String>,
+    },
+    /// No submitted draw does: the first difference with the closest one.
+    Differs(String),
+}
+
+/// One draw record and its verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The object's name, else its handle.
+    pub name: String,
+    pub interlock: pops_report::Interlock,
+    pub samples: Option<u32>,
+    pub per_sample: bool,
+    pub draws: u64,
+    pub fields: Vec<(String, u64)>,
+    pub verdict: Verdict,
+}
+
+/// Every draw record of a run against the driver's submitted draws.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub rows: Vec<Row>,
+    /// Draws the driver submitted with POPS on.
+    pub submitted_pops: usize,
+    /// Of those, how many no draw record describes.
+    pub unrecorded: usize,
+}
+
+impl Check {
+    pub fn agreeing(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| matches!(r.verdict, Verdict::Same { .. }))
+            .count()
+    }
+
+    /// Draws counted by the records.
+    pub fn recorded_draws(&self) -> u64 {
+        self.rows.iter().map(|r| r.draws).sum()
+    }
+
+    /// Every record agrees, and the records count exactly the draws submitted with POPS on.
+    pub fn ok(&self) -> bool {
+        self.agreeing() == self.rows.len()
+            && self.unrecorded == 0
+            && self.recorded_draws() == self.submitted_pops as u64
+    }
+}
+
+/// The (register, field, value) a record decided.
+fn decided(r: &Record) -> Vec<(&str, &str, Option<u64>)> {
+    r.registers
+        .iter()
+        .flatten()
+        .flat_map(|(reg, v)| {
+            v.decided
+                .iter()
+                .map(move |f| (reg.as_str(), f.as_str(), v.fields.get(f).copied()))
+        })
+        .collect()
+}
+
+/// Compares the draw records among `records` with `submitted`.
+pub fn check(records: &[Record], submitted: &[RecordedDraw]) -> Check {
+    let pops: Vec<&RecordedDraw> = submitted.iter().filter(|d| d.pops()).collect();
+    let draws: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == pops_report::Kind::Draw && r.registers.is_some())
+        .collect();
+    let rows = draws
+        .iter()
+        .map(|r| {
+            let fields = decided(r);
+            let mut best: Option<(usize, Vec<String>)> = None;
+            let mut first_difference = None;
+            for d in &pops {
+                match compare(fields.iter().copied(), d) {
+                    Ok(c) if best.as_ref().is_none_or(|b| c.listed.len() < b.1.len()) => {
+                        best = Some((c.compared, c.listed))
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        first_difference.get_or_insert(e);
+                    }
+                }
+            }
+            let verdict = match best {
+                Some((compared, listed)) => Verdict::Same { compared, listed },
+                None => Verdict::Differs(
+                    first_difference
+                        .unwrap_or_else(|| "the driver submitted no draw with POPS on".to_string()),
+                ),
+            };
+            Row {
+                name: match &r.name {
+                    Some(n) => format!("'{n}'"),
+                    None => format!("{} {}", r.kind, r.handle),
+                },
+                interlock: r.interlock,
+                samples: r.samples,
+                per_sample: r.per_sample,
+                draws: r.draws.unwrap_or(0),
+                fields: crate::cmd_run::key_fields(r.registers.as_ref()),
+                verdict,
+            }
+        })
+        .collect();
+    let unrecorded = pops
+        .iter()
+        .filter(|d| {
+            !draws
+                .iter()
+                .any(|r| compare(decided(r).iter().copied(), d).is_ok())
+        })
+        .count();
+    Check {
+        rows,
+        submitted_pops: pops.len(),
+        unrecorded,
+    }
+}
+
+/// The draws table with each record's verdict, then the chip's line. Pure.
+pub fn render(c: &Check, chip: &str, who: &str) -> String {
+    let mut o = String::new();
+    let width = c
+        .rows
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        o,
+        "{who}: {chip}: the draws RADV submitted through the amdgpu kernel interface, by draw record:"
+    );
+    let _ = writeln!(
+        o,
+        "  {:<width$} {:<17} {:>7} {:<6} {:>5}  {:<22} POPS register fields",
+        "draw", "interlock", "samples", "rate", "draws", "RADV programmed"
+    );
+    for r in &c.rows {
+        let fields = r
+            .fields
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (verdict, detail) = match &r.verdict {
+            Verdict::Same { compared, listed } if listed.is_empty() => {
+                (format!("the same ({compared})"), None)
+            }
+            Verdict::Same { compared, .. } => (format!("the same ({compared})*"), None),
+            Verdict::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
+        };
+        let _ = writeln!(
+            o,
+            "  {:<width$} {:<17} {:>7} {:<6} {:>5}  {verdict:<22} {fields}",
+            r.name,
+            r.interlock.to_string(),
+            r.samples.map_or("?".to_string(), |n| n.to_string()),
+            if r.per_sample { "sample" } else { "pixel" },
+            r.draws,
+        );
+        if let Some(d) = detail {
+            let _ = writeln!(o, "  {:<width$}   {d}", "");
+        }
+    }
+    let mut listed: Vec<&str> = c
+        .rows
+        .iter()
+        .flat_map(|r| match &r.verdict {
+            Verdict::Same { listed, .. } => listed.iter().map(String::as_str).collect(),
+            Verdict::Differs(_) => Vec::new(),
+        })
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
+    for f in listed {
+        for d in pm4::pops::radv::TABLE
+            .iter()
+            .filter(|d| format!("{}.{}", d.register.name(), d.field.name()) == f)
+        {
+            let _ = writeln!(
+                o,
+                "  * {f} differs where pm4::pops::radv lists it: {}",
+                d.reason
+            );
+        }
+    }
+    o.push_str(&chip_line(c, chip, who));
+    o
+}
+
+/// One line: how many draw records RADV programmed identically, and the listed differences met.
+pub fn chip_line(c: &Check, chip: &str, who: &str) -> String {
+    let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &c.rows {
+        if let Verdict::Same { listed: l, .. } = &r.verdict {
+            for f in l {
+                *listed.entry(f.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let compared: usize = c
+        .rows
+        .iter()
+        .map(|r| match r.verdict {
+            Verdict::Same { compared, .. } => compared,
+            Verdict::Differs(_) => 0,
+        })
+        .sum();
+    let listed = if listed.is_empty() {
+        "no listed difference met".to_string()
+    } else {
+        format!(
+            "apart from the differences pm4::pops::radv lists: {}",
+            listed
+                .iter()
+                .map(|(f, n)| format!("{f} in {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "{who}: {chip}: {} of {} draw records programmed identically by RADV ({compared} decided fields compared, {listed}); the records count {} draws, RADV submitted {} with POPS on{}{}\n",
+        c.agreeing(),
+        c.rows.len(),
+        c.recorded_draws(),
+        c.submitted_pops,
+        if c.unrecorded > 0 {
+            format!(", {} of them described by no record", c.unrecorded)
+        } else {
+            String::new()
+        },
+        if c.ok() { "" } else { " -- MISMATCH" },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use winsys::recorded::Fields;
+
+    fn record(pops: u64, draws: u64) -> Record {
+        let line = serde_json::json!({
+            "schema_version": 1, "id": 1, "app": "a", "device": "d", "kind": "draw",
+            "handle": "0x10", "entry_point": "main", "stage_hash": "0123456789abcdef",
+            "interlock": "pixel-ordered", "begin_count": 1, "end_count": 1, "per_sample": false,
+            "samples": 4, "chip": "navi31",
+            "registers": {"DB_SHADER_CONTROL": {"address": 163980, "value": 1,
+                "fields": {"PRIMITIVE_ORDERED_PIXEL_SHADER": pops}, "decided": ["PRIMITIVE_ORDERED_PIXEL_SHADER"]}},
+            "pm4": [], "diagnostics": [], "source": "shader_module", "command_buffer": "0x20",
+            "bound": "pipeline", "draws": draws, "name": "oit/colour"
+        });
+        serde_json::from_value(line).unwrap()
+    }
+
+    fn submitted(pops: u64) -> RecordedDraw {
+        let mut f = Fields::new();
+        f.entry("DB_SHADER_CONTROL".into())
+            .or_default()
+            .insert("PRIMITIVE_ORDERED_PIXEL_SHADER".into(), pops);
+        RecordedDraw {
+            submission: 1,
+            packet: "DRAW_INDEX_AUTO",
+            fields: f,
+        }
+    }
+
+    #[test]
+    fn a_record_matching_a_submitted_draw_agrees_and_counts_it() {
+        let c = check(&[record(1, 1)], &[submitted(1), submitted(0)]);
+        assert!(c.ok(), "{c:?}");
+        let text = render(&c, "navi31", "pops run");
+        assert!(text.contains("'oit/colour'"), "{text}");
+        assert!(
+            text.contains("navi31: 1 of 1 draw records programmed identically by RADV (1 decided fields compared"),
+            "{text}"
+        );
+        assert!(!text.contains("MISMATCH"), "{text}");
+    }
+
+    /// A record whose fields no submitted draw has, a submitted draw no record describes, and
+    /// counts that differ are each a mismatch the line says.
+    #[test]
+    fn differences_are_mismatches() {
+        let c = check(&[record(0, 1)], &[submitted(1)]);
+        assert!(!c.ok());
+        assert!(
+            matches!(&c.rows[0].verdict, Verdict::Differs(w) if w.contains("PRIMITIVE_ORDERED_PIXEL_SHADER"))
+        );
+        assert_eq!(c.unrecorded, 1);
+        assert!(render(&c, "navi31", "pops run").contains("MISMATCH"));
+        let c = check(&[record(1, 2)], &[submitted(1)]);
+        assert!(!c.ok(), "two draws counted, one submitted");
+    }
+}
