@@ -298,13 +298,12 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             } else {
                 base_codes.push(code);
             }
-            let text = cmd_run::read_report(&report)?;
-            let summary = cmd_run::summarize(&text);
-            if !summary.bad_lines.is_empty() {
+            let summary = crate::summary::summarize_files(&[&report])?;
+            if summary.bad_lines > 0 {
                 eprintln!(
                     "pops compare: {}: {} line(s) are not report lines",
                     report.display(),
-                    summary.bad_lines.len()
+                    summary.bad_lines
                 );
             }
             if with && summary.experimented == 0 {
@@ -372,9 +371,9 @@ fn replay(args: &Args, name: &str) -> Result<ExitCode, String> {
             break;
         }
         for (path, side) in [(b, &mut base), (e, &mut exp)] {
-            let text = cmd_run::read_report(&path)?;
-            side.runs
-                .push(RunTiming::from_lines(&cmd_run::summarize(&text).timing));
+            side.runs.push(RunTiming::from_lines(
+                &crate::summary::summarize_files(&[&path])?.timing,
+            ));
         }
     }
     if base.runs.is_empty() {

@@ -4,14 +4,16 @@
 //! with the interlocked draws it names. With `--html`, the same as one self-contained page, with
 //! the interlocked GPU time per frame as a chart.
 
-use crate::cmd_run::{read_report, render_device_lost, render_table, summarize};
+use crate::cmd_run::{render_bad_lines, render_device_lost, render_table};
+use crate::summary::Summarizer;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The layer's JSON Lines reports (VK_POPS_INTERLOCK_REPORT, `pops run --report`), read as
-    /// one.
+    /// one; either schema version. Each is streamed: memory grows with the distinct objects and
+    /// states, not with the report's length.
     #[arg(required = true)]
     reports: Vec<PathBuf>,
     /// Also write the summary as one self-contained HTML page (no network, no external assets).
@@ -20,19 +22,19 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let mut text = String::new();
+    let mut all = Summarizer::new();
     let mut timings = Vec::new();
     for r in &a.reports {
-        match read_report(r) {
-            Ok(t) => {
-                timings.push((r.display().to_string(), summarize(&t).timing));
-                text.push_str(&t);
-                text.push('\n');
-            }
-            Err(e) => {
-                eprintln!("pops report: {e}");
-                return ExitCode::FAILURE;
-            }
+        // Each report's frames chart on their own; the table is of every report together.
+        let mut one = Summarizer::new();
+        if let Err(e) = one.read_file(r) {
+            eprintln!("pops report: {e}");
+            return ExitCode::FAILURE;
+        }
+        timings.push((r.display().to_string(), one.finish().timing));
+        if let Err(e) = all.read_file(r) {
+            eprintln!("pops report: {e}");
+            return ExitCode::FAILURE;
         }
     }
     let names = a
@@ -41,18 +43,12 @@ pub fn run(a: Args) -> ExitCode {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    let s = summarize(&text);
+    let s = all.finish();
     if s.records == 0 && s.device_lost.is_empty() && s.timing.is_empty() {
         eprintln!("pops report: {names} holds no records of VK_LAYER_POPS_interlock");
         return ExitCode::FAILURE;
     }
-    if !s.bad_lines.is_empty() {
-        eprintln!(
-            "pops report: {} line(s) of {names} are not JSON objects (lines {:?})",
-            s.bad_lines.len(),
-            s.bad_lines
-        );
-    }
+    eprint!("{}", render_bad_lines(&s, "pops report"));
     // A device loss comes first: it is what the report is read for.
     print!("{}", render_device_lost(&s.device_lost, "pops report"));
     if s.records > 0 || !s.timing.is_empty() {

@@ -14,6 +14,8 @@ use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::summary::{key_fields, Summary};
+
 /// The loader's name for the layer and its manifest's file name.
 pub const LAYER_NAME: &str = "VK_LAYER_POPS_interlock";
 pub const MANIFEST: &str = "VkLayer_pops_interlock.json";
@@ -480,11 +482,10 @@ fn run_inner(args: Args) -> Result<u8, String> {
     let status = spawn(program, program_args, &env)?;
     let mut code = exit_code_of(status);
 
-    let text = read_report(&report)?;
-    let summary = summarize(&text);
+    let summary = crate::summary::summarize_files(&[&report])?;
     match &target {
         Target::Shim { chip, dir, .. } => {
-            if !check_submitted(&summary, &text, *chip, dir, &report)? {
+            if !check_submitted(&summary, *chip, dir, &report)? {
                 code = 1;
             }
         }
@@ -516,7 +517,6 @@ fn run_inner(args: Args) -> Result<u8, String> {
 /// record against the draws RADV submitted. `false` where they disagree.
 fn check_submitted(
     summary: &Summary,
-    text: &str,
     chip: Family,
     dir: &Path,
     report: &Path,
@@ -529,19 +529,10 @@ fn check_submitted(
         eprintln!("{who}: the amdgpu shim: {e}");
     }
     let submitted = winsys::recorded::draws(dir, chip.gfx_level()).map_err(|e| e.to_string())?;
-    let records: Vec<pops_report::Record> = text
-        .lines()
-        .filter_map(|l| match serde_json::from_str::<pops_report::Line>(l) {
-            Ok(pops_report::Line::Record(r)) => Some(*r),
-            _ => None,
-        })
-        .collect();
-    let created = records
-        .iter()
-        .filter(|r| r.kind != pops_report::Kind::Draw)
-        .count();
+    let records = crate::submitted_check::draw_records(report)?;
     eprintln!(
-        "{who}: {created} pipeline(s) and shader object(s) reported (`pops report {}` lists them)",
+        "{who}: {} pipeline(s) and shader object(s) reported (`pops report {}` lists them)",
+        summary.created,
         report.display()
     );
     let check = crate::submitted_check::check(&records, &submitted);
@@ -578,173 +569,6 @@ fn shim_events(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// One interlocked pipeline of the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PipelineRow {
-    pub kind: pops_report::Kind,
-    pub handle: String,
-    /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
-    pub stage_hash: String,
-    /// The application's name of the object, where the record has one.
-    pub name: Option<String>,
-    pub interlock: pops_report::Interlock,
-    pub samples: Option<u64>,
-    pub per_sample: bool,
-    pub chip: Option<String>,
-    /// `FIELD=value` of the key POPS fields present in the record's registers.
-    pub fields: Vec<(String, u64)>,
-    pub diagnostics: Vec<(String, String)>,
-    /// Draw rows: the draws counted, summed over every `draw` record of the same object and
-    /// state (one per command buffer), and how many records that was. `None` for creation rows.
-    pub draws: Option<(u64, u64)>,
-    /// The interlock experiment applied, as `name: from -> to`.
-    pub experiment: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Summary {
-    pub records: usize,
-    /// Pipelines whose interlock is a mode or could not be told ("unknown"), in report order.
-    pub interlocked: Vec<PipelineRow>,
-    /// 1-based line numbers that are not JSON objects.
-    pub bad_lines: Vec<usize>,
-    /// Device-lost lines (one per device that was lost), in report order.
-    pub device_lost: Vec<pops_report::DeviceLost>,
-    /// Timing lines (the layer's `timing` setting), in report order.
-    pub timing: Vec<pops_report::Timing>,
-    /// Records of objects the layer's interlock experiment changed.
-    pub experimented: usize,
-}
-
-/// The register fields a reader of the table needs to see, in the order shown: whether POPS is
-/// on, how overlap is detected and at what rate, and the hardware-bug workarounds.
-pub const KEY_FIELDS: &[&str] = &[
-    "PRIMITIVE_ORDERED_PIXEL_SHADER",
-    "POPS_OVERLAP_NUM_SAMPLES",
-    "OVERRIDE_INTRINSIC_RATE_ENABLE",
-    "OVERRIDE_INTRINSIC_RATE",
-    "POPS_DRAIN_PS_ON_OVERLAP",
-    "PUNCHOUT_MODE",
-    "LOAD_COLLISION_WAVEID",
-    "LOAD_INTRAWAVE_COLLISION",
-    "EXEC_IF_OVERLAPPED",
-];
-
-pub fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    let Some(regs) = registers else {
-        return out;
-    };
-    for &name in KEY_FIELDS {
-        if let Some(v) = regs.values().find_map(|r| r.fields.get(name)) {
-            out.push((name.to_string(), *v));
-        }
-    }
-    out
-}
-
-/// The report's text. Bytes that are not UTF-8 (a record cut by a crash, a stray write) only
-/// spoil their own line, which `summarize` then counts as bad, instead of losing the report.
-pub fn read_report(report: &Path) -> Result<String, String> {
-    std::fs::read(report)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .map_err(|e| format!("cannot read the report {}: {e}", report.display()))
-}
-
-/// Parses a JSON Lines report. Pure.
-pub fn summarize(text: &str) -> Summary {
-    let mut s = Summary::default();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        // The report's own types (pops_report::Line): a line that is not one is counted bad.
-        let r = match serde_json::from_str::<pops_report::Line>(line) {
-            Ok(pops_report::Line::Record(r)) => *r,
-            Ok(pops_report::Line::Timing(t)) => {
-                s.timing.push(t);
-                continue;
-            }
-            Ok(pops_report::Line::DeviceLost(l)) => {
-                s.device_lost.push(*l);
-                continue;
-            }
-            Err(_) => {
-                s.bad_lines.push(i + 1);
-                continue;
-            }
-        };
-        s.records += 1;
-        if r.experiment.is_some() {
-            s.experimented += 1;
-        }
-        if r.interlock == pops_report::Interlock::None {
-            continue;
-        }
-        let row = PipelineRow {
-            kind: r.kind,
-            handle: r.handle,
-            name: r.name,
-            stage_hash: r.stage_hash.unwrap_or_else(|| "-".to_string()),
-            interlock: r.interlock,
-            samples: r.samples.map(u64::from),
-            per_sample: r.per_sample,
-            chip: r.chip,
-            fields: key_fields(r.registers.as_ref()),
-            diagnostics: r
-                .diagnostics
-                .iter()
-                .map(|d| (d.severity.name().to_string(), d.code.clone()))
-                .collect(),
-            draws: r.draws.map(|n| (n, 1)),
-            experiment: r
-                .experiment
-                .as_ref()
-                .map(|e| format!("{}: {}", e.name.name(), e.changes_text())),
-        };
-        match row.draws {
-            // Draw records repeat per command buffer (per frame): one row per object and state.
-            Some((n, _)) => {
-                let same = s.interlocked.iter_mut().find(|o| {
-                    o.draws.is_some()
-                        && PipelineRow {
-                            draws: None,
-                            ..(*o).clone()
-                        } == PipelineRow {
-                            draws: None,
-                            ..row.clone()
-                        }
-                });
-                match same {
-                    Some(o) => {
-                        if let Some((d, records)) = &mut o.draws {
-                            *d += n;
-                            *records += 1;
-                        }
-                    }
-                    None => s.interlocked.push(row),
-                }
-            }
-            None => s.interlocked.push(row),
-        }
-    }
-    // A creation record without a name takes the name its draws carry (applications often name
-    // an object after creating it): the first draw row after it of the same handle and stage
-    // (a handle is recycled once its object is destroyed, so an earlier one is another object).
-    for i in 0..s.interlocked.len() {
-        if s.interlocked[i].name.is_some() || s.interlocked[i].draws.is_some() {
-            continue;
-        }
-        let (handle, hash) = (&s.interlocked[i].handle, &s.interlocked[i].stage_hash);
-        let name = s.interlocked[i + 1..]
-            .iter()
-            .find(|r| r.draws.is_some() && r.handle == *handle && r.stage_hash == *hash)
-            .and_then(|r| r.name.clone());
-        s.interlocked[i].name = name;
-    }
-    s
-}
-
 /// The summary table. Pure.
 pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str) -> String {
     use std::fmt::Write;
@@ -758,14 +582,7 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
             chip.name()
         );
     }
-    if !s.bad_lines.is_empty() {
-        let _ = writeln!(
-            o,
-            "pops run: {} report line(s) are not JSON objects (lines {:?})",
-            s.bad_lines.len(),
-            s.bad_lines
-        );
-    }
+    o.push_str(&render_bad_lines(s, "pops run"));
     o.push_str(&render_device_lost(&s.device_lost, "pops run"));
     if s.records == 0 {
         let _ = writeln!(
@@ -780,9 +597,27 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
     o
 }
 
+/// How many lines are not report lines, which (the first few) and why the first is not.
+pub fn render_bad_lines(s: &Summary, who: &str) -> String {
+    if s.bad_lines == 0 {
+        return String::new();
+    }
+    format!(
+        "{who}: {} line(s) are not report lines (lines {:?}{}): {}\n",
+        s.bad_lines,
+        s.bad_line_numbers,
+        if s.bad_lines > s.bad_line_numbers.len() {
+            ", …"
+        } else {
+            ""
+        },
+        s.first_bad.as_deref().unwrap_or("")
+    )
+}
+
 /// A report's device losses, first of all: the sentence, then each list's draws with their
 /// key POPS fields and findings. Pure.
-pub fn render_device_lost(lost: &[pops_report::DeviceLost], who: &str) -> String {
+pub fn render_device_lost(lost: &[pops_report::read::ResolvedLost], who: &str) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     for l in lost {
@@ -798,7 +633,7 @@ pub fn render_device_lost(lost: &[pops_report::DeviceLost], who: &str) -> String
                     (None, Some(m)) => format!("{} (module '{m}')", d.handle),
                     (None, None) => d.handle.clone(),
                 };
-                let fields = key_fields(d.registers.as_ref())
+                let fields = key_fields(d.registers.as_deref())
                     .iter()
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
@@ -861,12 +696,14 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         .iter()
         .filter(|r| r.interlock == pops_report::Interlock::Unknown)
         .count();
+    // Command buffer recordings with interlocked draws (a version 2 record counts every
+    // recording it adds up).
     let draw_records: u64 = s
         .interlocked
         .iter()
         .filter_map(|r| r.draws.map(|(_, records)| records))
         .sum();
-    let created = s.records - draw_records as usize;
+    let created = s.created;
     let _ = writeln!(
         o,
         "{who}: {} pipeline(s) reported, {} with fragment shader interlock{}{}:",
@@ -883,7 +720,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
                 .iter()
                 .filter_map(|r| r.draws.map(|(d, _)| d))
                 .sum();
-            format!("; {draws} draw(s) with an interlocked fragment stage in {draw_records} draw record(s), one row per object and state")
+            format!("; {draws} draw(s) with an interlocked fragment stage in {draw_records} command buffer recording(s), one row per object and state")
         } else {
             String::new()
         }
@@ -958,7 +795,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
          (pixel vs sample interlock); POPS_DRAIN_PS_ON_OVERLAP and PUNCHOUT_MODE are the \
          missed-overlap workaround (>= 8 samples on affected chips); LOAD_COLLISION_WAVEID / \
          LOAD_INTRAWAVE_COLLISION give the shader its overlap wave ID. Full state: the report's \
-         \"registers\" and \"pm4\"."
+         \"state\" lines (\"registers\" and \"pm4\")."
     );
     o
 }
@@ -966,6 +803,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::{summarize, summarize_files};
 
     fn names(env: &[(String, OsString)]) -> Vec<(&str, String)> {
         env.iter()
@@ -1025,7 +863,8 @@ mod tests {
         let none = RECORD.replace("\"pixel-ordered\"", "\"none\"");
         let s = summarize(&format!("{RECORD}\n{none}\nnot json\n"));
         assert_eq!(s.records, 2);
-        assert_eq!(s.bad_lines, vec![3]);
+        assert_eq!(s.bad_lines, 1);
+        assert_eq!(s.bad_line_numbers, vec![3]);
         assert_eq!(s.interlocked.len(), 1);
         let r = &s.interlocked[0];
         assert_eq!(r.samples, Some(8));
@@ -1084,7 +923,7 @@ mod tests {
             &Target::Real { device: "d".into() },
             "p",
         );
-        assert!(out.contains("1 pipeline(s) reported, 1 with fragment shader interlock; 8 draw(s) with an interlocked fragment stage in 3 draw record(s)"), "{out}");
+        assert!(out.contains("1 pipeline(s) reported, 1 with fragment shader interlock; 8 draw(s) with an interlocked fragment stage in 3 command buffer recording(s)"), "{out}");
         assert!(out.contains("7 (2)"), "{out}");
     }
 
@@ -1097,11 +936,12 @@ mod tests {
         bytes.extend_from_slice(b"\n{\"kind\":\"gra\xff\xfe\n{\"truncated\":\n");
         bytes.extend_from_slice(RECORD.as_bytes());
         std::fs::write(&path, &bytes).unwrap();
-        let s = summarize(&read_report(&path).unwrap());
+        let s = summarize_files(&[&path]).unwrap();
         assert_eq!(s.records, 2);
-        assert_eq!(s.bad_lines, vec![2, 3]);
-        assert_eq!(s.interlocked.len(), 2);
-        let e = read_report(&dir.join("absent.jsonl")).unwrap_err();
+        assert_eq!(s.bad_line_numbers, vec![2, 3]);
+        // Two identical creation records are one row.
+        assert_eq!(s.interlocked.len(), 1);
+        let e = summarize_files(&[dir.join("absent.jsonl")]).unwrap_err();
         assert!(
             e.starts_with("cannot read the report") && e.contains("absent.jsonl"),
             "{e}"
@@ -1138,7 +978,7 @@ mod tests {
         let text = r#"{"schema_version":1,"id":1,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"raven","registers":null,"pm4":[],"diagnostics":[],"source":"shader_module","command_buffer":"0xc","bound":"pipeline","draws":2}
 {"schema_version":1,"app":"a","device":"d","kind":"device_lost","chip":"raven","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":4,"command_buffer":"0xc","handle":"0x10","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"pixel-ordered","samples":8,"chip":"raven","draws":2,"registers":{"DB_DFSM_CONTROL":{"address":1,"value":0,"fields":{"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":["POPS_DRAIN_PS_ON_OVERLAP"]}},"diagnostics":[{"severity":"warning","code":"x-y","message":"m"}]}],"recent":[],"not_kept":0,"fault":{"description":"A GPUVM fault has been detected","addresses":[{"type":"WRITE_INVALID","address":"0x1000","precision":4096}],"vendor":[],"vendor_binary_bytes":0}}"#;
         let s = summarize(text);
-        assert!(s.bad_lines.is_empty(), "{:?}", s.bad_lines);
+        assert_eq!(s.bad_lines, 0, "{:?}", s.first_bad);
         assert_eq!(s.device_lost.len(), 1);
         let shown = render_summary(&s, Path::new("r.jsonl"), &Target::NoInterlock, "app");
         let lost = shown.find("DEVICE LOST").expect("shown");
@@ -1160,7 +1000,7 @@ mod tests {
         let text = r#"{"schema_version":1,"app":"a","device":"d","kind":"timing","scope":"submission","index":0,"gpu_ns":2000000,"interlocked_ns":1000000,"ranges":1,"unmeasured":0,"objects":[]}
 {"schema_version":1,"app":"a","device":"d","kind":"timing","scope":"object","interlocked_ns":1000000,"ranges":1,"unmeasured":0,"objects":[{"object":1,"handle":"0x1","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"none","experiment":{"name":"no-interlock","changes":["pixel-ordered -> none"]},"ns":1000000,"ranges":1}]}"#;
         let s = summarize(text);
-        assert!(s.bad_lines.is_empty());
+        assert_eq!(s.bad_lines, 0);
         assert_eq!(s.timing.len(), 2);
         let t = render_table(&s, "pops run");
         assert!(

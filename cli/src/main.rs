@@ -20,6 +20,7 @@ mod report_html;
 mod selftest_common;
 mod selftest_draw;
 mod submitted_check;
+mod summary;
 mod timing_stats;
 
 use clap::{Parser, Subcommand};

@@ -4,7 +4,7 @@
 //! asset: the page opens anywhere. Pure (the report's summary in, the page out); the markup is
 //! maud's, so every value from the report is escaped by construction.
 
-use crate::cmd_run::{PipelineRow, Summary};
+use crate::summary::{PipelineRow, Summary};
 use crate::timing_stats::{RunTiming, Spread};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -66,7 +66,7 @@ fn fields(f: &[(String, u64)]) -> Markup {
     }
 }
 
-fn device_lost(l: &pops_report::DeviceLost) -> Markup {
+fn device_lost(l: &pops_report::read::ResolvedLost) -> Markup {
     html! {
         div.lost id="device-lost" {
             h2 { "Device lost: " (l.device) }
@@ -85,7 +85,7 @@ fn device_lost(l: &pops_report::DeviceLost) -> Markup {
                             td { (d.interlock) }
                             td.num { (d.samples.map_or("dynamic".to_string(), |n| n.to_string())) }
                             td { (d.chip.as_deref().unwrap_or("-")) }
-                            td { (fields(&crate::cmd_run::key_fields(d.registers.as_ref()))) }
+                            td { (fields(&crate::summary::key_fields(d.registers.as_deref()))) }
                             td { (severities(&d.diagnostics.iter().map(|x| (x.severity.name().to_string(), x.code.clone())).collect::<Vec<_>>())) }
                         }
                     }
@@ -296,7 +296,7 @@ mod tests {
         .unwrap();
         Side {
             runs: vec![RunTiming::from_lines(
-                &crate::cmd_run::summarize(&text).timing,
+                &crate::summary::summarize(&text).timing,
             )],
         }
     }

@@ -4,7 +4,7 @@
 //! compared with the fields RADV programmed at its draws (`winsys::recorded`), the deliberate
 //! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
 
-use pops_report::Record;
+use pops_report::read::Resolved as Record;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use winsys::recorded::{compare, RecordedDraw};
@@ -66,11 +66,37 @@ impl Check {
     }
 }
 
+/// The draw records of the report at `path`, registers resolved and each with its last totals.
+pub fn draw_records(path: &std::path::Path) -> Result<Vec<Record>, String> {
+    use pops_report::read::Item;
+    let f = std::fs::File::open(path)
+        .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
+    let mut out: Vec<Record> = Vec::new();
+    let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();
+    pops_report::read::each_line(std::io::BufReader::new(f), |_, item| match item {
+        Ok(Item::Record(r)) if r.kind == pops_report::Kind::Draw => {
+            at.insert((r.app.clone(), r.id), out.len());
+            out.push(*r);
+        }
+        Ok(Item::Counts(c)) => {
+            for n in &c.records {
+                if let Some(&i) = at.get(&(c.app.clone(), n.record)) {
+                    out[i].draws = Some(n.draws);
+                    out[i].command_buffers = Some(n.command_buffers);
+                }
+            }
+        }
+        _ => {}
+    })
+    .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
+    Ok(out)
+}
+
 /// The (register, field, value) a record decided.
 fn decided(r: &Record) -> Vec<(&str, &str, Option<u64>)> {
     r.registers
         .iter()
-        .flatten()
+        .flat_map(|regs| regs.iter())
         .flat_map(|(reg, v)| {
             v.decided
                 .iter()
@@ -119,7 +145,7 @@ pub fn check(records: &[Record], submitted: &[RecordedDraw]) -> Check {
                 samples: r.samples,
                 per_sample: r.per_sample,
                 draws: r.draws.unwrap_or(0),
-                fields: crate::cmd_run::key_fields(r.registers.as_ref()),
+                fields: crate::summary::key_fields(r.registers.as_deref()),
                 verdict,
             }
         })
@@ -262,6 +288,11 @@ mod tests {
     use winsys::recorded::Fields;
 
     fn record(pops: u64, draws: u64) -> Record {
+        let r: pops_report::Record = record_v1(pops, draws);
+        r.map_registers(|r| r.map(std::sync::Arc::new))
+    }
+
+    fn record_v1(pops: u64, draws: u64) -> pops_report::Record {
         let line = serde_json::json!({
             "schema_version": 1, "id": 1, "app": "a", "device": "d", "kind": "draw",
             "handle": "0x10", "entry_point": "main", "stage_hash": "0123456789abcdef",

@@ -116,7 +116,11 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.experiment = b.fragment.experiment.clone();
     rec.name = b.name();
     d.stats.draw_record(g.count);
-    write_report(d, &rec);
+    // A command buffer recorded again with the same object and state adds to the record already
+    // in the report: the draws are that record's, under its id (what a device-lost line names).
+    if let Some(id) = write_report(d, &rec) {
+        rec.id = id;
+    }
     tell_messengers(d, b.handle, &rec);
     std::sync::Arc::new(rec)
 }
@@ -228,13 +232,16 @@ pub(crate) fn device_lost(
         .deliver(&subject, std::slice::from_ref(&finding));
 }
 
-pub(crate) fn write_report(d: &Device, rec: &Record) {
-    let Some(path) = &d.settings.report else {
-        return;
-    };
-    if let Err(e) = report::append(path, rec) {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| log::error!("cannot write report {}: {e}", path.display()));
+/// Writes a record to the report, where there is one: the id it has there.
+pub(crate) fn write_report(d: &Device, rec: &Record) -> Option<u64> {
+    let path = d.settings.report.as_ref()?;
+    match report::append(path, rec) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            static ONCE: Once = Once::new();
+            ONCE.call_once(|| log::error!("cannot write report {}: {e}", path.display()));
+            None
+        }
     }
 }
 

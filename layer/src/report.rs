@@ -1,17 +1,25 @@
-//! The JSON Lines report file: one line per analysed pipeline, library, shader object, draw
-//! group or timing unit, written in whole-line chunks.
+//! The JSON Lines report file (schemas/report.schema.json, version 2): one line per analysed
+//! pipeline, library, shader object, draw record or timing unit, written in whole-line chunks.
+//!
+//! The report grows with what the application does differently, not with its frames: each
+//! distinct register state is written once per file as a `state` line that records name, and a
+//! command buffer recorded again with the same bound object and state adds its draws to the
+//! draw record already written; `counts` lines carry those totals, at most about once a second
+//! while they change and whenever the file is flushed at a device's or the process's end.
 
-use crate::model::record::Record;
-use pops_report::Severity;
+use crate::model::record::{text_id, Record, Shared};
+use pops_report::{Count, Counts, CountsKind, Kind, Severity, State, StateKind, SCHEMA_VERSION};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// A report line as written: the record's JSON and a newline.
+/// A report line as written: the record's JSON and a newline (its registers inline: for the
+/// log and tools, not the report file).
 pub fn to_line(record: &Record) -> String {
     // Serializing this plain struct cannot fail (no maps with non-string keys).
     let mut s = serde_json::to_string(record)
@@ -20,22 +28,76 @@ pub fn to_line(record: &Record) -> String {
     s
 }
 
+/// A draw record already in the file, and the totals added to it since.
+struct Totals {
+    id: u64,
+    app: String,
+    draws: u64,
+    command_buffers: u64,
+    /// Changed since the last `counts` line.
+    changed: bool,
+}
+
 /// One report file: lines are collected and written in whole-line chunks.
 struct Sink {
     file: File,
     buf: Vec<u8>,
     last_flush: Instant,
+    /// The state lines in the file, by id.
+    states: HashSet<u64>,
+    /// The draw records in the file, by what they say apart from their id and counts.
+    draws: HashMap<u64, Totals>,
+    /// Some totals changed since the last `counts` line.
+    changed: bool,
+    last_counts: Instant,
 }
 
 impl Sink {
-    fn flush(&mut self) -> std::io::Result<()> {
+    /// Writes the buffer; with `counts`, the changed totals first (`force`: whatever their age).
+    fn flush(&mut self, force_counts: bool) -> std::io::Result<()> {
         self.last_flush = Instant::now();
+        if self.changed && (force_counts || self.last_counts.elapsed() >= COUNTS_AGE) {
+            self.write_counts();
+        }
         if self.buf.is_empty() {
             return Ok(());
         }
         let r = self.file.write_all(&self.buf);
         self.buf.clear();
         r
+    }
+
+    /// One `counts` line per application with changed totals.
+    fn write_counts(&mut self) {
+        self.changed = false;
+        self.last_counts = Instant::now();
+        let mut by_app: HashMap<&str, Vec<Count>> = HashMap::new();
+        for t in self.draws.values_mut().filter(|t| t.changed) {
+            t.changed = false;
+            by_app.entry(&t.app).or_default().push(Count {
+                record: t.id,
+                draws: t.draws,
+                command_buffers: t.command_buffers,
+            });
+        }
+        for (app, mut records) in by_app {
+            records.sort_by_key(|c| c.record);
+            let line = Counts {
+                schema_version: SCHEMA_VERSION,
+                app: app.to_string(),
+                kind: CountsKind::Counts,
+                records,
+            };
+            if serde_json::to_writer(&mut self.buf, &line).is_ok() {
+                self.buf.push(b'\n');
+            }
+        }
+    }
+
+    fn push(&mut self, line: &impl Serialize) -> std::io::Result<()> {
+        serde_json::to_writer(&mut self.buf, line).map_err(std::io::Error::other)?;
+        self.buf.push(b'\n');
+        Ok(())
     }
 }
 
@@ -44,6 +106,15 @@ const FLUSH_BYTES: usize = 64 * 1024;
 /// …or when the oldest unwritten line is this old at the next append; and always at
 /// vkDestroyDevice, vkDestroyInstance, process exit and library unload ([`flush_all`]).
 const FLUSH_AGE: Duration = Duration::from_millis(50);
+/// Changed draw totals are written at most this often (and at every [`flush_all`]), so a crash
+/// loses about this much of them.
+const COUNTS_AGE: Duration = Duration::from_secs(1);
+/// Draw records a file remembers for adding to; past this it starts again (the totals written
+/// so far stay right; later recordings write new lines, which readers add up by content).
+const MAX_DRAW_RECORDS: usize = 65_536;
+
+/// Some file has totals not yet written: [`tick`] has work.
+static CHANGED: AtomicBool = AtomicBool::new(false);
 
 type Sinks = Mutex<HashMap<PathBuf, Arc<Mutex<Sink>>>>;
 
@@ -52,51 +123,156 @@ fn sinks() -> &'static Sinks {
     SINKS.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Appends one line to the report at `path`. A `write` per line costs more than the layer's
-/// whole analysis, so lines are buffered and written in chunks of whole lines on an O_APPEND
-/// file: lines of several devices, threads or processes never interleave.
-pub fn append(path: &Path, record: &Record) -> std::io::Result<()> {
+fn sink(path: &Path) -> std::io::Result<Arc<Mutex<Sink>>> {
+    let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(f) = map.get(path) {
+        return Ok(f.clone());
+    }
+    let file = OpenOptions::new().create(true).append(true).open(path)?;
+    let sink = Arc::new(Mutex::new(Sink {
+        file,
+        buf: Vec::with_capacity(FLUSH_BYTES),
+        last_flush: Instant::now(),
+        states: HashSet::new(),
+        draws: HashMap::new(),
+        changed: false,
+        last_counts: Instant::now(),
+    }));
+    map.insert(path.to_path_buf(), sink.clone());
+    Ok(sink)
+}
+
+/// Appends one record to the report at `path`: its state line first where the file has none
+/// yet, then the record naming it — or, for a draw record the file already holds apart from
+/// its id, command buffer and counts, nothing but the added counts. Returns the id the record
+/// has in the file. A `write` per line costs more than the layer's whole analysis, so lines are
+/// buffered and written in chunks of whole lines on an O_APPEND file: lines of several devices,
+/// threads or processes never interleave.
+pub fn append(path: &Path, record: &Record) -> std::io::Result<u64> {
     // A line with a warning or an error is written at once: it must survive a crash or hang of
     // the application that follows it.
     let urgent = record
         .diagnostics
         .iter()
         .any(|d| matches!(d.severity, Severity::Warning | Severity::Error));
-    append_line(path, record, urgent)
-}
-
-/// Appends any report line (object and draw records, timing lines); `urgent` writes it at once.
-pub fn append_line(path: &Path, record: &impl Serialize, urgent: bool) -> std::io::Result<()> {
-    let sink = {
-        let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
-        match map.get(path) {
-            Some(f) => f.clone(),
-            None => {
-                let file = OpenOptions::new().create(true).append(true).open(path)?;
-                let sink = Arc::new(Mutex::new(Sink {
-                    file,
-                    buf: Vec::with_capacity(FLUSH_BYTES),
-                    last_flush: Instant::now(),
-                }));
-                map.insert(path.to_path_buf(), sink.clone());
-                sink
-            }
-        }
-    };
+    let sink = sink(path)?;
     let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
     if s.buf.is_empty() {
         s.last_flush = Instant::now();
     }
-    serde_json::to_writer(&mut s.buf, record).map_err(std::io::Error::other)?;
-    s.buf.push(b'\n');
+    let mut line = record.clone();
+    line.registers = Shared::null();
+    line.pm4 = Arc::from(Vec::new());
+    line.state = record.registers.id();
+    let mut id = record.id;
+    let mut write = true;
+    if record.kind == Kind::Draw {
+        let n = record.draws.unwrap_or(0);
+        line.id = 0;
+        line.draws = None;
+        line.command_buffer = None;
+        let key = text_id(&serde_json::to_string(&line).map_err(std::io::Error::other)?);
+        match s.draws.get_mut(&key) {
+            Some(t) => {
+                t.draws += n;
+                t.command_buffers += 1;
+                t.changed = true;
+                id = t.id;
+                write = false;
+            }
+            None => {
+                if s.draws.len() >= MAX_DRAW_RECORDS {
+                    s.write_counts();
+                    s.draws.clear();
+                }
+                s.draws.insert(
+                    key,
+                    Totals {
+                        id,
+                        app: record.app.clone(),
+                        draws: n,
+                        command_buffers: 1,
+                        changed: false,
+                    },
+                );
+            }
+        }
+        line.id = record.id;
+        line.draws = record.draws;
+        line.command_buffer = record.command_buffer.clone();
+        line.command_buffers = Some(1);
+        if !write {
+            s.changed = true;
+            CHANGED.store(true, Ordering::Relaxed);
+        }
+    }
+    if write {
+        if let (Some(raw), Some(state)) = (record.registers.raw(), &line.state) {
+            let sid = text_id(raw.get());
+            if s.states.insert(sid) {
+                s.push(&State {
+                    schema_version: SCHEMA_VERSION,
+                    kind: StateKind::State,
+                    state: state.clone(),
+                    chip: record.chip.clone(),
+                    registers: raw,
+                    pm4: record.pm4.clone(),
+                })?;
+            }
+        }
+        s.push(&line)?;
+    }
+    if urgent
+        || s.buf.len() >= FLUSH_BYTES
+        || s.last_flush.elapsed() >= FLUSH_AGE
+        || (s.changed && s.last_counts.elapsed() >= COUNTS_AGE)
+    {
+        s.flush(false)?;
+    }
+    Ok(id)
+}
+
+/// Appends any other report line (timing, device lost); `urgent` writes it at once.
+pub fn append_line(path: &Path, line: &impl Serialize, urgent: bool) -> std::io::Result<()> {
+    let sink = sink(path)?;
+    let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+    if s.buf.is_empty() {
+        s.last_flush = Instant::now();
+    }
+    s.push(line)?;
     if urgent || s.buf.len() >= FLUSH_BYTES || s.last_flush.elapsed() >= FLUSH_AGE {
-        s.flush()?;
+        s.flush(urgent)?;
     }
     Ok(())
 }
 
-/// Writes every buffered line. `blocking: false` (process exit, library unload) skips a file
-/// another thread is writing rather than wait for it.
+/// Writes the changed totals of files whose last `counts` line is over a second old (called at
+/// each present, so totals reach the file while an application replays the same command
+/// buffers). Costs one atomic load when nothing changed; never waits for another thread.
+pub fn tick() {
+    if !CHANGED.load(Ordering::Relaxed) {
+        return;
+    }
+    let all: Vec<Arc<Mutex<Sink>>> = match sinks().try_lock() {
+        Ok(m) => m.values().cloned().collect(),
+        Err(_) => return,
+    };
+    let mut pending = false;
+    for sink in all {
+        if let Ok(mut s) = sink.try_lock() {
+            if s.changed && s.last_counts.elapsed() >= COUNTS_AGE {
+                let _ = s.flush(true);
+            }
+            pending |= s.changed;
+        } else {
+            pending = true;
+        }
+    }
+    CHANGED.store(pending, Ordering::Relaxed);
+}
+
+/// Writes every buffered line and every changed total. `blocking: false` (process exit, library
+/// unload) skips a file another thread is writing rather than wait for it.
 pub fn flush_all(blocking: bool) {
     let all: Vec<Arc<Mutex<Sink>>> = {
         let map = if blocking {
@@ -121,7 +297,7 @@ pub fn flush_all(blocking: bool) {
             }
         };
         if let Some(mut s) = guard {
-            let _ = s.flush();
+            let _ = s.flush(true);
         }
     }
 }
@@ -139,8 +315,136 @@ static FLUSH_AT_EXIT: extern "C" fn() = flush_at_exit;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::record::Shared;
-    use pops_report::{Diagnostic, Interlock, Kind, Source, SCHEMA_VERSION};
+    use crate::model::record::LazyJson;
+    use pops_report::{Diagnostic, Interlock, Source};
+
+    /// A register state's JSON, as the layer's records share it.
+    struct Fixed(Box<serde_json::value::RawValue>);
+
+    impl LazyJson for Fixed {
+        fn raw(&self) -> &serde_json::value::RawValue {
+            &self.0
+        }
+        fn id(&self) -> u64 {
+            text_id(self.0.get())
+        }
+    }
+
+    fn registers(value: u32) -> Shared {
+        let text = format!(
+            "{{\"DB_SHADER_CONTROL\":{{\"address\":163980,\"value\":{value},\"fields\":{{\"PRIMITIVE_ORDERED_PIXEL_SHADER\":1}},\"decided\":[\"PRIMITIVE_ORDERED_PIXEL_SHADER\"]}}}}"
+        );
+        Shared::lazy(Arc::new(Fixed(
+            serde_json::value::RawValue::from_string(text).unwrap(),
+        )))
+    }
+
+    /// A draw record of command buffer `cb` with `draws` draws, in state `value`.
+    fn draw(id: u64, cb: u64, draws: u64, value: u32) -> Record {
+        let mut r = sample();
+        r.id = id;
+        r.kind = Kind::Draw;
+        r.diagnostics.clear();
+        r.registers = registers(value);
+        r.command_buffer = Some(format!("0x{cb:x}"));
+        r.bound = Some(pops_report::Bound::Pipeline);
+        r.draws = Some(draws);
+        r
+    }
+
+    fn lines(path: &Path) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn fresh(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pops-layer-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("r.jsonl")
+    }
+
+    /// Each distinct register state is in the file once, before the first record naming it; the
+    /// records carry its id instead of the registers.
+    #[test]
+    fn each_state_is_written_once_and_named() {
+        let path = fresh("states");
+        for (id, value) in [(1, 5), (2, 5), (3, 6)] {
+            let mut r = draw(id, id, 1, value);
+            r.kind = Kind::Pipeline;
+            r.command_buffer = None;
+            r.bound = None;
+            r.draws = None;
+            append(&path, &r).unwrap();
+        }
+        flush_all(true);
+        let l = lines(&path);
+        let kinds: Vec<&str> = l.iter().map(|v| v["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            ["state", "pipeline", "pipeline", "state", "pipeline"]
+        );
+        assert_eq!(l[1]["state"], l[0]["state"]);
+        assert_eq!(l[2]["state"], l[0]["state"]);
+        assert_eq!(l[4]["state"], l[3]["state"]);
+        assert_ne!(l[0]["state"], l[3]["state"]);
+        assert_eq!(l[0]["registers"]["DB_SHADER_CONTROL"]["value"], 5);
+        assert_eq!(l[0]["pm4"], serde_json::json!([0xc001_6900u32, 1, 2]));
+        assert!(l[1].get("registers").is_none() && l[1].get("pm4").is_none());
+        assert_eq!(l[0]["state"].as_str().unwrap().len(), 16);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// A command buffer recorded again with the same object and state adds to one draw record
+    /// (under that record's id); a `counts` line carries the totals when the file is flushed,
+    /// and a record of another state is a line of its own.
+    #[test]
+    fn re_recorded_draws_add_to_one_record() {
+        let path = fresh("counts");
+        let mut ids = Vec::new();
+        for cb in 0..100 {
+            ids.push(append(&path, &draw(10 + cb, 0x20 + cb, 3, 5)).unwrap());
+        }
+        assert!(ids.iter().all(|&i| i == 10), "{ids:?}");
+        assert_eq!(append(&path, &draw(500, 0x99, 1, 6)).unwrap(), 500);
+        flush_all(true);
+        let l = lines(&path);
+        let kinds: Vec<&str> = l.iter().map(|v| v["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["state", "draw", "state", "draw", "counts"]);
+        assert_eq!(l[1]["draws"], 3);
+        assert_eq!(l[1]["command_buffers"], 1);
+        assert_eq!(l[1]["command_buffer"], "0x20");
+        assert_eq!(
+            l[4]["records"],
+            serde_json::json!([{"record": 10, "draws": 300, "command_buffers": 100}])
+        );
+        assert_eq!(l[4]["app"], "app");
+        // Nothing changed since: a second flush writes no second counts line.
+        flush_all(true);
+        assert_eq!(lines(&path).len(), 5);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// Totals reach the file about once a second while command buffers are recorded again, not
+    /// only at the end: a crash loses at most the last second.
+    #[test]
+    fn changed_totals_are_written_within_a_second() {
+        let path = fresh("tick");
+        append(&path, &draw(1, 1, 1, 7)).unwrap();
+        append(&path, &draw(2, 2, 1, 7)).unwrap();
+        std::thread::sleep(COUNTS_AGE + Duration::from_millis(100));
+        tick();
+        let l = lines(&path);
+        assert_eq!(
+            l.last().unwrap()["records"],
+            serde_json::json!([{"record": 1, "draws": 2, "command_buffers": 2}]),
+            "{l:?}"
+        );
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
 
     fn sample() -> Record {
         Record {
@@ -158,6 +462,7 @@ mod tests {
             per_sample: false,
             samples: None,
             chip: Some("navi31".into()),
+            state: None,
             registers: Shared::null(),
             pm4: vec![0xc001_6900, 1, 2].into(),
             diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
@@ -165,6 +470,7 @@ mod tests {
             command_buffer: None,
             bound: None,
             draws: None,
+            command_buffers: None,
             name: None,
             module_name: None,
             experiment: None,
@@ -196,14 +502,13 @@ mod tests {
             "per_sample",
             "samples",
             "chip",
-            "registers",
             "pm4",
             "diagnostics",
         ] {
             assert!(keys.iter().any(|x| x == k), "missing {k} in {line}");
         }
         assert!(line.starts_with(
-            "{\"schema_version\":1,\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
+            "{\"schema_version\":2,\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
         ));
         assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
     }

@@ -11,8 +11,28 @@ use std::sync::Arc;
 
 pub use pm4::pops::Severity;
 
-/// The version of schemas/report.schema.json that [`Record`] follows.
-pub const SCHEMA_VERSION: u32 = 1;
+pub mod read;
+
+/// The version of schemas/report.schema.json that [`Record`] follows. Version 2 writes each
+/// distinct register state once, as a `state` line that records refer to by its id, and adds
+/// the draws of command buffers recorded again with the same object and state to one draw
+/// record (`counts` lines carry the totals); version 1 repeated the registers on every line.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// A value that may be JSON `null`: a field holding it is left out where it is.
+pub trait Nullable {
+    fn is_null(&self) -> bool;
+}
+
+impl<T> Nullable for Option<T> {
+    fn is_null(&self) -> bool {
+        self.is_none()
+    }
+}
+
+fn no_words(p: &Arc<[u32]>) -> bool {
+    p.is_empty()
+}
 
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,6 +279,10 @@ impl std::fmt::Display for Kind {
 /// held: parsed ([`Registers`], the default, for readers) or, in the layer, JSON built once per
 /// distinct state and shared by every line that has it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize + Nullable",
+    deserialize = "R: Deserialize<'de> + Default"
+))]
 pub struct Record<R = Option<Registers>> {
     /// Absent in reports written before the schema was versioned.
     #[serde(default)]
@@ -284,22 +308,34 @@ pub struct Record<R = Option<Registers>> {
     /// Rasterization samples; null where dynamic or not part of the object.
     pub samples: Option<u32>,
     pub chip: Option<String>,
-    /// The register state; null without a chip or interlock.
+    /// Version 2: the id of the `state` line holding the register state and its PM4; null
+    /// without a chip or interlock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Version 1: the register state, inline; null without a chip or interlock. Version 2
+    /// leaves it out (see `state`); a reader fills it in from the state line.
+    #[serde(default, skip_serializing_if = "Nullable::is_null")]
     pub registers: R,
-    /// The PM4 words programming `registers`.
+    /// Version 1: the PM4 words programming `registers`; version 2 leaves them out.
+    #[serde(default, skip_serializing_if = "no_words")]
     pub pm4: Arc<[u32]>,
     pub diagnostics: Vec<Diagnostic>,
     /// Where the fragment SPIR-V came from.
     pub source: Source,
-    /// Draw lines: `0x…` of the command buffer.
+    /// Draw lines: `0x…` of the command buffer (version 2: the first one recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_buffer: Option<String>,
     /// Draw lines: what was bound, `pipeline` or `shader_object`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<Bound>,
-    /// Draw lines: how many draw commands used this state.
+    /// Draw lines: how many draw commands used this state (version 2: when the line was
+    /// written; `counts` lines carry later totals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<u64>,
+    /// Version 2 draw lines: how many command buffer recordings the draws came from (when the
+    /// line was written; `counts` lines carry later totals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_buffers: Option<u64>,
     /// The application's name of the object, where it had one when the line was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -310,6 +346,40 @@ pub struct Record<R = Option<Registers>> {
     /// The interlock experiment the layer applied to the fragment stage, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<Experiment>,
+}
+
+impl<R> Record<R> {
+    /// The same record with its registers held another way.
+    pub fn map_registers<R2>(self, f: impl FnOnce(R) -> R2) -> Record<R2> {
+        Record {
+            registers: f(self.registers),
+            schema_version: self.schema_version,
+            id: self.id,
+            app: self.app,
+            device: self.device,
+            kind: self.kind,
+            handle: self.handle,
+            entry_point: self.entry_point,
+            stage_hash: self.stage_hash,
+            interlock: self.interlock,
+            begin_count: self.begin_count,
+            end_count: self.end_count,
+            per_sample: self.per_sample,
+            samples: self.samples,
+            chip: self.chip,
+            state: self.state,
+            pm4: self.pm4,
+            diagnostics: self.diagnostics,
+            source: self.source,
+            command_buffer: self.command_buffer,
+            bound: self.bound,
+            draws: self.draws,
+            command_buffers: self.command_buffers,
+            name: self.name,
+            module_name: self.module_name,
+            experiment: self.experiment,
+        }
+    }
 }
 
 /// An interlock experiment the layer applied to the object's fragment stage (the `experiment`
@@ -502,6 +572,10 @@ pub enum DeviceLostKind {
 /// GPU, or about to be, when the loss was seen. `R` is how the registers are held, as in
 /// [`Record`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize + Nullable",
+    deserialize = "R: Deserialize<'de> + Default"
+))]
 pub struct DeviceLost<R = Option<Registers>> {
     pub schema_version: u32,
     pub app: String,
@@ -534,6 +608,10 @@ pub struct DeviceLost<R = Option<Registers>> {
 
 /// One draw record's draws in a submission, as a device-lost line lists them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize + Nullable",
+    deserialize = "R: Deserialize<'de> + Default"
+))]
 pub struct LostDraw<R = Option<Registers>> {
     /// The `id` of the draw record line these draws are.
     pub record: u64,
@@ -556,6 +634,11 @@ pub struct LostDraw<R = Option<Registers>> {
     pub chip: Option<String>,
     /// How many draw commands of the command buffer used this state.
     pub draws: u64,
+    /// Version 2: the id of the `state` line of the draws' register state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Version 1: the register state, inline (version 2: see `state`).
+    #[serde(default, skip_serializing_if = "Nullable::is_null")]
     pub registers: R,
     /// The findings the draw record already had (a missing workaround, …).
     pub diagnostics: Vec<Diagnostic>,
@@ -592,12 +675,67 @@ pub struct FaultVendor {
     pub data: u64,
 }
 
-/// Any line of the layer's report.
+/// A state line's `kind`: always `state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StateKind {
+    State,
+}
+
+/// Version 2: one distinct register state, written once per report before the first line that
+/// refers to it (schemas/report.schema.json, `kind: state`). `R` is how the registers are held.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State<R = Registers> {
+    pub schema_version: u32,
+    pub kind: StateKind,
+    /// What records call it: 16 hex digits, a hash of the registers (the same state has the
+    /// same id in every process and report).
+    pub state: String,
+    pub chip: Option<String>,
+    pub registers: R,
+    /// The PM4 words programming `registers`.
+    pub pm4: Arc<[u32]>,
+}
+
+/// A counts line's `kind`: always `counts`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountsKind {
+    Counts,
+}
+
+/// Version 2: the totals of draw records that command buffers recorded again have added to
+/// since they were written (schemas/report.schema.json, `kind: counts`). Written at most about
+/// once a second while totals change, and when a device or the process ends; a later line's
+/// totals replace an earlier one's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub schema_version: u32,
+    pub app: String,
+    pub kind: CountsKind,
+    pub records: Vec<Count>,
+}
+
+/// One draw record's totals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    /// The `id` of the draw record line (of the same `app`).
+    pub record: u64,
+    /// Draw commands with its state, over every command buffer recording.
+    pub draws: u64,
+    /// Command buffer recordings.
+    pub command_buffers: u64,
+}
+
+/// Any line of the layer's report, as written (version 2 records refer to state lines; see
+/// [`read`] for lines with their registers resolved).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum Line {
     Timing(Timing),
     DeviceLost(Box<DeviceLost>),
+    State(Box<State>),
+    Counts(Counts),
     Record(Box<Record>),
 }
 
@@ -807,6 +945,7 @@ mod tests {
             per_sample: true,
             samples: Some(8),
             chip: Some("raven".into()),
+            state: None,
             registers: Some(registers(&st)),
             pm4: pm4::pops::emit(&st).into(),
             diagnostics: diagnostics(&st),
@@ -814,6 +953,7 @@ mod tests {
             command_buffer: Some("0x2".into()),
             bound: Some(Bound::Pipeline),
             draws: Some(3),
+            command_buffers: None,
             name: None,
             module_name: Some("oit.frag".into()),
             experiment: None,
@@ -821,7 +961,7 @@ mod tests {
         let line = serde_json::to_string(&rec).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), rec);
         assert!(
-            line.starts_with("{\"schema_version\":1,\"id\":1,"),
+            line.starts_with("{\"schema_version\":2,\"id\":1,"),
             "{line}"
         );
         assert!(

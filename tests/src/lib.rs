@@ -129,8 +129,8 @@ pub fn json_lines(text: &[u8]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Reads a JSON Lines report.
-pub fn read_report(path: &Path) -> Vec<serde_json::Value> {
+/// Every line of a JSON Lines report as written, each checked against the schema.
+pub fn read_report_lines(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .map(|l| {
@@ -139,6 +139,67 @@ pub fn read_report(path: &Path) -> Vec<serde_json::Value> {
             v
         })
         .collect()
+}
+
+/// Reads a JSON Lines report, each line checked against the schema, as records with their
+/// register state: a version 2 record gets the `registers` and `pm4` of the state line it
+/// names (which must come before it), a draw record the last totals a `counts` line gave it;
+/// state and counts lines themselves are left out. Written here from the schema alone, not with
+/// the readers of pops it checks.
+pub fn read_report(path: &Path) -> Vec<serde_json::Value> {
+    use serde_json::Value;
+    let mut states: std::collections::HashMap<String, (Value, Value)> = Default::default();
+    let mut out: Vec<Value> = Vec::new();
+    let mut draw_at: std::collections::HashMap<(String, u64), usize> = Default::default();
+    let resolve = |v: &mut Value, states: &std::collections::HashMap<String, (Value, Value)>| {
+        if let Some(id) = v.get("state").and_then(Value::as_str) {
+            let (regs, pm4) = states
+                .get(id)
+                .unwrap_or_else(|| panic!("state {id} before its state line: {v}"))
+                .clone();
+            v["registers"] = regs;
+            v["pm4"] = pm4;
+        } else if v.get("state").is_some() {
+            v["registers"] = Value::Null;
+            v["pm4"] = Value::Array(Vec::new());
+        }
+    };
+    for mut v in read_report_lines(path) {
+        match v["kind"].as_str() {
+            Some("state") => {
+                let id = v["state"].as_str().unwrap().to_string();
+                states.insert(id, (v["registers"].clone(), v["pm4"].clone()));
+            }
+            Some("counts") => {
+                let app = v["app"].as_str().unwrap().to_string();
+                for c in v["records"].as_array().unwrap() {
+                    let at = draw_at
+                        .get(&(app.clone(), c["record"].as_u64().unwrap()))
+                        .unwrap_or_else(|| panic!("counts of no draw record: {v}"));
+                    out[*at]["draws"] = c["draws"].clone();
+                    out[*at]["command_buffers"] = c["command_buffers"].clone();
+                }
+            }
+            Some("device_lost") => {
+                for list in ["in_flight", "at_loss", "recent"] {
+                    for d in v[list].as_array_mut().into_iter().flatten() {
+                        resolve(d, &states);
+                    }
+                }
+                out.push(v);
+            }
+            Some("timing") => out.push(v),
+            _ => {
+                resolve(&mut v, &states);
+                if v["kind"] == "draw" {
+                    let app = v["app"].as_str().unwrap().to_string();
+                    draw_at.insert((app, v["id"].as_u64().unwrap()), out.len());
+                }
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 /// The report schema, schemas/report.schema.json, compiled once.

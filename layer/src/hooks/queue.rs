@@ -311,6 +311,8 @@ pub unsafe fn present(
 ) -> vk::Result {
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(queue, info) };
+    // Draw totals that replayed command buffers changed reach the report about once a second.
+    crate::report::tick();
     if r == vk::Result::ERROR_DEVICE_LOST {
         lost::seen(d, "vkQueuePresentKHR", Some(raw(queue)), Vec::new);
     } else if let Some(t) = d.timing() {

@@ -97,7 +97,9 @@ fn lost_draw(s: &Submitted<Recorded>, r: &Record) -> LostDraw<Shared> {
         samples: r.samples,
         chip: r.chip.clone(),
         draws: r.draws.unwrap_or(0),
-        registers: r.registers.clone(),
+        // The state line the report already holds (written with the record).
+        state: r.registers.id(),
+        registers: Shared::null(),
         diagnostics: r.diagnostics.clone(),
     }
 }
@@ -187,6 +189,7 @@ mod tests {
             per_sample: false,
             samples: Some(4),
             chip: Some("navi31".into()),
+            state: None,
             registers: Shared::null(),
             pm4: Arc::new([]),
             diagnostics: Vec::new(),
@@ -194,6 +197,7 @@ mod tests {
             command_buffer: Some("0xc0".into()),
             bound: Some(Bound::Pipeline),
             draws: Some(12),
+            command_buffers: None,
             name: name.map(str::to_string),
             module_name: None,
             experiment: None,

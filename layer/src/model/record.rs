@@ -15,6 +15,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// A JSON value computed at most once, on first use, and shared by every record that has it.
 pub trait LazyJson: Send + Sync {
     fn raw(&self) -> &serde_json::value::RawValue;
+    /// What the report's `state` line of this value is called: a hash of its JSON text, so
+    /// the same state has the same id in every process writing a report.
+    fn id(&self) -> u64;
+}
+
+/// The id of a JSON text: stable across processes (SipHash with fixed keys).
+pub fn text_id(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// The register state of a record: `null`, or JSON shared between all records of one (chip,
@@ -34,6 +45,16 @@ impl Shared {
 
     pub fn is_null(&self) -> bool {
         self.0.is_none()
+    }
+
+    /// The id of the state (16 hex digits, as the report's `state` lines are named).
+    pub fn id(&self) -> Option<String> {
+        self.0.as_ref().map(|j| format!("{:016x}", j.id()))
+    }
+
+    /// The JSON text, where there is a value.
+    pub fn raw(&self) -> Option<&serde_json::value::RawValue> {
+        self.0.as_ref().map(|j| j.raw())
     }
 
     /// The value as a `serde_json::Value` (parses the shared text: for tests and tools).
@@ -57,6 +78,12 @@ impl std::fmt::Debug for Shared {
             None => f.write_str("null"),
             Some(j) => f.write_str(j.raw().get()),
         }
+    }
+}
+
+impl pops_report::Nullable for Shared {
+    fn is_null(&self) -> bool {
+        self.0.is_none()
     }
 }
 
@@ -155,6 +182,7 @@ pub fn build_record(
         per_sample: false,
         samples,
         chip: subject.chip.map(|f| f.name().to_string()),
+        state: None,
         registers: Shared::null(),
         pm4: Arc::from(Vec::new()),
         diagnostics: Vec::new(),
@@ -162,6 +190,7 @@ pub fn build_record(
         command_buffer: None,
         bound: None,
         draws: None,
+        command_buffers: None,
         name: None,
         module_name: None,
         experiment: None,
@@ -272,6 +301,7 @@ pub fn state_inputs(
 struct LazyRegisters {
     state: pops::PopsState,
     raw: OnceLock<Box<serde_json::value::RawValue>>,
+    id: OnceLock<u64>,
 }
 
 impl LazyJson for LazyRegisters {
@@ -284,6 +314,10 @@ impl LazyJson for LazyRegisters {
                     serde_json::value::RawValue::from_string("null".to_string()).unwrap_or_default()
                 })
         })
+    }
+
+    fn id(&self) -> u64 {
+        *self.id.get_or_init(|| text_id(self.raw().get()))
     }
 }
 
@@ -298,6 +332,7 @@ fn derive(
         registers: Shared::lazy(Arc::new(LazyRegisters {
             state: s.clone(),
             raw: OnceLock::new(),
+            id: OnceLock::new(),
         })),
         pm4: pops::emit(&s).into(),
         diagnostics: s.diagnostics.iter().map(to_report).collect(),

@@ -1,0 +1,355 @@
+//! A report summarised for the table and the page: one row per interlocked pipeline, library or
+//! shader object, one per (bound object, draw state) with its draws summed, device losses and
+//! timing lines. Reports are streamed line by line (`pops_report::read`), either schema version:
+//! memory grows with the distinct objects, states and rows, not with the report's length.
+
+use pops_report::read::{Item, Reader, Resolved};
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+/// One interlocked pipeline of the report.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineRow {
+    pub kind: pops_report::Kind,
+    pub handle: String,
+    /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
+    pub stage_hash: String,
+    /// The application's name of the object, where the record has one.
+    pub name: Option<String>,
+    pub interlock: pops_report::Interlock,
+    pub samples: Option<u64>,
+    pub per_sample: bool,
+    pub chip: Option<String>,
+    /// `FIELD=value` of the key POPS fields present in the record's registers.
+    pub fields: Vec<(String, u64)>,
+    pub diagnostics: Vec<(String, String)>,
+    /// Draw rows: the draws counted, summed over every command buffer recording of the same
+    /// object and state, and how many recordings that was. `None` for creation rows.
+    pub draws: Option<(u64, u64)>,
+    /// The interlock experiment applied, as `name: from -> to`.
+    pub experiment: Option<String>,
+}
+
+/// Line numbers of bad lines kept, to name them; the rest are counted.
+pub const BAD_LINES_KEPT: usize = 20;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Record lines read (objects and draws).
+    pub records: usize,
+    /// Of those, object records (pipelines, libraries, shader objects).
+    pub created: usize,
+    /// Draw records, counted as command buffer recordings (a version 2 line with its counts
+    /// stands for every recording it adds up).
+    pub draw_records: u64,
+    /// Rows of pipelines whose interlock is a mode or could not be told ("unknown"), in report
+    /// order; identical rows are one.
+    pub interlocked: Vec<PipelineRow>,
+    /// Lines that are not report lines: how many, and the first [`BAD_LINES_KEPT`] numbers
+    /// (1-based, counted over every file read).
+    pub bad_lines: usize,
+    pub bad_line_numbers: Vec<usize>,
+    /// Why the first bad line is bad.
+    pub first_bad: Option<String>,
+    /// Device-lost lines (one per device that was lost), in report order.
+    pub device_lost: Vec<pops_report::read::ResolvedLost>,
+    /// Timing lines (the layer's `timing` setting), in report order.
+    pub timing: Vec<pops_report::Timing>,
+    /// Records of objects the layer's interlock experiment changed.
+    pub experimented: usize,
+}
+
+/// The register fields a reader of the table needs to see, in the order shown: whether POPS is
+/// on, how overlap is detected and at what rate, and the hardware-bug workarounds.
+pub const KEY_FIELDS: &[&str] = &[
+    "PRIMITIVE_ORDERED_PIXEL_SHADER",
+    "POPS_OVERLAP_NUM_SAMPLES",
+    "OVERRIDE_INTRINSIC_RATE_ENABLE",
+    "OVERRIDE_INTRINSIC_RATE",
+    "POPS_DRAIN_PS_ON_OVERLAP",
+    "PUNCHOUT_MODE",
+    "LOAD_COLLISION_WAVEID",
+    "LOAD_INTRAWAVE_COLLISION",
+    "EXEC_IF_OVERLAPPED",
+];
+
+pub fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let Some(regs) = registers else {
+        return out;
+    };
+    for &name in KEY_FIELDS {
+        if let Some(v) = regs.values().find_map(|r| r.fields.get(name)) {
+            out.push((name.to_string(), *v));
+        }
+    }
+    out
+}
+
+/// Builds a [`Summary`] from lines fed to it, one at a time.
+#[derive(Default)]
+pub struct Summarizer {
+    reader: Reader,
+    s: Summary,
+    /// Row index by the row without its counts.
+    rows: HashMap<PipelineRow, usize>,
+    /// Version 2 draw lines by (app, id): their row and the totals counted so far.
+    ids: HashMap<(String, u64), (usize, u64, u64)>,
+    lines: usize,
+}
+
+impl Summarizer {
+    pub fn new() -> Summarizer {
+        Summarizer::default()
+    }
+
+    /// Reads every line of `input`.
+    pub fn read(&mut self, input: impl BufRead) -> std::io::Result<()> {
+        let mut reader = std::mem::take(&mut self.reader);
+        let base = self.lines;
+        let mut last = 0;
+        let r = pops_report::read::each_line_with(&mut reader, input, |n, item| {
+            last = n;
+            self.item(base + n, item)
+        });
+        self.lines = base + last;
+        self.reader = reader;
+        r
+    }
+
+    /// Reads the report at `path`; an unreadable file is an error naming it.
+    pub fn read_file(&mut self, path: &Path) -> Result<(), String> {
+        let f = std::fs::File::open(path)
+            .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
+        self.read(std::io::BufReader::with_capacity(1 << 20, f))
+            .map_err(|e| format!("cannot read the report {}: {e}", path.display()))
+    }
+
+    fn item(&mut self, line: usize, item: Result<Item, pops_report::read::LineError>) {
+        match item {
+            Ok(Item::Record(r)) => self.record(*r),
+            Ok(Item::Counts(counts)) => {
+                for c in &counts.records {
+                    let key = (counts.app.clone(), c.record);
+                    if let Some((row, draws, cbs)) = self.ids.get_mut(&key) {
+                        if let Some((d, n)) = &mut self.s.interlocked[*row].draws {
+                            *d += c.draws.saturating_sub(*draws);
+                            *n += c.command_buffers.saturating_sub(*cbs);
+                        }
+                        self.s.draw_records += c.command_buffers.saturating_sub(*cbs);
+                        *draws = c.draws.max(*draws);
+                        *cbs = c.command_buffers.max(*cbs);
+                    }
+                }
+            }
+            Ok(Item::Timing(t)) => self.s.timing.push(t),
+            Ok(Item::DeviceLost(l)) => self.s.device_lost.push(*l),
+            Ok(Item::State | Item::Blank) => {}
+            Err(e) => {
+                self.s.bad_lines += 1;
+                if self.s.bad_line_numbers.len() < BAD_LINES_KEPT {
+                    self.s.bad_line_numbers.push(line);
+                }
+                self.s.first_bad.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+
+    fn record(&mut self, r: Resolved) {
+        self.s.records += 1;
+        let recordings = match r.kind {
+            pops_report::Kind::Draw => r.command_buffers.unwrap_or(1),
+            _ => {
+                self.s.created += 1;
+                0
+            }
+        };
+        self.s.draw_records += recordings;
+        if r.experiment.is_some() {
+            self.s.experimented += 1;
+        }
+        if r.interlock == pops_report::Interlock::None {
+            return;
+        }
+        let draws = r.draws.map(|n| (n, recordings));
+        let key = PipelineRow {
+            kind: r.kind,
+            handle: r.handle,
+            name: r.name,
+            stage_hash: r.stage_hash.unwrap_or_else(|| "-".to_string()),
+            interlock: r.interlock,
+            samples: r.samples.map(u64::from),
+            per_sample: r.per_sample,
+            chip: r.chip,
+            fields: key_fields(r.registers.as_deref()),
+            diagnostics: r
+                .diagnostics
+                .iter()
+                .map(|d| (d.severity.name().to_string(), d.code.clone()))
+                .collect(),
+            draws: None,
+            experiment: r
+                .experiment
+                .as_ref()
+                .map(|e| format!("{}: {}", e.name.name(), e.changes_text())),
+        };
+        // Draw records repeat per command buffer (version 1) or per state (version 2): one row
+        // per object and state, the draws summed. Identical creation records are one row too.
+        let row = match self.rows.get(&key) {
+            Some(&i) => {
+                if let (Some((d, n)), Some((more, recs))) =
+                    (&mut self.s.interlocked[i].draws, draws)
+                {
+                    *d += more;
+                    *n += recs;
+                }
+                i
+            }
+            None => {
+                let i = self.s.interlocked.len();
+                self.s.interlocked.push(PipelineRow {
+                    draws: draws.or(match key.kind {
+                        pops_report::Kind::Draw => Some((0, recordings)),
+                        _ => None,
+                    }),
+                    ..key.clone()
+                });
+                self.rows.insert(key, i);
+                i
+            }
+        };
+        if r.kind == pops_report::Kind::Draw && r.schema_version >= 2 {
+            self.ids.insert(
+                (r.app, r.id),
+                (row, r.draws.unwrap_or(0), r.command_buffers.unwrap_or(1)),
+            );
+        }
+    }
+
+    /// The summary. A creation record without a name takes the name its draws carry
+    /// (applications often name an object after creating it): the first draw row after it of
+    /// the same handle and stage (a handle is recycled once its object is destroyed, so an
+    /// earlier one is another object).
+    pub fn finish(self) -> Summary {
+        let mut s = self.s;
+        for i in 0..s.interlocked.len() {
+            if s.interlocked[i].name.is_some() || s.interlocked[i].draws.is_some() {
+                continue;
+            }
+            let (handle, hash) = (&s.interlocked[i].handle, &s.interlocked[i].stage_hash);
+            let name = s.interlocked[i + 1..]
+                .iter()
+                .find(|r| r.draws.is_some() && r.handle == *handle && r.stage_hash == *hash)
+                .and_then(|r| r.name.clone());
+            s.interlocked[i].name = name;
+        }
+        s
+    }
+}
+
+/// Summarises a report's text. Pure.
+#[cfg(test)]
+pub fn summarize(text: &str) -> Summary {
+    let mut m = Summarizer::new();
+    // Reading from memory cannot fail.
+    let _ = m.read(text.as_bytes());
+    m.finish()
+}
+
+/// Summarises reports read as one, streamed from their files.
+pub fn summarize_files<P: AsRef<Path>>(paths: &[P]) -> Result<Summary, String> {
+    let mut m = Summarizer::new();
+    for p in paths {
+        m.read_file(p.as_ref())?;
+    }
+    Ok(m.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STATE: &str = r#"{"schema_version":2,"kind":"state","state":"00000000000000ab","chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":163968,"value":196609,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]}},"pm4":[1,2]}"#;
+
+    fn draw(version: u32, id: u64, cb: &str, draws: u64) -> String {
+        let state = if version == 2 {
+            r#""state":"00000000000000ab","#.to_string()
+        } else {
+            let regs =
+                &STATE[STATE.find("\"registers\"").unwrap()..STATE.rfind(",\"pm4\"").unwrap()];
+            format!("{regs},\"pm4\":[1,2],")
+        };
+        let cbs = if version == 2 {
+            ",\"command_buffers\":1"
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"schema_version":{version},"id":{id},"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10",{state}"diagnostics":[],"source":"shader_module","command_buffer":"{cb}","bound":"pipeline","draws":{draws}{cbs}}}"#
+        )
+    }
+
+    /// The same run written as version 1 (a line per command buffer recording) and as version 2
+    /// (the state once, one draw line, totals in a counts line) summarises to the same row.
+    #[test]
+    fn both_versions_summarise_alike() {
+        let v1: Vec<String> = (0..5)
+            .map(|i| draw(1, 10 + i, &format!("0x{i}"), 3))
+            .collect();
+        let v2 = [
+            STATE.to_string(),
+            draw(2, 10, "0x0", 3),
+            r#"{"schema_version":2,"app":"a","kind":"counts","records":[{"record":10,"draws":9,"command_buffers":3}]}"#.to_string(),
+            r#"{"schema_version":2,"app":"a","kind":"counts","records":[{"record":10,"draws":15,"command_buffers":5}]}"#.to_string(),
+        ];
+        let (one, two) = (summarize(&v1.join("\n")), summarize(&v2.join("\n")));
+        assert_eq!(one.interlocked, two.interlocked);
+        assert_eq!(two.interlocked.len(), 1);
+        assert_eq!(two.interlocked[0].draws, Some((15, 5)));
+        assert_eq!(one.draw_records, 5);
+        assert_eq!(two.draw_records, 5);
+        assert_eq!(
+            two.interlocked[0].fields,
+            [
+                ("PRIMITIVE_ORDERED_PIXEL_SHADER".to_string(), 1),
+                ("POPS_OVERLAP_NUM_SAMPLES".to_string(), 3)
+            ]
+        );
+        assert_eq!(two.bad_lines, 0);
+    }
+
+    /// A record naming a state the report never defined is a bad line saying so; counts of a
+    /// record the report does not hold change nothing.
+    #[test]
+    fn a_missing_state_is_a_bad_line_that_says_why() {
+        let text = [
+            draw(2, 10, "0x0", 3),
+            r#"{"schema_version":2,"app":"a","kind":"counts","records":[{"record":99,"draws":9,"command_buffers":3}]}"#.to_string(),
+        ]
+        .join("\n");
+        let s = summarize(&text);
+        assert_eq!(s.bad_lines, 1);
+        assert!(s.first_bad.unwrap().contains("00000000000000ab"));
+        assert!(s.interlocked.is_empty());
+    }
+
+    /// A million version 1 lines of one state hold one row, one state and the first bad line
+    /// numbers only: memory does not grow with the lines.
+    #[test]
+    fn memory_holds_distinct_rows_not_lines() {
+        let mut m = Summarizer::new();
+        let line = draw(1, 1, "0x1", 1) + "\n";
+        for _ in 0..1000 {
+            m.read(line.repeat(100).as_bytes()).unwrap();
+            m.read("garbage\n".as_bytes()).unwrap();
+        }
+        assert_eq!(m.reader.states(), 1);
+        assert_eq!(m.rows.len(), 1);
+        let s = m.finish();
+        assert_eq!(s.interlocked[0].draws, Some((100_000, 100_000)));
+        assert_eq!(s.bad_lines, 1000);
+        assert_eq!(s.bad_line_numbers.len(), BAD_LINES_KEPT);
+        assert_eq!(s.bad_line_numbers[0], 101);
+    }
+}

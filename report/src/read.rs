@@ -1,0 +1,303 @@
+//! Reading a report of either schema version one line at a time, with every record's registers
+//! resolved: version 1 lines carry them inline (each distinct state is parsed once and shared),
+//! version 2 lines name a `state` line written before them. Memory grows with the distinct
+//! states, never with the lines, so a reader can stream a report of any length.
+
+use crate::{Counts, DeviceLost, LostDraw, Record, Registers, State, Timing};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::sync::Arc;
+
+/// A record with its registers resolved, shared between the records of one state.
+pub type Resolved = Record<Option<Arc<Registers>>>;
+/// A device-lost line with its draws' registers resolved.
+pub type ResolvedLost = DeviceLost<Option<Arc<Registers>>>;
+
+/// One line, read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Record(Box<Resolved>),
+    Counts(Counts),
+    Timing(Timing),
+    DeviceLost(Box<ResolvedLost>),
+    /// A version 2 state line: kept for the records that refer to it.
+    State,
+    /// A line with nothing but white space.
+    Blank,
+}
+
+/// Why a line is not a report line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not a report line: {0}")]
+    NotALine(String),
+    #[error("refers to state {0}, which no earlier line of the report defines")]
+    UnknownState(String),
+}
+
+/// One distinct state: its registers and PM4.
+#[derive(Clone, Debug)]
+struct Known {
+    registers: Arc<Registers>,
+    pm4: Arc<[u32]>,
+}
+
+/// Inline (version 1) states kept at most: past this, the cache starts again (a report with more
+/// distinct states than this is read correctly, only more slowly).
+const MAX_INLINE: usize = 65_536;
+
+/// Reads lines, keeping the distinct states seen so far.
+#[derive(Debug, Default)]
+pub struct Reader {
+    /// Version 2 state lines by id.
+    states: HashMap<String, Known>,
+    /// Version 1 inline registers by their JSON text.
+    inline: HashMap<Box<str>, Arc<Registers>>,
+}
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader::default()
+    }
+
+    /// Distinct states held.
+    pub fn states(&self) -> usize {
+        self.states.len() + self.inline.len()
+    }
+
+    /// Reads one line (without or with its newline).
+    pub fn line(&mut self, line: &[u8]) -> Result<Item, LineError> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Item::Blank);
+        }
+        // Nearly every line is a record, most of whose bytes are its registers in version 1: read
+        // it with the registers left as text first, parsed only for a state not seen before.
+        if let Ok(r) = serde_json::from_slice::<Record<Option<&RawValue>>>(line) {
+            return self.record(r).map(|r| Item::Record(Box::new(r)));
+        }
+        match serde_json::from_slice::<crate::Line>(line) {
+            Ok(crate::Line::Timing(t)) => Ok(Item::Timing(t)),
+            Ok(crate::Line::Counts(c)) => Ok(Item::Counts(c)),
+            Ok(crate::Line::State(s)) => {
+                let State {
+                    state,
+                    registers,
+                    pm4,
+                    ..
+                } = *s;
+                self.states.insert(
+                    state,
+                    Known {
+                        registers: Arc::new(registers),
+                        pm4,
+                    },
+                );
+                Ok(Item::State)
+            }
+            Ok(crate::Line::DeviceLost(l)) => self.lost(*l).map(|l| Item::DeviceLost(Box::new(l))),
+            Ok(crate::Line::Record(r)) => {
+                let r = r.map_registers(|r| r.map(Arc::new));
+                self.resolve_state(r).map(|r| Item::Record(Box::new(r)))
+            }
+            Err(e) => Err(LineError::NotALine(e.to_string())),
+        }
+    }
+
+    fn record(&mut self, r: Record<Option<&RawValue>>) -> Result<Resolved, LineError> {
+        let inline = match r.registers {
+            Some(raw) => Some(self.intern(raw)?),
+            None => None,
+        };
+        self.resolve_state(r.map_registers(|_| inline))
+    }
+
+    /// Version 2: the registers and PM4 of the record's state line.
+    fn resolve_state(&self, mut r: Resolved) -> Result<Resolved, LineError> {
+        if r.registers.is_none() {
+            if let Some(id) = &r.state {
+                let k = self
+                    .states
+                    .get(id)
+                    .ok_or_else(|| LineError::UnknownState(id.clone()))?;
+                r.registers = Some(k.registers.clone());
+                r.pm4 = k.pm4.clone();
+            }
+        }
+        Ok(r)
+    }
+
+    /// Version 1 registers, parsed once per distinct text.
+    fn intern(&mut self, raw: &RawValue) -> Result<Arc<Registers>, LineError> {
+        if let Some(r) = self.inline.get(raw.get()) {
+            return Ok(r.clone());
+        }
+        let parsed: Registers = serde_json::from_str(raw.get())
+            .map_err(|e| LineError::NotALine(format!("registers: {e}")))?;
+        if self.inline.len() >= MAX_INLINE {
+            self.inline.clear();
+        }
+        let parsed = Arc::new(parsed);
+        self.inline.insert(raw.get().into(), parsed.clone());
+        Ok(parsed)
+    }
+
+    fn lost(&self, l: DeviceLost) -> Result<ResolvedLost, LineError> {
+        let resolve =
+            |list: Vec<LostDraw>| -> Result<Vec<LostDraw<Option<Arc<Registers>>>>, LineError> {
+                list.into_iter()
+                    .map(|d| {
+                        let registers = match (d.registers, &d.state) {
+                            (Some(r), _) => Some(Arc::new(r)),
+                            (None, Some(id)) => Some(
+                                self.states
+                                    .get(id)
+                                    .ok_or_else(|| LineError::UnknownState(id.clone()))?
+                                    .registers
+                                    .clone(),
+                            ),
+                            (None, None) => None,
+                        };
+                        Ok(LostDraw {
+                            registers,
+                            record: d.record,
+                            queue: d.queue,
+                            submission: d.submission,
+                            command_buffer: d.command_buffer,
+                            handle: d.handle,
+                            bound: d.bound,
+                            name: d.name,
+                            module_name: d.module_name,
+                            stage_hash: d.stage_hash,
+                            interlock: d.interlock,
+                            samples: d.samples,
+                            chip: d.chip,
+                            draws: d.draws,
+                            state: d.state,
+                            diagnostics: d.diagnostics,
+                        })
+                    })
+                    .collect()
+            };
+        Ok(DeviceLost {
+            in_flight: resolve(l.in_flight)?,
+            at_loss: resolve(l.at_loss)?,
+            recent: resolve(l.recent)?,
+            schema_version: l.schema_version,
+            app: l.app,
+            device: l.device,
+            kind: l.kind,
+            chip: l.chip,
+            call: l.call,
+            queue: l.queue,
+            message: l.message,
+            not_kept: l.not_kept,
+            fault: l.fault,
+        })
+    }
+}
+
+/// Reads every line of `input` in order, calling `each` with the line's number (from 1) and
+/// what it holds. Only the current line is in memory.
+pub fn each_line(
+    input: impl BufRead,
+    each: impl FnMut(usize, Result<Item, LineError>),
+) -> std::io::Result<()> {
+    each_line_with(&mut Reader::new(), input, each)
+}
+
+/// [`each_line`] with a reader of the caller's (several files read as one report).
+pub fn each_line_with(
+    reader: &mut Reader,
+    mut input: impl BufRead,
+    mut each: impl FnMut(usize, Result<Item, LineError>),
+) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(8192);
+    let mut n = 0;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        n += 1;
+        each(n, reader.line(&buf));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"{"schema_version":1,"id":3,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":4,"chip":"navi31","registers":{"DB_SHADER_CONTROL":{"address":163980,"value":1,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]}},"pm4":[3221432576,10,1],"diagnostics":[],"source":"shader_module","command_buffer":"0x20","bound":"pipeline","draws":2}"#;
+    const STATE: &str = r#"{"schema_version":2,"kind":"state","state":"00000000000000ab","chip":"navi31","registers":{"DB_SHADER_CONTROL":{"address":163980,"value":1,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]}},"pm4":[3221432576,10,1]}"#;
+    const V2: &str = r#"{"schema_version":2,"id":3,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":4,"chip":"navi31","state":"00000000000000ab","diagnostics":[],"source":"shader_module","command_buffer":"0x20","bound":"pipeline","draws":2,"command_buffers":1}"#;
+
+    fn record(item: Item) -> Resolved {
+        match item {
+            Item::Record(r) => *r,
+            other => panic!("not a record: {other:?}"),
+        }
+    }
+
+    /// A version 2 record reads as the version 1 line of the same state: the registers and PM4
+    /// of its state line.
+    #[test]
+    fn both_versions_read_to_the_same_registers() {
+        let mut r = Reader::new();
+        let one = record(r.line(V1.as_bytes()).unwrap());
+        assert_eq!(r.line(STATE.as_bytes()).unwrap(), Item::State);
+        let two = record(r.line(V2.as_bytes()).unwrap());
+        assert_eq!(one.registers, two.registers);
+        assert_eq!(one.pm4, two.pm4);
+        assert_eq!(two.command_buffers, Some(1));
+        assert_eq!(
+            one.registers.as_ref().unwrap()["DB_SHADER_CONTROL"].fields
+                ["PRIMITIVE_ORDERED_PIXEL_SHADER"],
+            1
+        );
+    }
+
+    /// A thousand version 1 lines of one state hold one state.
+    #[test]
+    fn repeated_inline_states_are_held_once() {
+        let mut r = Reader::new();
+        let first = record(r.line(V1.as_bytes()).unwrap());
+        for _ in 0..1000 {
+            let again = record(r.line(V1.as_bytes()).unwrap());
+            assert!(Arc::ptr_eq(
+                first.registers.as_ref().unwrap(),
+                again.registers.as_ref().unwrap()
+            ));
+        }
+        assert_eq!(r.states(), 1);
+    }
+
+    /// A record naming a state no line defined, and a line that is not a report line, are errors
+    /// naming what is wrong; the reader goes on with the next line.
+    #[test]
+    fn bad_lines_are_named() {
+        let mut r = Reader::new();
+        assert_eq!(
+            r.line(V2.as_bytes()),
+            Err(LineError::UnknownState("00000000000000ab".into()))
+        );
+        assert!(matches!(r.line(b"{\"x\":1}"), Err(LineError::NotALine(_))));
+        assert!(matches!(r.line(b"\xff\xfe"), Err(LineError::NotALine(_))));
+        assert_eq!(r.line(b"  \n").unwrap(), Item::Blank);
+        let counts = r#"{"schema_version":2,"app":"a","kind":"counts","records":[{"record":3,"draws":20,"command_buffers":10}]}"#;
+        assert!(
+            matches!(r.line(counts.as_bytes()), Ok(Item::Counts(c)) if c.records[0].draws == 20)
+        );
+    }
+
+    #[test]
+    fn each_line_numbers_lines_from_one() {
+        let text = format!("{V1}\n\nnot json\n{STATE}\n{V2}");
+        let mut seen = Vec::new();
+        each_line(text.as_bytes(), |n, item| seen.push((n, item.is_ok()))).unwrap();
+        assert_eq!(
+            seen,
+            [(1, true), (2, true), (3, false), (4, true), (5, true)]
+        );
+    }
+}
