@@ -24,18 +24,15 @@ pub struct Args {
 pub fn run(a: Args) -> ExitCode {
     let mut all = Summarizer::new();
     let mut timings = Vec::new();
+    let mut spans = Vec::new();
     for r in &a.reports {
-        // Each report's frames chart on their own; the table is of every report together.
-        let mut one = Summarizer::new();
-        if let Err(e) = one.read_file(r) {
-            eprintln!("pops report: {e}");
-            return ExitCode::FAILURE;
-        }
-        timings.push((r.display().to_string(), one.finish().timing));
+        // The table is of every report together; each report's frames chart on their own.
+        let from = all.timing_lines();
         if let Err(e) = all.read_file(r) {
             eprintln!("pops report: {e}");
             return ExitCode::FAILURE;
         }
+        spans.push((r.display().to_string(), from..all.timing_lines()));
     }
     let names = a
         .reports
@@ -44,6 +41,9 @@ pub fn run(a: Args) -> ExitCode {
         .collect::<Vec<_>>()
         .join(", ");
     let s = all.finish();
+    for (name, span) in spans {
+        timings.push((name, s.timing[span].to_vec()));
+    }
     if s.records == 0 && s.device_lost.is_empty() && s.timing.is_empty() {
         eprintln!("pops report: {names} holds no records of VK_LAYER_POPS_interlock");
         return ExitCode::FAILURE;

@@ -73,7 +73,7 @@ pub fn draw_records(path: &std::path::Path) -> Result<Vec<Record>, String> {
         .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
     let mut out: Vec<Record> = Vec::new();
     let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();
-    pops_report::read::each_line(std::io::BufReader::new(f), |_, item| match item {
+    pops_report::read::each_line(f, |_, item| match item {
         Ok(Item::Record(r)) if r.kind == pops_report::Kind::Draw => {
             at.insert((r.app.clone(), r.id), out.len());
             out.push(*r);

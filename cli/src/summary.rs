@@ -4,8 +4,7 @@
 //! memory grows with the distinct objects, states and rows, not with the report's length.
 
 use pops_report::read::{Item, Reader, Resolved};
-use std::collections::HashMap;
-use std::io::BufRead;
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 use std::path::Path;
 
 /// One interlocked pipeline of the report.
@@ -87,6 +86,20 @@ pub fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u6
     out
 }
 
+/// `FIELD=value` pairs of [`KEY_FIELDS`].
+type KeyFields = Vec<(String, u64)>;
+
+/// A version 2 draw line's row and the totals counted into it so far.
+#[derive(Clone, Copy, Debug)]
+struct Totals {
+    row: usize,
+    draws: u64,
+    command_buffers: u64,
+}
+
+/// Distinct register states whose key fields are kept; past this the cache starts again.
+const MAX_FIELDS: usize = 65_536;
+
 /// Builds a [`Summary`] from lines fed to it, one at a time.
 #[derive(Default)]
 pub struct Summarizer {
@@ -94,8 +107,10 @@ pub struct Summarizer {
     s: Summary,
     /// Row index by the row without its counts.
     rows: HashMap<PipelineRow, usize>,
-    /// Version 2 draw lines by (app, id): their row and the totals counted so far.
-    ids: HashMap<(String, u64), (usize, u64, u64)>,
+    /// Version 2 draw lines by id, then app: their row and the totals counted so far.
+    ids: HashMap<u64, Vec<(String, Totals)>>,
+    /// The key fields of each distinct register state (held: its address names it).
+    fields: HashMap<usize, (std::sync::Arc<pops_report::Registers>, KeyFields)>,
     lines: usize,
 }
 
@@ -105,7 +120,7 @@ impl Summarizer {
     }
 
     /// Reads every line of `input`.
-    pub fn read(&mut self, input: impl BufRead) -> std::io::Result<()> {
+    pub fn read(&mut self, input: impl std::io::Read) -> std::io::Result<()> {
         let mut reader = std::mem::take(&mut self.reader);
         let base = self.lines;
         let mut last = 0;
@@ -118,11 +133,16 @@ impl Summarizer {
         r
     }
 
+    /// Timing lines read so far.
+    pub fn timing_lines(&self) -> usize {
+        self.s.timing.len()
+    }
+
     /// Reads the report at `path`; an unreadable file is an error naming it.
     pub fn read_file(&mut self, path: &Path) -> Result<(), String> {
         let f = std::fs::File::open(path)
             .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
-        self.read(std::io::BufReader::with_capacity(1 << 20, f))
+        self.read(f)
             .map_err(|e| format!("cannot read the report {}: {e}", path.display()))
     }
 
@@ -131,16 +151,24 @@ impl Summarizer {
             Ok(Item::Record(r)) => self.record(*r),
             Ok(Item::Counts(counts)) => {
                 for c in &counts.records {
-                    let key = (counts.app.clone(), c.record);
-                    if let Some((row, draws, cbs)) = self.ids.get_mut(&key) {
-                        if let Some((d, n)) = &mut self.s.interlocked[*row].draws {
-                            *d += c.draws.saturating_sub(*draws);
-                            *n += c.command_buffers.saturating_sub(*cbs);
-                        }
-                        self.s.draw_records += c.command_buffers.saturating_sub(*cbs);
-                        *draws = c.draws.max(*draws);
-                        *cbs = c.command_buffers.max(*cbs);
+                    let Some(t) = self.ids.get_mut(&c.record).and_then(|apps| {
+                        apps.iter_mut()
+                            .find(|(app, _)| *app == counts.app)
+                            .map(|(_, t)| t)
+                    }) else {
+                        continue;
+                    };
+                    let (more_draws, more_cbs) = (
+                        c.draws.saturating_sub(t.draws),
+                        c.command_buffers.saturating_sub(t.command_buffers),
+                    );
+                    if let Some((d, n)) = &mut self.s.interlocked[t.row].draws {
+                        *d += more_draws;
+                        *n += more_cbs;
                     }
+                    self.s.draw_records += more_cbs;
+                    t.draws = t.draws.max(c.draws);
+                    t.command_buffers = t.command_buffers.max(c.command_buffers);
                 }
             }
             Ok(Item::Timing(t)) => self.s.timing.push(t),
@@ -182,7 +210,7 @@ impl Summarizer {
             samples: r.samples.map(u64::from),
             per_sample: r.per_sample,
             chip: r.chip,
-            fields: key_fields(r.registers.as_deref()),
+            fields: self.key_fields(r.registers.as_ref()),
             diagnostics: r
                 .diagnostics
                 .iter()
@@ -220,11 +248,38 @@ impl Summarizer {
             }
         };
         if r.kind == pops_report::Kind::Draw && r.schema_version >= 2 {
-            self.ids.insert(
-                (r.app, r.id),
-                (row, r.draws.unwrap_or(0), r.command_buffers.unwrap_or(1)),
-            );
+            let t = Totals {
+                row,
+                draws: r.draws.unwrap_or(0),
+                command_buffers: r.command_buffers.unwrap_or(1),
+            };
+            // A later line with the id (another run appended to the report) takes it over.
+            let apps = self.ids.entry(r.id).or_default();
+            match apps.iter_mut().find(|(app, _)| *app == r.app) {
+                Some((_, old)) => *old = t,
+                None => apps.push((r.app, t)),
+            }
         }
+    }
+
+    /// [`key_fields`] of a state, worked out once per distinct state.
+    fn key_fields(
+        &mut self,
+        regs: Option<&std::sync::Arc<pops_report::Registers>>,
+    ) -> Vec<(String, u64)> {
+        let Some(regs) = regs else {
+            return Vec::new();
+        };
+        let at = std::sync::Arc::as_ptr(regs) as usize;
+        if let Some((_, f)) = self.fields.get(&at) {
+            return f.clone();
+        }
+        if self.fields.len() >= MAX_FIELDS {
+            self.fields.clear();
+        }
+        let f = key_fields(Some(regs));
+        self.fields.insert(at, (regs.clone(), f.clone()));
+        f
     }
 
     /// The summary. A creation record without a name takes the name its draws carry

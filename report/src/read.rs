@@ -5,8 +5,7 @@
 
 use crate::{Counts, DeviceLost, LostDraw, Record, Registers, State, Timing};
 use serde_json::value::RawValue;
-use std::collections::HashMap;
-use std::io::BufRead;
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 
 /// A record with its registers resolved, shared between the records of one state.
@@ -71,10 +70,30 @@ impl Reader {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(Item::Blank);
         }
-        // Nearly every line is a record, most of whose bytes are its registers in version 1: read
-        // it with the registers left as text first, parsed only for a state not seen before.
-        if let Ok(r) = serde_json::from_slice::<Record<Option<&RawValue>>>(line) {
-            return self.record(r).map(|r| Item::Record(Box::new(r)));
+        // Each line is read once, as the type its kind names: the layer writes compact JSON
+        // with `kind` near the start. Where that is not so, or the line is not what its kind
+        // says, the general reading below names what is wrong.
+        let fast = match peek_kind(line) {
+            // Not found near the start (JSON from another writer): most lines are records.
+            None | Some(b"pipeline" | b"library" | b"shader_object" | b"draw") => {
+                // Most of a version 1 record is its registers: left as text, parsed only for a
+                // state not seen before.
+                match serde_json::from_slice::<Record<Option<&RawValue>>>(line) {
+                    Ok(r) => Some(self.record(r).map(|r| Item::Record(Box::new(r)))),
+                    Err(_) => None,
+                }
+            }
+            Some(b"counts") => serde_json::from_slice::<Counts>(line)
+                .ok()
+                .map(|c| Ok(Item::Counts(c))),
+            Some(b"state") => self.state_line(line),
+            Some(b"timing") => serde_json::from_slice::<Timing>(line)
+                .ok()
+                .map(|t| Ok(Item::Timing(t))),
+            _ => None,
+        };
+        if let Some(item) = fast {
+            return item;
         }
         match serde_json::from_slice::<crate::Line>(line) {
             Ok(crate::Line::Timing(t)) => Ok(Item::Timing(t)),
@@ -102,6 +121,38 @@ impl Reader {
             }
             Err(e) => Err(LineError::NotALine(e.to_string())),
         }
+    }
+
+    /// A state line: nothing more is read of one whose id the reader holds (reports appended
+    /// from several runs repeat them).
+    fn state_line(&mut self, line: &[u8]) -> Option<Result<Item, LineError>> {
+        #[derive(serde::Deserialize)]
+        struct Id<'a> {
+            #[serde(borrow)]
+            state: std::borrow::Cow<'a, str>,
+        }
+        if let Ok(id) = serde_json::from_slice::<Id>(line) {
+            if self.states.contains_key(id.state.as_ref()) {
+                return Some(Ok(Item::State));
+            }
+        }
+        serde_json::from_slice::<State<&RawValue>>(line)
+            .ok()
+            .map(|st| self.state(st))
+    }
+
+    /// A state line: its registers parsed unless a state of that id is held already (an id is
+    /// a hash of the registers: the same id is the same state).
+    fn state(&mut self, st: State<&RawValue>) -> Result<Item, LineError> {
+        if let std::collections::hash_map::Entry::Vacant(v) = self.states.entry(st.state) {
+            let registers: Registers = serde_json::from_str(st.registers.get())
+                .map_err(|e| LineError::NotALine(format!("state registers: {e}")))?;
+            v.insert(Known {
+                registers: Arc::new(registers),
+                pm4: st.pm4,
+            });
+        }
+        Ok(Item::State)
     }
 
     fn record(&mut self, r: Record<Option<&RawValue>>) -> Result<Resolved, LineError> {
@@ -197,30 +248,66 @@ impl Reader {
     }
 }
 
+/// The value of a line's first `"kind":"…"`, within its first 512 bytes: the kind of a
+/// compact report line (no string value can hold that byte sequence, its quotes being escaped).
+fn peek_kind(line: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"kind\":\"";
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
+    let head = &line[..line.len().min(512)];
+    let at = FINDER.find(head)? + KEY.len();
+    let len = memchr::memchr(b'"', &line[at..])?;
+    Some(&line[at..at + len])
+}
+
 /// Reads every line of `input` in order, calling `each` with the line's number (from 1) and
 /// what it holds. Only the current line is in memory.
 pub fn each_line(
-    input: impl BufRead,
+    input: impl std::io::Read,
     each: impl FnMut(usize, Result<Item, LineError>),
 ) -> std::io::Result<()> {
     each_line_with(&mut Reader::new(), input, each)
 }
 
-/// [`each_line`] with a reader of the caller's (several files read as one report).
+/// [`each_line`] with a reader of the caller's (several files read as one report). Lines are
+/// read in place from large blocks: no line is copied.
 pub fn each_line_with(
     reader: &mut Reader,
-    mut input: impl BufRead,
+    mut input: impl std::io::Read,
     mut each: impl FnMut(usize, Result<Item, LineError>),
 ) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(8192);
+    const BLOCK: usize = 1 << 20;
+    let mut buf = vec![0u8; BLOCK];
+    // `buf[..filled]` holds bytes read and not yet handed out as lines.
+    let mut filled = 0;
     let mut n = 0;
     loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(());
+        if filled == buf.len() {
+            // One line longer than the buffer: make room for the rest of it.
+            buf.resize(buf.len() * 2, 0);
         }
-        n += 1;
-        each(n, reader.line(&buf));
+        let got = match input.read(&mut buf[filled..]) {
+            Ok(0) => {
+                if filled > 0 {
+                    n += 1;
+                    each(n, reader.line(&buf[..filled]));
+                }
+                return Ok(());
+            }
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = filled + got;
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', &buf[filled..end]) {
+            let nl = filled + nl;
+            n += 1;
+            each(n, reader.line(&buf[start..nl]));
+            start = nl + 1;
+        }
+        buf.copy_within(start..end, 0);
+        filled = end - start;
     }
 }
 
@@ -288,6 +375,41 @@ mod tests {
         assert!(
             matches!(r.line(counts.as_bytes()), Ok(Item::Counts(c)) if c.records[0].draws == 20)
         );
+    }
+
+    /// A reader handing out a few bytes at a time.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(7);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Lines split across reads, a line longer than the read block (2 MiB of diagnostics) and a
+    /// last line without its newline are each read whole.
+    #[test]
+    fn lines_are_whole_whatever_the_reads() {
+        let long = V1.replace(
+            "\"diagnostics\":[]",
+            &format!(
+                "\"diagnostics\":[{{\"severity\":\"info\",\"code\":\"x\",\"message\":\"{}\"}}]",
+                "m".repeat(2 << 20)
+            ),
+        );
+        let text = format!("{V1}\n{long}\n{STATE}\n{V2}");
+        let mut got = Vec::new();
+        each_line(Trickle(text.as_bytes()), |n, item| {
+            got.push((n, matches!(item, Ok(Item::Record(_)) | Ok(Item::State))))
+        })
+        .unwrap();
+        assert_eq!(got, [(1, true), (2, true), (3, true), (4, true)]);
+        let mut got = Vec::new();
+        each_line(text.as_bytes(), |n, item| got.push((n, item.is_ok()))).unwrap();
+        assert_eq!(got, [(1, true), (2, true), (3, true), (4, true)]);
     }
 
     #[test]
