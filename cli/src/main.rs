@@ -15,6 +15,7 @@ mod cmd_report;
 mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
+mod cmd_verify_isa;
 mod progress;
 mod report_html;
 mod selftest_common;
@@ -55,6 +56,9 @@ enum Command {
     Selftest(cmd_selftest::Args),
     /// Print the machine code that enters and leaves the POPS ordered section on a chip.
     Isa(cmd_isa::Args),
+    /// Check the ordered section of a driver's compiled fragment shader (ACO assembly, LLVM
+    /// disassembly or code words) on every path against the POPS article's rules.
+    VerifyIsa(cmd_verify_isa::Args),
     /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
     Inspect(cmd_inspect::Args),
     /// Run a program with VK_LAYER_POPS_interlock injected and summarise what it reported.
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Devices(a) => cmd_devices::run(a),
         Command::Selftest(a) => cmd_selftest::run(a),
         Command::Isa(a) => cmd_isa::run(a),
+        Command::VerifyIsa(a) => cmd_verify_isa::run(a),
         Command::Inspect(a) => cmd_inspect::run(a),
         Command::Run(a) => cmd_run::run(a),
         Command::Report(a) => cmd_report::run(a),

@@ -1098,3 +1098,40 @@ mod schema {
         assert!(serde_json::from_str::<ModeChange>("\"pixel-ordered\"").is_err());
     }
 }
+
+/// `pops verify-isa --json`: the verification of one fragment shader's machine code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyIsaDocument {
+    pub chip: String,
+    pub gfx_level: String,
+    /// What the input was: `RADV/ACO assembly`, `LLVM disassembly` or `raw code words`.
+    pub input: String,
+    pub instructions: usize,
+    /// Each exit some path reaches: byte address and `s_endpgm`, `s_endpgm_ordered_ps_done`
+    /// or `epilog` (a jump into a PS epilog, which does the exports).
+    pub exits: Vec<IsaExit>,
+    /// The first byte address of each wait loop.
+    pub wait_loops: Vec<u32>,
+    pub findings: Vec<IsaFinding>,
+}
+
+/// An exit of the verified code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsaExit {
+    pub addr: u32,
+    pub kind: String,
+}
+
+/// One broken rule of the verified code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsaFinding {
+    /// Stable kebab-case name of the rule.
+    pub rule: String,
+    /// The article's sentence the rule checks.
+    pub sentence: String,
+    pub addr: u32,
+    pub instruction: String,
+    pub message: String,
+    /// A path reaching it: the entry, then each byte address control jumped to.
+    pub path: Vec<u32>,
+}

@@ -13,3 +13,4 @@ pub mod corpus;
 pub mod isa;
 pub mod model;
 pub mod spirv;
+pub mod verify;

@@ -144,6 +144,31 @@ impl Waitcnt {
         lgkm: Some(0),
     };
 
+    /// The counters an `s_waitcnt` immediate waits for (a field at its maximum waits for
+    /// nothing): the inverse of the encoding's field layout.
+    pub fn from_simm16(enc: Encoding, simm16: u16) -> Waitcnt {
+        let (vm_max, exp_max, lgkm_max) = Waitcnt::limits(enc);
+        let (vm, exp, lgkm) = match enc {
+            Encoding::Gfx9 => (
+                (simm16 & 0xf) | ((simm16 >> 14) << 4),
+                (simm16 >> 4) & 7,
+                (simm16 >> 8) & 0xf,
+            ),
+            Encoding::Gfx10 => (
+                (simm16 & 0xf) | ((simm16 >> 14) << 4),
+                (simm16 >> 4) & 7,
+                (simm16 >> 8) & 0x3f,
+            ),
+            Encoding::Gfx11 => ((simm16 >> 10) & 0x3f, simm16 & 7, (simm16 >> 4) & 0x3f),
+        };
+        let pick = |v: u16, max: u8| if v as u8 >= max { None } else { Some(v as u8) };
+        Waitcnt {
+            vm: pick(vm, vm_max),
+            exp: pick(exp, exp_max),
+            lgkm: pick(lgkm, lgkm_max),
+        }
+    }
+
     /// Maximum counter values per generation: (vm, exp, lgkm).
     pub const fn limits(enc: Encoding) -> (u8, u8, u8) {
         match enc {

@@ -6,6 +6,7 @@
 //! POPS article ([`ordered_section`]). The same [`Inst`] lists are interpreted by
 //! [`crate::model`], disassembled by LLVM ([`llvm`]) and compared with RADV's in the tests.
 
+pub mod decode;
 pub mod encode;
 pub mod export;
 pub mod inst;
@@ -15,6 +16,7 @@ pub mod ops;
 pub mod program;
 pub mod section;
 pub mod vector;
+pub mod vmem_generated;
 
 pub use encode::{assemble, encode, max_sgpr, Line, Listing};
 pub use inst::{Hwreg, HwregId, Inst, Label, Marker, Msg, Operand, SopkImm, SoppImm, Waitcnt};

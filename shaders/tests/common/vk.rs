@@ -66,7 +66,8 @@ fn with_instance(
         ash::khr::pipeline_executable_properties::NAME.as_ptr(),
     ];
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
-        .fragment_shader_pixel_interlock(true);
+        .fragment_shader_pixel_interlock(true)
+        .fragment_shader_sample_interlock(true);
     let mut exec_props = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
         .pipeline_executable_info(true);
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);

@@ -1,0 +1,379 @@
+//! Decoding machine code a driver compiled: each instruction's length and what the ordered
+//! section's rules need of it, read from its encoding (never from a mnemonic). Scalar
+//! instructions keep their opcode and fields; vector memory instructions say whether they load,
+//! store or are atomics (`vmem_generated`, from LLVM's disassembler); other vector instructions
+//! are only measured.
+
+use super::ops::Encoding;
+
+/// A vector memory format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VmemFormat {
+    Mubuf,
+    Mtbuf,
+    Mimg,
+    Flat,
+}
+
+/// What a vector memory opcode does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VmemKind {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// What an instruction is, as far as the ordered section's rules care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Sopp {
+        op: u8,
+        simm16: u16,
+    },
+    Sopk {
+        op: u8,
+        sdst: u8,
+        simm16: u16,
+    },
+    Sopc {
+        op: u8,
+        src0: u8,
+        src1: u8,
+    },
+    Sop1 {
+        op: u8,
+        sdst: u8,
+        src0: u8,
+    },
+    Sop2 {
+        op: u8,
+        sdst: u8,
+        src0: u8,
+        src1: u8,
+    },
+    /// Scalar memory (lgkmcnt).
+    Smem,
+    /// LDS/GDS (lgkmcnt).
+    Ds,
+    /// A vector memory access; `kind` is `None` for an opcode LLVM does not know.
+    Vmem {
+        format: VmemFormat,
+        kind: Option<VmemKind>,
+        glc: bool,
+    },
+    /// An export: its target (`mrt0` = 0 … `null` = 9, `mrtz` = 8, positions 12+), done bit,
+    /// and `vm` (valid mask) bit.
+    Export {
+        target: u8,
+        done: bool,
+    },
+    /// Any other vector ALU or interpolation instruction.
+    Valu,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// Its length in dwords.
+    pub words: usize,
+    pub class: Class,
+}
+
+/// Why words are not an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("the code ends inside an instruction (needs {need} dwords, {have} left)")]
+    Truncated { need: usize, have: usize },
+    #[error("0x{word:08x} is no instruction format of {encoding:?}")]
+    UnknownFormat { word: u32, encoding: Encoding },
+    #[error("0x{word:08x}: an image instruction with non-sequential addresses (NSA) cannot be measured from raw words on {encoding:?}: give the disassembly with encodings")]
+    Nsa { word: u32, encoding: Encoding },
+}
+
+const LITERAL: u8 = 255;
+
+/// The scalar and vector formats, from the top bits of the first dword.
+pub fn decode(enc: Encoding, words: &[u32]) -> Result<Decoded, DecodeError> {
+    let w = *words
+        .first()
+        .ok_or(DecodeError::Truncated { need: 1, have: 0 })?;
+    let d = decode_first(enc, w, words.get(1).copied())?;
+    if d.words > words.len() {
+        return Err(DecodeError::Truncated {
+            need: d.words,
+            have: words.len(),
+        });
+    }
+    Ok(d)
+}
+
+fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, DecodeError> {
+    let field = |lo: u32, width: u32| ((w >> lo) & ((1 << width) - 1)) as u8;
+    let top9 = w >> 23;
+    let scalar = |class: Class, srcs: &[u8]| Decoded {
+        words: 1 + usize::from(srcs.contains(&LITERAL)),
+        class,
+    };
+    if top9 == 0x17f {
+        return Ok(Decoded {
+            words: 1,
+            class: Class::Sopp {
+                op: field(16, 7),
+                simm16: w as u16,
+            },
+        });
+    }
+    if top9 == 0x17e {
+        let (src0, src1) = (field(0, 8), field(8, 8));
+        return Ok(scalar(
+            Class::Sopc {
+                op: field(16, 7),
+                src0,
+                src1,
+            },
+            &[src0, src1],
+        ));
+    }
+    if top9 == 0x17d {
+        let src0 = field(0, 8);
+        return Ok(scalar(
+            Class::Sop1 {
+                op: field(8, 8),
+                sdst: field(16, 7),
+                src0,
+            },
+            &[src0],
+        ));
+    }
+    if w >> 28 == 0xb {
+        let op = field(23, 5);
+        // s_setreg_imm32_b32 carries a 32-bit literal.
+        let imm32 = match enc {
+            Encoding::Gfx9 => op == 20,
+            Encoding::Gfx10 => op == 21,
+            Encoding::Gfx11 => op == 19,
+        };
+        return Ok(Decoded {
+            words: 1 + usize::from(imm32),
+            class: Class::Sopk {
+                op,
+                sdst: field(16, 7),
+                simm16: w as u16,
+            },
+        });
+    }
+    if w >> 30 == 0b10 {
+        let (src0, src1) = (field(0, 8), field(8, 8));
+        return Ok(scalar(
+            Class::Sop2 {
+                op: field(23, 7),
+                sdst: field(16, 7),
+                src0,
+                src1,
+            },
+            &[src0, src1],
+        ));
+    }
+    if w >> 31 == 0 {
+        // VOP1 / VOP2 / VOPC: one dword, and one more for a literal, SDWA, DPP or DPP8 source.
+        let src0 = field(0, 9);
+        let extra = match src0 {
+            0xff | 0xf9 | 0xfa => 1,
+            0xe9 | 0xea if enc != Encoding::Gfx9 => 1,
+            _ => 0,
+        };
+        return Ok(Decoded {
+            words: 1 + extra,
+            class: Class::Valu,
+        });
+    }
+    let top6 = w >> 26;
+    let vop3_literal = |w1: Option<u32>| -> usize {
+        // GFX10+: a literal follows where any source is 255.
+        let Some(w1) = w1 else { return 0 };
+        let srcs = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
+        usize::from(srcs.contains(&0xff))
+    };
+    let vmem = |format: VmemFormat| -> Decoded {
+        let table = super::vmem_generated::TABLES
+            .iter()
+            .find(|t| t.encoding == enc && t.format == format);
+        let (kind, glc) = match table {
+            Some(t) => {
+                let dw = [w, w1.unwrap_or(0)];
+                let mut op = 0u8;
+                for &(dword, bit, width, opbit) in t.pieces {
+                    let part = (dw[usize::from(dword)] >> bit) & ((1 << width) - 1);
+                    op |= (part as u8) << opbit;
+                }
+                let kind = t
+                    .ops
+                    .binary_search_by_key(&op, |&(o, _)| o)
+                    .ok()
+                    .map(|i| t.ops[i].1);
+                (kind, (w >> t.glc_bit) & 1 == 1)
+            }
+            None => (None, false),
+        };
+        Decoded {
+            words: 2,
+            class: Class::Vmem { format, kind, glc },
+        }
+    };
+    let export = |w: u32| Decoded {
+        words: 2,
+        class: Class::Export {
+            target: ((w >> 4) & 0x3f) as u8,
+            done: (w >> 11) & 1 == 1,
+        },
+    };
+    let d = match (enc, top6) {
+        (Encoding::Gfx9, 0b110000) => Decoded {
+            words: 2,
+            class: Class::Smem,
+        },
+        (Encoding::Gfx9, 0b110001) => export(w),
+        (Encoding::Gfx9, 0b110100) => Decoded {
+            words: 2,
+            class: Class::Valu,
+        },
+        (Encoding::Gfx9, 0b110101) => Decoded {
+            words: 1,
+            class: Class::Valu,
+        },
+        (_, 0b111101) if enc != Encoding::Gfx9 => Decoded {
+            words: 2,
+            class: Class::Smem,
+        },
+        (_, 0b111110) if enc != Encoding::Gfx9 => export(w),
+        (_, 0b110101) | (_, 0b110011) => Decoded {
+            // VOP3 / VOP3P (GFX11: also VINTERP 0xCD, LDSDIR 0xCE share 0b1100_11).
+            words: match (enc, w >> 24) {
+                (Encoding::Gfx11, 0xce) => 1,
+                (Encoding::Gfx11, 0xcd) => 2,
+                _ => {
+                    2 + vop3_literal(w1)
+                        + usize::from(
+                            enc == Encoding::Gfx11
+                                && matches!(w1.map(|x| x & 0x1ff), Some(0xfa | 0xe9 | 0xea)),
+                        )
+                }
+            },
+            class: Class::Valu,
+        },
+        (Encoding::Gfx10, 0b110010) => Decoded {
+            words: 1,
+            class: Class::Valu,
+        },
+        (Encoding::Gfx11, 0b110010) => {
+            // VOPD: two dwords, and a literal where either X or Y source 0 is 255.
+            let srcx0 = w & 0x1ff;
+            let srcy0 = w1.map_or(0, |x| x & 0x1ff);
+            Decoded {
+                words: 2 + usize::from(srcx0 == 0xff || srcy0 == 0xff),
+                class: Class::Valu,
+            }
+        }
+        (_, 0b110110) => Decoded {
+            words: 2,
+            class: Class::Ds,
+        },
+        (_, 0b110111) => vmem(VmemFormat::Flat),
+        (_, 0b111000) => vmem(VmemFormat::Mubuf),
+        (_, 0b111010) => vmem(VmemFormat::Mtbuf),
+        (_, 0b111100) => {
+            let nsa = match enc {
+                Encoding::Gfx9 => 0,
+                Encoding::Gfx10 => ((w >> 1) & 3) as usize,
+                Encoding::Gfx11 => {
+                    if w & 1 == 1 {
+                        return Err(DecodeError::Nsa {
+                            word: w,
+                            encoding: enc,
+                        });
+                    }
+                    0
+                }
+            };
+            let mut d = vmem(VmemFormat::Mimg);
+            d.words += nsa;
+            d
+        }
+        _ => {
+            return Err(DecodeError::UnknownFormat {
+                word: w,
+                encoding: enc,
+            })
+        }
+    };
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Instructions of ACO's real output (stock RADV, navi21 and vega10) decode to their
+    /// lengths and classes.
+    #[test]
+    fn aco_instructions_decode() {
+        let g10 = Encoding::Gfx10;
+        assert_eq!(
+            decode(g10, &[0xf0003188, 0x40000002]).unwrap().class,
+            Class::Vmem {
+                format: VmemFormat::Mimg,
+                kind: Some(VmemKind::Load),
+                glc: true
+            }
+        );
+        assert!(matches!(
+            decode(g10, &[0xf0203108, 0x40000102]).unwrap().class,
+            Class::Vmem {
+                kind: Some(VmemKind::Store),
+                ..
+            }
+        ));
+        assert_eq!(
+            decode(g10, &[0xf8001c0f, 0x80800202]).unwrap().class,
+            Class::Export {
+                target: 0,
+                done: true
+            }
+        );
+        assert_eq!(
+            decode(g10, &[0xf8001890, 0x80808080]).unwrap().class,
+            Class::Export {
+                target: 9,
+                done: true
+            }
+        );
+        assert_eq!(decode(g10, &[0x7e0402ff, 0x3c003c00]).unwrap().words, 2);
+        assert_eq!(decode(g10, &[0x9380ff04, 0x0002001c]).unwrap().words, 2);
+        assert_eq!(
+            decode(g10, &[0xbf900007]).unwrap().class,
+            Class::Sopp { op: 16, simm16: 7 }
+        );
+        let g9 = Encoding::Gfx9;
+        assert_eq!(decode(g9, &[0xc00e0001, 0]).unwrap().class, Class::Smem);
+        assert_eq!(
+            decode(g9, &[0xc4001c0f, 0x80800202]).unwrap().class,
+            Class::Export {
+                target: 0,
+                done: true
+            }
+        );
+        assert!(matches!(
+            decode(Encoding::Gfx11, &[0xf0190184, 0x00000102])
+                .unwrap()
+                .class,
+            Class::Vmem {
+                kind: Some(VmemKind::Store),
+                ..
+            }
+        ));
+        assert!(matches!(
+            decode(g10, &[0x7e0402ff]),
+            Err(DecodeError::Truncated { need: 2, have: 1 })
+        ));
+    }
+}

@@ -1,0 +1,40 @@
+//! `pops verify-isa`: the ordered section of code a driver really compiled, checked on every
+//! path against the POPS article's rules for shader code, memory accesses and exports.
+//!
+//! [`input`] reads the code (ACO assembly, LLVM disassembly, raw words) and decodes every
+//! instruction from its encoding; [`rules`] builds the control-flow graph and walks every path
+//! with the state the rules need (the did-overlap test, the packer register, the wait loop,
+//! ORDERED_PS_DONE, outstanding memory counters, exports), reporting each broken rule with the
+//! instruction and a path that reaches it.
+
+pub mod input;
+pub mod rules;
+
+pub use input::{read, Format, InputError, Instr};
+pub use rules::{verify, Exit, ExitKind, Finding, Report, Rule};
+
+/// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,
+/// GFX11); `tests/verify_llvm.rs` checks each against LLVM's disassembler.
+pub mod opcodes {
+    use crate::isa::Encoding;
+
+    /// SOP1 `s_setpc_b64`: a jump to a computed address (RADV's PS epilogs).
+    pub const SETPC_B64: [u8; 3] = [29, 32, 72];
+    /// SOP1 `s_swappc_b64` (a call).
+    pub const SWAPPC_B64: [u8; 3] = [30, 33, 73];
+    /// SOPP `s_endpgm_ordered_ps_done` (GFX9–10.3).
+    pub const ENDPGM_ORDERED_PS_DONE: [Option<u8>; 3] = [Some(30), Some(30), None];
+    /// SOPP `s_cbranch_vccz`, `s_cbranch_vccnz`.
+    pub const CBRANCH_VCCZ: [u8; 3] = [6, 6, 35];
+    pub const CBRANCH_VCCNZ: [u8; 3] = [7, 7, 36];
+    /// SOPK `s_setreg_imm32_b32`.
+    pub const SETREG_IMM32_B32: [u8; 3] = [20, 21, 19];
+
+    pub const fn at<T: Copy>(table: [T; 3], enc: Encoding) -> T {
+        table[match enc {
+            Encoding::Gfx9 => 0,
+            Encoding::Gfx10 => 1,
+            Encoding::Gfx11 => 2,
+        }]
+    }
+}

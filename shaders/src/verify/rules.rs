@@ -1,0 +1,565 @@
+//! The article's rules for the ordered section, checked on every path of the control-flow graph.
+//!
+//! Every path from the entry is walked with the state the rules need, merged per instruction so
+//! that loops end: what the did-overlap test (bit 31 of COLLISION_WAVEID) said, whether the
+//! packer register is set, whether the wave is inside or past the wait loop, how many
+//! ORDERED_PS_DONE messages it sent, how many vector memory accesses are outstanding on each
+//! counter, and its exports. Counters are tracked along each path, so a wait that is missing
+//! where nothing is outstanding is no finding.
+
+use super::input::Instr;
+use super::opcodes::{self, at};
+use crate::isa::decode::{Class, VmemKind};
+use crate::isa::{Encoding, Sop1, Sopc, Sopk, Sopp, Waitcnt};
+use pm4::GfxLevel;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+/// One of the article's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    WaitWithoutOverlapTest,
+    PackerNotSetBeforeWait,
+    PackerRegister,
+    WaitWithoutSleep,
+    DoneTwice,
+    DoneBeforeWait,
+    CountersBeforeDone,
+    DoneMissing,
+    OpenAtEpilogJump,
+    WaitEventBeforeOrderedAccess,
+    CountersBeforeLastExport,
+    LastExportWithoutDone,
+    NoExport,
+    BranchOutside,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 14] = [
+        Rule::WaitWithoutOverlapTest,
+        Rule::PackerNotSetBeforeWait,
+        Rule::PackerRegister,
+        Rule::WaitWithoutSleep,
+        Rule::DoneTwice,
+        Rule::DoneBeforeWait,
+        Rule::CountersBeforeDone,
+        Rule::DoneMissing,
+        Rule::OpenAtEpilogJump,
+        Rule::WaitEventBeforeOrderedAccess,
+        Rule::CountersBeforeLastExport,
+        Rule::LastExportWithoutDone,
+        Rule::NoExport,
+        Rule::BranchOutside,
+    ];
+
+    /// Stable kebab-case name.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Rule::WaitWithoutOverlapTest => "wait-without-overlap-test",
+            Rule::PackerNotSetBeforeWait => "packer-not-set-before-wait",
+            Rule::PackerRegister => "packer-register",
+            Rule::WaitWithoutSleep => "wait-without-sleep",
+            Rule::DoneTwice => "ordered-ps-done-twice",
+            Rule::DoneBeforeWait => "ordered-ps-done-before-wait",
+            Rule::CountersBeforeDone => "counters-before-ordered-ps-done",
+            Rule::DoneMissing => "ordered-ps-done-missing",
+            Rule::OpenAtEpilogJump => "ordered-section-open-at-epilog",
+            Rule::WaitEventBeforeOrderedAccess => "wait-event-before-ordered-access",
+            Rule::CountersBeforeLastExport => "counters-before-last-export",
+            Rule::LastExportWithoutDone => "last-export-without-done",
+            Rule::NoExport => "no-export",
+            Rule::BranchOutside => "branch-outside-the-code",
+        }
+    }
+
+    /// The article's sentence the rule checks.
+    pub const fn sentence(self) -> &'static str {
+        match self {
+            Rule::WaitWithoutOverlapTest => "The wait must not be performed if the \u{201c}did overlap\u{201d} bit 31 is set to 0, otherwise it will result in a hang.",
+            Rule::PackerNotSetBeforeWait => "The packer hardware register, however, may be set even without overlap safely \u{2014} it\u{2019}s the wait loop itself that must not be executed if it was reported that there was no overlap. (The wait needs the packer set: GFX9 HW_REG_MODE[25:24], GFX10+ HW_REG_POPS_PACKER.)",
+            Rule::PackerRegister => "Starting from GFX10, the POPS_PACKER (25) hardware register is used instead [of MODE[25:24] on GFX9].",
+            Rule::WaitWithoutSleep => "If it\u{2019}s too early for the current wave to enter the ordered section, it needs to yield execution to other waves that may potentially be overlapped \u{2014} via s_sleep.",
+            Rule::DoneTwice => "It must still be ensured that ORDERED_PS_DONE is sent by the wave only once.",
+            Rule::DoneBeforeWait => "[ORDERED_PS_DONE must be sent] especially not before any awaiting of overlapped waves.",
+            Rule::CountersBeforeDone => "Before the message is sent, all counters for memory accesses that need to be primitive-ordered, both writes and reads, must be awaited.",
+            Rule::DoneMissing => "If the wave has enabled POPS by setting the packer hardware register, it must not execute s_endpgm without having sent ORDERED_PS_DONE once.",
+            Rule::OpenAtEpilogJump => "The message must be sent on all execution paths after the packer register setup [here: before the jump to the PS epilog, which does not send it]; on GFX11 the same requirements for awaiting the memory access counters apply.",
+            Rule::WaitEventBeforeOrderedAccess => "[GFX11:] \u{201c}export ready\u{201d} is awaited by the s_wait_event instruction, with the bit 0 of the immediate operand set to 0.",
+            Rule::CountersBeforeLastExport => "[GFX11:] The overlapping waves are resumed when the wave performs the last export (with the done flag). The same requirements for awaiting the memory access counters as on GFX9\u{2013}10.3 still apply.",
+            Rule::LastExportWithoutDone => "The overlapping waves are resumed when the wave performs the last export (with the done flag).",
+            Rule::NoExport => "With POPS, on all hardware generations, the shader must have at least one export, though it can be a null or an off, off, off, off one.",
+            Rule::BranchOutside => "[The code's control flow must stay inside it.]",
+        }
+    }
+}
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: Rule,
+    /// The instruction's byte address and text.
+    pub addr: u32,
+    pub text: String,
+    /// What is wrong there, in a sentence.
+    pub message: String,
+    /// A path that reaches it: the entry, then each address control jumped to.
+    pub path: Vec<u32>,
+}
+
+/// How a path leaves the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExitKind {
+    Endpgm,
+    EndpgmOrderedPsDone,
+    /// `s_setpc_b64` into a PS epilog: the exports are the epilog's.
+    EpilogJump,
+}
+
+/// An exit instruction some path reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Exit {
+    pub addr: u32,
+    pub kind: ExitKind,
+}
+
+/// The verification of one program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub level: GfxLevel,
+    pub instructions: usize,
+    /// Exits reached, by address.
+    pub exits: Vec<Exit>,
+    /// Wait loops found (their first address).
+    pub wait_loops: Vec<u32>,
+    pub findings: Vec<Finding>,
+}
+
+/// What the did-overlap test said on a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Tri {
+    Unknown,
+    Yes,
+    No,
+}
+
+/// The state of one path at one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct State {
+    overlap: Tri,
+    /// SCC holds the did-overlap bit (`Some(true)`: SCC = 1 means overlap), where known.
+    scc_overlap: Option<bool>,
+    packer: bool,
+    /// Past the wait (GFX9–10.3: left a wait loop; GFX11: `s_wait_event` with bit 0 clear).
+    waited: bool,
+    done: u8,
+    vm: u8,
+    vs: u8,
+    exported: bool,
+    last_export_done: bool,
+}
+
+const CAP: u8 = 63;
+/// States explored at most before giving up (never reached by real shaders).
+const MAX_STATES: usize = 200_000;
+
+/// What an instruction does, for the rules.
+enum Sem {
+    Endpgm,
+    EndpgmDone,
+    EpilogJump,
+    Jump(i64),
+    CondJump(i64, Option<bool>),
+    Waitcnt(Waitcnt),
+    Vscnt(Option<u16>),
+    WaitEvent(u16),
+    Sleep,
+    Sendmsg(u16),
+    Setreg { id: u16, offset: u16, size: u16 },
+    OverlapTest(bool),
+    SccClobber,
+    Vmem(Option<VmemKind>, bool),
+    Export(bool),
+    Other,
+}
+
+fn sem(enc: Encoding, i: &Instr) -> Sem {
+    let target = |simm16: u16| i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16);
+    match i.class {
+        Class::Sopp { op, simm16 } => {
+            let known = Sopp::ALL.iter().find(|o| o.opcode(enc) == Some(op));
+            match known {
+                Some(Sopp::Endpgm) => Sem::Endpgm,
+                Some(Sopp::Branch) => Sem::Jump(target(simm16)),
+                Some(Sopp::CbranchScc0) => Sem::CondJump(target(simm16), Some(false)),
+                Some(Sopp::CbranchScc1) => Sem::CondJump(target(simm16), Some(true)),
+                Some(Sopp::CbranchExecz | Sopp::CbranchExecnz) => {
+                    Sem::CondJump(target(simm16), None)
+                }
+                Some(Sopp::Waitcnt) => Sem::Waitcnt(Waitcnt::from_simm16(enc, simm16)),
+                Some(Sopp::Sleep) => Sem::Sleep,
+                Some(Sopp::Sendmsg) => {
+                    Sem::Sendmsg(simm16 & if enc == Encoding::Gfx11 { 0xff } else { 0xf })
+                }
+                Some(Sopp::WaitEvent) => Sem::WaitEvent(simm16),
+                _ if Some(op) == at(opcodes::ENDPGM_ORDERED_PS_DONE, enc) => Sem::EndpgmDone,
+                _ if op == at(opcodes::CBRANCH_VCCZ, enc)
+                    || op == at(opcodes::CBRANCH_VCCNZ, enc) =>
+                {
+                    Sem::CondJump(target(simm16), None)
+                }
+                _ => Sem::Other,
+            }
+        }
+        Class::Sopk { op, sdst, simm16 } => {
+            let hwreg = |s: u16| Sem::Setreg {
+                id: s & 0x3f,
+                offset: (s >> 6) & 0x1f,
+                size: ((s >> 11) & 0x1f) + 1,
+            };
+            if Sopk::SetregB32.opcode(enc) == Some(op) || op == at(opcodes::SETREG_IMM32_B32, enc) {
+                hwreg(simm16)
+            } else if Sopk::WaitcntVscnt.opcode(enc) == Some(op) {
+                let null = if enc == Encoding::Gfx11 { 124 } else { 125 };
+                Sem::Vscnt((sdst == null).then_some(simm16))
+            } else if Sopk::MovkI32.opcode(enc) == Some(op) {
+                Sem::Other
+            } else {
+                Sem::SccClobber
+            }
+        }
+        Class::Sopc { op, src0: _, src1 } => {
+            // `s_bitcmp1_b32 sN, 31`: SCC = bit 31 (the did-overlap bit of COLLISION_WAVEID).
+            if src1 == 128 + 31 {
+                if Sopc::Bitcmp1B32.opcode(enc) == Some(op) {
+                    return Sem::OverlapTest(true);
+                }
+                if Sopc::Bitcmp0B32.opcode(enc) == Some(op) {
+                    return Sem::OverlapTest(false);
+                }
+            }
+            Sem::SccClobber
+        }
+        Class::Sop1 { op, .. } => {
+            if op == at(opcodes::SETPC_B64, enc) {
+                Sem::EpilogJump
+            } else if Sop1::MovB32.opcode(enc) == Some(op) || Sop1::MovB64.opcode(enc) == Some(op) {
+                Sem::Other
+            } else {
+                Sem::SccClobber
+            }
+        }
+        Class::Sop2 { .. } => Sem::SccClobber,
+        Class::Vmem { kind, glc, .. } => Sem::Vmem(kind, glc),
+        Class::Export { done, .. } => Sem::Export(done),
+        Class::Smem | Class::Ds | Class::Valu => Sem::Other,
+    }
+}
+
+/// Whether the instruction reads `src_pops_exiting_wave_id` (operand 239, GFX9–10.3).
+fn reads_exiting_id(enc: Encoding, i: &Instr) -> bool {
+    const EXITING: u8 = 239;
+    enc != Encoding::Gfx11
+        && match i.class {
+            Class::Sop2 { src0, src1, .. } | Class::Sopc { src0, src1, .. } => {
+                src0 == EXITING || src1 == EXITING
+            }
+            Class::Sop1 { src0, .. } => src0 == EXITING,
+            _ => false,
+        }
+}
+
+/// Verifies `code` for `level` on every path from its first instruction.
+pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
+    let enc = Encoding::of(level);
+    let gfx11 = enc == Encoding::Gfx11;
+    let index: HashMap<u32, usize> = code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
+    let sems: Vec<Sem> = code.iter().map(|i| sem(enc, i)).collect();
+
+    // Wait loops: a backward branch whose span reads the exiting wave ID.
+    let mut loops: Vec<(u32, u32)> = Vec::new();
+    let mut findings: BTreeMap<(Rule, u32), Finding> = BTreeMap::new();
+    for (k, s) in sems.iter().enumerate() {
+        let t = match s {
+            Sem::Jump(t) | Sem::CondJump(t, _) => *t,
+            _ => continue,
+        };
+        let here = code[k].addr;
+        if t <= i64::from(here) && t >= 0 {
+            let t = t as u32;
+            let span = code.iter().filter(|i| i.addr >= t && i.addr <= here);
+            if span.clone().any(|i| reads_exiting_id(enc, i)) {
+                loops.push((t, here));
+                let sleeps = code
+                    .iter()
+                    .zip(&sems)
+                    .any(|(i, s)| i.addr >= t && i.addr <= here && matches!(s, Sem::Sleep));
+                if !sleeps {
+                    findings
+                        .entry((Rule::WaitWithoutSleep, here))
+                        .or_insert(Finding {
+                            rule: Rule::WaitWithoutSleep,
+                            addr: here,
+                            text: code[k].text.clone(),
+                            message: "the wait loop never yields with s_sleep".into(),
+                            path: Vec::new(),
+                        });
+                }
+            }
+        }
+    }
+    let in_wait = |addr: u32| loops.iter().any(|&(a, b)| addr >= a && addr <= b);
+
+    let start = State {
+        overlap: Tri::Unknown,
+        scc_overlap: None,
+        packer: false,
+        waited: false,
+        done: 0,
+        vm: 0,
+        vs: 0,
+        exported: false,
+        last_export_done: false,
+    };
+    let mut seen: HashSet<(usize, State)> = HashSet::new();
+    let mut parent: HashMap<(usize, State), (usize, State)> = HashMap::new();
+    let mut queue: VecDeque<(usize, State)> = VecDeque::new();
+    let mut exits: HashSet<Exit> = HashSet::new();
+    if !code.is_empty() {
+        seen.insert((0, start));
+        queue.push_back((0, start));
+    }
+    let path_to = |parent: &HashMap<(usize, State), (usize, State)>, mut at: (usize, State)| {
+        let mut ks = vec![at.0];
+        while let Some(&p) = parent.get(&at) {
+            ks.push(p.0);
+            at = p;
+        }
+        ks.reverse();
+        // The entry, then every address control jumped to (not fell through to).
+        let mut out = vec![code[ks[0]].addr];
+        for w in ks.windows(2) {
+            if w[1] != w[0] + 1 {
+                out.push(code[w[1]].addr);
+            }
+        }
+        out
+    };
+    while let Some((k, st)) = queue.pop_front() {
+        if seen.len() > MAX_STATES {
+            break;
+        }
+        let i = &code[k];
+        let mut report = |rule: Rule, message: String| {
+            findings.entry((rule, i.addr)).or_insert_with(|| Finding {
+                rule,
+                addr: i.addr,
+                text: i.text.clone(),
+                message,
+                path: path_to(&parent, (k, st)),
+            });
+        };
+        let mut s = st;
+        let mut next: Vec<(usize, State)> = Vec::new();
+        let succ = |addr: i64,
+                    s: State,
+                    next: &mut Vec<(usize, State)>,
+                    report: &mut dyn FnMut(Rule, String)| {
+            match u32::try_from(addr).ok().and_then(|a| index.get(&a)) {
+                Some(&n) => next.push((n, s)),
+                None => report(
+                    Rule::BranchOutside,
+                    format!("control reaches byte 0x{addr:x}, where no instruction starts"),
+                ),
+            }
+        };
+        let fall = i64::from(i.addr) + 4 * i.words.len() as i64;
+        match &sems[k] {
+            Sem::Endpgm | Sem::EndpgmDone => {
+                let done_here = matches!(sems[k], Sem::EndpgmDone);
+                if done_here {
+                    if s.done >= 1 {
+                        report(Rule::DoneTwice, "s_endpgm_ordered_ps_done after ORDERED_PS_DONE was already sent on this path".into());
+                    }
+                    if s.packer && s.overlap == Tri::Yes && !s.waited {
+                        report(Rule::DoneBeforeWait, "the wave leaves the ordered section before it waited for the overlapped waves".into());
+                    }
+                } else if !gfx11 && s.packer && s.done == 0 {
+                    report(Rule::DoneMissing, "s_endpgm after the packer register was set, without ORDERED_PS_DONE on this path".into());
+                }
+                if !s.exported {
+                    report(
+                        Rule::NoExport,
+                        "the program ends without any export on this path".into(),
+                    );
+                } else if !s.last_export_done {
+                    report(
+                        Rule::LastExportWithoutDone,
+                        "the last export on this path has no done flag".into(),
+                    );
+                }
+                exits.insert(Exit {
+                    addr: i.addr,
+                    kind: if done_here {
+                        ExitKind::EndpgmOrderedPsDone
+                    } else {
+                        ExitKind::Endpgm
+                    },
+                });
+            }
+            Sem::EpilogJump => {
+                if !gfx11 && s.packer && s.done == 0 {
+                    report(Rule::OpenAtEpilogJump, "jumps to the PS epilog with the ordered section still open: ORDERED_PS_DONE was not sent on this path".into());
+                }
+                if gfx11 && (s.vm > 0 || s.vs > 0) {
+                    report(Rule::OpenAtEpilogJump, format!("jumps to the PS epilog, whose export resumes the overlapped waves, with memory accesses outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
+                }
+                exits.insert(Exit {
+                    addr: i.addr,
+                    kind: ExitKind::EpilogJump,
+                });
+            }
+            Sem::Jump(t) => succ(*t, s, &mut next, &mut report),
+            Sem::CondJump(t, on_scc) => {
+                let (mut taken, mut fallen) = (s, s);
+                if let (Some(want), Some(scc_is_overlap)) = (on_scc, s.scc_overlap) {
+                    // Taken where SCC == want.
+                    let overlap_if = |scc: bool| {
+                        if scc == scc_is_overlap {
+                            Tri::Yes
+                        } else {
+                            Tri::No
+                        }
+                    };
+                    taken.overlap = overlap_if(*want);
+                    fallen.overlap = overlap_if(!*want);
+                }
+                succ(*t, taken, &mut next, &mut report);
+                succ(fall, fallen, &mut next, &mut report);
+            }
+            other => {
+                match other {
+                    Sem::Waitcnt(w) => {
+                        if let Some(v) = w.vm {
+                            s.vm = s.vm.min(v);
+                            if enc == Encoding::Gfx9 {
+                                s.vs = s.vs.min(v);
+                            }
+                        }
+                    }
+                    Sem::Vscnt(Some(v)) => s.vs = s.vs.min((*v).min(u16::from(CAP)) as u8),
+                    Sem::WaitEvent(imm) if gfx11 && imm & 1 == 0 => s.waited = true,
+                    Sem::Sendmsg(7) if !gfx11 => {
+                        if s.done >= 1 {
+                            report(
+                                Rule::DoneTwice,
+                                "ORDERED_PS_DONE sent a second time on this path".into(),
+                            );
+                        }
+                        if (s.packer && s.overlap == Tri::Yes && !s.waited) || in_wait(i.addr) {
+                            report(Rule::DoneBeforeWait, "ORDERED_PS_DONE before the wave has waited for the overlapped waves".into());
+                        }
+                        if s.vm > 0 || s.vs > 0 {
+                            report(Rule::CountersBeforeDone, format!("ORDERED_PS_DONE with vector memory accesses outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
+                        }
+                        s.done = (s.done + 1).min(2);
+                    }
+                    Sem::Setreg { id, offset, size } => {
+                        let covers = |bit: u16| bit >= *offset && bit < offset + size;
+                        let mode_packer = *id == 1 && (covers(24) || covers(25));
+                        let pops_packer = *id == 25;
+                        match (enc, mode_packer, pops_packer) {
+                            (Encoding::Gfx9, true, _) | (Encoding::Gfx10, _, true) => s.packer = true,
+                            (Encoding::Gfx9, _, true) => report(Rule::PackerRegister, "GFX9 has no HW_REG_POPS_PACKER: the packer is MODE[25:24]".into()),
+                            (Encoding::Gfx10, true, _) => report(Rule::PackerRegister, "writes MODE[25:24], GFX9's packer bits: GFX10+ select the packer with HW_REG_POPS_PACKER".into()),
+                            (Encoding::Gfx11, true, _) | (Encoding::Gfx11, _, true) => report(Rule::PackerRegister, "GFX11 has no POPS packer register: it waits with s_wait_event".into()),
+                            _ => {}
+                        }
+                    }
+                    Sem::OverlapTest(set) => {
+                        s.scc_overlap = Some(*set);
+                    }
+                    Sem::SccClobber => s.scc_overlap = None,
+                    Sem::Vmem(kind, glc) => {
+                        let to_vs = enc != Encoding::Gfx9
+                            && match kind {
+                                Some(VmemKind::Store) => true,
+                                Some(VmemKind::Atomic) => !glc,
+                                _ => false,
+                            };
+                        let ordered =
+                            matches!(kind, Some(VmemKind::Store | VmemKind::Atomic) | None);
+                        if gfx11 && ordered && !s.waited {
+                            report(Rule::WaitEventBeforeOrderedAccess, "a memory write before the wave waited for \u{201c}export ready\u{201d} (s_wait_event with bit 0 clear) on this path".into());
+                        }
+                        if kind.is_none() {
+                            s.vm = (s.vm + 1).min(CAP);
+                            if enc != Encoding::Gfx9 {
+                                s.vs = (s.vs + 1).min(CAP);
+                            }
+                        } else if to_vs {
+                            s.vs = (s.vs + 1).min(CAP);
+                        } else {
+                            s.vm = (s.vm + 1).min(CAP);
+                        }
+                    }
+                    Sem::Export(done) => {
+                        if *done && gfx11 && (s.vm > 0 || s.vs > 0) {
+                            report(Rule::CountersBeforeLastExport, format!("the export with done resumes the overlapped waves while vector memory accesses are outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
+                        }
+                        s.exported = true;
+                        s.last_export_done = *done;
+                    }
+                    _ => {}
+                }
+                if reads_exiting_id(enc, i) {
+                    s.scc_overlap = None;
+                }
+                succ(fall, s, &mut next, &mut report);
+            }
+        }
+        for (n, mut ns) in next {
+            let (from, to) = (in_wait(i.addr), in_wait(code[n].addr));
+            if !from && to {
+                let mut entering = |rule: Rule, message: &str| {
+                    findings
+                        .entry((rule, code[n].addr))
+                        .or_insert_with(|| Finding {
+                            rule,
+                            addr: code[n].addr,
+                            text: code[n].text.clone(),
+                            message: message.into(),
+                            path: {
+                                let mut p = path_to(&parent, (k, st));
+                                p.push(code[n].addr);
+                                p
+                            },
+                        });
+                };
+                if ns.overlap != Tri::Yes {
+                    entering(Rule::WaitWithoutOverlapTest, "enters the wait loop on a path where the did-overlap bit was not tested set");
+                }
+                if !ns.packer {
+                    entering(
+                        Rule::PackerNotSetBeforeWait,
+                        "enters the wait loop before the packer register is set",
+                    );
+                }
+            }
+            if from && !to {
+                ns.waited = true;
+            }
+            if seen.insert((n, ns)) {
+                parent.insert((n, ns), (k, st));
+                queue.push_back((n, ns));
+            }
+        }
+    }
+    let mut exits: Vec<Exit> = exits.into_iter().collect();
+    exits.sort();
+    Report {
+        level,
+        instructions: code.len(),
+        exits,
+        wait_loops: loops.iter().map(|&(a, _)| a).collect(),
+        findings: findings.into_values().collect(),
+    }
+}

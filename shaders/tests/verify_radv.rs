@@ -1,0 +1,321 @@
+//! `shaders::verify` against the real compiler: stock RADV (Mesa's ACO, `RADV_FORCE_FAMILY`, no
+//! GPU) compiles every interlocked fragment shader of the corpus for vega10, raven, navi10,
+//! navi21, navi31 and phoenix and prints its assembly with every instruction's encoding. ACO's
+//! code must be clean; each instruction's class must agree with the mnemonic LLVM's
+//! disassembler printed for it (an oracle that shares no table with the decoder); and
+//! size-preserving edits of ACO's code must each give the finding of the rule they break.
+//!
+//! This file holds a single test: it sets process environment variables for the Vulkan loader.
+
+mod common;
+
+use shaders::isa::decode::{Class, VmemKind};
+use shaders::isa::Encoding;
+use shaders::verify::{read, verify, Rule};
+use std::collections::BTreeSet;
+
+const VERT: &str = r#"#version 450
+void main() {
+    vec2 p = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1));
+    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+"#;
+
+/// Discards before the ordered section (a lane's exit before the packer is set) and after it.
+const DISCARDS: &str = r#"#version 450
+#extension GL_ARB_fragment_shader_interlock : require
+layout(pixel_interlock_ordered) in;
+layout(binding = 0, r32ui) coherent uniform uimage2D img;
+layout(location = 0) out vec4 color;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    if (p.x == 3) discard;
+    beginInvocationInterlockARB();
+    uint v = imageLoad(img, p).x;
+    imageStore(img, p, uvec4(v + 1u));
+    endInvocationInterlockARB();
+    if (v == 7u) discard;
+    color = vec4(1.0);
+}
+"#;
+
+const CHIPS: [&str; 6] = ["vega10", "raven", "navi10", "navi21", "navi31", "phoenix"];
+
+fn level(chip: &str) -> pm4::GfxLevel {
+    pm4::Family::parse(chip).unwrap().gfx_level()
+}
+
+/// The rules broken by `text`.
+fn rules(chip: &str, text: &str) -> BTreeSet<Rule> {
+    let lvl = level(chip);
+    let (_, code) = read(Encoding::of(lvl), text).unwrap_or_else(|e| panic!("{chip}: {e}\n{text}"));
+    verify(lvl, &code).findings.iter().map(|f| f.rule).collect()
+}
+
+/// `text` with the `nth` instruction line whose text starts with `prefix` replaced by s_nop
+/// (one per dword: the code keeps its size and its branch offsets).
+fn nop_out(chip: &str, text: &str, prefix: &str, nth: usize) -> String {
+    // s_nop 0: the same encoding on GFX9 to GFX11.
+    let nop = "bf800000";
+    let mut seen = 0;
+    let mut out = Vec::new();
+    let mut done = false;
+    for l in text.lines() {
+        if !done && l.trim_start().starts_with(prefix) {
+            if seen == nth {
+                let words = l.rsplit_once(';').unwrap().1.split_whitespace().count();
+                for _ in 0..words {
+                    out.push(format!("\ts_nop 0 ; {nop}"));
+                }
+                done = true;
+                continue;
+            }
+            seen += 1;
+        }
+        out.push(l.to_string());
+    }
+    assert!(done, "{chip}: no {prefix} #{nth} in\n{text}");
+    out.join("\n") + "\n"
+}
+
+/// `text` with the `nth` line starting with `prefix` replaced by `line` (same number of dwords).
+fn replace(text: &str, prefix: &str, nth: usize, line: &str) -> String {
+    let mut seen = 0;
+    let mut hit = false;
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if !hit && l.trim_start().starts_with(prefix) {
+                if seen == nth {
+                    hit = true;
+                    return line.to_string();
+                }
+                seen += 1;
+            }
+            l.to_string()
+        })
+        .collect();
+    assert!(hit, "no {prefix} #{nth}");
+    out.join("\n") + "\n"
+}
+
+/// Each instruction's class agrees with the mnemonic LLVM printed for it.
+fn classes_agree_with_llvm(chip: &str, text: &str) -> usize {
+    let lvl = level(chip);
+    let (_, code) = read(Encoding::of(lvl), text).unwrap();
+    for i in &code {
+        let m = i.text.split_whitespace().next().unwrap_or_default();
+        let ok = match i.class {
+            Class::Vmem {
+                kind: Some(VmemKind::Load),
+                ..
+            } => {
+                [
+                    "_load",
+                    "image_sample",
+                    "image_gather",
+                    "image_get",
+                    "image_msaa",
+                    "image_bvh",
+                ]
+                .iter()
+                .any(|s| m.contains(s))
+                    && !m.contains("store")
+            }
+            Class::Vmem {
+                kind: Some(VmemKind::Store),
+                ..
+            } => m.contains("_store"),
+            Class::Vmem {
+                kind: Some(VmemKind::Atomic),
+                ..
+            } => m.contains("atomic"),
+            Class::Vmem { kind: None, .. } => false,
+            Class::Export { .. } => m == "exp",
+            Class::Smem => {
+                m.starts_with("s_load")
+                    || m.starts_with("s_buffer_load")
+                    || m.starts_with("s_store")
+                    || m.starts_with("s_dcache")
+                    || m.starts_with("s_memtime")
+                    || m.starts_with("s_memrealtime")
+                    || m.starts_with("s_atc")
+            }
+            Class::Ds => m.starts_with("ds_"),
+            Class::Valu => m.starts_with("v_"),
+            Class::Sopp { .. }
+            | Class::Sopk { .. }
+            | Class::Sopc { .. }
+            | Class::Sop1 { .. }
+            | Class::Sop2 { .. } => m.starts_with("s_"),
+        };
+        assert!(
+            ok,
+            "{chip}: {:?} for '{}' ({:08x?})",
+            i.class, i.text, i.words
+        );
+    }
+    code.len()
+}
+
+#[test]
+fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
+    let vert = match common::compile_glsl("vert", VERT) {
+        Ok(v) => v,
+        Err(common::Skip(why)) => return common::skip(&why),
+    };
+    let discards = match common::compile_glsl("frag", DISCARDS) {
+        Ok(v) => v,
+        Err(common::Skip(why)) => return common::skip(&why),
+    };
+    let corpus: Vec<&shaders::corpus::CorpusShader> = shaders::corpus::all()
+        .iter()
+        .filter(|s| {
+            s.stage == "frag"
+                && s.source.contains("interlock")
+                && !s.name.starts_with("shading_rate")
+        })
+        .collect();
+    assert!(corpus.len() >= 8, "{}", corpus.len());
+    let mut checked = 0;
+    for chip in CHIPS {
+        // Every interlocked shader of the corpus: ACO's code keeps every rule.
+        for s in &corpus {
+            let text = match common::vk::aco_fragment_disassembly(chip, &vert, &s.words()) {
+                Ok(t) => t,
+                Err(common::Skip(why)) => return common::skip(&why),
+            };
+            checked += classes_agree_with_llvm(chip, &text);
+            let found = rules(chip, &text);
+            assert!(found.is_empty(), "{chip} {}: {found:?}\n{text}", s.name);
+        }
+        let text = match common::vk::aco_fragment_disassembly(chip, &vert, &discards) {
+            Ok(t) => t,
+            Err(common::Skip(why)) => return common::skip(&why),
+        };
+        checked += classes_agree_with_llvm(chip, &text);
+        assert!(rules(chip, &text).is_empty(), "{chip}: discards\n{text}");
+        let expect = |mutated: String, want: &[Rule], what: &str| {
+            let got = rules(chip, &mutated);
+            assert_eq!(
+                got,
+                want.iter().copied().collect::<BTreeSet<_>>(),
+                "{chip}: {what}\n{mutated}"
+            );
+        };
+        let done = "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)";
+        if level(chip).is_gfx11_plus() {
+            expect(
+                nop_out(chip, &text, "s_wait_event", 0),
+                &[Rule::WaitEventBeforeOrderedAccess],
+                "s_wait_event removed",
+            );
+            expect(
+                nop_out(chip, &text, "s_waitcnt_vscnt", 0),
+                &[Rule::CountersBeforeLastExport],
+                "the store's wait before the last export removed",
+            );
+            expect(
+                nop_out(chip, &text, "exp mrt0 off", 0),
+                &[Rule::NoExport],
+                "the discard exit's export removed",
+            );
+            // The discard exit taken before any store: removing its waits leaves nothing
+            // outstanding there, so the code stays clean only if the other path still waits.
+            continue;
+        }
+        // The bit-31 test removed: the wait is no longer under the did-overlap test.
+        expect(
+            nop_out(chip, &text, "s_bitcmp1_b32", 0),
+            &[Rule::WaitWithoutOverlapTest],
+            "bit-31 test removed",
+        );
+        // The s_sleep of the wait loop replaced.
+        expect(
+            nop_out(chip, &text, "s_sleep", 0),
+            &[Rule::WaitWithoutSleep],
+            "s_sleep removed",
+        );
+        // The done of the ordered section removed: every exit after the packer setup misses it.
+        expect(
+            nop_out(chip, &text, done, 0),
+            &[Rule::DoneMissing],
+            "done removed",
+        );
+        // The done of the discard exit before the section removed: that exit never set the
+        // packer, so it needs none.
+        expect(
+            nop_out(chip, &text, done, 1),
+            &[],
+            "done of the early discard removed",
+        );
+        // A second done after the first (the discard test after the section replaced).
+        let second = replace(
+            &text,
+            "v_cmpx_ne_i32_e32",
+            0,
+            &format!("\t{done} ; bf900007"),
+        );
+        expect(second, &[Rule::DoneTwice], "second done");
+        // The done moved into the wait loop (the loop's compare replaced, the original removed):
+        // sent before the wait ends, and again at each turn of the loop.
+        let moved = replace(
+            &nop_out(chip, &text, done, 0),
+            "s_cmp_lt_u32",
+            0,
+            &format!("\t{done} ; bf900007"),
+        );
+        expect(
+            moved,
+            &[Rule::DoneBeforeWait, Rule::DoneTwice],
+            "done moved into the wait loop",
+        );
+        // The wait for the store before done removed.
+        let store_wait = if level(chip) == pm4::GfxLevel::Gfx9 {
+            "s_waitcnt vmcnt(0)"
+        } else {
+            "s_waitcnt_vscnt"
+        };
+        let nth = if level(chip) == pm4::GfxLevel::Gfx9 {
+            1
+        } else {
+            0
+        };
+        expect(
+            nop_out(chip, &text, store_wait, nth),
+            &[Rule::CountersBeforeDone],
+            "the store's wait before done removed",
+        );
+        // The waits of the early discard exit (the block after the main path's last s_endpgm)
+        // removed: nothing is outstanding there.
+        let lines: Vec<&str> = text.lines().collect();
+        let last_exp = lines
+            .iter()
+            .rposition(|l| l.trim_start().starts_with("exp null"))
+            .unwrap();
+        let block = lines[..last_exp]
+            .iter()
+            .rposition(|l| l.trim_start().starts_with("s_endpgm"))
+            .unwrap();
+        let early: String = lines
+            .iter()
+            .enumerate()
+            .map(|(k, l)| {
+                if k > block && l.trim_start().starts_with("s_waitcnt") {
+                    "\ts_nop 0 ; bf800000".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        expect(early, &[], "the early discard's waits removed");
+        // The export of the discard exit after the section removed.
+        expect(
+            nop_out(chip, &text, "exp null", 0),
+            &[Rule::NoExport],
+            "export removed",
+        );
+    }
+    eprintln!("{checked} instructions of ACO's code decoded and checked against LLVM's mnemonics");
+}
