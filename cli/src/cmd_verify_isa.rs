@@ -56,8 +56,9 @@ pub fn run(a: Args) -> ExitCode {
         }
     };
     let report = verify::verify(level, &code);
+    let model = verify::model::run(level, &code);
     if a.json {
-        let doc = document(family, format, &report);
+        let doc = document(family, format, &report, &model);
         match serde_json::to_string_pretty(&doc) {
             Ok(s) => println!("{s}"),
             Err(e) => {
@@ -66,9 +67,9 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     } else {
-        print!("{}", render(family, format, &report));
+        print!("{}", render(family, format, &report, &model));
     }
-    if report.findings.is_empty() {
+    if report.findings.is_empty() && model.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -83,7 +84,12 @@ fn exit_name(k: ExitKind) -> &'static str {
     }
 }
 
-fn document(family: Family, format: verify::Format, r: &Report) -> pops_report::VerifyIsaDocument {
+fn document(
+    family: Family,
+    format: verify::Format,
+    r: &Report,
+    model: &Result<verify::model::ModelRun, verify::model::ModelFinding>,
+) -> pops_report::VerifyIsaDocument {
     pops_report::VerifyIsaDocument {
         chip: family.name().to_string(),
         gfx_level: r.level.name().to_string(),
@@ -98,6 +104,25 @@ fn document(family: Family, format: verify::Format, r: &Report) -> pops_report::
             })
             .collect(),
         wait_loops: r.wait_loops.clone(),
+        model: match model {
+            Ok(m) => pops_report::IsaModel {
+                runs: m.runs,
+                waves: m.waves,
+                wraps: m.wraps,
+                overlapped_waves: m.overlapped_waves,
+                entry_instructions: m.entry_instructions,
+                skipped: m
+                    .skipped
+                    .iter()
+                    .map(|(a, t)| format!("0x{a:x}: {t}"))
+                    .collect(),
+                finding: None,
+            },
+            Err(e) => pops_report::IsaModel {
+                finding: Some(e.to_string()),
+                ..Default::default()
+            },
+        },
         findings: r
             .findings
             .iter()
@@ -114,7 +139,12 @@ fn document(family: Family, format: verify::Format, r: &Report) -> pops_report::
 }
 
 /// The text report. Pure.
-pub fn render(family: Family, format: verify::Format, r: &Report) -> String {
+pub fn render(
+    family: Family,
+    format: verify::Format,
+    r: &Report,
+    model: &Result<verify::model::ModelRun, verify::model::ModelFinding>,
+) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     let count = |k: ExitKind| r.exits.iter().filter(|e| e.kind == k).count();
@@ -136,8 +166,34 @@ pub fn render(family: Family, format: verify::Format, r: &Report) -> String {
             "pops verify-isa: the exports of paths that jump into the PS epilog are the epilog's, not in this code: they are not checked here"
         );
     }
+    match model {
+        Ok(m) => {
+            let _ = writeln!(
+                o,
+                "pops verify-isa: model: the entry sequence ({} instructions{}) ran {} times, {} waves, {} overlapped, {} wave-ID wraparounds: every ordered section in primitive order, no wait without overlap, no deadlock",
+                m.entry_instructions,
+                if m.skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} without scalar effect not run: vector ALU, scalar memory, pacing",
+                        m.skipped.len()
+                    )
+                },
+                m.runs,
+                m.waves,
+                m.overlapped_waves,
+                m.wraps
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(o, "pops verify-isa: model: {e}");
+        }
+    }
     if r.findings.is_empty() {
-        let _ = writeln!(o, "pops verify-isa: clean: every rule holds on every path");
+        if model.is_ok() {
+            let _ = writeln!(o, "pops verify-isa: clean: every rule holds on every path");
+        }
         return o;
     }
     let _ = writeln!(o, "pops verify-isa: {} finding(s):", r.findings.len());

@@ -1112,7 +1112,23 @@ pub struct VerifyIsaDocument {
     pub exits: Vec<IsaExit>,
     /// The first byte address of each wait loop.
     pub wait_loops: Vec<u32>,
+    /// The entry sequence run in the ordering model.
+    pub model: IsaModel,
     pub findings: Vec<IsaFinding>,
+}
+
+/// The driver's entry sequence run in pops' ordering model.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsaModel {
+    pub runs: usize,
+    pub waves: usize,
+    pub wraps: usize,
+    pub overlapped_waves: usize,
+    pub entry_instructions: usize,
+    /// Instructions of the entry not run (vector ALU, scalar memory), as `0xADDR: text`.
+    pub skipped: Vec<String>,
+    /// Why the model rejected the entry sequence, if it did.
+    pub finding: Option<String>,
 }
 
 /// An exit of the verified code.

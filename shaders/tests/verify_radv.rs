@@ -52,6 +52,16 @@ fn rules(chip: &str, text: &str) -> BTreeSet<Rule> {
     verify(lvl, &code).findings.iter().map(|f| f.rule).collect()
 }
 
+/// The entry sequence of `text` run in the ordering model.
+fn model(
+    chip: &str,
+    text: &str,
+) -> Result<shaders::verify::model::ModelRun, shaders::verify::model::ModelFinding> {
+    let lvl = level(chip);
+    let (_, code) = read(Encoding::of(lvl), text).unwrap();
+    shaders::verify::model::run(lvl, &code)
+}
+
 /// `text` with the `nth` instruction line whose text starts with `prefix` replaced by s_nop
 /// (one per dword: the code keeps its size and its branch offsets).
 fn nop_out(chip: &str, text: &str, prefix: &str, nth: usize) -> String {
@@ -188,6 +198,9 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
             checked += classes_agree_with_llvm(chip, &text);
             let found = rules(chip, &text);
             assert!(found.is_empty(), "{chip} {}: {found:?}\n{text}", s.name);
+            if let Err(e) = model(chip, &text) {
+                panic!("{chip} {}: {e}\n{text}", s.name);
+            }
         }
         let text = match common::vk::aco_fragment_disassembly(chip, &vert, &discards) {
             Ok(t) => t,
@@ -223,6 +236,43 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
             // The discard exit taken before any store: removing its waits leaves nothing
             // outstanding there, so the code stays clean only if the other path still waits.
             continue;
+        }
+        // The driver's wave-ID arithmetic, run in the model: clean as compiled; the exit
+        // compare reversed lets bodies run out of order.
+        let m = model(chip, &text).unwrap_or_else(|e| panic!("{chip}: {e}"));
+        assert!(m.wraps > 0 && m.overlapped_waves > 0, "{chip}: {m:?}");
+        let reversed = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("s_cmp_lt_u32 s1, s0") {
+                    "\ts_cmp_lt_u32 s0, s1 ; bf0a0100".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            reversed != text,
+            "{chip}: no s_cmp_lt_u32 s1, s0 in\n{text}"
+        );
+        assert!(
+            matches!(
+                model(chip, &reversed),
+                Err(shaders::verify::model::ModelFinding::Breach { .. })
+            ),
+            "{chip}: the reversed exit compare must break the order"
+        );
+        if level(chip) == pm4::GfxLevel::Gfx9 {
+            // GFX9's off-by-one correction (`s_add_i32 …, src_scc`) removed: out of order past
+            // a wraparound.
+            assert!(
+                matches!(
+                    model(chip, &nop_out(chip, &text, "s_add_i32 s1, s1, src_scc", 0)),
+                    Err(shaders::verify::model::ModelFinding::Breach { .. })
+                ),
+                "{chip}: the off-by-one correction removed must break the order"
+            );
         }
         // The bit-31 test removed: the wait is no longer under the did-overlap test.
         expect(

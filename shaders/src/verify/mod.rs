@@ -8,6 +8,7 @@
 //! instruction and a path that reaches it.
 
 pub mod input;
+pub mod model;
 pub mod rules;
 
 pub use input::{read, Format, InputError, Instr};
@@ -29,6 +30,11 @@ pub mod opcodes {
     pub const CBRANCH_VCCNZ: [u8; 3] = [7, 7, 36];
     /// SOPK `s_setreg_imm32_b32`.
     pub const SETREG_IMM32_B32: [u8; 3] = [20, 21, 19];
+
+    /// SOPP instructions that only pace the wave (hazard waits, clauses, prefetch), touching no
+    /// scalar state: `s_inst_prefetch`/`s_set_inst_prefetch_distance`, `s_clause`,
+    /// `s_waitcnt_depctr`, `s_delay_alu`.
+    pub const PACING: [&[u8]; 3] = [&[], &[32, 33, 35], &[4, 5, 7, 8]];
 
     pub const fn at<T: Copy>(table: [T; 3], enc: Encoding) -> T {
         table[match enc {

@@ -1,0 +1,329 @@
+//! The driver's own entry sequence run in [`crate::model`]: everything from the start of its
+//! code to its first ordered access (the first vector memory instruction), converted from the
+//! decoded encodings into the model's instructions, then pops' exit and the model's ordered
+//! body. The model's hardware gives each wave a 10-bit wrapping wave ID, overlaps, packers and
+//! garbage in the other bits; any run where a body starts before an overlapped wave's body
+//! finished, a wave waits without overlap, or the waves deadlock, is a finding.
+//!
+//! Scalar instructions are interpreted; vector ALU and scalar memory instructions in the entry
+//! do not touch the wave-ID arithmetic and are skipped (listed in the result); a scalar
+//! instruction the model has no meaning for is a finding of its own, never skipped silently.
+
+use super::input::Instr;
+use crate::isa::decode::Class;
+use crate::isa::{
+    ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Marker, Operand, SectionOptions, Sop1,
+    Sop2, Sopc, Sopk, SopkImm, Sopp, SoppImm, Waitcnt,
+};
+use crate::model::{generate_stream, simulate, Config, StreamShape};
+use pm4::{GfxLevel, Granularity};
+
+/// What running the entry sequence showed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelRun {
+    /// Instructions of the entry sequence run.
+    pub entry_instructions: usize,
+    /// Those skipped (vector ALU, scalar memory), by address and text.
+    pub skipped: Vec<(u32, String)>,
+    /// Simulations run, waves, wave-ID wraparounds and overlapped waves over all of them.
+    pub runs: usize,
+    pub waves: usize,
+    pub wraps: usize,
+    pub overlapped_waves: usize,
+    /// Reads of the exiting wave ID.
+    pub polls: u64,
+}
+
+/// Why the model rejected the entry sequence.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelFinding {
+    #[error("the model cannot interpret {text} at 0x{addr:x}: {why}")]
+    Uninterpreted {
+        addr: u32,
+        text: String,
+        why: String,
+    },
+    #[error("the entry sequence breaks the ordering contract in the model ({setup}): {error}")]
+    Breach { setup: String, error: String },
+}
+
+/// Instructions not run, by address and text.
+type Skipped = Vec<(u32, String)>;
+
+/// Label names for branch targets (the model's labels are static).
+const LABELS: [&str; 32] = [
+    "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12", "t13", "t14",
+    "t15", "t16", "t17", "t18", "t19", "t20", "t21", "t22", "t23", "t24", "t25", "t26", "t27",
+    "t28", "t29", "t30", "t31",
+];
+const ENTERED: &str = "entered";
+
+/// A scalar source operand field, or why the model cannot hold it.
+fn operand(enc: Encoding, code: u8, literal: Option<u32>) -> Result<Operand, String> {
+    let max = crate::isa::max_sgpr(match enc {
+        Encoding::Gfx9 => GfxLevel::Gfx9,
+        Encoding::Gfx10 => GfxLevel::Gfx10,
+        Encoding::Gfx11 => GfxLevel::Gfx11,
+    });
+    Ok(match code {
+        c if c <= max => Operand::Sgpr(c),
+        106 => Operand::Vcc,
+        124 if enc != Encoding::Gfx11 => Operand::M0,
+        125 if enc == Encoding::Gfx11 => Operand::M0,
+        125 => Operand::Null,
+        124 => Operand::Null,
+        126 => Operand::Exec,
+        128..=192 => Operand::Const((code - 128) as i8),
+        193..=208 => Operand::Const(-((code - 192) as i8)),
+        239 if enc != Encoding::Gfx11 => Operand::PopsExitingWaveId,
+        253 => Operand::Scc,
+        255 => Operand::Literal(literal.ok_or("a literal operand without its dword")?),
+        c => return Err(format!("operand {c} is not modelled")),
+    })
+}
+
+fn find<T: Copy>(
+    all: &[T],
+    enc: Encoding,
+    op: u8,
+    opcode: impl Fn(T, Encoding) -> Option<u8>,
+) -> Option<T> {
+    all.iter().copied().find(|&o| opcode(o, enc) == Some(op))
+}
+
+/// Converts the entry sequence: the code before its first vector memory access, export or
+/// message (a section with no memory access ends at its ORDERED_PS_DONE).
+fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+    let sendmsg = Sopp::Sendmsg.opcode(enc);
+    let endpgm = Sopp::Endpgm.opcode(enc);
+    let end = code
+        .iter()
+        .position(|i| match i.class {
+            Class::Vmem { .. } | Class::Export { .. } => true,
+            Class::Sopp { op, .. } => Some(op) == sendmsg || Some(op) == endpgm,
+            _ => false,
+        })
+        .unwrap_or(code.len());
+    let slice = &code[..end];
+    let end_addr = slice
+        .last()
+        .map_or(0, |i| i.addr + 4 * i.words.len() as u32);
+    // Branch targets inside the entry get labels; others (discard exits) go past its end.
+    let mut targets: Vec<u32> = Vec::new();
+    for i in slice {
+        if let Class::Sopp { op, simm16 } = i.class {
+            if find(Sopp::ALL, enc, op, Sopp::opcode).is_some_and(Sopp::is_branch) {
+                let t = i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16);
+                if t >= 0 && (t as u32) < end_addr && !targets.contains(&(t as u32)) {
+                    targets.push(t as u32);
+                }
+            }
+        }
+    }
+    if targets.len() > LABELS.len() {
+        return Err(ModelFinding::Uninterpreted {
+            addr: 0,
+            text: format!("{} branch targets", targets.len()),
+            why: format!(
+                "the model takes at most {} branch targets in the entry",
+                LABELS.len()
+            ),
+        });
+    }
+    let label_of = |t: i64| -> Label {
+        match targets.iter().position(|&x| i64::from(x) == t) {
+            Some(k) => Label(LABELS[k]),
+            None => Label(ENTERED),
+        }
+    };
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for i in slice {
+        if let Some(k) = targets.iter().position(|&t| t == i.addr) {
+            out.push(Inst::Label(Label(LABELS[k])));
+        }
+        let lit = i.words.get(1).copied();
+        let bad = |why: String| ModelFinding::Uninterpreted {
+            addr: i.addr,
+            text: i.text.clone(),
+            why,
+        };
+        let op_of = |c: u8| operand(enc, c, lit).map_err(bad);
+        let inst = match i.class {
+            Class::Sop1 { op, sdst, src0 } => {
+                let o = find(Sop1::ALL, enc, op, Sop1::opcode)
+                    .ok_or_else(|| bad("a scalar ALU opcode the model does not know".into()))?;
+                Inst::sop1(o, op_of(sdst)?, op_of(src0)?)
+            }
+            Class::Sop2 {
+                op,
+                sdst,
+                src0,
+                src1,
+            } => {
+                let o = find(Sop2::ALL, enc, op, Sop2::opcode)
+                    .ok_or_else(|| bad("a scalar ALU opcode the model does not know".into()))?;
+                Inst::sop2(o, op_of(sdst)?, op_of(src0)?, op_of(src1)?)
+            }
+            Class::Sopc { op, src0, src1 } => {
+                let o = find(Sopc::ALL, enc, op, Sopc::opcode)
+                    .ok_or_else(|| bad("a scalar compare the model does not know".into()))?;
+                Inst::sopc(o, op_of(src0)?, op_of(src1)?)
+            }
+            Class::Sopk { op, sdst, simm16 } => {
+                let o = find(Sopk::ALL, enc, op, Sopk::opcode)
+                    .ok_or_else(|| bad("a SOPK opcode the model does not know".into()))?;
+                let imm = if o == Sopk::SetregB32 || o == Sopk::GetregB32 {
+                    let id = match simm16 & 0x3f {
+                        1 => HwregId::Mode,
+                        25 => HwregId::PopsPacker,
+                        other => {
+                            return Err(bad(format!("hardware register {other} is not modelled")))
+                        }
+                    };
+                    SopkImm::Hwreg(Hwreg {
+                        id,
+                        offset: ((simm16 >> 6) & 0x1f) as u8,
+                        size: (((simm16 >> 11) & 0x1f) + 1) as u8,
+                    })
+                } else {
+                    SopkImm::Simm16(simm16)
+                };
+                Inst::Sopk {
+                    op: o,
+                    reg: op_of(sdst)?,
+                    imm,
+                }
+            }
+            Class::Sopp { op, .. }
+                if super::opcodes::at(super::opcodes::PACING, enc).contains(&op) =>
+            {
+                skipped.push((i.addr, i.text.clone()));
+                continue;
+            }
+            Class::Sopp { op, simm16 } => {
+                let o = find(Sopp::ALL, enc, op, Sopp::opcode).ok_or_else(|| {
+                    bad("a program-control opcode the model does not know".into())
+                })?;
+                let imm = if o.is_branch() {
+                    SoppImm::Target(label_of(
+                        i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16),
+                    ))
+                } else if o == Sopp::Waitcnt {
+                    SoppImm::Waitcnt(Waitcnt::from_simm16(enc, simm16))
+                } else if o == Sopp::Sendmsg {
+                    return Err(bad("a message in the entry sequence".into()));
+                } else {
+                    SoppImm::Simm16(simm16)
+                };
+                Inst::Sopp { op: o, imm }
+            }
+            Class::Valu | Class::Smem | Class::Ds => {
+                skipped.push((i.addr, i.text.clone()));
+                continue;
+            }
+            Class::Export { .. } | Class::Vmem { .. } => {
+                return Err(bad(
+                    "an export or memory access in the entry sequence".into()
+                ))
+            }
+        };
+        out.push(inst);
+    }
+    out.push(Inst::Label(Label(ENTERED)));
+    Ok((out, skipped))
+}
+
+/// The SGPR the did-overlap test reads (`s_bitcmp1_b32 sN, 31`): where the driver keeps
+/// COLLISION_WAVEID.
+fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
+    code.iter().find_map(|i| match i.class {
+        Class::Sopc { op, src0, src1 }
+            if src1 == 128 + 31 && Sopc::Bitcmp1B32.opcode(enc) == Some(op) =>
+        {
+            Some(src0)
+        }
+        _ => None,
+    })
+}
+
+/// Runs the driver's entry sequence in the model under several seeds, wave-ID starts near the
+/// wraparound, packer counts and pixel or sample interlock.
+pub fn run(level: GfxLevel, code: &[Instr]) -> Result<ModelRun, ModelFinding> {
+    let enc = Encoding::of(level);
+    let (enter, skipped) = entry(enc, code)?;
+    // pops' exit after the model's body; its scratch SGPRs far from the driver's.
+    let opts = SectionOptions {
+        intrawave: false,
+        wave64: true,
+        collision_sgpr: collision_sgpr(enc, code).unwrap_or(2),
+        intrawave_sgpr: 3,
+        scratch_sgprs: 96,
+    };
+    let ours = ordered_section(level, &opts).map_err(|e| ModelFinding::Uninterpreted {
+        addr: 0,
+        text: String::new(),
+        why: e.to_string(),
+    })?;
+    let mut program = enter.clone();
+    program.push(Inst::Marker(Marker::OrderedBody));
+    program.extend_from_slice(&ours.exit);
+    let mut run = ModelRun {
+        entry_instructions: enter
+            .iter()
+            .filter(|i| !matches!(i, Inst::Label(_)))
+            .count(),
+        skipped,
+        runs: 0,
+        waves: 0,
+        wraps: 0,
+        overlapped_waves: 0,
+        polls: 0,
+    };
+    let packers: &[u8] = match level {
+        GfxLevel::Gfx9 => &[1, 2],
+        l if l.is_gfx11_plus() => &[1],
+        _ => &[1, 2, 4],
+    };
+    for seed in 1..=4u64 {
+        for &p in packers {
+            for sample in [false, true] {
+                for first in [0u16, 1012] {
+                    let mut cfg = Config::new(level, opts);
+                    cfg.seed = seed;
+                    cfg.packers = p;
+                    cfg.first_wave_id = first;
+                    cfg.granularity = if sample {
+                        Granularity::Sample
+                    } else {
+                        Granularity::Pixel
+                    };
+                    cfg.max_steps = 5_000_000;
+                    let prims = generate_stream(
+                        seed,
+                        StreamShape {
+                            primitives: 48,
+                            width: 16,
+                            height: 12,
+                            max_side: 6,
+                            samples: if sample { 4 } else { 1 },
+                        },
+                    );
+                    let r = simulate(&cfg, &program, &prims).map_err(|e| ModelFinding::Breach {
+                        setup: format!(
+                            "seed {seed}, {p} packer(s), {} interlock, first wave ID {first}",
+                            if sample { "sample" } else { "pixel" }
+                        ),
+                        error: e.to_string(),
+                    })?;
+                    run.runs += 1;
+                    run.waves += r.waves;
+                    run.wraps += r.wraps;
+                    run.overlapped_waves += r.overlapped_waves;
+                    run.polls += r.polls;
+                }
+            }
+        }
+    }
+    Ok(run)
+}

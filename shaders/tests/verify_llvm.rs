@@ -1,0 +1,131 @@
+//! The opcodes `shaders::verify` reads that pops never emits, checked against LLVM's AMDGPU
+//! disassembler (llvm-mc-19) on each generation: what the verifier calls s_setpc_b64,
+//! s_endpgm_ordered_ps_done, s_cbranch_vccz/vccnz, s_setreg_imm32_b32 and the pacing
+//! instructions is what LLVM calls them.
+
+mod common;
+
+use shaders::isa::Encoding;
+use shaders::verify::opcodes::{self, at};
+
+fn disassemble(mc: &std::path::Path, cpu: &str, words: &[u32]) -> String {
+    let bytes: Vec<String> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    let out = std::process::Command::new(mc)
+        .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "--disassemble"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(bytes.join(" ").as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with(".text"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn verifier_opcodes_are_llvms() {
+    let Some(mc) = common::llvm_mc() else {
+        return;
+    };
+    for (enc, cpu) in [
+        (Encoding::Gfx9, "gfx900"),
+        (Encoding::Gfx10, "gfx1030"),
+        (Encoding::Gfx11, "gfx1100"),
+    ] {
+        let sop1 = |op: u8| (0x17d << 23) | (u32::from(op) << 8);
+        let sopp = |op: u8| (0x17f << 23) | (u32::from(op) << 16);
+        let sopk = |op: u8| (0xb << 28) | (u32::from(op) << 23);
+        assert!(
+            disassemble(&mc, cpu, &[sop1(at(opcodes::SETPC_B64, enc))]).starts_with("s_setpc_b64"),
+            "{cpu}"
+        );
+        assert!(
+            disassemble(&mc, cpu, &[sop1(at(opcodes::SWAPPC_B64, enc))])
+                .starts_with("s_swappc_b64"),
+            "{cpu}"
+        );
+        assert!(
+            disassemble(&mc, cpu, &[sopp(at(opcodes::CBRANCH_VCCZ, enc))])
+                .starts_with("s_cbranch_vccz"),
+            "{cpu}"
+        );
+        assert!(
+            disassemble(&mc, cpu, &[sopp(at(opcodes::CBRANCH_VCCNZ, enc))])
+                .starts_with("s_cbranch_vccnz"),
+            "{cpu}"
+        );
+        assert!(
+            disassemble(&mc, cpu, &[sopk(at(opcodes::SETREG_IMM32_B32, enc)) | 1, 0])
+                .starts_with("s_setreg_imm32_b32"),
+            "{cpu}"
+        );
+        if let Some(op) = at(opcodes::ENDPGM_ORDERED_PS_DONE, enc) {
+            assert_eq!(
+                disassemble(&mc, cpu, &[sopp(op)]),
+                "s_endpgm_ordered_ps_done",
+                "{cpu}"
+            );
+        }
+        for &op in at(opcodes::PACING, enc) {
+            let m = disassemble(&mc, cpu, &[sopp(op)]);
+            assert!(
+                [
+                    "s_inst_prefetch",
+                    "s_set_inst_prefetch_distance",
+                    "s_clause",
+                    "s_waitcnt_depctr",
+                    "s_delay_alu"
+                ]
+                .iter()
+                .any(|p| m.starts_with(p)),
+                "{cpu} op {op}: {m}"
+            );
+        }
+    }
+}
+
+/// `Waitcnt::from_simm16` inverts the encoder's field layout: LLVM prints the counters the
+/// decoded value names.
+#[test]
+fn waitcnt_fields_decode_as_llvm_prints_them() {
+    let Some(mc) = common::llvm_mc() else {
+        return;
+    };
+    for (enc, cpu, op) in [
+        (Encoding::Gfx9, "gfx900", 12u32),
+        (Encoding::Gfx10, "gfx1030", 12),
+        (Encoding::Gfx11, "gfx1100", 9),
+    ] {
+        for simm16 in [0x3f70u16, 0xc07f, 0x0000, 0x03f7, 0xfc07, 0x1234] {
+            let text = disassemble(&mc, cpu, &[(0x17f << 23) | (op << 16) | u32::from(simm16)]);
+            let w = shaders::isa::Waitcnt::from_simm16(enc, simm16);
+            for (name, v) in [("vmcnt", w.vm), ("expcnt", w.exp), ("lgkmcnt", w.lgkm)] {
+                match v {
+                    Some(n) => assert!(
+                        text.contains(&format!("{name}({n})")),
+                        "{cpu} {simm16:#x}: {text} vs {w:?}"
+                    ),
+                    None => assert!(
+                        !text.contains(&format!("{name}(")),
+                        "{cpu} {simm16:#x}: {text} vs {w:?}"
+                    ),
+                }
+            }
+        }
+    }
+}
