@@ -208,6 +208,50 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
         };
         checked += classes_agree_with_llvm(chip, &text);
         assert!(rules(chip, &text).is_empty(), "{chip}: discards\n{text}");
+        // Dynamic colour blending: RADV jumps into a PS epilog that does the exports.
+        let epilog = match common::vk::aco_fragment_disassembly_with(chip, &vert, &discards, true) {
+            Ok(t) => t,
+            Err(common::Skip(why)) => return common::skip(&why),
+        };
+        checked += classes_agree_with_llvm(chip, &epilog);
+        let lvl = level(chip);
+        let (_, code) = read(Encoding::of(lvl), &epilog).unwrap();
+        let report = verify(lvl, &code);
+        assert!(
+            report.findings.is_empty(),
+            "{chip}: epilog {:?}\n{epilog}",
+            report.findings
+        );
+        assert!(
+            report
+                .exits
+                .iter()
+                .any(|e| e.kind == shaders::verify::ExitKind::EpilogJump),
+            "{chip}: no epilog jump found\n{epilog}"
+        );
+        model(chip, &epilog).unwrap_or_else(|e| panic!("{chip}: epilog: {e}"));
+        // Before the jump the ordered section must be closed: GFX9-10.3 the done message, GFX11
+        // the store awaited (the epilog's export resumes the overlapped waves).
+        let open = if lvl.is_gfx11_plus() {
+            let at = epilog
+                .lines()
+                .position(|l| l.trim_start().starts_with("s_setpc_b64"))
+                .unwrap();
+            let nth = epilog
+                .lines()
+                .take(at)
+                .filter(|l| l.trim_start().starts_with("s_waitcnt_vscnt"))
+                .count()
+                - 1;
+            nop_out(chip, &epilog, "s_waitcnt_vscnt", nth)
+        } else {
+            nop_out(chip, &epilog, "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)", 0)
+        };
+        let got = rules(chip, &open);
+        assert!(
+            got.contains(&Rule::OpenAtEpilogJump),
+            "{chip}: {got:?}\n{open}"
+        );
         let expect = |mutated: String, want: &[Rule], what: &str| {
             let got = rules(chip, &mutated);
             assert_eq!(

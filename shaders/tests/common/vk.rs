@@ -12,6 +12,19 @@ const RADV_ICD: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
 ///
 /// Sets process environment variables, so call it from a test binary with a single test.
 pub fn aco_fragment_disassembly(family: &str, vert: &[u32], frag: &[u32]) -> Result<String, Skip> {
+    aco_fragment_disassembly_with(family, vert, frag, false)
+}
+
+/// [`aco_fragment_disassembly`], with the colour blend enable, equation and write mask dynamic
+/// where `dynamic_blend` (VK_EXT_extended_dynamic_state3): RADV then compiles the exports into a
+/// separate PS epilog that the main part jumps to.
+#[allow(dead_code)]
+pub fn aco_fragment_disassembly_with(
+    family: &str,
+    vert: &[u32],
+    frag: &[u32],
+    dynamic_blend: bool,
+) -> Result<String, Skip> {
     if !std::path::Path::new(RADV_ICD).exists() {
         return Err(Skip(format!("RADV ICD manifest {RADV_ICD} not installed")));
     }
@@ -34,7 +47,7 @@ pub fn aco_fragment_disassembly(family: &str, vert: &[u32], frag: &[u32]) -> Res
         Ok(i) => i,
         Err(e) => return Err(Skip(format!("vkCreateInstance failed with RADV: {e}"))),
     };
-    let result = with_instance(&instance, family, vert, frag);
+    let result = with_instance(&instance, family, vert, frag, dynamic_blend);
     // SAFETY: every child object was destroyed in with_instance.
     unsafe { instance.destroy_instance(None) };
     result
@@ -45,6 +58,7 @@ fn with_instance(
     family: &str,
     vert: &[u32],
     frag: &[u32],
+    dynamic_blend: bool,
 ) -> Result<String, Skip> {
     // SAFETY: the instance is valid.
     let pdevs = unsafe { instance.enumerate_physical_devices() }.map_err(|e| {
@@ -64,7 +78,12 @@ fn with_instance(
     let exts = [
         ash::ext::fragment_shader_interlock::NAME.as_ptr(),
         ash::khr::pipeline_executable_properties::NAME.as_ptr(),
+        ash::ext::extended_dynamic_state3::NAME.as_ptr(),
     ];
+    let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
+        .extended_dynamic_state3_color_blend_enable(true)
+        .extended_dynamic_state3_color_blend_equation(true)
+        .extended_dynamic_state3_color_write_mask(true);
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
         .fragment_shader_pixel_interlock(true)
         .fragment_shader_sample_interlock(true);
@@ -80,11 +99,12 @@ fn with_instance(
         .enabled_extension_names(&exts)
         .push_next(&mut interlock)
         .push_next(&mut exec_props)
+        .push_next(&mut eds3)
         .push_next(&mut v13);
     // SAFETY: valid create info chain whose structs outlive the call.
     let device = unsafe { instance.create_device(pdev, &dci, None) }
         .map_err(|e| Skip(format!("vkCreateDevice on RADV {family} failed: {e}")))?;
-    let result = with_device(instance, &device, vert, frag);
+    let result = with_device(instance, &device, vert, frag, dynamic_blend);
     // SAFETY: all children destroyed in with_device.
     unsafe { device.destroy_device(None) };
     result
@@ -95,6 +115,7 @@ fn with_device(
     device: &ash::Device,
     vert: &[u32],
     frag: &[u32],
+    dynamic_blend: bool,
 ) -> Result<String, Skip> {
     // SAFETY (whole function): every handle is created from `device` here, used while alive and
     // destroyed before returning; create infos point at locals that outlive the calls.
@@ -168,8 +189,16 @@ fn with_device(
         let formats = [vk::Format::R8G8B8A8_UNORM];
         let mut rendering =
             vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let dynamic_states = [
+            vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
+            vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
+            vk::DynamicState::COLOR_WRITE_MASK_EXT,
+        ];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default()
+            .dynamic_states(if dynamic_blend { &dynamic_states } else { &[] });
         let gpci = vk::GraphicsPipelineCreateInfo::default()
             .flags(vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR)
+            .dynamic_state(&dynamic)
             .stages(&stages)
             .vertex_input_state(&vi)
             .input_assembly_state(&ia)
