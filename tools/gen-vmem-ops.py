@@ -126,6 +126,26 @@ def main():
         out.append("    },")
         print(f"{gen} {fmt}: {len(rows)} opcodes", file=sys.stderr)
     out.append("];")
+    # VOP2 opcodes whose encoding always carries a 32-bit constant after it (madmk/madak,
+    # fmamk/fmaak): src0 a VGPR, the constant K in the next dword.
+    out.append("")
+    out.append("/// VOP2 opcodes with a constant K dword after them (v_madmk/madak/fmamk/fmaak), per")
+    out.append("/// generation: GFX9, GFX10, GFX11.")
+    rows = []
+    # GFX10 is GFX10.1 and GFX10.3 (which dropped v_madmk/madak_f32): both.
+    for cpus in (("gfx900",), ("gfx1010", "gfx1030"), ("gfx1100",)):
+        ks = set()
+        for cpu in cpus:
+            insts = [[(op << 25) | 0x100, 0x3F800000] for op in range(64)]
+            names = disassemble(cpu, insts)
+            ks |= {op for op, n in zip(range(64), names) if n and any(k in n.split()[0] for k in ("mk_", "ak_"))}
+        ks = sorted(ks)
+        cpu = "+".join(cpus)
+        if not ks:
+            sys.exit(f"{cpu}: no VOP2 with a constant")
+        rows.append("&[" + ", ".join(str(k) for k in ks) + "]")
+        print(f"{cpu} VOP2 with K: {ks}", file=sys.stderr)
+    out.append("pub const VOP2_WITH_K: [&[u8]; 3] = [" + ", ".join(rows) + "];")
     with open("shaders/src/isa/vmem_generated.rs", "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -41,12 +41,18 @@ fn acos_code_is_clean_on_each_level() {
     ] {
         let (code, out, err) = pops(&["--chip", chip, &data(file)], None);
         assert_eq!(code, Some(0), "{chip} {file}: {out}{err}");
-        assert!(out.contains("clean: every rule holds on every path"), "{out}");
+        assert!(
+            out.contains("clean: every rule holds on every path"),
+            "{out}"
+        );
         assert!(out.contains("model: the entry sequence"), "{out}");
     }
     let (_, out, _) = pops(&["--chip", "navi21", &data("aco-navi21-epilog.txt")], None);
     assert!(out.contains("1 jump(s) into a PS epilog"), "{out}");
-    assert!(out.contains("exports of paths that jump into the PS epilog are the epilog's"), "{out}");
+    assert!(
+        out.contains("exports of paths that jump into the PS epilog are the epilog's"),
+        "{out}"
+    );
 }
 
 /// The done message of the ordered section removed: every exit after the packer setup misses
@@ -62,9 +68,15 @@ fn a_missing_done_is_named_with_its_path() {
     assert_ne!(broken, text);
     let (code, out, _) = pops(&["--chip", "navi21", "-"], Some(&broken));
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("ordered-ps-done-missing: s_endpgm after the packer register was set"), "{out}");
+    assert!(
+        out.contains("ordered-ps-done-missing: s_endpgm after the packer register was set"),
+        "{out}"
+    );
     assert!(out.contains("path: 0x0 -> "), "{out}");
-    assert!(out.contains("must not execute s_endpgm without having sent ORDERED_PS_DONE once"), "{out}");
+    assert!(
+        out.contains("must not execute s_endpgm without having sent ORDERED_PS_DONE once"),
+        "{out}"
+    );
     let (code, json, _) = pops(&["--chip", "navi21", "--json", "-"], Some(&broken));
     assert_eq!(code, Some(1));
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

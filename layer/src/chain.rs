@@ -143,6 +143,11 @@ fn target_size(t: vk::StructureType) -> Option<usize> {
         vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT => {
             Some(size_of::<vk::PhysicalDeviceFaultFeaturesEXT>())
         }
+        vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR => {
+            Some(size_of::<
+                vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR,
+            >())
+        }
         _ => None,
     }
 }
@@ -178,14 +183,57 @@ pub unsafe fn with_feature_enabled(
 
 /// The extension that describes a device loss.
 pub const DEVICE_FAULT: &std::ffi::CStr = c"VK_EXT_device_fault";
+/// The extension that gives a pipeline's compiled code (`verify_isa`).
+pub const PIPELINE_EXECUTABLE_PROPERTIES: &std::ffi::CStr =
+    c"VK_KHR_pipeline_executable_properties";
 
-/// What the application's device create info already does about VK_EXT_device_fault.
+/// A feature structure the layer may enable besides the application's: its extension, its
+/// structure type and its one `VkBool32` member the layer turns on.
+pub trait ExtraFeature: Default + Copy + 'static {
+    const EXTENSION: &'static std::ffi::CStr;
+    const STYPE: vk::StructureType;
+    fn is_on(&self) -> bool;
+    fn turn_on(&mut self);
+    fn set_next(&mut self, p_next: *mut std::ffi::c_void);
+}
+
+impl ExtraFeature for vk::PhysicalDeviceFaultFeaturesEXT<'static> {
+    const EXTENSION: &'static std::ffi::CStr = DEVICE_FAULT;
+    const STYPE: vk::StructureType = vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT;
+    fn is_on(&self) -> bool {
+        self.device_fault == vk::TRUE
+    }
+    fn turn_on(&mut self) {
+        self.device_fault = vk::TRUE;
+    }
+    fn set_next(&mut self, p_next: *mut std::ffi::c_void) {
+        self.p_next = p_next;
+    }
+}
+
+impl ExtraFeature for vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static> {
+    const EXTENSION: &'static std::ffi::CStr = PIPELINE_EXECUTABLE_PROPERTIES;
+    const STYPE: vk::StructureType =
+        vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    fn is_on(&self) -> bool {
+        self.pipeline_executable_info == vk::TRUE
+    }
+    fn turn_on(&mut self) {
+        self.pipeline_executable_info = vk::TRUE;
+    }
+    fn set_next(&mut self, p_next: *mut std::ffi::c_void) {
+        self.p_next = p_next;
+    }
+}
+
+/// What the application's device create info already does about the feature `F`: its
+/// extension enabled and the feature on.
 ///
 /// # Safety
 /// `ci` must be a valid `VkDeviceCreateInfo`.
-pub unsafe fn device_fault_enabled(ci: &vk::DeviceCreateInfo) -> bool {
+pub unsafe fn feature_enabled<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> bool {
     // SAFETY: the names and chain of a valid create info.
-    unsafe { extension_enabled(ci, DEVICE_FAULT) && fault_feature(ci).is_some_and(|on| on) }
+    unsafe { extension_enabled(ci, F::EXTENSION) && chained::<F>(ci).is_some_and(|on| on) }
 }
 
 /// Whether `ci` enables the extension `name`.
@@ -202,38 +250,33 @@ unsafe fn extension_enabled(ci: &vk::DeviceCreateInfo, name: &std::ffi::CStr) ->
     .any(|&p| !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == name)
 }
 
-/// The deviceFault member of a chained VkPhysicalDeviceFaultFeaturesEXT, if one is chained.
+/// The member of a chained `F`, if one is chained.
 ///
 /// # Safety
 /// `ci` must be a valid `VkDeviceCreateInfo`.
-unsafe fn fault_feature(ci: &vk::DeviceCreateInfo) -> Option<bool> {
+unsafe fn chained<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> Option<bool> {
     // SAFETY: a valid chain.
-    let p = unsafe {
-        crate::ffi::find_in_chain(
-            ci.p_next,
-            vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
-        )
-    } as *const vk::PhysicalDeviceFaultFeaturesEXT;
+    let p = unsafe { crate::ffi::find_in_chain(ci.p_next, F::STYPE) } as *const F;
     // SAFETY: sType identifies the structure.
-    (!p.is_null()).then(|| unsafe { (*p).device_fault } == vk::TRUE)
+    (!p.is_null()).then(|| unsafe { (*p).is_on() })
 }
 
-/// A copy of a device create info that also enables VK_EXT_device_fault and its deviceFault
-/// feature: the extension's name added to a copy of the names, the feature structure prepended
-/// to the chain (or, where the application chains one with the feature off, the chain copied up
-/// to it with the feature on).
-pub struct FaultCopy {
+/// A copy of a device create info that also enables an extension and its feature: the
+/// extension's name added to a copy of the names, the feature structure prepended to the chain
+/// (or, where the application chains one with the feature off, the chain copied up to it with
+/// the feature on).
+pub struct FeatureCopy<F> {
     _storage: Vec<Box<[u64]>>,
-    _feature: Box<vk::PhysicalDeviceFaultFeaturesEXT<'static>>,
+    _feature: Box<F>,
     _names: Vec<*const std::ffi::c_char>,
     pub info: vk::DeviceCreateInfo<'static>,
 }
 
-/// `ci` with deviceFault enabled, or `None` where the layer cannot copy its chain.
+/// `ci` with the feature `F` enabled, or `None` where the layer cannot copy its chain.
 ///
 /// # Safety
-/// `ci` must be a valid `VkDeviceCreateInfo`.
-pub unsafe fn with_device_fault(ci: &vk::DeviceCreateInfo) -> Option<FaultCopy> {
+/// `ci` must be a valid `VkDeviceCreateInfo`; the copy is valid while `ci`'s pointers are.
+pub unsafe fn with_feature<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> Option<FeatureCopy<F>> {
     let mut info: vk::DeviceCreateInfo<'static> =
         // SAFETY: a plain copy of the application's structure; its pointers stay valid while
         // the application's call lasts, which is as long as the copy is used.
@@ -244,38 +287,27 @@ pub unsafe fn with_device_fault(ci: &vk::DeviceCreateInfo) -> Option<FaultCopy> 
     }
     .to_vec();
     // SAFETY: as above.
-    if !unsafe { extension_enabled(ci, DEVICE_FAULT) } {
-        names.push(DEVICE_FAULT.as_ptr());
+    if !unsafe { extension_enabled(ci, F::EXTENSION) } {
+        names.push(F::EXTENSION.as_ptr());
     }
     info.enabled_extension_count = u32::try_from(names.len()).ok()?;
     info.pp_enabled_extension_names = names.as_ptr();
-    let mut feature = Box::new(vk::PhysicalDeviceFaultFeaturesEXT {
-        device_fault: vk::TRUE,
-        p_next: ci.p_next as *mut std::ffi::c_void,
-        ..Default::default()
-    });
+    let mut feature = Box::new(F::default());
+    feature.turn_on();
+    feature.set_next(ci.p_next as *mut std::ffi::c_void);
     let mut storage = Vec::new();
     // SAFETY: a valid chain.
-    if unsafe { fault_feature(ci) }.is_some() {
+    if unsafe { chained::<F>(ci) }.is_some() {
         // SAFETY: a valid chain with the structure in it.
-        storage = unsafe {
-            copy_chain_until(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT,
-            )?
-        };
+        storage = unsafe { copy_chain_until(ci.p_next, F::STYPE)? };
         let last = storage.last_mut()?;
-        // SAFETY: the last copy holds the fault features.
-        unsafe {
-            (*(last.as_mut_ptr() as *mut vk::PhysicalDeviceFaultFeaturesEXT)).device_fault =
-                vk::TRUE
-        };
+        // SAFETY: the last copy holds the feature structure.
+        unsafe { (*(last.as_mut_ptr() as *mut F)).turn_on() };
         info.p_next = storage[0].as_ptr() as *const std::ffi::c_void;
     } else {
-        info.p_next =
-            &mut *feature as *mut vk::PhysicalDeviceFaultFeaturesEXT as *const std::ffi::c_void;
+        info.p_next = &mut *feature as *mut F as *const std::ffi::c_void;
     }
-    Some(FaultCopy {
+    Some(FeatureCopy {
         _storage: storage,
         _feature: feature,
         _names: names,
@@ -553,9 +585,9 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: a valid create info built above.
-        assert!(!unsafe { device_fault_enabled(&ci) });
+        assert!(!unsafe { feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) });
         // SAFETY: as above.
-        let copy = unsafe { with_device_fault(&ci) }.expect("a copy");
+        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }.expect("a copy");
         assert_eq!(
             names(&copy.info),
             ["VK_KHR_swapchain", "VK_EXT_device_fault"]
@@ -573,7 +605,7 @@ mod tests {
         );
         assert_eq!(ci.enabled_extension_count, 1, "the application's own");
         // SAFETY: the copy's chain is valid.
-        assert!(unsafe { device_fault_enabled(&copy.info) });
+        assert!(unsafe { feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&copy.info) });
 
         // The extension enabled, the feature chained off: copied up to it, switched on.
         let fault_name = [DEVICE_FAULT.as_ptr()];
@@ -589,7 +621,7 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: as above.
-        let copy = unsafe { with_device_fault(&ci) }.expect("known structures");
+        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }.expect("known structures");
         assert_eq!(names(&copy.info), ["VK_EXT_device_fault"]);
         // SAFETY: a Vulkan 1.2 features copy, then the fault features copy.
         let (c12, cf) = unsafe {
@@ -612,6 +644,6 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: as above.
-        assert!(unsafe { device_fault_enabled(&ci) });
+        assert!(unsafe { feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) });
     }
 }

@@ -50,6 +50,16 @@ pub struct Device {
     /// vkGetDeviceFaultInfoEXT, where VK_EXT_device_fault's deviceFault is enabled (by the
     /// application or by the layer).
     pub fault_info: Option<vk::PFN_vkGetDeviceFaultInfoEXT>,
+    /// The driver's code of pipelines (the `verify_isa` setting), where VK_KHR_pipeline_
+    /// executable_properties' pipelineExecutableInfo is enabled.
+    pub isa: Option<Executables>,
+}
+
+/// VK_KHR_pipeline_executable_properties' queries, next layer's.
+#[derive(Clone, Copy)]
+pub struct Executables {
+    pub properties: vk::PFN_vkGetPipelineExecutablePropertiesKHR,
+    pub representations: vk::PFN_vkGetPipelineExecutableInternalRepresentationsKHR,
 }
 
 impl Device {

@@ -56,6 +56,8 @@ pub(crate) fn emit(
     rec.name = d.objects.name(handle);
     rec.module_name = fragment.module_name.clone();
     rec.experiment = fragment.experiment.clone();
+    // The verify_isa setting's findings on the driver's code.
+    rec.diagnostics.extend(fragment.isa.iter().cloned());
     // The device runs an experiment the layer could not apply here: say so.
     if let (Some(active), None) = (&d.experiment, &fragment.experiment) {
         let why = if !rec.source.spirv_visible() {
@@ -114,6 +116,7 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
     rec.experiment = b.fragment.experiment.clone();
+    rec.diagnostics.extend(b.fragment.isa.iter().cloned());
     rec.name = b.name();
     d.stats.draw_record(g.count);
     // A command buffer recorded again with the same object and state adds to the record already

@@ -25,6 +25,7 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("experiment", "Interlock experiment applied to interlocked fragment shaders before they reach the driver: pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered or no-interlock. Empty: none."),
     ("experiment_targets", "Comma-separated targets the experiment is limited to: fragment stage hashes (as pops inspect prints them) or the application's names of shader modules (VK_EXT_debug_utils, given before the pipeline is created). Empty: every interlocked fragment shader."),
     ("timing", "Measure the GPU time of interlocked draws with the layer's own timestamp queries: timing lines per frame (or submission) and per interlocked pipeline or shader object in the report."),
+    ("verify_isa", "Verify the machine code the driver compiled for each interlocked pipeline (VK_KHR_pipeline_executable_properties, where the device has it): the ordered section checked on every path against the POPS article's rules and its entry sequence run in the ordering model, as pops verify-isa does; each finding is a diagnostic of the pipeline's records and a debug message."),
 ];
 
 /// The log level named by the `log` setting.
@@ -78,6 +79,8 @@ pub struct Settings {
     pub experiment_targets: Vec<String>,
     /// Time interlocked work with timestamp queries (crate::timing).
     pub timing: bool,
+    /// Verify the driver's compiled code of interlocked pipelines (shaders::verify).
+    pub verify_isa: bool,
     /// Debug builds: guarded work that panics on purpose (`test_fault`, VK_EXT_layer_settings
     /// only), for the containment tests. Not a user setting.
     pub test_fault: Option<String>,
@@ -99,6 +102,7 @@ impl Default for Settings {
             experiment: None,
             experiment_targets: Vec::new(),
             timing: false,
+            verify_isa: false,
             test_fault: None,
             rejected: Vec::new(),
             file_error: None,
@@ -231,6 +235,13 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
             "timing" => match parse_bool(&value) {
                 Some(b) => {
                     s.timing = b;
+                    true
+                }
+                None => false,
+            },
+            "verify_isa" => match parse_bool(&value) {
+                Some(b) => {
+                    s.verify_isa = b;
                     true
                 }
                 None => false,

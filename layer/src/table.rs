@@ -182,6 +182,8 @@ macro_rules! vulkan_table {
                 vkCreateQueryPool.create_query_pool: vk::PFN_vkCreateQueryPool;
                 vkDestroyQueryPool.destroy_query_pool: vk::PFN_vkDestroyQueryPool;
                 vkGetDeviceFaultInfoEXT.get_device_fault_info_ext: vk::PFN_vkGetDeviceFaultInfoEXT;
+                vkGetPipelineExecutablePropertiesKHR.get_pipeline_executable_properties_khr: vk::PFN_vkGetPipelineExecutablePropertiesKHR;
+                vkGetPipelineExecutableInternalRepresentationsKHR.get_pipeline_executable_internal_representations_khr: vk::PFN_vkGetPipelineExecutableInternalRepresentationsKHR;
             ]
         }
     };

@@ -50,29 +50,57 @@ pub unsafe fn create(
     .unwrap_or(Ok(None));
     // SAFETY: a query on the application's physical device (once: the loader's answer is slow).
     let extensions = unsafe { device_extensions(&inst, physical_device) };
+    type Fault = vk::PhysicalDeviceFaultFeaturesEXT<'static>;
+    type Executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>;
     // SAFETY: queries on the application's physical device.
     let offers_fault = guarded(&inst.health, "vkCreateDevice", || unsafe {
-        offers_device_fault(&inst, physical_device, &extensions)
+        offers_feature::<Fault>(&inst, physical_device, &extensions)
     })
     .unwrap_or(false);
+    // The driver's code of interlocked pipelines, with the verify_isa setting only.
+    // SAFETY: as above.
+    let offers_executables = inst.settings.verify_isa
+        && guarded(&inst.health, "vkCreateDevice", || unsafe {
+            offers_feature::<Executables>(&inst, physical_device, &extensions)
+        })
+        .unwrap_or(false);
     let fault_on = std::cell::Cell::new(false);
+    let executables_on = std::cell::Cell::new(false);
     let call = |p_ci: *const vk::DeviceCreateInfo| {
         // SAFETY: the application's valid create info (or a copy with one feature enabled).
         let ci = unsafe { &*p_ci };
         // SAFETY: as above.
-        let already = unsafe { chain::device_fault_enabled(ci) };
-        if !already && offers_fault {
-            // SAFETY: as above.
-            if let Some(copy) = unsafe { chain::with_device_fault(ci) } {
-                // SAFETY: the application's arguments, with deviceFault enabled besides.
-                let r = unsafe { next_create(physical_device, &copy.info, p_allocator, p_device) };
+        let (fault_already, executables_already) = unsafe {
+            (
+                chain::feature_enabled::<Fault>(ci),
+                chain::feature_enabled::<Executables>(ci),
+            )
+        };
+        let want_fault = !fault_already && offers_fault;
+        let want_executables = !executables_already && offers_executables;
+        if want_fault || want_executables {
+            // SAFETY: as above; each copy is used while the application's call lasts.
+            let fault = want_fault
+                .then(|| unsafe { chain::with_feature::<Fault>(ci) })
+                .flatten();
+            let base = fault.as_ref().map_or(ci, |c| &c.info);
+            // SAFETY: as above (the fault copy lives until after the call).
+            let exec = want_executables
+                .then(|| unsafe { chain::with_feature::<Executables>(base) })
+                .flatten();
+            let info = exec.as_ref().map_or(base, |c| &c.info);
+            if fault.is_some() || exec.is_some() {
+                // SAFETY: the application's arguments, with the features enabled besides.
+                let r = unsafe { next_create(physical_device, info, p_allocator, p_device) };
                 if r == vk::Result::SUCCESS {
-                    fault_on.set(true);
+                    fault_on.set(fault_already || fault.is_some());
+                    executables_on.set(executables_already || exec.is_some());
                     return r;
                 }
             }
         }
-        fault_on.set(already);
+        fault_on.set(fault_already);
+        executables_on.set(executables_already);
         // SAFETY: the application's arguments (or a copy with one feature enabled).
         unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
     };
@@ -97,10 +125,28 @@ pub unsafe fn create(
     } else {
         None
     };
+    // The driver's code of interlocked pipelines, where the setting asks and the device can.
+    let isa = (inst.settings.verify_isa && executables_on.get())
+        .then(|| {
+            Some(crate::device::Executables {
+                properties: d.next.get_pipeline_executable_properties_khr?,
+                representations: d
+                    .next
+                    .get_pipeline_executable_internal_representations_khr?,
+            })
+        })
+        .flatten();
+    if inst.settings.verify_isa && isa.is_none() {
+        log::warn!(
+            "device '{}': verify_isa: the device has no VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's code cannot be read",
+            d.device_name
+        );
+    }
     let d = Device {
         experiment,
         features: enabled.unwrap_or_default(),
         fault_info,
+        isa,
         ..d
     };
     registry::insert_device(d.key, d);
@@ -241,6 +287,7 @@ unsafe fn describe(
         timing,
         submissions: Default::default(),
         fault_info: None,
+        isa: None,
     }
 }
 
@@ -330,13 +377,13 @@ fn offers(extensions: &[vk::ExtensionProperties], name: &std::ffi::CStr) -> bool
         .any(|e| e.extension_name_as_c_str().ok() == Some(name))
 }
 
-/// Whether the layer may enable VK_EXT_device_fault's deviceFault on a device of `pd`: the
-/// physical device offers both, and the instance has vkGetPhysicalDeviceFeatures2 (which the
-/// extension requires).
+/// Whether the layer may enable the feature `F` on a device of `pd`: the physical device
+/// offers its extension and the feature, and the instance has vkGetPhysicalDeviceFeatures2
+/// (which both extensions the layer enables require).
 ///
 /// # Safety
 /// `pd` must be a physical device of `inst`.
-unsafe fn offers_device_fault(
+unsafe fn offers_feature<F: chain::ExtraFeature>(
     inst: &Instance,
     pd: vk::PhysicalDevice,
     extensions: &[vk::ExtensionProperties],
@@ -344,15 +391,18 @@ unsafe fn offers_device_fault(
     let Some(features2) = inst.next.get_physical_device_features2 else {
         return false;
     };
-    // SAFETY: per the caller.
-    if !inst.properties2 || !offers(extensions, chain::DEVICE_FAULT) {
+    if !inst.properties2 || !offers(extensions, F::EXTENSION) {
         return false;
     }
-    let mut fault = vk::PhysicalDeviceFaultFeaturesEXT::default();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut fault);
-    // SAFETY: a query on a live physical device that offers the extension.
+    let mut feature = F::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2 {
+        p_next: &mut feature as *mut F as *mut std::ffi::c_void,
+        ..Default::default()
+    };
+    // SAFETY: a query on a live physical device that offers the extension; the chained
+    // structure lives across the call.
     unsafe { features2(pd, &mut f2) };
-    fault.device_fault == vk::TRUE
+    feature.is_on()
 }
 
 /// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.

@@ -48,6 +48,23 @@ pub unsafe fn create(
         })
     };
     let p_infos = copied.as_ref().map_or(p_create_infos, |c| c.as_ptr());
+    // verify_isa: interlocked pipelines are created with their internal representations kept.
+    // SAFETY: as above.
+    let capture = if valid && d.isa.is_some() {
+        unsafe { capture_flags(d, p_infos, create_info_count) }
+    } else {
+        Vec::new()
+    };
+    // SAFETY: as above; only the flags of interlocked pipelines change.
+    let flagged = unsafe {
+        chain::copied_where(p_infos, create_info_count, &capture, |i, _| {
+            vk::GraphicsPipelineCreateInfo {
+                flags: i.flags | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+                ..*i
+            }
+        })
+    };
+    let p_infos = flagged.as_ref().map_or(p_infos, |c| c.as_ptr());
     // SAFETY: the application's arguments, the stages rewritten where an experiment applies.
     let result = unsafe {
         next(
@@ -67,7 +84,17 @@ pub unsafe fn create(
         let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
             // SAFETY: the call returned, so both arrays hold createInfoCount elements; what went
             // down are the copies where an experiment rewrote a stage.
-            unsafe { record_created(d, p_infos, p_pipelines, create_info_count, &copies) }
+            unsafe {
+                record_created(
+                    d,
+                    device,
+                    p_infos,
+                    p_pipelines,
+                    create_info_count,
+                    &copies,
+                    &capture,
+                )
+            }
         });
     }
     // The layer's own modules have served their pipelines.
@@ -122,10 +149,12 @@ unsafe fn rewrite_stages(
 /// created from the create info at its index.
 unsafe fn record_created(
     d: &Device,
+    device: vk::Device,
     infos: *const vk::GraphicsPipelineCreateInfo,
     pipelines: *const vk::Pipeline,
     count: u32,
     copies: &[Option<Box<StageCopy>>],
+    captured: &[Option<()>],
 ) {
     // SAFETY: per the caller.
     let (infos, pipelines) = unsafe {
@@ -145,7 +174,137 @@ unsafe fn record_created(
         let applied = copies
             .get(k)
             .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
-        process_pipeline(d, vk::Handle::as_raw(*p), cap, applied);
+        let isa = match (captured.get(k), d.isa, d.chip) {
+            // SAFETY: a pipeline of `device` just created with its representations captured.
+            (Some(Some(())), Some(x), Some(chip)) => unsafe { verify_code(x, device, *p, chip) },
+            _ => Vec::new(),
+        };
+        process_pipeline(d, vk::Handle::as_raw(*p), cap, applied, isa);
+    }
+}
+
+/// Per create info, whether it makes a complete pipeline whose fragment stage is interlocked
+/// (its code is then kept by the driver for `verify_isa`).
+///
+/// # Safety
+/// `infos` must hold `count` valid create infos.
+unsafe fn capture_flags(
+    d: &Device,
+    infos: *const vk::GraphicsPipelineCreateInfo,
+    count: u32,
+) -> Vec<Option<()>> {
+    guarded(&d.health, "verify_isa", || {
+        // SAFETY: per the caller.
+        let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };
+        let subpass =
+            |rp: vk::RenderPass, subpass: u32| d.passes.subpass(vk::Handle::as_raw(rp), subpass);
+        infos
+            .iter()
+            .map(|info| {
+                if info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+                    return None;
+                }
+                // SAFETY: a valid create info, read where valid usage makes it valid.
+                let cap = unsafe { capture::capture(info, subpass) };
+                let src = cap.fragment.as_ref()?;
+                let frag = own_fragment(d, src, cap.fragment_spec.as_ref(), None);
+                fragment_entry(&frag.analysis, &frag.entry)
+                    .ok()
+                    .and_then(|e| e.interlock)
+                    .map(|_| ())
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The fragment shader's code the driver returned for `pipeline`, verified.
+///
+/// # Safety
+/// `pipeline` must be a live pipeline of `device`, created with its internal representations
+/// captured, on a device with pipelineExecutableInfo enabled.
+unsafe fn verify_code(
+    x: crate::device::Executables,
+    device: vk::Device,
+    pipeline: vk::Pipeline,
+    chip: pm4::Family,
+) -> Vec<pops_report::Diagnostic> {
+    // SAFETY: per the caller.
+    match unsafe { fragment_assembly(x, device, pipeline) } {
+        Some(text) => crate::model::isa::diagnostics(chip.gfx_level(), &text),
+        None => vec![pops_report::Diagnostic::new(
+            pops_report::Severity::Info,
+            "isa-not-verified",
+            "the driver returned no assembly of the fragment shader (VK_KHR_pipeline_executable_properties): not verified",
+        )],
+    }
+}
+
+/// The text of the fragment executable's "Assembly" (or "Disassembly") representation.
+///
+/// # Safety
+/// As [`verify_code`].
+unsafe fn fragment_assembly(
+    x: crate::device::Executables,
+    device: vk::Device,
+    pipeline: vk::Pipeline,
+) -> Option<String> {
+    let info = vk::PipelineInfoKHR {
+        pipeline,
+        ..Default::default()
+    };
+    let mut n = 0u32;
+    // SAFETY (whole function): two-call idioms on a live pipeline; every array has the count
+    // the driver asked for, and the data buffers the sizes it reported.
+    unsafe {
+        if (x.properties)(device, &info, &mut n, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        let mut props = vec![vk::PipelineExecutablePropertiesKHR::default(); n as usize];
+        if (x.properties)(device, &info, &mut n, props.as_mut_ptr()) != vk::Result::SUCCESS {
+            return None;
+        }
+        let index = props
+            .iter()
+            .take(n as usize)
+            .position(|p| p.stages.contains(vk::ShaderStageFlags::FRAGMENT))?;
+        let exec = vk::PipelineExecutableInfoKHR {
+            pipeline,
+            executable_index: u32::try_from(index).ok()?,
+            ..Default::default()
+        };
+        let mut m = 0u32;
+        if (x.representations)(device, &exec, &mut m, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        let mut reps = vec![vk::PipelineExecutableInternalRepresentationKHR::default(); m as usize];
+        let r = (x.representations)(device, &exec, &mut m, reps.as_mut_ptr());
+        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+            return None;
+        }
+        let k = reps.iter().take(m as usize).position(|r| {
+            matches!(
+                r.name_as_c_str().ok().and_then(|n| n.to_str().ok()),
+                Some("Assembly" | "Disassembly")
+            ) && r.is_text == vk::TRUE
+        })?;
+        let mut data = vec![0u8; reps[k].data_size];
+        for (j, rep) in reps.iter_mut().enumerate() {
+            rep.p_data = if j == k {
+                data.as_mut_ptr() as *mut std::ffi::c_void
+            } else {
+                std::ptr::null_mut()
+            };
+            if j != k {
+                rep.data_size = 0;
+            }
+        }
+        let r = (x.representations)(device, &exec, &mut m, reps.as_mut_ptr());
+        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+            return None;
+        }
+        let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+        Some(String::from_utf8_lossy(&data[..end]).into_owned())
     }
 }
 
@@ -285,6 +444,7 @@ fn own_fragment(
         hash,
         module_name,
         experiment,
+        isa: Vec::new(),
     }
 }
 
@@ -295,6 +455,7 @@ pub fn process_pipeline(
     handle: u64,
     cap: PipelineCapture,
     inline_experiment: Option<pops_report::Experiment>,
+    isa: Vec<pops_report::Diagnostic>,
 ) {
     let mut fragment = cap.fragment.as_ref().map(|src| {
         own_fragment(
@@ -323,9 +484,19 @@ pub fn process_pipeline(
             },
         );
     }
-    let Some(frag) = fragment else {
+    let Some(mut frag) = fragment else {
         return;
     };
+    frag.isa = isa;
+    let interlocked =
+        fragment_entry(&frag.analysis, &frag.entry).is_ok_and(|e| e.interlock.is_some());
+    if d.isa.is_some() && !cap.is_library && frag.source == Source::Library && interlocked {
+        frag.isa.push(pops_report::Diagnostic::new(
+            pops_report::Severity::Info,
+            "isa-not-verified",
+            "the fragment shader comes from a graphics pipeline library: the layer does not capture the code of linked pipelines, so it is not verified",
+        ));
+    }
     let kind = if cap.is_library {
         Kind::Library
     } else {

@@ -168,6 +168,8 @@ unsafe fn record(
         hash,
         module_name: None,
         experiment: rewritten.map(|(_, a)| a.clone()),
+        // VK_EXT_shader_object has no query of the compiled code: nothing to verify.
+        isa: Vec::new(),
     };
     let entry = fragment_entry(&fragment.analysis, &fragment.entry);
     if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || fragment.experiment.is_some() {

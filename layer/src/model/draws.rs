@@ -298,6 +298,7 @@ mod tests {
                 hash: None,
                 module_name: None,
                 experiment: None,
+                isa: Vec::new(),
             },
             draw,
             dynamic,

@@ -20,6 +20,7 @@ pub mod draws;
 pub mod experiment;
 pub mod findings;
 pub mod in_flight;
+pub mod isa;
 pub mod lost;
 pub mod object;
 pub mod record;

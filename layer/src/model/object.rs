@@ -20,6 +20,9 @@ pub struct Fragment {
     pub module_name: Option<String>,
     /// The interlock experiment applied to it, if any.
     pub experiment: Option<Experiment>,
+    /// The `verify_isa` setting's findings on the driver's code of the pipeline (empty
+    /// without the setting).
+    pub isa: Vec<pops_report::Diagnostic>,
 }
 
 /// What a graphics pipeline library contributes to pipelines linked from it.

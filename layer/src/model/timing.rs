@@ -610,6 +610,7 @@ mod tests {
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
                 experiment: None,
+                isa: Vec::new(),
             },
             DrawState::default(),
             Dynamic::empty(),

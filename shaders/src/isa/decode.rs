@@ -175,9 +175,20 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         ));
     }
     if w >> 31 == 0 {
-        // VOP1 / VOP2 / VOPC: one dword, and one more for a literal, SDWA, DPP or DPP8 source.
-        let src0 = field(0, 9);
+        // VOP1 / VOP2 / VOPC: one dword, and one more for a literal, SDWA, DPP or DPP8 source,
+        // or the constant K of v_madmk/madak/fmamk/fmaak.
+        let src0 = (w & 0x1ff) as u16;
+        let vop2_op = ((w >> 25) & 0x3f) as u8;
+        let is_vop2 = (w >> 25) & 0x7f != 0x3f && (w >> 25) & 0x7f != 0x3e;
+        let k_const = is_vop2
+            && super::vmem_generated::VOP2_WITH_K[match enc {
+                Encoding::Gfx9 => 0,
+                Encoding::Gfx10 => 1,
+                Encoding::Gfx11 => 2,
+            }]
+            .contains(&vop2_op);
         let extra = match src0 {
+            _ if k_const => 1,
             0xff | 0xf9 | 0xfa => 1,
             0xe9 | 0xea if enc != Encoding::Gfx9 => 1,
             _ => 0,

@@ -821,3 +821,11 @@ pub const TABLES: &[FormatTable] = &[
         ],
     },
 ];
+
+/// VOP2 opcodes with a constant K dword after them (v_madmk/madak/fmamk/fmaak), per
+/// generation: GFX9, GFX10, GFX11.
+pub const VOP2_WITH_K: [&[u8]; 3] = [
+    &[23, 24, 36, 37],
+    &[32, 33, 44, 45, 55, 56],
+    &[44, 45, 55, 56],
+];

@@ -96,14 +96,36 @@ fn find<T: Copy>(
 fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
     let sendmsg = Sopp::Sendmsg.opcode(enc);
     let endpgm = Sopp::Endpgm.opcode(enc);
-    let end = code
+    let wait_event = Sopp::WaitEvent.opcode(enc);
+    // Where the wait is over: past GFX11's `s_wait_event` (bit 0 clear), or past the last
+    // instruction of the wait loop (the backward branch whose span reads the exiting wave ID).
+    // Memory accesses before it are outside the ordered section: skipped, not run.
+    let waited = match enc {
+        Encoding::Gfx11 => code.iter().position(|i| {
+            matches!(i.class, Class::Sopp { op, simm16 } if Some(op) == wait_event && simm16 & 1 == 0)
+        }),
+        _ => super::rules::verify(level_of(enc), code)
+            .wait_loops
+            .first()
+            .and_then(|&start| {
+                code.iter().enumerate().rev().find_map(|(k, i)| match i.class {
+                    Class::Sopp { op, simm16 } if find(Sopp::ALL, enc, op, Sopp::opcode).is_some_and(Sopp::is_branch) => {
+                        let t = i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16);
+                        (t == i64::from(start)).then_some(k)
+                    }
+                    _ => None,
+                })
+            }),
+    };
+    let from = waited.map_or(0, |k| k + 1);
+    let end = code[from..]
         .iter()
         .position(|i| match i.class {
             Class::Vmem { .. } | Class::Export { .. } => true,
             Class::Sopp { op, .. } => Some(op) == sendmsg || Some(op) == endpgm,
             _ => false,
         })
-        .unwrap_or(code.len());
+        .map_or(code.len(), |k| from + k);
     let slice = &code[..end];
     let end_addr = slice
         .last()
@@ -150,11 +172,16 @@ fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFin
         };
         let op_of = |c: u8| operand(enc, c, lit).map_err(bad);
         let inst = match i.class {
-            Class::Sop1 { op, sdst, src0 } => {
-                let o = find(Sop1::ALL, enc, op, Sop1::opcode)
-                    .ok_or_else(|| bad("a scalar ALU opcode the model does not know".into()))?;
-                Inst::sop1(o, op_of(sdst)?, op_of(src0)?)
-            }
+            Class::Sop1 { op, sdst, src0 } => match find(Sop1::ALL, enc, op, Sop1::opcode) {
+                Some(o) => Inst::sop1(o, op_of(sdst)?, op_of(src0)?),
+                // An instruction that only reshapes the lane mask (`s_wqm_b64 exec, exec`: whole
+                // quad mode for helper lanes) leaves the wave-ID arithmetic alone.
+                None if sdst == 126 && src0 == 126 => {
+                    skipped.push((i.addr, i.text.clone()));
+                    continue;
+                }
+                None => return Err(bad("a scalar ALU opcode the model does not know".into())),
+            },
             Class::Sop2 {
                 op,
                 sdst,
@@ -222,16 +249,24 @@ fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFin
                 skipped.push((i.addr, i.text.clone()));
                 continue;
             }
+            // Before the wait: accesses outside the ordered section, not run.
             Class::Export { .. } | Class::Vmem { .. } => {
-                return Err(bad(
-                    "an export or memory access in the entry sequence".into()
-                ))
+                skipped.push((i.addr, i.text.clone()));
+                continue;
             }
         };
         out.push(inst);
     }
     out.push(Inst::Label(Label(ENTERED)));
     Ok((out, skipped))
+}
+
+fn level_of(enc: Encoding) -> GfxLevel {
+    match enc {
+        Encoding::Gfx9 => GfxLevel::Gfx9,
+        Encoding::Gfx10 => GfxLevel::Gfx10,
+        Encoding::Gfx11 => GfxLevel::Gfx11,
+    }
 }
 
 /// The SGPR the did-overlap test reads (`s_bitcmp1_b32 sN, 31`): where the driver keeps
