@@ -171,7 +171,14 @@ impl Summarizer {
                     t.command_buffers = t.command_buffers.max(c.command_buffers);
                 }
             }
-            Ok(Item::Timing(t)) => self.s.timing.push(t),
+            Ok(Item::Timing(mut t)) => {
+                // A frame's (or submission's) share per object is read from the object lines at
+                // the device's end; kept per frame it would grow with the report.
+                if t.scope != pops_report::TimingScope::Object {
+                    t.objects = Vec::new();
+                }
+                self.s.timing.push(t)
+            }
             Ok(Item::DeviceLost(l)) => self.s.device_lost.push(*l),
             Ok(Item::State | Item::Blank) => {}
             Err(e) => {

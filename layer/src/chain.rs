@@ -587,7 +587,8 @@ mod tests {
         // SAFETY: a valid create info built above.
         assert!(!unsafe { feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) });
         // SAFETY: as above.
-        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }.expect("a copy");
+        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }
+            .expect("a copy");
         assert_eq!(
             names(&copy.info),
             ["VK_KHR_swapchain", "VK_EXT_device_fault"]
@@ -605,7 +606,9 @@ mod tests {
         );
         assert_eq!(ci.enabled_extension_count, 1, "the application's own");
         // SAFETY: the copy's chain is valid.
-        assert!(unsafe { feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&copy.info) });
+        assert!(unsafe {
+            feature_enabled::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&copy.info)
+        });
 
         // The extension enabled, the feature chained off: copied up to it, switched on.
         let fault_name = [DEVICE_FAULT.as_ptr()];
@@ -621,7 +624,8 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: as above.
-        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }.expect("known structures");
+        let copy = unsafe { with_feature::<vk::PhysicalDeviceFaultFeaturesEXT<'static>>(&ci) }
+            .expect("known structures");
         assert_eq!(names(&copy.info), ["VK_EXT_device_fault"]);
         // SAFETY: a Vulkan 1.2 features copy, then the fault features copy.
         let (c12, cf) = unsafe {
