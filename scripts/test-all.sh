@@ -54,7 +54,7 @@ bash scripts/package.sh > target/package.log 2>&1 \
 export POPS_SKIP_LOG="$PWD/target/skipped.log"
 rm -f "$POPS_SKIP_LOG"
 status=0
-cargo test --workspace --locked 2>&1 | tee target/test-all.log || status=$?
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee target/test-all.log || status=$?
 
 echo "== Tests that skipped themselves (test: reason):"
 if [ -s "$POPS_SKIP_LOG" ]; then

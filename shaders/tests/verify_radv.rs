@@ -39,6 +39,61 @@ void main() {
 }
 "#;
 
+/// Discards inside the ordered section: a lane that leaves between its begin and end.
+const DISCARD_INSIDE: &str = r#"#version 450
+#extension GL_ARB_fragment_shader_interlock : require
+layout(pixel_interlock_ordered) in;
+layout(binding = 0, r32ui) coherent uniform uimage2D img;
+layout(location = 0) out vec4 color;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    beginInvocationInterlockARB();
+    uint v = imageLoad(img, p).x;
+    if (v > 100u) discard;
+    imageStore(img, p, uvec4(v + 1u));
+    endInvocationInterlockARB();
+    color = vec4(float(v));
+}
+"#;
+
+/// pops-oit's colour pass of the interlock algorithm (`oit/shaders/interlock.frag`, after
+/// nvpro-samples' oitInterlock) in each of its variants, compiled as pops-oit compiles it.
+fn oit_interlock_variants() -> Vec<(String, Vec<u32>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../oit/shaders");
+    let mut out = Vec::new();
+    for ordered in 0..2 {
+        for sample in 0..2 {
+            for per_sample in 0..2 {
+                let spv = std::env::temp_dir().join(format!(
+                    "pops-verify-oit-{}-{ordered}{sample}{per_sample}.spv",
+                    std::process::id()
+                ));
+                let r = std::process::Command::new("glslangValidator")
+                    .args(["-V", "--target-env", "vulkan1.2"])
+                    .arg(format!("-DORDERED={ordered}"))
+                    .arg(format!("-DSAMPLE_INTERLOCK={sample}"))
+                    .arg(format!("-DPER_SAMPLE={per_sample}"))
+                    .arg("-o")
+                    .arg(&spv)
+                    .arg(dir.join("interlock.frag"))
+                    .output()
+                    .expect("glslangValidator runs");
+                assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+                let bytes = std::fs::read(&spv).unwrap();
+                let _ = std::fs::remove_file(&spv);
+                out.push((
+                    format!("oit interlock o{ordered} s{sample} p{per_sample}"),
+                    bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect(),
+                ));
+            }
+        }
+    }
+    out
+}
+
 const CHIPS: [&str; 6] = ["vega10", "raven", "navi10", "navi21", "navi31", "phoenix"];
 
 fn level(chip: &str) -> pm4::GfxLevel {
@@ -187,8 +242,27 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
         })
         .collect();
     assert!(corpus.len() >= 8, "{}", corpus.len());
+    let inside = match common::compile_glsl("frag", DISCARD_INSIDE) {
+        Ok(v) => v,
+        Err(common::Skip(why)) => return common::skip(&why),
+    };
+    let mut extra: Vec<(String, Vec<u32>)> = oit_interlock_variants();
+    extra.push(("discard inside the section".into(), inside));
     let mut checked = 0;
     for chip in CHIPS {
+        // pops-oit's interlock shaders and a discard inside the ordered section: clean too.
+        for (name, spv) in &extra {
+            let text = match common::vk::aco_fragment_disassembly(chip, &vert, spv) {
+                Ok(t) => t,
+                Err(common::Skip(why)) => return common::skip(&why),
+            };
+            checked += classes_agree_with_llvm(chip, &text);
+            let found = rules(chip, &text);
+            assert!(found.is_empty(), "{chip} {name}: {found:?}\n{text}");
+            if let Err(e) = model(chip, &text) {
+                panic!("{chip} {name}: {e}\n{text}");
+            }
+        }
         // Every interlocked shader of the corpus: ACO's code keeps every rule.
         for s in &corpus {
             let text = match common::vk::aco_fragment_disassembly(chip, &vert, &s.words()) {

@@ -275,14 +275,23 @@ mod tests {
             Err(InputError::Line { line: 1, .. })
         ));
         assert_eq!(read(Encoding::Gfx10, "\n\n"), Err(InputError::Empty));
+        // A literal-carrying instruction whose listing gives one dword.
         assert!(matches!(
             read(
                 Encoding::Gfx10,
                 "\tv_mov_b32_e32 v2, 0x3c003c00 ; 7e0402ff\n"
             ),
+            Err(InputError::Decode {
+                error: DecodeError::Truncated { need: 2, have: 1 },
+                ..
+            })
+        ));
+        // One dword too many for its format.
+        assert!(matches!(
+            read(Encoding::Gfx10, "\ts_nop 0 ; bf800000 bf800000\n"),
             Err(InputError::Length {
-                given: 1,
-                decoded: 2,
+                given: 2,
+                decoded: 1,
                 ..
             })
         ));
