@@ -50,59 +50,25 @@ pub unsafe fn create(
     .unwrap_or(Ok(None));
     // SAFETY: a query on the application's physical device (once: the loader's answer is slow).
     let extensions = unsafe { device_extensions(&inst, physical_device) };
-    type Fault = vk::PhysicalDeviceFaultFeaturesEXT<'static>;
-    type Executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>;
-    // SAFETY: queries on the application's physical device.
-    let offers_fault = guarded(&inst.health, "vkCreateDevice", || unsafe {
-        offers_feature::<Fault>(&inst, physical_device, &extensions)
-    })
-    .unwrap_or(false);
-    // The driver's code of interlocked pipelines, with the verify_isa setting only.
-    // SAFETY: as above.
-    let offers_executables = inst.settings.verify_isa
-        && guarded(&inst.health, "vkCreateDevice", || unsafe {
-            offers_feature::<Executables>(&inst, physical_device, &extensions)
+    let extras = Extras {
+        // SAFETY: queries on the application's physical device.
+        offers_fault: guarded(&inst.health, "vkCreateDevice", || unsafe {
+            offers_feature::<Fault>(&inst, physical_device, &extensions)
         })
-        .unwrap_or(false);
-    let fault_on = std::cell::Cell::new(false);
-    let executables_on = std::cell::Cell::new(false);
+        .unwrap_or(false),
+        // The driver's code of interlocked pipelines, with the verify_isa setting only.
+        offers_executables: inst.settings.verify_isa
+            // SAFETY: as above.
+            && guarded(&inst.health, "vkCreateDevice", || unsafe {
+                offers_feature::<Executables>(&inst, physical_device, &extensions)
+            })
+            .unwrap_or(false),
+        fault_on: std::cell::Cell::new(false),
+        executables_on: std::cell::Cell::new(false),
+    };
     let call = |p_ci: *const vk::DeviceCreateInfo| {
-        // SAFETY: the application's valid create info (or a copy with one feature enabled).
-        let ci = unsafe { &*p_ci };
-        // SAFETY: as above.
-        let (fault_already, executables_already) = unsafe {
-            (
-                chain::feature_enabled::<Fault>(ci),
-                chain::feature_enabled::<Executables>(ci),
-            )
-        };
-        let want_fault = !fault_already && offers_fault;
-        let want_executables = !executables_already && offers_executables;
-        if want_fault || want_executables {
-            // SAFETY: as above; each copy is used while the application's call lasts.
-            let fault = want_fault
-                .then(|| unsafe { chain::with_feature::<Fault>(ci) })
-                .flatten();
-            let base = fault.as_ref().map_or(ci, |c| &c.info);
-            // SAFETY: as above (the fault copy lives until after the call).
-            let exec = want_executables
-                .then(|| unsafe { chain::with_feature::<Executables>(base) })
-                .flatten();
-            let info = exec.as_ref().map_or(base, |c| &c.info);
-            if fault.is_some() || exec.is_some() {
-                // SAFETY: the application's arguments, with the features enabled besides.
-                let r = unsafe { next_create(physical_device, info, p_allocator, p_device) };
-                if r == vk::Result::SUCCESS {
-                    fault_on.set(fault_already || fault.is_some());
-                    executables_on.set(executables_already || exec.is_some());
-                    return r;
-                }
-            }
-        }
-        fault_on.set(fault_already);
-        executables_on.set(executables_already);
-        // SAFETY: the application's arguments (or a copy with one feature enabled).
-        unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
+        // SAFETY: the application's arguments (or a copy with the interlock feature enabled).
+        unsafe { extras.create(next_create, physical_device, p_ci, p_allocator, p_device) }
     };
     // SAFETY: the application's valid create info.
     let (result, experiment, refusal) = unsafe { create_with_plan(plan, ci, p_create_info, call) };
@@ -120,6 +86,7 @@ pub unsafe fn create(
     if let Some(message) = &refusal {
         log::warn!("device '{}': {message}", d.device_name);
     }
+    let (fault_on, executables_on) = (extras.fault_on, extras.executables_on);
     let fault_info = if fault_on.get() {
         d.next.get_device_fault_info_ext
     } else {
@@ -375,6 +342,73 @@ fn offers(extensions: &[vk::ExtensionProperties], name: &std::ffi::CStr) -> bool
     extensions
         .iter()
         .any(|e| e.extension_name_as_c_str().ok() == Some(name))
+}
+
+type Fault = vk::PhysicalDeviceFaultFeaturesEXT<'static>;
+type Executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>;
+
+/// The features the layer enables besides the application's where the device offers them:
+/// VK_EXT_device_fault (a device loss's description) and, with `verify_isa`,
+/// VK_KHR_pipeline_executable_properties (the driver's code); and which ended up enabled.
+struct Extras {
+    offers_fault: bool,
+    offers_executables: bool,
+    fault_on: std::cell::Cell<bool>,
+    executables_on: std::cell::Cell<bool>,
+}
+
+impl Extras {
+    /// Creates the device with the extra features where they are offered and not already on,
+    /// and without them if the driver refuses the copy.
+    ///
+    /// # Safety
+    /// The application's arguments to vkCreateDevice; `next_create` the next layer's.
+    unsafe fn create(
+        &self,
+        next_create: vk::PFN_vkCreateDevice,
+        physical_device: vk::PhysicalDevice,
+        p_ci: *const vk::DeviceCreateInfo,
+        p_allocator: *const vk::AllocationCallbacks,
+        p_device: *mut vk::Device,
+    ) -> vk::Result {
+        // SAFETY: the application's valid create info (or a copy with one feature enabled).
+        let ci = unsafe { &*p_ci };
+        // SAFETY: as above.
+        let (fault_already, executables_already) = unsafe {
+            (
+                chain::feature_enabled::<Fault>(ci),
+                chain::feature_enabled::<Executables>(ci),
+            )
+        };
+        let want_fault = !fault_already && self.offers_fault;
+        let want_executables = !executables_already && self.offers_executables;
+        if want_fault || want_executables {
+            // SAFETY: as above; each copy is used while the application's call lasts.
+            let fault = want_fault
+                .then(|| unsafe { chain::with_feature::<Fault>(ci) })
+                .flatten();
+            let base = fault.as_ref().map_or(ci, |c| &c.info);
+            // SAFETY: as above (the fault copy lives until after the call).
+            let exec = want_executables
+                .then(|| unsafe { chain::with_feature::<Executables>(base) })
+                .flatten();
+            let info = exec.as_ref().map_or(base, |c| &c.info);
+            if fault.is_some() || exec.is_some() {
+                // SAFETY: the application's arguments, with the features enabled besides.
+                let r = unsafe { next_create(physical_device, info, p_allocator, p_device) };
+                if r == vk::Result::SUCCESS {
+                    self.fault_on.set(fault_already || fault.is_some());
+                    self.executables_on
+                        .set(executables_already || exec.is_some());
+                    return r;
+                }
+            }
+        }
+        self.fault_on.set(fault_already);
+        self.executables_on.set(executables_already);
+        // SAFETY: the application's arguments (or a copy with one feature enabled).
+        unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
+    }
 }
 
 /// Whether the layer may enable the feature `F` on a device of `pd`: the physical device

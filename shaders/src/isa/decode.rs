@@ -6,22 +6,7 @@
 
 use super::ops::Encoding;
 
-/// A vector memory format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VmemFormat {
-    Mubuf,
-    Mtbuf,
-    Mimg,
-    Flat,
-}
-
-/// What a vector memory opcode does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VmemKind {
-    Load,
-    Store,
-    Atomic,
-}
+pub use super::vmem::{VmemFormat, VmemKind};
 
 /// What an instruction is, as far as the ordered section's rules care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

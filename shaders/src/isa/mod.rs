@@ -16,6 +16,7 @@ pub mod ops;
 pub mod program;
 pub mod section;
 pub mod vector;
+pub mod vmem;
 pub mod vmem_generated;
 
 pub use encode::{assemble, encode, max_sgpr, Line, Listing};
