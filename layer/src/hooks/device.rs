@@ -93,22 +93,7 @@ pub unsafe fn create(
         None
     };
     // The driver's code of interlocked pipelines, where the setting asks and the device can.
-    let isa = (inst.settings.verify_isa && executables_on.get())
-        .then(|| {
-            Some(crate::device::Executables {
-                properties: d.next.get_pipeline_executable_properties_khr?,
-                representations: d
-                    .next
-                    .get_pipeline_executable_internal_representations_khr?,
-            })
-        })
-        .flatten();
-    if inst.settings.verify_isa && isa.is_none() {
-        log::warn!(
-            "device '{}': verify_isa: the device has no VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's code cannot be read",
-            d.device_name
-        );
-    }
+    let isa = executables(&d, inst.settings.verify_isa, executables_on.get());
     let d = Device {
         experiment,
         features: enabled.unwrap_or_default(),
@@ -342,6 +327,28 @@ fn offers(extensions: &[vk::ExtensionProperties], name: &std::ffi::CStr) -> bool
     extensions
         .iter()
         .any(|e| e.extension_name_as_c_str().ok() == Some(name))
+}
+
+/// The queries of the driver's code, where the `verify_isa` setting asks for them and the
+/// device has them enabled; a warning where it asks and the device cannot.
+fn executables(d: &Device, wanted: bool, enabled: bool) -> Option<crate::device::Executables> {
+    let x = (wanted && enabled)
+        .then(|| {
+            Some(crate::device::Executables {
+                properties: d.next.get_pipeline_executable_properties_khr?,
+                representations: d
+                    .next
+                    .get_pipeline_executable_internal_representations_khr?,
+            })
+        })
+        .flatten();
+    if wanted && x.is_none() {
+        log::warn!(
+            "device '{}': verify_isa: the device has no VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's code cannot be read",
+            d.device_name
+        );
+    }
+    x
 }
 
 type Fault = vk::PhysicalDeviceFaultFeaturesEXT<'static>;
