@@ -39,6 +39,16 @@ void main() {
 }
 "#;
 
+/// The vertex stage for pops-oit's colour pass: its flat colour at location 0.
+const VERT_COLOUR: &str = r#"#version 450
+layout(location = 0) flat out uint vColor;
+void main() {
+    vec2 p = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1));
+    gl_Position = vec4(p * 2.0 - 1.0, 0.5, 1.0);
+    vColor = 0x80ff8040u;
+}
+"#;
+
 /// Discards inside the ordered section: a lane that leaves between its begin and end.
 const DISCARD_INSIDE: &str = r#"#version 450
 #extension GL_ARB_fragment_shader_interlock : require
@@ -246,13 +256,20 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
         Ok(v) => v,
         Err(common::Skip(why)) => return common::skip(&why),
     };
-    let mut extra: Vec<(String, Vec<u32>)> = oit_interlock_variants();
-    extra.push(("discard inside the section".into(), inside));
+    let vert_colour = match common::compile_glsl("vert", VERT_COLOUR) {
+        Ok(v) => v,
+        Err(common::Skip(why)) => return common::skip(&why),
+    };
+    let mut extra: Vec<(String, Vec<u32>, &Vec<u32>)> = oit_interlock_variants()
+        .into_iter()
+        .map(|(n, s)| (n, s, &vert_colour))
+        .collect();
+    extra.push(("discard inside the section".into(), inside, &vert));
     let mut checked = 0;
     for chip in CHIPS {
         // pops-oit's interlock shaders and a discard inside the ordered section: clean too.
-        for (name, spv) in &extra {
-            let text = match common::vk::aco_fragment_disassembly(chip, &vert, spv) {
+        for (name, spv, vs) in &extra {
+            let text = match common::vk::aco_fragment_disassembly(chip, vs, spv) {
                 Ok(t) => t,
                 Err(common::Skip(why)) => return common::skip(&why),
             };
