@@ -73,6 +73,6 @@ if [ -s "$POPS_SKIP_LOG" ]; then
   n_skipped=$(sed -E 's/^SKIPPED: ([^:]+(::[^:]+)*): .*/\1/' "$POPS_SKIP_LOG" | sort -u | wc -l)
 fi
 # A test binary that crashed (a signal) has no "test result" line: count it as failed.
-crashed=$(grep -c "process didn't exit successfully" target/test-all.log || true)
+crashed=$(grep -c "process didn't exit successfully: .*(signal" target/test-all.log || true)
 echo "tests: $((passed - n_skipped)) passed, $((failed + crashed)) failed, $n_skipped skipped${crashed:+$( [ "$crashed" -gt 0 ] && echo " ($crashed test binary(ies) crashed: see above)")}"
 exit "$status"
