@@ -44,7 +44,7 @@ struct Sink {
     buf: Vec<u8>,
     last_flush: Instant,
     /// The state lines in the file, by id.
-    states: HashSet<u64>,
+    states: HashSet<String>,
     /// The draw records in the file, by what they say apart from their id and counts.
     draws: HashMap<u64, Totals>,
     /// Some totals changed since the last `counts` line.
@@ -208,8 +208,9 @@ pub fn append(path: &Path, record: &Record) -> std::io::Result<u64> {
     }
     if write {
         if let (Some(raw), Some(state)) = (record.registers.raw(), &line.state) {
-            let sid = text_id(raw.get());
-            if s.states.insert(sid) {
+            // The id the record already carries (computed once per state).
+            if !s.states.contains(state) {
+                s.states.insert(state.clone());
                 s.push(&State {
                     schema_version: SCHEMA_VERSION,
                     kind: StateKind::State,

@@ -130,27 +130,17 @@ fn model(
 /// `text` with the `nth` instruction line whose text starts with `prefix` replaced by s_nop
 /// (one per dword: the code keeps its size and its branch offsets).
 fn nop_out(chip: &str, text: &str, prefix: &str, nth: usize) -> String {
+    let line = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(prefix))
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{chip}: no {prefix} #{nth} in\n{text}"));
+    let words = line
+        .rsplit_once(';')
+        .map_or(0, |(_, w)| w.split_whitespace().count());
     // s_nop 0: the same encoding on GFX9 to GFX11.
-    let nop = "bf800000";
-    let mut seen = 0;
-    let mut out = Vec::new();
-    let mut done = false;
-    for l in text.lines() {
-        if !done && l.trim_start().starts_with(prefix) {
-            if seen == nth {
-                let words = l.rsplit_once(';').unwrap().1.split_whitespace().count();
-                for _ in 0..words {
-                    out.push(format!("\ts_nop 0 ; {nop}"));
-                }
-                done = true;
-                continue;
-            }
-            seen += 1;
-        }
-        out.push(l.to_string());
-    }
-    assert!(done, "{chip}: no {prefix} #{nth} in\n{text}");
-    out.join("\n") + "\n"
+    let nops = vec!["\ts_nop 0 ; bf800000"; words].join("\n");
+    replace(text, prefix, nth, &nops)
 }
 
 /// `text` with the `nth` line starting with `prefix` replaced by `line` (same number of dwords).

@@ -59,12 +59,9 @@ const LABELS: [&str; 32] = [
 const ENTERED: &str = "entered";
 
 /// A scalar source operand field, or why the model cannot hold it.
-fn operand(enc: Encoding, code: u8, literal: Option<u32>) -> Result<Operand, String> {
-    let max = crate::isa::max_sgpr(match enc {
-        Encoding::Gfx9 => GfxLevel::Gfx9,
-        Encoding::Gfx10 => GfxLevel::Gfx10,
-        Encoding::Gfx11 => GfxLevel::Gfx11,
-    });
+fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, String> {
+    let enc = Encoding::of(level);
+    let max = crate::isa::max_sgpr(level);
     Ok(match code {
         c if c <= max => Operand::Sgpr(c),
         106 => Operand::Vcc,
@@ -93,7 +90,8 @@ fn find<T: Copy>(
 
 /// Converts the entry sequence: the code before its first vector memory access, export or
 /// message (a section with no memory access ends at its ORDERED_PS_DONE).
-fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+    let enc = Encoding::of(level);
     let sendmsg = Sopp::Sendmsg.opcode(enc);
     let endpgm = Sopp::Endpgm.opcode(enc);
     let wait_event = Sopp::WaitEvent.opcode(enc);
@@ -104,18 +102,9 @@ fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFin
         Encoding::Gfx11 => code.iter().position(|i| {
             matches!(i.class, Class::Sopp { op, simm16 } if Some(op) == wait_event && simm16 & 1 == 0)
         }),
-        _ => super::rules::verify(level_of(enc), code)
-            .wait_loops
+        _ => super::rules::wait_loops(enc, code)
             .first()
-            .and_then(|&start| {
-                code.iter().enumerate().rev().find_map(|(k, i)| match i.class {
-                    Class::Sopp { op, simm16 } if find(Sopp::ALL, enc, op, Sopp::opcode).is_some_and(Sopp::is_branch) => {
-                        let t = i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16);
-                        (t == i64::from(start)).then_some(k)
-                    }
-                    _ => None,
-                })
-            }),
+            .and_then(|&(_, branch)| code.iter().position(|i| i.addr == branch)),
     };
     let from = waited.map_or(0, |k| k + 1);
     let end = code[from..]
@@ -170,7 +159,7 @@ fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFin
             text: i.text.clone(),
             why,
         };
-        let op_of = |c: u8| operand(enc, c, lit).map_err(bad);
+        let op_of = |c: u8| operand(level, c, lit).map_err(bad);
         let inst = match i.class {
             Class::Sop1 { op, sdst, src0 } => match find(Sop1::ALL, enc, op, Sop1::opcode) {
                 Some(o) => Inst::sop1(o, op_of(sdst)?, op_of(src0)?),
@@ -261,14 +250,6 @@ fn entry(enc: Encoding, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFin
     Ok((out, skipped))
 }
 
-fn level_of(enc: Encoding) -> GfxLevel {
-    match enc {
-        Encoding::Gfx9 => GfxLevel::Gfx9,
-        Encoding::Gfx10 => GfxLevel::Gfx10,
-        Encoding::Gfx11 => GfxLevel::Gfx11,
-    }
-}
-
 /// The SGPR the did-overlap test reads (`s_bitcmp1_b32 sN, 31`): where the driver keeps
 /// COLLISION_WAVEID.
 fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
@@ -286,7 +267,7 @@ fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
 /// wraparound, packer counts and pixel or sample interlock.
 pub fn run(level: GfxLevel, code: &[Instr]) -> Result<ModelRun, ModelFinding> {
     let enc = Encoding::of(level);
-    let (enter, skipped) = entry(enc, code)?;
+    let (enter, skipped) = entry(level, code)?;
     // pops' exit after the model's body; its scratch SGPRs far from the driver's.
     let opts = SectionOptions {
         intrawave: false,

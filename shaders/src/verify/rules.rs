@@ -267,6 +267,23 @@ fn reads_exiting_id(enc: Encoding, i: &Instr) -> bool {
         }
 }
 
+/// The wait loops of `code` (GFX9–10.3): each backward branch whose span reads
+/// `src_pops_exiting_wave_id`, as (its target, the branch's own address).
+pub fn wait_loops(enc: Encoding, code: &[Instr]) -> Vec<(u32, u32)> {
+    code.iter()
+        .filter_map(|i| match sem(enc, i) {
+            Sem::Jump(t) | Sem::CondJump(t, _) if t >= 0 && t <= i64::from(i.addr) => {
+                Some((t as u32, i.addr))
+            }
+            _ => None,
+        })
+        .filter(|&(t, here)| {
+            code.iter()
+                .any(|i| i.addr >= t && i.addr <= here && reads_exiting_id(enc, i))
+        })
+        .collect()
+}
+
 /// Verifies `code` for `level` on every path from its first instruction.
 pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
     let enc = Encoding::of(level);
@@ -274,36 +291,30 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
     let index: HashMap<u32, usize> = code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
     let sems: Vec<Sem> = code.iter().map(|i| sem(enc, i)).collect();
 
-    // Wait loops: a backward branch whose span reads the exiting wave ID.
-    let mut loops: Vec<(u32, u32)> = Vec::new();
+    let loops = wait_loops(enc, code);
     let mut findings: BTreeMap<(Rule, u32), Finding> = BTreeMap::new();
-    for (k, s) in sems.iter().enumerate() {
-        let t = match s {
-            Sem::Jump(t) | Sem::CondJump(t, _) => *t,
-            _ => continue,
+    for &(start, end) in &loops {
+        let span = || {
+            code.iter()
+                .zip(&sems)
+                .filter(|(i, _)| i.addr >= start && i.addr <= end)
         };
-        let here = code[k].addr;
-        if t <= i64::from(here) && t >= 0 {
-            let t = t as u32;
-            let span = code.iter().filter(|i| i.addr >= t && i.addr <= here);
-            if span.clone().any(|i| reads_exiting_id(enc, i)) {
-                loops.push((t, here));
-                let sleeps = code
-                    .iter()
-                    .zip(&sems)
-                    .any(|(i, s)| i.addr >= t && i.addr <= here && matches!(s, Sem::Sleep));
-                if !sleeps {
-                    findings
-                        .entry((Rule::WaitWithoutSleep, here))
-                        .or_insert(Finding {
-                            rule: Rule::WaitWithoutSleep,
-                            addr: here,
-                            text: code[k].text.clone(),
-                            message: "the wait loop never yields with s_sleep".into(),
-                            path: Vec::new(),
-                        });
-                }
-            }
+        if !span().any(|(_, s)| matches!(s, Sem::Sleep)) {
+            // The loop's backward branch, at `end`.
+            let text = code
+                .iter()
+                .find(|i| i.addr == end)
+                .map_or_else(String::new, |i| i.text.clone());
+            findings.insert(
+                (Rule::WaitWithoutSleep, end),
+                Finding {
+                    rule: Rule::WaitWithoutSleep,
+                    addr: end,
+                    text,
+                    message: "the wait loop never yields with s_sleep".into(),
+                    path: Vec::new(),
+                },
+            );
         }
     }
     let in_wait = |addr: u32| loops.iter().any(|&(a, b)| addr >= a && addr <= b);
