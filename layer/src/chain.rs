@@ -70,6 +70,34 @@ fn known_size(s_type: vk::StructureType) -> Option<usize> {
         }
         S::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT>(),
         S::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => size_of::<vk::PipelineRobustnessCreateInfoEXT>(),
+        // Graphics pipeline create infos chain these before VkPipelineCreateFlags2CreateInfoKHR.
+        S::PIPELINE_RENDERING_CREATE_INFO => size_of::<vk::PipelineRenderingCreateInfo>(),
+        S::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT => {
+            size_of::<vk::GraphicsPipelineLibraryCreateInfoEXT>()
+        }
+        S::PIPELINE_LIBRARY_CREATE_INFO_KHR => size_of::<vk::PipelineLibraryCreateInfoKHR>(),
+        S::PIPELINE_CREATION_FEEDBACK_CREATE_INFO => {
+            size_of::<vk::PipelineCreationFeedbackCreateInfo>()
+        }
+        S::ATTACHMENT_SAMPLE_COUNT_INFO_AMD => size_of::<vk::AttachmentSampleCountInfoAMD>(),
+        S::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR => {
+            size_of::<vk::PipelineFragmentShadingRateStateCreateInfoKHR>()
+        }
+        S::PIPELINE_DISCARD_RECTANGLE_STATE_CREATE_INFO_EXT => {
+            size_of::<vk::PipelineDiscardRectangleStateCreateInfoEXT>()
+        }
+        S::PIPELINE_COMPILER_CONTROL_CREATE_INFO_AMD => {
+            size_of::<vk::PipelineCompilerControlCreateInfoAMD>()
+        }
+        crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR => {
+            size_of::<crate::ffi::PipelineBinaryInfoKHR>()
+        }
+        S::RENDERING_ATTACHMENT_LOCATION_INFO_KHR => {
+            size_of::<vk::RenderingAttachmentLocationInfoKHR>()
+        }
+        S::RENDERING_INPUT_ATTACHMENT_INDEX_INFO_KHR => {
+            size_of::<vk::RenderingInputAttachmentIndexInfoKHR>()
+        }
         _ => return None,
     })
 }
@@ -142,6 +170,9 @@ fn target_size(t: vk::StructureType) -> Option<usize> {
         }
         vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT => {
             Some(size_of::<vk::PhysicalDeviceFaultFeaturesEXT>())
+        }
+        vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR => {
+            Some(size_of::<vk::PipelineCreateFlags2CreateInfoKHR>())
         }
         vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR => {
             Some(size_of::<
@@ -476,6 +507,48 @@ pub unsafe fn rewrite_inline(
     }
 }
 
+/// A graphics pipeline create info's flags and chain with
+/// VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR added where the driver reads its
+/// flags: `VkPipelineCreateFlags2CreateInfoKHR` where one is chained (the create info's own
+/// `flags` are then ignored), the create info's `flags` otherwise.
+pub struct CaptureCopy {
+    /// Copies of the structures up to the flags structure, if one is chained.
+    _storage: Vec<Box<[u64]>>,
+    pub flags: vk::PipelineCreateFlags,
+    pub p_next: *const std::ffi::c_void,
+}
+
+/// [`CaptureCopy`] of `info`; `None` when a structure before its flags structure is one the
+/// layer does not know the size of.
+///
+/// # Safety
+/// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
+pub unsafe fn with_capture(info: &vk::GraphicsPipelineCreateInfo) -> Option<CaptureCopy> {
+    use crate::ffi::find_in_chain;
+    const FLAGS2: vk::StructureType = vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR;
+    // SAFETY: a valid chain; sType identifies the structure.
+    if unsafe { find_in_chain(info.p_next, FLAGS2) }.is_null() {
+        return Some(CaptureCopy {
+            _storage: Vec::new(),
+            flags: info.flags | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+            p_next: info.p_next,
+        });
+    }
+    // SAFETY: a valid chain with the structure in it.
+    let mut storage = unsafe { copy_chain_until(info.p_next, FLAGS2)? };
+    let last = storage.last_mut()?;
+    // SAFETY: the last copy holds the flags structure.
+    unsafe {
+        (*(last.as_mut_ptr() as *mut vk::PipelineCreateFlags2CreateInfoKHR)).flags |=
+            vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS
+    };
+    Some(CaptureCopy {
+        p_next: storage[0].as_ptr() as *const std::ffi::c_void,
+        _storage: storage,
+        flags: info.flags,
+    })
+}
+
 /// The application's `count` create infos with those an experiment changed replaced by
 /// `change(info, what changed)`, or `None` when the experiment changed none (the application's
 /// array then goes down as it is).
@@ -554,6 +627,77 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
+    }
+
+    /// verify_isa's flag goes where the driver reads the flags: into a copy of a chained
+    /// VkPipelineCreateFlags2CreateInfoKHR (the create info's own flags are then ignored), else
+    /// into the create info's flags; the application's structures stay as they were.
+    #[test]
+    fn the_capture_flag_goes_where_the_driver_reads_the_flags() {
+        let capture2 = vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS;
+        let mut gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+            .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER);
+        let mut flags2 = vk::PipelineCreateFlags2CreateInfoKHR::default()
+            .flags(vk::PipelineCreateFlags2KHR::LIBRARY);
+        flags2.p_next = &mut gpl as *mut _ as *mut std::ffi::c_void;
+        let rendering = vk::PipelineRenderingCreateInfo {
+            p_next: &mut flags2 as *mut _ as *mut std::ffi::c_void,
+            ..Default::default()
+        };
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_next: &rendering as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: a valid chain built above.
+        let copy = unsafe { with_capture(&info) }.expect("known structures");
+        assert_eq!(
+            copy.flags,
+            vk::PipelineCreateFlags::empty(),
+            "ignored flags unchanged"
+        );
+        // SAFETY: the copy's chain: a rendering info copy, then the flags structure copy.
+        let (r, f) = unsafe {
+            let r = &*(copy.p_next as *const vk::PipelineRenderingCreateInfo);
+            let f = &*(r.p_next as *const vk::PipelineCreateFlags2CreateInfoKHR);
+            (r, f)
+        };
+        assert_eq!(r.s_type, vk::StructureType::PIPELINE_RENDERING_CREATE_INFO);
+        assert_ne!(r as *const _, &rendering as *const _);
+        assert_eq!(f.flags, vk::PipelineCreateFlags2KHR::LIBRARY | capture2);
+        assert_eq!(
+            f.p_next, &mut gpl as *mut _ as *const std::ffi::c_void,
+            "the rest is shared"
+        );
+        assert_eq!(
+            flags2.flags,
+            vk::PipelineCreateFlags2KHR::LIBRARY,
+            "the application's own"
+        );
+        // No flags structure: the create info's flags.
+        let plain = vk::GraphicsPipelineCreateInfo {
+            flags: vk::PipelineCreateFlags::LIBRARY_KHR,
+            p_next: &gpl as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        let copy = unsafe { with_capture(&plain) }.expect("no copy needed");
+        assert_eq!(
+            copy.flags,
+            vk::PipelineCreateFlags::LIBRARY_KHR
+                | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
+        );
+        assert_eq!(copy.p_next, plain.p_next);
+        // A structure the layer does not know before the flags structure: no copy.
+        let unknown = vk::PipelineRasterizationStateRasterizationOrderAMD {
+            p_next: &mut flags2 as *mut _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_next: &unknown as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        assert!(unsafe { with_capture(&info) }.is_none());
     }
 
     fn names(info: &vk::DeviceCreateInfo) -> Vec<String> {

@@ -270,17 +270,30 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
                 panic!("{chip} {name}: {e}\n{text}");
             }
         }
-        // Every interlocked shader of the corpus: ACO's code keeps every rule.
+        // Every interlocked shader of the corpus: ACO's code keeps every rule, with static
+        // colour blending and with dynamic (the main part jumps into a PS epilog).
         for s in &corpus {
-            let text = match common::vk::aco_fragment_disassembly(chip, &vert, &s.words()) {
-                Ok(t) => t,
-                Err(common::Skip(why)) => return common::skip(&why),
-            };
-            checked += classes_agree_with_llvm(chip, &text);
-            let found = rules(chip, &text);
-            assert!(found.is_empty(), "{chip} {}: {found:?}\n{text}", s.name);
-            if let Err(e) = model(chip, &text) {
-                panic!("{chip} {}: {e}\n{text}", s.name);
+            for dynamic_blend in [false, true] {
+                let text = match common::vk::aco_fragment_disassembly_with(
+                    chip,
+                    &vert,
+                    &s.words(),
+                    dynamic_blend,
+                ) {
+                    Ok(t) => t,
+                    Err(common::Skip(why)) => return common::skip(&why),
+                };
+                checked += classes_agree_with_llvm(chip, &text);
+                let found = rules(chip, &text);
+                let what = if dynamic_blend { "epilog" } else { "" };
+                assert!(
+                    found.is_empty(),
+                    "{chip} {} {what}: {found:?}\n{text}",
+                    s.name
+                );
+                if let Err(e) = model(chip, &text) {
+                    panic!("{chip} {} {what}: {e}\n{text}", s.name);
+                }
             }
         }
         let text = match common::vk::aco_fragment_disassembly(chip, &vert, &discards) {

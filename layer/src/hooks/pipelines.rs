@@ -48,20 +48,23 @@ pub unsafe fn create(
         })
     };
     let p_infos = copied.as_ref().map_or(p_create_infos, |c| c.as_ptr());
-    // verify_isa: interlocked pipelines are created with their internal representations kept.
+    // verify_isa: interlocked pipelines, and every library, are created with their internal
+    // representations kept.
     // SAFETY: as above.
     let capture = if valid && d.isa.is_some() {
         unsafe { capture_flags(d, p_infos, create_info_count) }
     } else {
         Vec::new()
     };
-    // SAFETY: as above; only the flags of interlocked pipelines change.
+    // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
-        chain::copied_where(p_infos, create_info_count, &capture, |i, _| {
-            vk::GraphicsPipelineCreateInfo {
-                flags: i.flags | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+        chain::copied_where(p_infos, create_info_count, &capture, |i, c| match c {
+            Capture::Kept(k) => vk::GraphicsPipelineCreateInfo {
+                flags: k.flags,
+                p_next: k.p_next,
                 ..*i
-            }
+            },
+            Capture::Unkept => *i,
         })
     };
     let p_infos = flagged.as_ref().map_or(p_infos, |c| c.as_ptr());
@@ -154,7 +157,7 @@ unsafe fn record_created(
     pipelines: *const vk::Pipeline,
     count: u32,
     copies: &[Option<Box<StageCopy>>],
-    captured: &[Option<()>],
+    captured: &[Option<Capture>],
 ) {
     // SAFETY: per the caller.
     let (infos, pipelines) = unsafe {
@@ -175,16 +178,37 @@ unsafe fn record_created(
             .get(k)
             .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
         let isa = match (captured.get(k), d.isa, d.chip) {
+            // A library's code is verified in the pipelines linked from it.
+            _ if cap.is_library => Vec::new(),
             // SAFETY: a pipeline of `device` just created with its representations captured.
-            (Some(Some(())), Some(x), Some(chip)) => unsafe { verify_code(x, device, *p, chip) },
+            (Some(Some(Capture::Kept(_))), Some(x), Some(chip)) => unsafe {
+                verify_code(x, device, *p, chip)
+            },
+            (Some(Some(Capture::Unkept)), _, _) => vec![pops_report::Diagnostic::new(
+                pops_report::Severity::Info,
+                "isa-not-verified",
+                "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
+            )],
             _ => Vec::new(),
         };
         process_pipeline(d, vk::Handle::as_raw(*p), cap, applied, isa);
     }
 }
 
-/// Per create info, whether it makes a complete pipeline whose fragment stage is interlocked
-/// (its code is then kept by the driver for `verify_isa`).
+/// verify_isa: how a create info goes down.
+enum Capture {
+    /// With the flags (and flags structure) that ask the driver to keep its code.
+    Kept(chain::CaptureCopy),
+    /// As the application made it: a structure before its flags structure is one the layer
+    /// does not know the size of, so it cannot be copied.
+    Unkept,
+}
+
+/// Per create info, whether the driver is asked to keep its code: a complete pipeline whose
+/// fragment stage (its own or a linked library's) is interlocked, and every graphics pipeline
+/// library — the libraries linked into one pipeline must agree on the flag
+/// (VUID-VkGraphicsPipelineCreateInfo-pLibraries-06646, -06647, -flags-06645), and which of them
+/// will meet an interlocked fragment shader is not known when each is created.
 ///
 /// # Safety
 /// `infos` must hold `count` valid create infos.
@@ -192,7 +216,7 @@ unsafe fn capture_flags(
     d: &Device,
     infos: *const vk::GraphicsPipelineCreateInfo,
     count: u32,
-) -> Vec<Option<()>> {
+) -> Vec<Option<Capture>> {
     guarded(&d.health, "verify_isa", || {
         // SAFETY: per the caller.
         let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };
@@ -201,17 +225,16 @@ unsafe fn capture_flags(
         infos
             .iter()
             .map(|info| {
-                if info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
-                    return None;
-                }
                 // SAFETY: a valid create info, read where valid usage makes it valid.
                 let cap = unsafe { capture::capture(info, subpass) };
-                let src = cap.fragment.as_ref()?;
-                let frag = own_fragment(d, src, cap.fragment_spec.as_ref(), None);
-                fragment_entry(&frag.analysis, &frag.entry)
-                    .ok()
-                    .and_then(|e| e.interlock)
-                    .map(|_| ())
+                let wanted = cap.is_library
+                    || resolve_fragment(d, &cap, None).is_some_and(|f| {
+                        fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())
+                    });
+                // SAFETY: as above.
+                wanted.then(|| {
+                    unsafe { chain::with_capture(info) }.map_or(Capture::Unkept, Capture::Kept)
+                })
             })
             .collect()
     })
@@ -448,6 +471,30 @@ fn own_fragment(
     }
 }
 
+/// The pipeline's fragment stage: its own (analysed), or the first linked library's.
+fn resolve_fragment(
+    d: &Device,
+    cap: &PipelineCapture,
+    inline_experiment: Option<&pops_report::Experiment>,
+) -> Option<Fragment> {
+    if let Some(src) = &cap.fragment {
+        return Some(own_fragment(
+            d,
+            src,
+            cap.fragment_spec.as_ref(),
+            inline_experiment,
+        ));
+    }
+    cap.libraries
+        .iter()
+        .filter_map(|l| d.objects.library(*l))
+        .find_map(|l| l.fragment.clone())
+        .map(|f| Fragment {
+            source: Source::Library,
+            ..f
+        })
+}
+
 /// The per-pipeline work: resolve the fragment stage (own or from linked libraries), merge the
 /// draw state, remember libraries and interlocked pipelines, report.
 pub fn process_pipeline(
@@ -457,23 +504,10 @@ pub fn process_pipeline(
     inline_experiment: Option<pops_report::Experiment>,
     isa: Vec<pops_report::Diagnostic>,
 ) {
-    let mut fragment = cap.fragment.as_ref().map(|src| {
-        own_fragment(
-            d,
-            src,
-            cap.fragment_spec.as_ref(),
-            inline_experiment.as_ref(),
-        )
-    });
+    let fragment = resolve_fragment(d, &cap, inline_experiment.as_ref());
     let mut draw = cap.draw.clone();
     for l in cap.libraries.iter().filter_map(|l| d.objects.library(*l)) {
         draw.merge_from(&l.draw);
-        if fragment.is_none() {
-            fragment = l.fragment.clone().map(|f| Fragment {
-                source: Source::Library,
-                ..f
-            });
-        }
     }
     if cap.is_library {
         d.objects.add_library(
@@ -488,15 +522,6 @@ pub fn process_pipeline(
         return;
     };
     frag.isa = isa;
-    let interlocked =
-        fragment_entry(&frag.analysis, &frag.entry).is_ok_and(|e| e.interlock.is_some());
-    if d.isa.is_some() && !cap.is_library && frag.source == Source::Library && interlocked {
-        frag.isa.push(pops_report::Diagnostic::new(
-            pops_report::Severity::Info,
-            "isa-not-verified",
-            "the fragment shader comes from a graphics pipeline library: the layer does not capture the code of linked pipelines, so it is not verified",
-        ));
-    }
     let kind = if cap.is_library {
         Kind::Library
     } else {

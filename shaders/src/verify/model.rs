@@ -89,12 +89,14 @@ fn find<T: Copy>(
 }
 
 /// Converts the entry sequence: the code before its first vector memory access, export or
-/// message (a section with no memory access ends at its ORDERED_PS_DONE).
+/// message (a section with no memory access ends at its ORDERED_PS_DONE, or on GFX11 at its
+/// export or its jump into the PS epilog that exports).
 fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
     let enc = Encoding::of(level);
     let sendmsg = Sopp::Sendmsg.opcode(enc);
     let endpgm = Sopp::Endpgm.opcode(enc);
     let wait_event = Sopp::WaitEvent.opcode(enc);
+    let setpc = super::opcodes::at(super::opcodes::SETPC_B64, enc);
     // Where the wait is over: past GFX11's `s_wait_event` (bit 0 clear), or past the last
     // instruction of the wait loop (the backward branch whose span reads the exiting wave ID).
     // Memory accesses before it are outside the ordered section: skipped, not run.
@@ -112,6 +114,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
         .position(|i| match i.class {
             Class::Vmem { .. } | Class::Export { .. } => true,
             Class::Sopp { op, .. } => Some(op) == sendmsg || Some(op) == endpgm,
+            Class::Sop1 { op, .. } => op == setpc,
             _ => false,
         })
         .map_or(code.len(), |k| from + k);
