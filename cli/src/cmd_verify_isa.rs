@@ -1,6 +1,6 @@
 //! `pops verify-isa --chip NAME [--json] FILE`: the ordered section of machine code a driver
-//! compiled (RADV/ACO's "Assembly" representation, LLVM disassembly with encodings, or raw code
-//! words) checked on every path against the POPS article's rules. Exit status: 0 clean, 1 on a
+//! compiled (RADV/ACO's "Assembly" representation — with encodings, or ACO's program listing
+//! where RADV has no disassembler — LLVM disassembly with encodings, or raw code words) checked on every path against the POPS article's rules. Exit status: 0 clean, 1 on a
 //! finding, 2 where the input is not code.
 
 use pm4::Family;

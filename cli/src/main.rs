@@ -56,8 +56,8 @@ enum Command {
     Selftest(cmd_selftest::Args),
     /// Print the machine code that enters and leaves the POPS ordered section on a chip.
     Isa(cmd_isa::Args),
-    /// Check the ordered section of a driver's compiled fragment shader (ACO assembly, LLVM
-    /// disassembly or code words) on every path against the POPS article's rules.
+    /// Check the ordered section of a driver's compiled fragment shader (ACO assembly or program
+    /// listing, LLVM disassembly or code words) on every path against the POPS article's rules.
     VerifyIsa(cmd_verify_isa::Args),
     /// Analyse a SPIR-V module: interlock mode, begin/end, per-sample shading, memory, outputs.
     Inspect(cmd_inspect::Args),

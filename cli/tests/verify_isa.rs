@@ -116,3 +116,39 @@ fn raw_words_verify_like_the_assembly() {
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("raw code words: 38 instructions"), "{out}");
 }
+
+/// ACO's program listing (RADV without a disassembler for the chip: no encodings) verifies as
+/// the encoded assembly of the same shader does; its done message removed names the same rule.
+#[test]
+fn acos_program_listing_verifies_like_its_assembly() {
+    for (chip, file) in [
+        ("navi21", "aco-listing-navi21-discards.txt"),
+        ("navi31", "aco-listing-navi31-discards.txt"),
+    ] {
+        let (code, out, err) = pops(&["--chip", chip, &data(file)], None);
+        assert_eq!(code, Some(0), "{chip} {file}: {out}{err}");
+        assert!(
+            out.contains("RADV/ACO program listing (no encodings)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("clean: every rule holds on every path"),
+            "{out}"
+        );
+        assert!(out.contains("model: the entry sequence"), "{out}");
+    }
+    let text = std::fs::read_to_string(data("aco-listing-navi21-discards.txt")).unwrap();
+    let broken = text.replacen("\ts_sendmsg sendmsg(ordered_ps_done)", "\ts_nop", 1);
+    assert_ne!(broken, text);
+    let (code, out, _) = pops(&["--chip", "navi21", "-"], Some(&broken));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("ordered-ps-done-missing: s_endpgm after the packer register was set"),
+        "{out}"
+    );
+    // An instruction pops cannot assemble is named with its line: not code (status 2).
+    let unknown = text.replacen("s_bitcmp1_b32", "s_bitcmp7_b32", 1);
+    let (code, _, err) = pops(&["--chip", "navi21", "-"], Some(&unknown));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`s_bitcmp7_b32`"), "{err}");
+}

@@ -164,6 +164,99 @@ fn replace(text: &str, prefix: &str, nth: usize, line: &str) -> String {
     out.join("\n") + "\n"
 }
 
+/// What an instruction is, apart from where it sits: a branch by the index of its target, a
+/// wait by the counters it awaits.
+#[derive(Debug, PartialEq)]
+enum Same {
+    Class(Class),
+    Branch(u8, usize),
+    Waitcnt(shaders::isa::Waitcnt),
+}
+
+/// The code without the assembler's NOPs and pacing markers (loop alignment, prefetch and
+/// clause markers, which ACO's listing does not show), each instruction as [`Same`].
+fn comparable(chip: &str, code: &[shaders::verify::Instr]) -> Vec<Same> {
+    use shaders::isa::{Sopp, Waitcnt};
+    use shaders::verify::opcodes;
+    let enc = Encoding::of(level(chip));
+    let kept: Vec<&shaders::verify::Instr> = code
+        .iter()
+        .filter(|i| {
+            !matches!(i.class, Class::Sopp { op, .. }
+                if Some(op) == Sopp::Nop.opcode(enc) || opcodes::at(opcodes::PACING, enc).contains(&op))
+        })
+        .collect();
+    let index_of = |addr: i64| {
+        kept.iter()
+            .position(|i| i64::from(i.addr) >= addr)
+            .unwrap_or(kept.len())
+    };
+    kept.iter()
+        .map(|i| match i.class {
+            Class::Sopp { op, simm16 }
+                if Sopp::ALL
+                    .iter()
+                    .any(|b| b.is_branch() && b.opcode(enc) == Some(op))
+                    || op == opcodes::at(opcodes::CBRANCH_VCCZ, enc)
+                    || op == opcodes::at(opcodes::CBRANCH_VCCNZ, enc) =>
+            {
+                Same::Branch(
+                    op,
+                    index_of(i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16)),
+                )
+            }
+            Class::Sopp { op, simm16 } if Some(op) == Sopp::Waitcnt.opcode(enc) => {
+                Same::Waitcnt(Waitcnt::from_simm16(enc, simm16))
+            }
+            c => Same::Class(c),
+        })
+        .collect()
+}
+
+/// The same pipeline on the RADV built without LLVM (the same Mesa 25.0.7 ACO), whose
+/// "Assembly" is ACO's program listing without encodings: read as the same code, instruction by
+/// instruction, with the same findings and the same model run. Returns the instructions compared.
+fn listing_agrees(chip: &str, vs: &[u32], fs: &[u32], dynamic_blend: bool, encoded: &str) -> usize {
+    let oracle = match common::vk::oracle_icd() {
+        Ok(i) => i,
+        Err(common::Skip(why)) => {
+            common::skip(&why);
+            return 0;
+        }
+    };
+    let listing =
+        match common::vk::aco_fragment_disassembly_on(&oracle, chip, vs, fs, dynamic_blend) {
+            Ok(t) => t,
+            Err(common::Skip(why)) => {
+                common::skip(&why);
+                return 0;
+            }
+        };
+    let lvl = level(chip);
+    let (f, l) =
+        read(Encoding::of(lvl), &listing).unwrap_or_else(|e| panic!("{chip}: {e}\n{listing}"));
+    assert_eq!(f, shaders::verify::Format::AcoListing, "{chip}\n{listing}");
+    let (_, e) = read(Encoding::of(lvl), encoded).unwrap();
+    let (a, b) = (comparable(chip, &l), comparable(chip, &e));
+    assert_eq!(
+        a, b,
+        "{chip}: the listing and the encodings differ\n{listing}\n{encoded}"
+    );
+    let (rl, re) = (verify(lvl, &l), verify(lvl, &e));
+    assert_eq!(rl.findings.len(), re.findings.len(), "{chip}\n{listing}");
+    assert_eq!(
+        rl.exits.iter().map(|x| x.kind).collect::<Vec<_>>(),
+        re.exits.iter().map(|x| x.kind).collect::<Vec<_>>(),
+        "{chip}\n{listing}"
+    );
+    assert_eq!(
+        shaders::verify::model::run(lvl, &l).map(|m| m.waves).ok(),
+        shaders::verify::model::run(lvl, &e).map(|m| m.waves).ok(),
+        "{chip}: the model\n{listing}"
+    );
+    a.len()
+}
+
 /// Each instruction's class agrees with the mnemonic LLVM printed for it.
 fn classes_agree_with_llvm(chip: &str, text: &str) -> usize {
     let lvl = level(chip);
@@ -256,6 +349,7 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
         .collect();
     extra.push(("discard inside the section".into(), inside, &vert));
     let mut checked = 0;
+    let mut listed = 0;
     for chip in CHIPS {
         // pops-oit's interlock shaders and a discard inside the ordered section: clean too.
         for (name, spv, vs) in &extra {
@@ -264,6 +358,7 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
                 Err(common::Skip(why)) => return common::skip(&why),
             };
             checked += classes_agree_with_llvm(chip, &text);
+            listed += listing_agrees(chip, vs, spv, false, &text);
             let found = rules(chip, &text);
             assert!(found.is_empty(), "{chip} {name}: {found:?}\n{text}");
             if let Err(e) = model(chip, &text) {
@@ -284,6 +379,7 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
                     Err(common::Skip(why)) => return common::skip(&why),
                 };
                 checked += classes_agree_with_llvm(chip, &text);
+                listed += listing_agrees(chip, &vert, &s.words(), dynamic_blend, &text);
                 let found = rules(chip, &text);
                 let what = if dynamic_blend { "epilog" } else { "" };
                 assert!(
@@ -505,5 +601,31 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
             "export removed",
         );
     }
+    // GFX11.5: stock RADV's LLVM 19 cannot disassemble it, so its "Assembly" is ACO's program
+    // listing: read as such, clean and run in the model.
+    for s in &corpus {
+        let text = match common::vk::aco_fragment_disassembly("gfx1150", &vert, &s.words()) {
+            Ok(t) => t,
+            Err(common::Skip(why)) => return common::skip(&why),
+        };
+        let (f, code) =
+            read(Encoding::Gfx11, &text).unwrap_or_else(|e| panic!("gfx1150: {e}\n{text}"));
+        assert_eq!(f, shaders::verify::Format::AcoListing, "gfx1150\n{text}");
+        let report = verify(pm4::GfxLevel::Gfx11_5, &code);
+        assert!(
+            report.findings.is_empty(),
+            "gfx1150 {}: {:?}\n{text}",
+            s.name,
+            report.findings
+        );
+        shaders::verify::model::run(pm4::GfxLevel::Gfx11_5, &code)
+            .unwrap_or_else(|e| panic!("gfx1150 {}: {e}\n{text}", s.name));
+        listed += code.len();
+    }
     eprintln!("{checked} instructions of ACO's code decoded and checked against LLVM's mnemonics");
+    eprintln!("{listed} instructions of ACO's program listing read as the same code");
+    assert!(
+        listed > checked / 2,
+        "the listings compared: {listed} of {checked}"
+    );
 }

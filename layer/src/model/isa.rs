@@ -11,7 +11,7 @@ use shaders::verify;
 /// The diagnostics of the code `text` the driver compiled for `level`: one error per broken
 /// rule, one for the model rejecting the entry sequence, or one note that it keeps every rule.
 pub fn diagnostics(level: GfxLevel, text: &str) -> Vec<Diagnostic> {
-    let (_, code) = match verify::read(Encoding::of(level), text) {
+    let (format, code) = match verify::read(Encoding::of(level), text) {
         Ok(c) => c,
         Err(e) => {
             return vec![Diagnostic::new(
@@ -54,7 +54,8 @@ pub fn diagnostics(level: GfxLevel, text: &str) -> Vec<Diagnostic> {
             Severity::Info,
             "isa-verified",
             format!(
-                "the driver's code ({} instructions, {} exit(s){}) keeps every ordered-section rule on every path, and its entry sequence ran in the ordering model ({} waves, {} wave-ID wraparounds) in primitive order",
+                "the driver's code ({}: {} instructions, {} exit(s){}) keeps every ordered-section rule on every path, and its entry sequence ran in the ordering model ({} waves, {} wave-ID wraparounds) in primitive order",
+                format.name(),
                 report.instructions,
                 report.exits.len(),
                 if report

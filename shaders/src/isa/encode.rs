@@ -235,7 +235,7 @@ fn encode_sopp(level: GfxLevel, op: Sopp, imm: u16) -> Result<u32, IsaError> {
     Ok(SOPP_PREFIX | code << 16 | imm as u32)
 }
 
-fn waitcnt_simm16(level: GfxLevel, w: Waitcnt) -> Result<u16, IsaError> {
+pub(crate) fn waitcnt_simm16(level: GfxLevel, w: Waitcnt) -> Result<u16, IsaError> {
     let enc = Encoding::of(level);
     let (vm_max, exp_max, lgkm_max) = Waitcnt::limits(enc);
     let check = |field: &'static str, v: Option<u8>, max: u8| -> Result<u16, IsaError> {

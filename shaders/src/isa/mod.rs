@@ -14,6 +14,7 @@ pub mod llvm;
 pub mod memory;
 pub mod ops;
 pub mod program;
+pub mod scalar_generated;
 pub mod section;
 pub mod vector;
 pub mod vmem;

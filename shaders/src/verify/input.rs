@@ -1,7 +1,8 @@
 //! Reading the code to verify: RADV/ACO's "Assembly" representation, LLVM disassembly with
-//! encodings (`llvm-mc --show-encoding`, `llvm-objdump -d`), or raw code words. Every
-//! instruction is taken from its encoding words; the text, where there is one, is kept only to
-//! show it back.
+//! encodings (`llvm-mc --show-encoding`, `llvm-objdump -d`), raw code words, or ACO's program
+//! listing where RADV has no disassembler ([`super::listing`]). Every instruction is taken from
+//! its encoding words (the listing's scalar instructions assembled first); the text, where there
+//! is one, is kept only to show it back.
 
 use crate::isa::decode::{decode, Class, DecodeError};
 use crate::isa::Encoding;
@@ -21,6 +22,8 @@ pub struct Instr {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     AcoAssembly,
+    /// ACO's program listing without encodings (RADV without a disassembler for the chip).
+    AcoListing,
     LlvmDisassembly,
     RawWords,
 }
@@ -29,6 +32,7 @@ impl Format {
     pub const fn name(self) -> &'static str {
         match self {
             Format::AcoAssembly => "RADV/ACO assembly",
+            Format::AcoListing => "RADV/ACO program listing (no encodings)",
             Format::LlvmDisassembly => "LLVM disassembly",
             Format::RawWords => "raw code words",
         }
@@ -38,7 +42,7 @@ impl Format {
 /// Why the input is not code.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
-    #[error("no instruction found: the input is neither RADV/ACO assembly (instructions with `; <hex words>`), LLVM disassembly with encodings, nor raw code words")]
+    #[error("no instruction found: the input is neither RADV/ACO assembly (instructions with `; <hex words>`), ACO's program listing, LLVM disassembly with encodings, nor raw code words")]
     Empty,
     #[error("line {line}: {what}")]
     Line { line: usize, what: String },
@@ -67,11 +71,14 @@ pub fn read(enc: Encoding, text: &str) -> Result<(Format, Vec<Instr>), InputErro
         Format::LlvmDisassembly
     } else if lines.iter().any(|l| aco_words(l).is_some()) {
         Format::AcoAssembly
+    } else if super::listing::is_listing(text) {
+        Format::AcoListing
     } else {
         Format::RawWords
     };
     let listed: Vec<(String, Vec<u32>)> = match format {
         Format::RawWords => return raw(enc, text).map(|i| (format, i)),
+        Format::AcoListing => return super::listing::read(enc, text).map(|i| (format, i)),
         _ => listed(format, &lines)?,
     };
     if listed.is_empty() {

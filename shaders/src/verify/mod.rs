@@ -1,13 +1,14 @@
 //! `pops verify-isa`: the ordered section of code a driver really compiled, checked on every
 //! path against the POPS article's rules for shader code, memory accesses and exports.
 //!
-//! [`input`] reads the code (ACO assembly, LLVM disassembly, raw words) and decodes every
-//! instruction from its encoding; [`rules`] builds the control-flow graph and walks every path
+//! [`input`] reads the code (ACO assembly, LLVM disassembly, raw words, ACO's program listing)
+//! and decodes every instruction from its encoding; [`rules`] builds the control-flow graph and walks every path
 //! with the state the rules need (the did-overlap test, the packer register, the wait loop,
 //! ORDERED_PS_DONE, outstanding memory counters, exports), reporting each broken rule with the
 //! instruction and a path that reaches it.
 
 pub mod input;
+pub mod listing;
 pub mod model;
 pub mod rules;
 

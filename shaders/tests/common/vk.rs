@@ -25,11 +25,47 @@ pub fn aco_fragment_disassembly_with(
     frag: &[u32],
     dynamic_blend: bool,
 ) -> Result<String, Skip> {
-    if !std::path::Path::new(RADV_ICD).exists() {
-        return Err(Skip(format!("RADV ICD manifest {RADV_ICD} not installed")));
+    aco_fragment_disassembly_on(
+        std::path::Path::new(RADV_ICD),
+        family,
+        vert,
+        frag,
+        dynamic_blend,
+    )
+}
+
+/// The RADV built without LLVM that records command buffers (`target/radv-oracle`): its
+/// "Assembly" is ACO's program listing, without encodings.
+#[allow(dead_code)]
+pub fn oracle_icd() -> Result<std::path::PathBuf, Skip> {
+    let icd = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/radv-oracle/radeon_oracle_icd.json");
+    if icd.is_file() {
+        Ok(icd)
+    } else {
+        Err(Skip(format!(
+            "{} not built (bash ../shared/tools/radv-oracle/build.sh target/radv-oracle)",
+            icd.display()
+        )))
     }
-    std::env::set_var("VK_DRIVER_FILES", RADV_ICD);
-    std::env::set_var("VK_ICD_FILENAMES", RADV_ICD);
+}
+
+/// [`aco_fragment_disassembly_with`] on the driver of the ICD manifest `icd`.
+pub fn aco_fragment_disassembly_on(
+    icd: &std::path::Path,
+    family: &str,
+    vert: &[u32],
+    frag: &[u32],
+    dynamic_blend: bool,
+) -> Result<String, Skip> {
+    if !icd.exists() {
+        return Err(Skip(format!(
+            "ICD manifest {} not installed",
+            icd.display()
+        )));
+    }
+    std::env::set_var("VK_DRIVER_FILES", icd);
+    std::env::set_var("VK_ICD_FILENAMES", icd);
     std::env::set_var("RADV_FORCE_FAMILY", family);
     // The loader is loaded once per process and kept: unloading and reloading it (and the
     // LLVM-linked driver behind it) hundreds of times crashes at unload now and then.
