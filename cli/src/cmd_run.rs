@@ -234,7 +234,7 @@ fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// RADV's ICD manifest, where Mesa installs it.
-fn find_radv_icd() -> Option<PathBuf> {
+pub(crate) fn find_radv_icd() -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var("XDG_DATA_DIRS")
         .ok()
         .filter(|s| !s.is_empty())

@@ -1,4 +1,4 @@
-//! `pops verify-isa --chip NAME [--json] FILE`: the ordered section of machine code a driver
+//! `pops verify-isa --chip NAME [--json] [--compile] FILE`: the ordered section of machine code a driver
 //! compiled (RADV/ACO's "Assembly" representation — with encodings, or ACO's program listing
 //! where RADV has no disassembler — LLVM disassembly with encodings, or raw code words) checked on every path against the POPS article's rules. Exit status: 0 clean, 1 on a
 //! finding, 2 where the input is not code.
@@ -18,7 +18,20 @@ pub struct Args {
     /// Print JSON: {"chip", "gfx_level", "input", "instructions", "exits", "wait_loops", "findings"}.
     #[arg(long)]
     json: bool,
-    /// The code; `-` reads standard input.
+    /// FILE is a SPIR-V module: compile its fragment shader with the installed RADV for the
+    /// chip (null hardware, no GPU needed) and verify the code RADV made of it.
+    #[arg(long)]
+    compile: bool,
+    /// With --compile: the fragment entry point.
+    #[arg(long, default_value = "main", requires = "compile")]
+    entry: String,
+    /// With --compile: colour blending dynamic, so that RADV jumps into a PS epilog for the exports.
+    #[arg(long, requires = "compile")]
+    dynamic_blend: bool,
+    /// With --compile: rasterization samples (1, 2, 4, 8, 16).
+    #[arg(long, default_value_t = 1, requires = "compile")]
+    samples: u32,
+    /// The code (or with --compile the SPIR-V module); `-` reads standard input.
     file: PathBuf,
 }
 
@@ -30,18 +43,29 @@ pub fn run(a: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = if a.file.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map(|_| s)
+    let bytes = if a.file.as_os_str() == "-" {
+        let mut s = Vec::new();
+        std::io::stdin().read_to_end(&mut s).map(|_| s)
     } else {
-        std::fs::read_to_string(&a.file)
+        std::fs::read(&a.file)
     };
-    let text = match text {
+    let bytes = match bytes {
         Ok(t) => t,
         Err(e) => {
             eprintln!("pops verify-isa: cannot read {}: {e}", a.file.display());
             return ExitCode::from(2);
         }
+    };
+    let text = if a.compile {
+        match compile(family, &bytes, &a) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("pops verify-isa: {}: {e}", a.file.display());
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        String::from_utf8_lossy(&bytes).into_owned()
     };
     let level = family.gfx_level();
     let (format, code) = match verify::read(shaders::isa::Encoding::of(level), &text) {
@@ -74,6 +98,18 @@ pub fn run(a: Args) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// RADV's assembly of the SPIR-V module `bytes` for `family`.
+fn compile(family: Family, bytes: &[u8], a: &Args) -> Result<String, String> {
+    let words =
+        shaders::spirv::module::words_from_bytes(bytes).map_err(|e| format!("not SPIR-V: {e}"))?;
+    let o = crate::radv_compile::Options {
+        entry: &a.entry,
+        dynamic_blend: a.dynamic_blend,
+        samples: a.samples,
+    };
+    crate::radv_compile::fragment_assembly(family, &words, &o).map_err(|e| e.to_string())
 }
 
 fn exit_name(k: ExitKind) -> &'static str {

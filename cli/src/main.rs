@@ -17,6 +17,7 @@ mod cmd_selftest;
 mod cmd_state;
 mod cmd_verify_isa;
 mod progress;
+mod radv_compile;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;

@@ -13,6 +13,7 @@
 
 pub mod analysis;
 pub mod hash;
+pub mod interface;
 pub mod module;
 pub mod rewrite;
 pub mod table;

@@ -172,14 +172,29 @@ fn with_device(
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(frag), None)
             .expect("fragment shader module");
         // The layout the fragment shader declares (set 0, push constants).
-        let (reflected, push) = reflect(frag);
-        let bindings: Vec<vk::DescriptorSetLayoutBinding> = reflected
+        let iface =
+            shaders::spirv::interface::interface(frag).expect("the fragment shader's interface");
+        let push = iface.push_constants;
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = iface
+            .descriptors
             .iter()
-            .map(|&(b, t)| {
+            .filter(|d| d.set == 0)
+            .map(|d| {
+                use shaders::spirv::interface::DescriptorKind as K;
+                let t = match d.kind {
+                    K::Sampler => vk::DescriptorType::SAMPLER,
+                    K::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                    K::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+                    K::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+                    K::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+                    K::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+                    K::InputAttachment => vk::DescriptorType::INPUT_ATTACHMENT,
+                    K::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                };
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(b)
+                    .binding(d.binding)
                     .descriptor_type(t)
-                    .descriptor_count(1)
+                    .descriptor_count(d.count)
                     .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
             })
             .collect();
@@ -346,91 +361,4 @@ unsafe fn read_representation(
         }
     }
     panic!("RADV returned no assembly representation; got {names:?}");
-}
-
-/// The descriptor bindings of set 0 and whether there are push constants, read from a module's
-/// SPIR-V (OpDecorate DescriptorSet/Binding/BufferBlock, OpVariable and its type), so that the
-/// pipeline layout matches the shader, as valid usage requires.
-fn reflect(words: &[u32]) -> (Vec<(u32, vk::DescriptorType)>, bool) {
-    use std::collections::HashMap;
-    const OP_DECORATE: u16 = 71;
-    const OP_VARIABLE: u16 = 59;
-    const OP_TYPE_POINTER: u16 = 32;
-    const OP_TYPE_STRUCT: u16 = 30;
-    const OP_TYPE_IMAGE: u16 = 25;
-    const OP_TYPE_SAMPLER: u16 = 26;
-    const OP_TYPE_SAMPLED_IMAGE: u16 = 27;
-    const OP_TYPE_ARRAY: u16 = 28;
-    const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
-    let mut binding: HashMap<u32, u32> = HashMap::new();
-    let mut set: HashMap<u32, u32> = HashMap::new();
-    let mut buffer_block: Vec<u32> = Vec::new();
-    let mut types: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut vars: Vec<(u32, u32, u32)> = Vec::new();
-    for inst in shaders::spirv::module::Instructions::new(words).flatten() {
-        let w = inst.words;
-        match inst.op.0 {
-            OP_DECORATE if w.len() >= 3 => match w[2] {
-                33 if w.len() >= 4 => {
-                    binding.insert(w[1], w[3]);
-                }
-                34 if w.len() >= 4 => {
-                    set.insert(w[1], w[3]);
-                }
-                3 => buffer_block.push(w[1]),
-                _ => {}
-            },
-            OP_TYPE_POINTER
-            | OP_TYPE_STRUCT
-            | OP_TYPE_IMAGE
-            | OP_TYPE_SAMPLER
-            | OP_TYPE_SAMPLED_IMAGE
-            | OP_TYPE_ARRAY
-            | OP_TYPE_RUNTIME_ARRAY
-                if w.len() >= 2 =>
-            {
-                types.insert(w[1], w.to_vec());
-            }
-            OP_VARIABLE if w.len() >= 4 => vars.push((w[2], w[1], w[3])),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    let mut push = false;
-    for (id, ptr, class) in vars {
-        if class == 9 {
-            push = true;
-            continue;
-        }
-        let (Some(&b), Some(0)) = (binding.get(&id), set.get(&id).copied()) else {
-            continue;
-        };
-        let mut ty = types.get(&ptr).and_then(|p| p.get(3).copied()).unwrap_or(0);
-        while let Some(t) = types.get(&ty) {
-            let op = (t[0] & 0xffff) as u16;
-            if op == OP_TYPE_ARRAY || op == OP_TYPE_RUNTIME_ARRAY {
-                ty = t[2];
-            } else {
-                break;
-            }
-        }
-        let t = types.get(&ty).cloned().unwrap_or_default();
-        let op = t.first().map_or(0, |w| (w & 0xffff) as u16);
-        let kind = match (class, op) {
-            (12, _) => vk::DescriptorType::STORAGE_BUFFER,
-            (2, _) if buffer_block.contains(&ty) => vk::DescriptorType::STORAGE_BUFFER,
-            (2, _) => vk::DescriptorType::UNIFORM_BUFFER,
-            (0, OP_TYPE_SAMPLED_IMAGE) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            (0, OP_TYPE_SAMPLER) => vk::DescriptorType::SAMPLER,
-            // OpTypeImage: Dim (word 3) SubpassData = 6; Sampled (word 7) 2 = storage.
-            (0, OP_TYPE_IMAGE) if t.get(3) == Some(&6) => vk::DescriptorType::INPUT_ATTACHMENT,
-            (0, OP_TYPE_IMAGE) if t.get(7) == Some(&2) => vk::DescriptorType::STORAGE_IMAGE,
-            (0, OP_TYPE_IMAGE) => vk::DescriptorType::SAMPLED_IMAGE,
-            _ => continue,
-        };
-        out.push((b, kind));
-    }
-    out.sort_by_key(|&(b, _)| b);
-    out.dedup_by_key(|&mut (b, _)| b);
-    (out, push)
 }
