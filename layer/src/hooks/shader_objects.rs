@@ -161,6 +161,18 @@ unsafe fn record(
         samples: Some(Samples::Dynamic),
         ..Default::default()
     };
+    // VK_EXT_shader_object has no query of the compiled code: with verify_isa the record says so.
+    let isa = if d.isa.is_some()
+        && fragment_entry(&analysis, &entry_name).is_ok_and(|e| e.interlock.is_some())
+    {
+        vec![pops_report::Diagnostic::new(
+            pops_report::Severity::Info,
+            "isa-not-verified",
+            "a shader object's compiled code cannot be queried (VK_EXT_shader_object has no pipeline executable properties): not verified",
+        )]
+    } else {
+        Vec::new()
+    };
     let fragment = Fragment {
         analysis,
         entry: entry_name,
@@ -168,8 +180,7 @@ unsafe fn record(
         hash,
         module_name: None,
         experiment: rewritten.map(|(_, a)| a.clone()),
-        // VK_EXT_shader_object has no query of the compiled code: nothing to verify.
-        isa: Vec::new(),
+        isa,
     };
     let entry = fragment_entry(&fragment.analysis, &fragment.entry);
     if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || fragment.experiment.is_some() {
