@@ -4,19 +4,9 @@
 //! its encoding words (the listing's scalar instructions assembled first); the text, where there
 //! is one, is kept only to show it back.
 
-use crate::isa::decode::{decode, Class, DecodeError};
+use super::code::{InputError, Instr};
+use crate::isa::decode::decode;
 use crate::isa::Encoding;
-
-/// One instruction of the program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Instr {
-    /// Byte offset from the start of the code.
-    pub addr: u32,
-    pub words: Vec<u32>,
-    /// The input's text of the instruction (or the words in hex for raw input).
-    pub text: String,
-    pub class: Class,
-}
 
 /// What kind of input it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,28 +27,6 @@ impl Format {
             Format::RawWords => "raw code words",
         }
     }
-}
-
-/// Why the input is not code.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    #[error("no instruction found: the input is neither RADV/ACO assembly (instructions with `; <hex words>`), ACO's program listing, LLVM disassembly with encodings, nor raw code words")]
-    Empty,
-    #[error("line {line}: {what}")]
-    Line { line: usize, what: String },
-    #[error("instruction at byte 0x{addr:x} ({text}): {error}")]
-    Decode {
-        addr: u32,
-        text: String,
-        error: DecodeError,
-    },
-    #[error("instruction at byte 0x{addr:x} ({text}): its encoding is {given} dword(s), its format says {decoded}")]
-    Length {
-        addr: u32,
-        text: String,
-        given: usize,
-        decoded: usize,
-    },
 }
 
 /// Reads `text` as code for `enc`.
@@ -246,6 +214,7 @@ fn raw(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::decode::DecodeError;
 
     const ACO: &str = "BB0:\n\ts_nop 0                                  ; bf800000\n\t(then repeated 2 times)\n\tv_mov_b32_e32 v2, 0x3c003c00 ; 7e0402ff 3c003c00\n\ts_endpgm ; bf810000\n";
 

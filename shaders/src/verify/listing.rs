@@ -12,7 +12,7 @@
 //! exports (target and done), scalar memory, LDS, vector ALU. Those carry one placeholder word.
 //! Addresses count instructions (4 bytes each, literals included), since the listing has none.
 
-use super::input::{InputError, Instr};
+use super::code::{InputError, Instr};
 use crate::isa::decode::{decode, Class, VmemFormat, VmemKind};
 use crate::isa::scalar_generated::{ScalarFormat, SCALAR_OPS};
 use crate::isa::{Encoding, Waitcnt};

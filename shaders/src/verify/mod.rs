@@ -7,12 +7,14 @@
 //! ORDERED_PS_DONE, outstanding memory counters, exports), reporting each broken rule with the
 //! instruction and a path that reaches it.
 
+pub mod code;
 pub mod input;
 pub mod listing;
 pub mod model;
 pub mod rules;
 
-pub use input::{read, Format, InputError, Instr};
+pub use code::{InputError, Instr};
+pub use input::{read, Format};
 pub use rules::{verify, Exit, ExitKind, Finding, Report, Rule};
 
 /// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,

@@ -9,7 +9,7 @@
 //! do not touch the wave-ID arithmetic and are skipped (listed in the result); a scalar
 //! instruction the model has no meaning for is a finding of its own, never skipped silently.
 
-use super::input::Instr;
+use super::code::Instr;
 use crate::isa::decode::Class;
 use crate::isa::{
     ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Marker, Operand, SectionOptions, Sop1,

@@ -7,7 +7,7 @@
 //! counter, and its exports. Counters are tracked along each path, so a wait that is missing
 //! where nothing is outstanding is no finding.
 
-use super::input::Instr;
+use super::code::Instr;
 use super::opcodes::{self, at};
 use crate::isa::decode::{Class, VmemKind};
 use crate::isa::{Encoding, Sop1, Sopc, Sopk, Sopp, Waitcnt};
