@@ -33,10 +33,15 @@ fn block_number(line: &str) -> Option<usize> {
         .and_then(|n| n.parse().ok())
 }
 
-/// An instruction as the listing gives it, before its branch target is known.
+/// An instruction line of the listing, before its branch target is known.
 struct Parsed {
     line: usize,
     text: String,
+    what: Line,
+}
+
+/// What an instruction line makes.
+struct Line {
     words: Vec<u32>,
     /// The class, for an instruction that is not assembled.
     class: Option<Class>,
@@ -59,7 +64,11 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
             continue;
         }
         let bad = |what: String| InputError::Line { line: k + 1, what };
-        parsed.push(instruction(enc, t).map_err(bad)?.with_line(k + 1, t));
+        parsed.push(Parsed {
+            line: k + 1,
+            text: t.split_whitespace().collect::<Vec<_>>().join(" "),
+            what: instruction(enc, t).map_err(bad)?,
+        });
     }
     if parsed.is_empty() {
         return Err(InputError::Empty);
@@ -68,12 +77,12 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
     let mut end = 0u32;
     for p in &parsed {
         addrs.push(end);
-        end += 4 * p.words.len() as u32;
+        end += 4 * p.what.words.len() as u32;
     }
     let mut out = Vec::with_capacity(parsed.len());
     for (p, &addr) in parsed.into_iter().zip(&addrs) {
-        let mut words = p.words;
-        if let Some(b) = p.target {
+        let mut words = p.what.words;
+        if let Some(b) = p.what.target {
             let &(_, first) = blocks
                 .iter()
                 .find(|(n, _)| *n == b)
@@ -86,7 +95,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
             let offset = (i64::from(to) - i64::from(addr) - 4) / 4;
             words[0] |= u32::from(offset as i16 as u16);
         }
-        let class = match p.class {
+        let class = match p.what.class {
             Some(c) => c,
             None => {
                 let d = decode(enc, &words).map_err(|error| InputError::Decode {
@@ -115,16 +124,8 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
     Ok(out)
 }
 
-impl Parsed {
-    fn with_line(mut self, line: usize, text: &str) -> Parsed {
-        self.line = line;
-        self.text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        self
-    }
-}
-
 /// One instruction line: its definitions (`s1: %4:s[0], s1: %5:scc = `), mnemonic, operands.
-fn instruction(enc: Encoding, t: &str) -> Result<Parsed, String> {
+fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
     let (defs, body) = match t.split_once(" = ") {
         Some((d, b)) if d.contains('%') => (d, b),
         _ => ("", t),
@@ -134,9 +135,7 @@ fn instruction(enc: Encoding, t: &str) -> Result<Parsed, String> {
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .collect();
-    let placeholder = |class: Class| Parsed {
-        line: 0,
-        text: String::new(),
+    let placeholder = |class: Class| Line {
         words: vec![0],
         class: Some(class),
         target: None,
@@ -256,9 +255,7 @@ fn instruction(enc: Encoding, t: &str) -> Result<Parsed, String> {
     };
     let mut words = vec![word];
     words.extend(literal);
-    Ok(Parsed {
-        line: 0,
-        text: String::new(),
+    Ok(Line {
         words,
         class: None,
         target,
