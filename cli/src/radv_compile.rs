@@ -54,8 +54,9 @@ fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {
 
 /// RADV's assembly of `fragment` (SPIR-V words) compiled for `chip`.
 ///
-/// Sets `VK_DRIVER_FILES` (RADV's manifest) and `RADV_FORCE_FAMILY` for this process: call it
-/// before any other Vulkan use, from a single thread.
+/// Sets `RADV_FORCE_FAMILY`, and `VK_DRIVER_FILES` to RADV's manifest unless the user chose a
+/// driver with it or `VK_ICD_FILENAMES`, for this process: call it before any other Vulkan use,
+/// from a single thread.
 pub fn fragment_assembly(
     chip: Family,
     fragment: &[u32],
@@ -88,8 +89,14 @@ pub fn fragment_assembly(
         16 => vk::SampleCountFlags::TYPE_16,
         s => return Err(CompileError::Samples { samples: s }),
     };
-    let icd = crate::cmd_run::find_radv_icd().ok_or(CompileError::NoRadv)?;
-    std::env::set_var("VK_DRIVER_FILES", &icd);
+    // A driver the user chose (their own Mesa build) is kept; otherwise the installed RADV.
+    let chosen = ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !chosen {
+        let icd = crate::cmd_run::find_radv_icd().ok_or(CompileError::NoRadv)?;
+        std::env::set_var("VK_DRIVER_FILES", &icd);
+    }
     std::env::set_var("RADV_FORCE_FAMILY", chip.name());
     // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| CompileError::Loader(e.to_string()))?;

@@ -183,6 +183,30 @@ fn a_spirv_module_is_compiled_by_radv_and_verified() {
     }
     let (_, out, _) = pops(&["--chip", "gfx1150", "--compile", &oit], None);
     assert!(out.contains("RADV/ACO program listing"), "{out}");
+    // A driver chosen with VK_DRIVER_FILES is used: the RADV built without LLVM gives the listing.
+    let oracle = format!(
+        "{}/../target/radv-oracle/radeon_oracle_icd.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if std::path::Path::new(&oracle).is_file() {
+        let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+            .args(["verify-isa", "--chip", "navi21", "--compile", &oit])
+            .env("VK_DRIVER_FILES", &oracle)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(
+            out.contains("navi21 (gfx10.3), RADV/ACO program listing"),
+            "{out}"
+        );
+    } else {
+        pops_testkit::skipped("the RADV oracle is not built (target/radv-oracle)");
+        assert!(
+            std::env::var("CI").is_err(),
+            "the RADV oracle missing in CI"
+        );
+    }
     let (code, out, err) = pops(
         &[
             "--chip",
