@@ -109,23 +109,33 @@ pub fn fragment_assembly(
         )
     }
     .map_err(vkerr("vkCreateInstance"))?;
-    let r = with_instance(&instance, chip, fragment, &iface, &entry_name, samples, o);
+    let job = Job {
+        chip,
+        fragment,
+        iface,
+        entry: entry_name,
+        samples,
+        dynamic_blend: o.dynamic_blend,
+    };
+    let r = with_instance(&instance, &job);
     // SAFETY: every child of the instance was destroyed in with_instance.
     unsafe { instance.destroy_instance(None) };
     r
 }
 
-fn with_instance(
-    instance: &ash::Instance,
+/// What is compiled, checked and converted for Vulkan.
+struct Job<'a> {
     chip: Family,
-    fragment: &[u32],
-    iface: &shaders::spirv::interface::Interface,
-    entry: &std::ffi::CStr,
+    fragment: &'a [u32],
+    iface: shaders::spirv::interface::Interface,
+    entry: CString,
     samples: vk::SampleCountFlags,
-    o: &Options<'_>,
-) -> Result<String, CompileError> {
+    dynamic_blend: bool,
+}
+
+fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<String, CompileError> {
     let no_device = |why: String| CompileError::NoDevice {
-        chip: chip.name(),
+        chip: job.chip.name(),
         why,
     };
     // SAFETY: a live instance.
@@ -146,8 +156,7 @@ fn with_instance(
         .extended_dynamic_state3_color_write_mask(true);
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
         .fragment_shader_pixel_interlock(true)
-        .fragment_shader_sample_interlock(true)
-        .fragment_shader_shading_rate_interlock(false);
+        .fragment_shader_sample_interlock(true);
     let mut exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
         .pipeline_executable_info(true);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -176,7 +185,7 @@ fn with_instance(
     // SAFETY: a valid create info whose chained structures outlive the call.
     let device = unsafe { instance.create_device(pdev, &dci, None) }
         .map_err(|e| no_device(format!("vkCreateDevice: {e}")))?;
-    let r = with_device(instance, &device, fragment, iface, entry, samples, o);
+    let r = with_device(instance, &device, job);
     // SAFETY: every child of the device was destroyed in with_device.
     unsafe { device.destroy_device(None) };
     r
@@ -223,11 +232,7 @@ impl Drop for Owned<'_> {
 fn with_device(
     instance: &ash::Instance,
     device: &ash::Device,
-    fragment: &[u32],
-    iface: &shaders::spirv::interface::Interface,
-    entry: &std::ffi::CStr,
-    samples: vk::SampleCountFlags,
-    o: &Options<'_>,
+    job: &Job<'_>,
 ) -> Result<String, CompileError> {
     let vert = shaders::spirv::module::words_from_bytes(FULLSCREEN_VERT)?;
     let mut own = Owned {
@@ -237,7 +242,7 @@ fn with_device(
         layout: vk::PipelineLayout::null(),
         pipeline: vk::Pipeline::null(),
     };
-    for code in [&vert[..], fragment] {
+    for code in [&vert[..], job.fragment] {
         // SAFETY: a valid create info; the module is destroyed with `own`.
         let m = unsafe {
             device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
@@ -246,14 +251,16 @@ fn with_device(
         own.modules.push(m);
     }
     // One set layout per set up to the highest the module uses (empty ones between).
-    let sets = iface
+    let sets = job
+        .iface
         .descriptors
         .iter()
         .map(|d| d.set + 1)
         .max()
         .unwrap_or(0);
     for set in 0..sets {
-        let bindings: Vec<vk::DescriptorSetLayoutBinding> = iface
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = job
+            .iface
             .descriptors
             .iter()
             .filter(|d| d.set == set)
@@ -284,7 +291,7 @@ fn with_device(
         device.create_pipeline_layout(
             &vk::PipelineLayoutCreateInfo::default()
                 .set_layouts(&own.set_layouts)
-                .push_constant_ranges(if iface.push_constants { &push } else { &[] }),
+                .push_constant_ranges(if job.iface.push_constants { &push } else { &[] }),
             None,
         )
     }
@@ -297,7 +304,7 @@ fn with_device(
         vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::FRAGMENT)
             .module(own.modules[1])
-            .name(entry),
+            .name(&job.entry),
     ];
     let vi = vk::PipelineVertexInputStateCreateInfo::default();
     let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
@@ -309,7 +316,7 @@ fn with_device(
         .polygon_mode(vk::PolygonMode::FILL)
         .cull_mode(vk::CullModeFlags::NONE)
         .line_width(1.0);
-    let ms = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(samples);
+    let ms = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(job.samples);
     let att = [vk::PipelineColorBlendAttachmentState::default()
         .color_write_mask(vk::ColorComponentFlags::RGBA)];
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
@@ -317,7 +324,7 @@ fn with_device(
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
     let mut dynamic_states = vec![vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-    if o.dynamic_blend {
+    if job.dynamic_blend {
         dynamic_states.extend([
             vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
             vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
