@@ -13,6 +13,13 @@
 //!   packet's space) in bits 27:0 and an index in bits 31:28 (SET_*_REG_INDEX, and GFX9's indexed
 //!   SET_UCONFIG_REG). Every written register must fall inside the space, else
 //!   [`DecodeErrorKind::RegisterOutOfSpace`].
+//! - SET_*_REG_PAIRS (GFX11+; UCONFIG on GFX12): the body is (offset, value) pairs, each offset
+//!   like a SET_*_REG offset dword. SET_*_REG_PAIRS_PACKED and SET_SH_REG_PAIRS_PACKED_N: the
+//!   first body dword holds the number of registers, then groups of three dwords — two 16-bit
+//!   offsets in one dword (the first in bits 15:0), then their two values — as Mesa's IB parser
+//!   (`ac_parse_set_reg_pairs_packed_packet`) reads them. A driver pads an odd count by writing
+//!   one register twice, so the count may be one less than the pairs' slots. Every register must
+//!   lie in the packet's space.
 //! - NUM_INSTANCES writes VGT_NUM_INSTANCES, DRAW_INDEX_AUTO writes VGT_NUM_INDICES and
 //!   VGT_DRAW_INITIATOR, INDEX_TYPE writes VGT_DMA_INDEX_TYPE (as Mesa's parser prints them).
 //! - Other packets (SET_SH_REG_OFFSET, NOP, RELEASE_MEM, …) are delimited by their count and
@@ -93,6 +100,14 @@ pub enum DecodeErrorKind {
         body_dwords: usize,
         needed: usize,
     },
+    /// A register-pairs packet whose body does not hold whole pairs (or, packed, whose register
+    /// count does not match its groups).
+    Pairs {
+        opcode: Opcode,
+        body_dwords: usize,
+        /// The packed form's register count (body dword 0).
+        registers: Option<u32>,
+    },
     /// A SET_*_REG packet whose registers do not all lie in its space.
     RegisterOutOfSpace {
         opcode: Opcode,
@@ -136,6 +151,26 @@ impl fmt::Display for DecodeErrorKind {
                 f,
                 "{} packet has {body_dwords} body dwords, needs at least {needed}",
                 opcode.name()
+            ),
+            DecodeErrorKind::Pairs {
+                opcode,
+                body_dwords,
+                registers: None,
+            } => write!(
+                f,
+                "{} packet has {body_dwords} body dwords: not whole (offset, value) pairs",
+                opcode.name()
+            ),
+            DecodeErrorKind::Pairs {
+                opcode,
+                body_dwords,
+                registers: Some(n),
+            } => write!(
+                f,
+                "{} packet says {n} registers but its {body_dwords} body dwords hold {} \
+                 groups of two (count dword, then (offsets, value, value) groups)",
+                opcode.name(),
+                body_dwords.saturating_sub(1) / 3
             ),
             DecodeErrorKind::RegisterOutOfSpace {
                 opcode,
@@ -202,6 +237,68 @@ fn set_space(op: Opcode) -> Option<RegSpace> {
         Opcode::SET_CONFIG_REG => RegSpace::Config,
         _ => return None,
     })
+}
+
+/// How a register-pairs packet lays out its body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PairsLayout {
+    /// (offset, value), (offset, value), …
+    Plain,
+    /// Register count, then (offset0 | offset1 << 16, value0, value1) groups.
+    Packed,
+}
+
+fn pairs_space(op: Opcode) -> Option<(RegSpace, PairsLayout)> {
+    Some(match op {
+        Opcode::SET_CONTEXT_REG_PAIRS => (RegSpace::Context, PairsLayout::Plain),
+        Opcode::SET_SH_REG_PAIRS => (RegSpace::Sh, PairsLayout::Plain),
+        Opcode::SET_UCONFIG_REG_PAIRS => (RegSpace::Uconfig, PairsLayout::Plain),
+        Opcode::SET_CONTEXT_REG_PAIRS_PACKED => (RegSpace::Context, PairsLayout::Packed),
+        Opcode::SET_SH_REG_PAIRS_PACKED | Opcode::SET_SH_REG_PAIRS_PACKED_N => {
+            (RegSpace::Sh, PairsLayout::Packed)
+        }
+        _ => return None,
+    })
+}
+
+/// The (offset in dwords from the space's start, value) pairs of a register-pairs packet, in
+/// the order the command processor applies them.
+fn pairs(
+    opcode: Opcode,
+    layout: PairsLayout,
+    body: &[u32],
+) -> Result<Vec<(u32, u32)>, DecodeErrorKind> {
+    let malformed = |registers| DecodeErrorKind::Pairs {
+        opcode,
+        body_dwords: body.len(),
+        registers,
+    };
+    match layout {
+        PairsLayout::Plain => {
+            if body.is_empty() || !body.len().is_multiple_of(2) {
+                return Err(malformed(None));
+            }
+            Ok(body
+                .chunks_exact(2)
+                .map(|p| (p[0] & SET_REG_OFFSET_MASK, p[1]))
+                .collect())
+        }
+        PairsLayout::Packed => {
+            let (&n, groups) = body.split_first().ok_or(malformed(None))?;
+            let slots = groups.len() / 3 * 2;
+            // Whole groups only; an odd count fills its last slot with a repeated register.
+            if groups.is_empty()
+                || !groups.len().is_multiple_of(3)
+                || !(n as usize == slots || n as usize + 1 == slots)
+            {
+                return Err(malformed(Some(n)));
+            }
+            Ok(groups
+                .chunks_exact(3)
+                .flat_map(|g| [(g[0] & 0xffff, g[1]), (g[0] >> 16, g[2])])
+                .collect())
+        }
+    }
 }
 
 fn write_of(level: GfxLevel, reg: Reg, value: u32) -> Option<RegWrite> {
@@ -308,6 +405,28 @@ fn decode_packet(level: GfxLevel, dwords: &[u32], i: usize) -> Result<Packet, De
                 }
             })
             .collect();
+        return Ok(packet);
+    }
+    if let Some((space, layout)) = pairs_space(opcode) {
+        let (start, end) = space.range();
+        for (offset, value) in pairs(opcode, layout, body)? {
+            let address = start as u64 + 4 * offset as u64;
+            if address >= end as u64 {
+                return Err(DecodeErrorKind::RegisterOutOfSpace {
+                    opcode,
+                    space,
+                    offset,
+                    count: 1,
+                });
+            }
+            // In range: address < end < 2^32.
+            let address = address as u32;
+            packet.writes.push(RegWrite {
+                address,
+                desc: level.register_at(address),
+                value,
+            });
+        }
         return Ok(packet);
     }
     match opcode {
@@ -434,6 +553,76 @@ pub fn describe_body(level: GfxLevel, opcode: Opcode, body: &[u32]) -> Vec<BodyD
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A type-3 header: opcode, body dwords (the header's count is one less).
+    fn pkt3(opcode: u32, body: usize) -> u32 {
+        (3 << 30) | (((body as u32) - 1) << 16) | (opcode << 8)
+    }
+
+    #[test]
+    fn register_pairs_packets_write_each_pair() {
+        // SET_CONTEXT_REG_PAIRS (0xB8): DB_SHADER_CONTROL (0x2880c → offset 0x203) and
+        // PA_SC_MODE_CNTL_1 (0x28a4c → 0x293), in Mesa's (offset, value) layout.
+        let ib = [pkt3(0xb8, 4), 0x203, 0x10, 0x293, 0x7];
+        let d = decode(GfxLevel::Gfx11, &ib);
+        assert!(d.is_ok(), "{:?}", d.error);
+        let w: Vec<_> = d.writes().map(|w| (w.name().unwrap(), w.value)).collect();
+        assert_eq!(w, [("DB_SHADER_CONTROL", 0x10), ("PA_SC_MODE_CNTL_1", 7)]);
+    }
+
+    #[test]
+    fn packed_register_pairs_read_as_mesa_parses_them() {
+        // SET_CONTEXT_REG_PAIRS_PACKED (0xB9): count 4, then two groups of
+        // (offset0 | offset1 << 16, value0, value1).
+        let ib = [
+            pkt3(0xb9, 7),
+            4,
+            0x203 | (0x293 << 16),
+            0x10,
+            0x7,
+            0x203 | (0x203 << 16),
+            0x11,
+            0x11,
+        ];
+        let d = decode(GfxLevel::Gfx11, &ib);
+        assert!(d.is_ok(), "{:?}", d.error);
+        let w: Vec<_> = d.writes().map(|w| (w.address, w.value)).collect();
+        assert_eq!(
+            w,
+            [
+                (0x2880c, 0x10),
+                (0x28a4c, 7),
+                (0x2880c, 0x11),
+                (0x2880c, 0x11)
+            ]
+        );
+        // SET_SH_REG_PAIRS_PACKED (0xBB) and its _N form (0xBD) address the SH space.
+        for op in [0xbb, 0xbd] {
+            let d = decode(GfxLevel::Gfx11, &[pkt3(op, 4), 2, 0x2 | (0x3 << 16), 5, 6]);
+            let w: Vec<_> = d.writes().map(|w| (w.address, w.value)).collect();
+            assert_eq!(w, [(0xb008, 5), (0xb00c, 6)]);
+        }
+    }
+
+    #[test]
+    fn malformed_register_pairs_are_named_errors_not_empty_states() {
+        let odd = decode(GfxLevel::Gfx11, &[pkt3(0xb8, 3), 0x203, 0x10, 0x293]);
+        assert!(matches!(
+            odd.error.map(|e| e.kind),
+            Some(DecodeErrorKind::Pairs {
+                registers: None,
+                ..
+            })
+        ));
+        let count = decode(GfxLevel::Gfx11, &[pkt3(0xb9, 4), 6, 0x203, 1, 2]);
+        let e = count.error.expect("a count of 6 in one group is malformed");
+        assert!(e.to_string().contains("says 6 registers"), "{e}");
+        let outside = decode(GfxLevel::Gfx11, &[pkt3(0xb8, 2), 0x2000, 1]);
+        assert!(matches!(
+            outside.error.map(|e| e.kind),
+            Some(DecodeErrorKind::RegisterOutOfSpace { .. })
+        ));
+    }
 
     #[test]
     fn draw_packets_write_their_registers_on_every_level() {

@@ -181,6 +181,9 @@ pub enum ViolationKind {
     UnknownRegister { address: u32, space: Space },
     /// The kernel programs this register itself.
     KernelOwned { register: KernelOwned },
+    /// A register-pairs packet whose body is not whole pairs (packed: a register count, then
+    /// groups of two offsets and two values).
+    MalformedPairs { body: u32 },
 }
 
 /// One violation: the dword index of the packet header, the packet, what was wrong.
@@ -218,6 +221,7 @@ impl Violation {
             ViolationKind::OutsideWindow { .. } => "outside-window",
             ViolationKind::UnknownRegister { .. } => "unknown-register",
             ViolationKind::KernelOwned { .. } => "kernel-owned",
+            ViolationKind::MalformedPairs { .. } => "malformed-pairs",
         }
     }
 }
@@ -283,6 +287,11 @@ impl fmt::Display for Violation {
                 f,
                 "write to {:#07x} ({}): the kernel programs this register itself ({})",
                 register.address, register.name, register.provenance
+            ),
+            ViolationKind::MalformedPairs { body } => write!(
+                f,
+                "a body of {body} dwords is not whole register pairs ((offset, value) pairs; \
+                 packed: a register count, then (offset | offset << 16, value, value) groups)"
             ),
         }
     }
@@ -351,6 +360,47 @@ fn set_space(name: &str) -> Option<Space> {
         "SET_UCONFIG_REG" | "SET_UCONFIG_REG_INDEX" => Space::Uconfig,
         _ => return None,
     })
+}
+
+/// The space and layout of the register-pairs packets (`true`: packed), as pkt3.json names them.
+fn pairs_space(name: &str) -> Option<(Space, bool)> {
+    Some(match name {
+        "SET_CONTEXT_REG_PAIRS" => (Space::Context, false),
+        "SET_SH_REG_PAIRS" => (Space::Sh, false),
+        "SET_UCONFIG_REG_PAIRS" => (Space::Uconfig, false),
+        "SET_CONTEXT_REG_PAIRS_PACKED" => (Space::Context, true),
+        "SET_SH_REG_PAIRS_PACKED" | "SET_SH_REG_PAIRS_PACKED_N" => (Space::Sh, true),
+        _ => return None,
+    })
+}
+
+/// Each (dword index in the body of the value, register offset) of a register-pairs body, or
+/// `None` where the body is not whole pairs.
+fn pair_offsets(body: &[u32], packed: bool) -> Option<Vec<(usize, u32)>> {
+    if !packed {
+        if body.is_empty() || !body.len().is_multiple_of(2) {
+            return None;
+        }
+        return Some(
+            (0..body.len() / 2)
+                .map(|k| (2 * k + 1, body[2 * k] & SET_REG_OFFSET_MASK))
+                .collect(),
+        );
+    }
+    let groups = body.len().checked_sub(1)?;
+    let slots = groups / 3 * 2;
+    let count = body[0] as usize;
+    if groups == 0 || !groups.is_multiple_of(3) || !(count == slots || count + 1 == slots) {
+        return None;
+    }
+    Some(
+        (0..groups / 3)
+            .flat_map(|g| {
+                let o = body[1 + 3 * g];
+                [(2 + 3 * g, o & 0xffff), (3 + 3 * g, o >> 16)]
+            })
+            .collect(),
+    )
 }
 
 /// Validates a stream of dwords for `level`. Malformed framing (an unknown header or a
@@ -443,6 +493,27 @@ pub fn validate(level: GfxLevel, dwords: &[u32]) -> Report {
                             packet: name,
                             kind,
                         });
+                    }
+                }
+            }
+        }
+        if let Some((space, packed)) = pairs_space(name) {
+            match pair_offsets(body, packed) {
+                None => report
+                    .violations
+                    .push(v(name, ViolationKind::MalformedPairs { body: body_len })),
+                Some(pairs) => {
+                    for (k, offset) in pairs {
+                        report.register_writes += 1;
+                        let address = space.base() as u64 + 4 * offset as u64;
+                        if let Some(kind) = check_write(t, space, address) {
+                            report.violations.push(Violation {
+                                index: i,
+                                dword: i + 1 + k,
+                                packet: name,
+                                kind,
+                            });
+                        }
                     }
                 }
             }

@@ -182,3 +182,32 @@ fn opcode_names_come_from_pm4_json() {
     assert_eq!(opcode_name(0x49), Some("RELEASE_MEM"));
     assert_eq!(opcode_name(0x00), None);
 }
+
+/// Register-pairs packets (RADV on GFX11+ writes most context registers with them): each pair's
+/// register is checked like a SET_*_REG write; a body that is not whole pairs is refused.
+#[test]
+fn register_pairs_are_checked_register_by_register() {
+    const PAIRS: u8 = 0xB8;
+    const PACKED: u8 = 0xB9;
+    let dsc = (DB_SHADER_CONTROL - 0x28000) / 4;
+    let vrs = (0x2A580 - 0x28000) / 4;
+    let ok = [hdr(PAIRS, 2), dsc, 0x10];
+    let r = validate(GfxLevel::Gfx11, &ok);
+    assert!(r.is_ok(), "{:?}", r.violations);
+    assert_eq!(r.register_writes, 1);
+    let packed = [hdr(PACKED, 4), 2, dsc | (vrs << 16), 0x10, 1 << 7];
+    let r = validate(GfxLevel::Gfx11, &packed);
+    assert_eq!(r.register_writes, 2);
+    assert_eq!(r.violations.len(), 1, "{:?}", r.violations);
+    assert_eq!(
+        (r.violations[0].dword, r.violations[0].code()),
+        (4, "kernel-owned")
+    );
+    for bad in [
+        vec![hdr(PAIRS, 3), dsc, 0x10, dsc],
+        vec![hdr(PACKED, 4), 4, dsc, 1, 2],
+    ] {
+        let r = validate(GfxLevel::Gfx11, &bad);
+        assert_eq!(r.violations[0].code(), "malformed-pairs", "{bad:x?}");
+    }
+}
