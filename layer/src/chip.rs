@@ -1,6 +1,6 @@
 //! Which AMD family a device is, so that the report can carry that chip's register state.
 
-use pm4::Family;
+use pm4::{Family, PciChip};
 
 /// AMD's PCI vendor ID.
 pub const AMD_VENDOR_ID: u32 = 0x1002;
@@ -10,68 +10,124 @@ pub const AMD_VENDOR_ID: u32 = 0x1002;
 pub enum ChipSource {
     /// The `chip` setting.
     Setting,
-    /// RADV's device name (`AMD Radeon RX 7900 XTX (RADV NAVI31)`, `AMD RADV NAVI31`).
-    DeviceName,
+    /// The PCI vendor and device id (and revision, where the id needs it) the device reports,
+    /// through the chip database.
+    PciId,
     /// VK_EXT_pci_bus_info matched to an amdgpu render node (feature `amdgpu-probe`).
     RenderNode,
     /// Not an AMD device, or the family could not be told.
     None,
 }
 
-/// The family named in a RADV device name: the word after `RADV `, as Mesa's
-/// `ac_get_family_name` spells it (`NAVI31`, `VEGA10`, `RAPHAEL_MENDOCINO`, `GFX1150`).
-pub fn family_from_device_name(name: &str) -> Option<Family> {
-    let idx = name.find("RADV ")?;
-    let rest = &name[idx + 5..];
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    Family::parse(&word).ok()
+/// What the device says of itself: the PCI identity Vulkan reports (`vendorID`, `deviceID`)
+/// and the PCI revision where it could be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PciIdentity {
+    pub vendor: u32,
+    pub device: u32,
+    pub revision: Option<u32>,
 }
 
-/// Chooses the chip: an explicit setting wins; else RADV's device name on AMD devices; else
-/// `by_pci` (the device's PCI address matched to an amdgpu render node), asked only then.
-/// A setting that names no graphics chip is an error for the caller to log once.
+impl std::fmt::Display for PciIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PCI {:04x}:{:04x}", self.vendor, self.device)?;
+        if let Some(r) = self.revision {
+            write!(f, " rev {r:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The chip chosen for a device, how, and what to tell the user once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub chip: Option<Family>,
+    pub source: ChipSource,
+    /// A warning for the log: a setting that names no chip, or a device pops cannot place.
+    pub warning: Option<String>,
+}
+
+/// Chooses the chip: an explicit setting wins; else the PCI id through the chip database on
+/// AMD devices; else `by_pci` (the device's PCI address matched to an amdgpu render node),
+/// asked only where the id does not settle it. Never the device-name string, which drivers
+/// change with each marketing name ("AMD Radeon 890M Graphics (RADV STRIX1)").
 pub fn choose(
     setting: Option<&str>,
-    vendor_id: u32,
-    device_name: &str,
+    id: PciIdentity,
     by_pci: &dyn Fn() -> Option<Family>,
-) -> (Option<Family>, ChipSource, Option<String>) {
+) -> Choice {
     if let Some(s) = setting {
-        return match Family::parse_chip_or_level(s) {
-            Ok(f) => (Some(f), ChipSource::Setting, None),
-            Err(e) => {
-                let (f, src) = from_device(vendor_id, device_name, by_pci);
-                (f, src, Some(e.to_string()))
+        match Family::parse_chip_or_level(s) {
+            Ok(f) => {
+                return Choice {
+                    chip: Some(f),
+                    source: ChipSource::Setting,
+                    warning: None,
+                }
             }
-        };
+            Err(e) => {
+                let mut c = from_device(id, by_pci);
+                c.warning = Some(format!("chip setting ignored: {e}"));
+                return c;
+            }
+        }
     }
-    let (f, src) = from_device(vendor_id, device_name, by_pci);
-    (f, src, None)
+    from_device(id, by_pci)
 }
 
-fn from_device(
-    vendor_id: u32,
-    device_name: &str,
-    by_pci: &dyn Fn() -> Option<Family>,
-) -> (Option<Family>, ChipSource) {
-    if vendor_id != AMD_VENDOR_ID {
-        return (None, ChipSource::None);
+fn from_device(id: PciIdentity, by_pci: &dyn Fn() -> Option<Family>) -> Choice {
+    let found = |chip, source| Choice {
+        chip: Some(chip),
+        source,
+        warning: None,
+    };
+    if id.vendor != AMD_VENDOR_ID {
+        return Choice {
+            chip: None,
+            source: ChipSource::None,
+            warning: None,
+        };
     }
-    if let Some(f) = family_from_device_name(device_name) {
-        return (Some(f), ChipSource::DeviceName);
-    }
-    match by_pci() {
-        Some(f) => (Some(f), ChipSource::RenderNode),
-        None => (None, ChipSource::None),
+    match Family::from_pci(id.vendor, id.device, id.revision) {
+        PciChip::Family(f) => found(f, ChipSource::PciId),
+        PciChip::NeedsRevision { assumed, or } => match by_pci() {
+            Some(f) => found(f, ChipSource::RenderNode),
+            None => Choice {
+                chip: Some(assumed),
+                source: ChipSource::PciId,
+                warning: Some(format!(
+                    "{id} is {} or {} by its revision, which could not be read: taken as {}; \
+                     set the chip setting to choose",
+                    assumed.name(),
+                    or.name(),
+                    assumed.name()
+                )),
+            },
+        },
+        PciChip::Unknown => match by_pci() {
+            Some(f) => found(f, ChipSource::RenderNode),
+            None => Choice {
+                chip: None,
+                source: ChipSource::None,
+                warning: Some(format!(
+                    "AMD device {id} is not a chip pops knows: no register state is recorded \
+                     for it (the chip setting names one)"
+                )),
+            },
+        },
     }
 }
 
 /// The PCI address as the kernel and libdrm spell it (`0000:03:00.0`).
 pub fn pci_address(domain: u32, bus: u32, device: u32, function: u32) -> String {
     format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
+}
+
+/// The PCI revision of the device at `pci` (`0000:03:00.0`), as sysfs gives it; `None` where
+/// it cannot be read (no such device, another operating system).
+pub fn pci_revision(pci: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/sys/bus/pci/devices/{pci}/revision")).ok()?;
+    u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok()
 }
 
 /// The family of the amdgpu render node at PCI address `pci`, opened through `winsys`. Built only
@@ -97,61 +153,90 @@ pub fn family_from_render_node(_pci: &str) -> Option<Family> {
 mod tests {
     use super::*;
 
+    fn amd(device: u32) -> PciIdentity {
+        PciIdentity {
+            vendor: AMD_VENDOR_ID,
+            device,
+            revision: None,
+        }
+    }
+
     #[test]
-    fn radv_names() {
-        assert_eq!(
-            family_from_device_name("AMD Radeon RX 7900 XTX (RADV NAVI31)"),
-            Some(Family::Navi31)
-        );
-        assert_eq!(
-            family_from_device_name("AMD RADV VEGA10"),
-            Some(Family::Vega10)
-        );
-        assert_eq!(
-            family_from_device_name("AMD Radeon Graphics (RADV RAPHAEL_MENDOCINO)"),
-            Some(Family::RaphaelMendocino)
-        );
-        assert_eq!(
-            family_from_device_name("llvmpipe (LLVM 19.1.7, 256 bits)"),
-            None
-        );
-        assert_eq!(family_from_device_name("AMD RADV"), None);
+    fn the_pci_id_names_the_chip_whatever_the_device_is_called() {
+        let none = || None;
+        // Mesa 26 names gfx1150 "AMD Radeon 890M Graphics (RADV STRIX1)": the id is what counts.
+        assert_eq!(choose(None, amd(0x150e), &none).chip, Some(Family::Gfx1150));
+        assert_eq!(choose(None, amd(0x744c), &none).source, ChipSource::PciId);
+        assert_eq!(choose(None, amd(0x73bf), &none).chip, Some(Family::Navi21));
     }
 
     #[test]
     fn setting_wins_and_non_amd_gets_none() {
         let none = || None;
+        let nvidia = PciIdentity {
+            vendor: 0x10de,
+            device: 0x2335,
+            revision: None,
+        };
         assert_eq!(
-            choose(Some("navi21"), 0x10de, "NVIDIA GeForce", &none).0,
+            choose(Some("navi21"), nvidia, &none).chip,
             Some(Family::Navi21)
         );
-        assert_eq!(choose(None, 0x10de, "X (RADV NAVI31)", &none).0, None);
+        assert_eq!(choose(None, nvidia, &none).chip, None);
+        assert_eq!(choose(None, nvidia, &none).warning, None);
+        let c = choose(Some("mi300"), amd(0x731f), &none);
         assert_eq!(
-            choose(None, AMD_VENDOR_ID, "AMD RADV RAVEN", &none).0,
-            Some(Family::Raven)
+            (c.chip, c.source),
+            (Some(Family::Navi10), ChipSource::PciId)
         );
-        let (f, src, err) = choose(Some("mi300"), AMD_VENDOR_ID, "AMD RADV NAVI10", &none);
-        assert_eq!((f, src), (Some(Family::Navi10), ChipSource::DeviceName));
-        assert!(err.is_some());
+        assert!(c
+            .warning
+            .is_some_and(|w| w.contains("chip setting ignored")));
     }
 
     #[test]
-    fn pci_fallback_only_for_amd_devices_without_a_radv_name() {
+    fn an_unknown_id_asks_the_render_node_then_says_so_by_its_pci_id() {
         let asked = std::cell::Cell::new(0);
         let probe = || {
             asked.set(asked.get() + 1);
             Some(Family::Navi21)
         };
+        let c = choose(None, amd(0x9999), &probe);
         assert_eq!(
-            choose(None, AMD_VENDOR_ID, "AMD Radeon RX 6800 XT", &probe),
-            (Some(Family::Navi21), ChipSource::RenderNode, None)
+            (c.chip, c.source),
+            (Some(Family::Navi21), ChipSource::RenderNode)
         );
+        assert_eq!(choose(None, amd(0x744c), &probe).chip, Some(Family::Navi31));
+        assert_eq!(asked.get(), 1, "a known id never opens a render node");
+        let c = choose(None, amd(0x9999), &|| None);
+        assert_eq!(c.chip, None);
+        assert!(
+            c.warning.is_some_and(|w| w.contains("PCI 1002:9999")),
+            "named by its PCI id"
+        );
+    }
+
+    #[test]
+    fn raven_and_raven2_share_ids_and_are_told_apart_by_revision() {
+        let rev = |r| PciIdentity {
+            revision: Some(r),
+            ..amd(0x15dd)
+        };
+        assert_eq!(choose(None, rev(0x81), &|| None).chip, Some(Family::Raven2));
+        assert_eq!(choose(None, rev(0xc1), &|| None).chip, Some(Family::Raven2));
+        assert_eq!(choose(None, rev(0x01), &|| None).chip, Some(Family::Raven));
+        let c = choose(None, amd(0x15d8), &|| None);
+        assert_eq!(c.chip, Some(Family::Raven));
+        assert!(c.warning.is_some_and(|w| w.contains("raven2")));
+        let c = choose(None, amd(0x15d8), &|| Some(Family::Raven2));
         assert_eq!(
-            choose(None, AMD_VENDOR_ID, "AMD RADV NAVI31", &probe).0,
-            Some(Family::Navi31)
+            (c.chip, c.source),
+            (Some(Family::Raven2), ChipSource::RenderNode)
         );
-        assert_eq!(choose(None, 0x10de, "NVIDIA", &probe).0, None);
-        assert_eq!(asked.get(), 1);
+    }
+
+    #[test]
+    fn pci_addresses_are_spelled_as_the_kernel_does() {
         assert_eq!(pci_address(0, 3, 0, 0), "0000:03:00.0");
         assert_eq!(pci_address(1, 0xc1, 0x1f, 7), "0001:c1:1f.7");
     }

@@ -85,6 +85,8 @@ unsafe extern "system" fn next_props(_: vk::PhysicalDevice, p: *mut vk::Physical
     // SAFETY: test-owned output.
     unsafe {
         (*p).vendor_id = 0x1002;
+        // A Radeon RX 6800 (navi21) as RADV reports it: the PCI id places the chip.
+        (*p).device_id = 0x73bf;
         let name = b"AMD Radeon RX 6800 (RADV NAVI21)\0";
         for (d, s) in (*p).device_name.iter_mut().zip(name) {
             *d = *s as c_char;

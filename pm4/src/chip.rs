@@ -237,6 +237,114 @@ impl Family {
     }
 }
 
+/// AMD's PCI vendor id.
+pub const AMD_PCI_VENDOR: u32 = 0x1002;
+
+/// PCI device ids (vendor 0x1002) of each family, in ranges of consecutive ids.
+///
+/// GFX9 to GFX10.3 up to Navi 24 and Yellow Carp: the amdgpu kernel driver's own table
+/// (`pciidlist` in `amdgpu_drv.c`, its `CHIP_*` named as Mesa names the family: SIENNA_CICHLID
+/// is navi21, NAVY_FLOUNDER navi22, DIMGREY_CAVEFISH navi23, BEIGE_GOBY navi24, YELLOW_CARP
+/// rembrandt). Later chips the kernel finds by IP discovery, not by id: theirs are the ids of
+/// the products AMD ships with that chip, checked against what RADV reports on Mesa's drm-shim
+/// devices (`pm4/tests/pci_ids.rs`).
+const PCI_IDS: &[(u16, u16, Family)] = &[
+    (0x6860, 0x6864, Family::Vega10),
+    (0x6867, 0x686f, Family::Vega10),
+    (0x687f, 0x687f, Family::Vega10),
+    (0x69a0, 0x69a3, Family::Vega12),
+    (0x69af, 0x69af, Family::Vega12),
+    (0x66a0, 0x66a4, Family::Vega20),
+    (0x66a7, 0x66a7, Family::Vega20),
+    (0x66af, 0x66af, Family::Vega20),
+    (0x15dd, 0x15dd, Family::Raven),
+    (0x15d8, 0x15d8, Family::Raven),
+    (0x15e7, 0x15e7, Family::Renoir),
+    (0x1636, 0x1636, Family::Renoir),
+    (0x1638, 0x1638, Family::Renoir),
+    (0x164c, 0x164c, Family::Renoir),
+    (0x7310, 0x7310, Family::Navi10),
+    (0x7312, 0x7312, Family::Navi10),
+    (0x7318, 0x731b, Family::Navi10),
+    (0x731e, 0x731f, Family::Navi10),
+    (0x7360, 0x7360, Family::Navi12),
+    (0x7362, 0x7362, Family::Navi12),
+    (0x7340, 0x7341, Family::Navi14),
+    (0x7347, 0x7347, Family::Navi14),
+    (0x734f, 0x734f, Family::Navi14),
+    (0x73a0, 0x73a3, Family::Navi21),
+    (0x73a5, 0x73a5, Family::Navi21),
+    (0x73a8, 0x73a9, Family::Navi21),
+    (0x73ab, 0x73af, Family::Navi21),
+    (0x73bf, 0x73bf, Family::Navi21),
+    (0x73c0, 0x73c1, Family::Navi22),
+    (0x73c3, 0x73c3, Family::Navi22),
+    (0x73da, 0x73df, Family::Navi22),
+    (0x73e0, 0x73e3, Family::Navi23),
+    (0x73e8, 0x73ed, Family::Navi23),
+    (0x73ef, 0x73ef, Family::Navi23),
+    (0x73ff, 0x73ff, Family::Navi23),
+    (0x163f, 0x163f, Family::VanGogh),
+    (0x7420, 0x7423, Family::Navi24),
+    (0x743f, 0x743f, Family::Navi24),
+    (0x164d, 0x164d, Family::Rembrandt),
+    (0x1681, 0x1681, Family::Rembrandt),
+    // Found by IP discovery from here on.
+    (0x164e, 0x164e, Family::RaphaelMendocino),
+    (0x1506, 0x1506, Family::RaphaelMendocino),
+    (0x7448, 0x7449, Family::Navi31),
+    (0x744c, 0x744c, Family::Navi31),
+    (0x745e, 0x745e, Family::Navi31),
+    (0x7470, 0x7470, Family::Navi32),
+    (0x747e, 0x747e, Family::Navi32),
+    (0x7480, 0x7480, Family::Navi33),
+    (0x7483, 0x7483, Family::Navi33),
+    (0x7489, 0x7489, Family::Navi33),
+    (0x15bf, 0x15bf, Family::Phoenix),
+    (0x15c8, 0x15c8, Family::Phoenix2),
+    (0x150e, 0x150e, Family::Gfx1150),
+    (0x1586, 0x1586, Family::Gfx1151),
+    (0x1114, 0x1114, Family::Gfx1152),
+];
+
+/// What a PCI id tells of the chip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PciChip {
+    /// The id names one family.
+    Family(Family),
+    /// The id is shared by two families told apart by the PCI revision, which was not given:
+    /// the first is assumed (its workarounds are the stricter), the second is possible.
+    NeedsRevision { assumed: Family, or: Family },
+    /// Not an AMD graphics chip pops knows.
+    Unknown,
+}
+
+impl Family {
+    /// The family of an AMD device from its PCI vendor and device id and, where known, its PCI
+    /// revision. RAVEN and RAVEN2 share device ids; the kernel tells them apart by revision
+    /// (0x8 and above is RAVEN2, amdgpu's `soc15_common_early_init`).
+    pub fn from_pci(vendor: u32, device: u32, revision: Option<u32>) -> PciChip {
+        if vendor != AMD_PCI_VENDOR {
+            return PciChip::Unknown;
+        }
+        let Some(f) = PCI_IDS
+            .iter()
+            .find(|(lo, hi, _)| (u32::from(*lo)..=u32::from(*hi)).contains(&device))
+            .map(|e| e.2)
+        else {
+            return PciChip::Unknown;
+        };
+        match (f, revision) {
+            (Family::Raven, Some(r)) if r >= 0x8 => PciChip::Family(Family::Raven2),
+            (Family::Raven, None) => PciChip::NeedsRevision {
+                assumed: Family::Raven,
+                or: Family::Raven2,
+            },
+            _ => PciChip::Family(f),
+        }
+    }
+}
+
 impl GfxLevel {
     /// Parses a level name (`gfx9`, `gfx10`, `gfx10.1`, `gfx10.3`, `gfx103`, `gfx11`, `gfx11.5`,
     /// `gfx115`), case-insensitively.

@@ -17,7 +17,7 @@ pub mod chip;
 pub mod interlock;
 pub mod regs;
 
-pub use chip::{ChipError, Family, GfxLevel, Quirks};
+pub use chip::{ChipError, Family, GfxLevel, PciChip, Quirks, AMD_PCI_VENDOR};
 pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;

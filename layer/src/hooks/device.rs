@@ -213,7 +213,7 @@ unsafe fn describe(
     };
     let chip = guarded(&inst.health, "vkCreateDevice", || {
         // SAFETY: queries on the application's physical device.
-        unsafe { chip_of(inst, pd, extensions, props.vendor_id, &device_name) }
+        unsafe { chip_of(inst, pd, extensions, &props, &device_name) }
     })
     .flatten();
     Device {
@@ -243,7 +243,8 @@ unsafe fn describe(
     }
 }
 
-/// The device's chip: the `chip` setting, RADV's device name, or its render node.
+/// The device's chip: the `chip` setting, its PCI id through the chip database, or its render
+/// node.
 ///
 /// # Safety
 /// `pd` must be a physical device of `inst`.
@@ -251,28 +252,27 @@ unsafe fn chip_of(
     inst: &Instance,
     pd: vk::PhysicalDevice,
     extensions: &[vk::ExtensionProperties],
-    vendor_id: u32,
+    props: &vk::PhysicalDeviceProperties,
     device_name: &str,
 ) -> Option<Family> {
-    let by_pci = || {
-        // SAFETY: queries on the application's physical device through the next layer.
-        let pci = unsafe { pci_bus_address(inst, pd, extensions) }?;
-        crate::chip::family_from_render_node(&pci)
+    // SAFETY: a query on the application's physical device through the next layer.
+    let pci = unsafe { pci_bus_address(inst, pd, extensions) };
+    let id = crate::chip::PciIdentity {
+        vendor: props.vendor_id,
+        device: props.device_id,
+        revision: pci.as_deref().and_then(crate::chip::pci_revision),
     };
-    let (chip, source, err) = crate::chip::choose(
-        inst.settings.chip.as_deref(),
-        vendor_id,
-        device_name,
-        &by_pci,
-    );
-    if let Some(e) = err {
-        log::warn!("chip setting ignored: {e}");
+    let by_pci = || crate::chip::family_from_render_node(pci.as_deref()?);
+    let choice = crate::chip::choose(inst.settings.chip.as_deref(), id, &by_pci);
+    if let Some(w) = &choice.warning {
+        log::warn!("device '{device_name}': {w}");
     }
     log::info!(
-        "device '{device_name}' (vendor 0x{vendor_id:04x}): chip {} ({source:?})",
-        chip.map_or("none", |f| f.name())
+        "device '{device_name}' ({id}): chip {} ({:?})",
+        choice.chip.map_or("none", |f| f.name()),
+        choice.source
     );
-    chip
+    choice.chip
 }
 
 /// The physical device's queue families.
