@@ -161,7 +161,8 @@ pub fn child_env(
             env.push(("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()));
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
             // The shim records top-level IBs only: every command buffer inline.
-            env.push(("RADV_DEBUG".into(), "noibs".into()));
+            // Mesa 25 spells it `noibs`, Mesa 26 `noibchaining`; RADV ignores names it lacks.
+            env.push(("RADV_DEBUG".into(), "noibs,noibchaining".into()));
             // The layer identifies the chip from the device RADV reports, as on a real GPU.
             return env;
         }
@@ -535,7 +536,7 @@ fn check_submitted(
         summary.created,
         report.display()
     );
-    let check = crate::submitted_check::check(&records, &submitted);
+    let check = crate::submitted_check::check(&records, &submitted, chip);
     eprint!(
         "{}",
         crate::submitted_check::render(&check, chip.name(), who)

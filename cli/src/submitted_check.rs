@@ -4,10 +4,11 @@
 //! compared with the fields RADV programmed at its draws (`winsys::recorded`), the deliberate
 //! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
 
+use pm4::pops::radv::Rate1x1Way;
 use pops_report::read::Resolved as Record;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use winsys::recorded::{compare, RecordedDraw};
+use winsys::recorded::{compare, Comparison, Context, RecordedDraw};
 
 /// How one draw record compares with the draws the driver submitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,8 +18,12 @@ pub enum Verdict {
     Same {
         compared: usize,
         listed: Vec<String>,
+        /// How the driver kept the shading rate at 1×1, where the record does so by sample
+        /// iteration.
+        rate_1x1: Option<Rate1x1Way>,
     },
-    /// No submitted draw does: the first difference with the closest one.
+    /// No submitted draw does: the differences with the closest one (the submitted POPS draw
+    /// with the fewest), at most three of them.
     Differs(String),
 }
 
@@ -43,6 +48,11 @@ pub struct Check {
     pub submitted_pops: usize,
     /// Of those, how many no draw record describes.
     pub unrecorded: usize,
+    /// Draws without POPS that the driver submitted with DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP
+    /// still set, on a chip whose POPS draws need it (VEGA10, RAVEN): a POPS-only workaround
+    /// left programmed, which costs those draws the drain and orders nothing (RADV 25.0.x leaves
+    /// it on after a POPS draw; Mesa 25.1 clears it).
+    pub drain_left_on: usize,
 }
 
 impl Check {
@@ -105,8 +115,65 @@ fn decided(r: &Record) -> Vec<(&str, &str, Option<u64>)> {
         .collect()
 }
 
-/// Compares the draw records among `records` with `submitted`.
-pub fn check(records: &[Record], submitted: &[RecordedDraw]) -> Check {
+/// How the record `r` is compared on `level`.
+fn context(r: &Record, level: pm4::GfxLevel) -> Context {
+    Context {
+        level,
+        per_sample_msaa: r.per_sample && r.samples.is_some_and(|n| n > 1),
+    }
+}
+
+/// The verdict of one record against the submitted POPS draws: the agreeing draw with the
+/// fewest listed differences, else the differences with the closest draw.
+fn verdict(r: &Record, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict {
+    let fields = decided(r);
+    let cx = context(r, level);
+    let comparisons: Vec<Comparison> = pops
+        .iter()
+        .map(|d| compare(fields.iter().copied(), d, cx))
+        .collect();
+    if let Some(c) = comparisons
+        .iter()
+        .filter(|c| c.agrees())
+        .min_by_key(|c| c.listed.len())
+    {
+        return Verdict::Same {
+            compared: c.compared,
+            listed: c.listed.clone(),
+            rate_1x1: c.rate_1x1,
+        };
+    }
+    match comparisons.iter().min_by_key(|c| c.differences.len()) {
+        None => Verdict::Differs("the driver submitted no draw with POPS on".to_string()),
+        Some(c) => {
+            let mut text = c
+                .differences
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
+            if c.differences.len() > 3 {
+                let _ = write!(text, "; and {} more", c.differences.len() - 3);
+            }
+            Verdict::Differs(text)
+        }
+    }
+}
+
+/// Compares the draw records among `records` with `submitted`, recorded on `chip`.
+pub fn check(records: &[Record], submitted: &[RecordedDraw], chip: pm4::Family) -> Check {
+    let level = chip.gfx_level();
+    let drain_left_on = if chip.quirks().pops_missed_overlap {
+        submitted
+            .iter()
+            .filter(|d| {
+                !d.pops() && d.field("DB_DFSM_CONTROL", "POPS_DRAIN_PS_ON_OVERLAP") == Some(1)
+            })
+            .count()
+    } else {
+        0
+    };
     let pops: Vec<&RecordedDraw> = submitted.iter().filter(|d| d.pops()).collect();
     let draws: Vec<&Record> = records
         .iter()
@@ -114,40 +181,17 @@ pub fn check(records: &[Record], submitted: &[RecordedDraw]) -> Check {
         .collect();
     let rows = draws
         .iter()
-        .map(|r| {
-            let fields = decided(r);
-            let mut best: Option<(usize, Vec<String>)> = None;
-            let mut first_difference = None;
-            for d in &pops {
-                match compare(fields.iter().copied(), d) {
-                    Ok(c) if best.as_ref().is_none_or(|b| c.listed.len() < b.1.len()) => {
-                        best = Some((c.compared, c.listed))
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        first_difference.get_or_insert(e);
-                    }
-                }
-            }
-            let verdict = match best {
-                Some((compared, listed)) => Verdict::Same { compared, listed },
-                None => Verdict::Differs(
-                    first_difference
-                        .unwrap_or_else(|| "the driver submitted no draw with POPS on".to_string()),
-                ),
-            };
-            Row {
-                name: match &r.name {
-                    Some(n) => format!("'{n}'"),
-                    None => format!("{} {}", r.kind, r.handle),
-                },
-                interlock: r.interlock,
-                samples: r.samples,
-                per_sample: r.per_sample,
-                draws: r.draws.unwrap_or(0),
-                fields: crate::summary::key_fields(r.registers.as_deref()),
-                verdict,
-            }
+        .map(|r| Row {
+            name: match &r.name {
+                Some(n) => format!("'{n}'"),
+                None => format!("{} {}", r.kind, r.handle),
+            },
+            interlock: r.interlock,
+            samples: r.samples,
+            per_sample: r.per_sample,
+            draws: r.draws.unwrap_or(0),
+            fields: crate::summary::key_fields(r.registers.as_deref()),
+            verdict: verdict(r, &pops, level),
         })
         .collect();
     let unrecorded = pops
@@ -155,13 +199,14 @@ pub fn check(records: &[Record], submitted: &[RecordedDraw]) -> Check {
         .filter(|d| {
             !draws
                 .iter()
-                .any(|r| compare(decided(r).iter().copied(), d).is_ok())
+                .any(|r| compare(decided(r).iter().copied(), d, context(r, level)).agrees())
         })
         .count();
     Check {
         rows,
         submitted_pops: pops.len(),
         unrecorded,
+        drain_left_on,
     }
 }
 
@@ -192,10 +237,18 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ");
         let (verdict, detail) = match &r.verdict {
-            Verdict::Same { compared, listed } if listed.is_empty() => {
-                (format!("the same ({compared})"), None)
+            Verdict::Same {
+                compared,
+                listed,
+                rate_1x1,
+            } => {
+                let way = match rate_1x1 {
+                    Some(w) if *w != Rate1x1Way::SampleIteration => Some(w.describe().to_string()),
+                    _ => None,
+                };
+                let mark = if listed.is_empty() { "" } else { "*" };
+                (format!("the same ({compared}){mark}"), way)
             }
-            Verdict::Same { compared, .. } => (format!("the same ({compared})*"), None),
             Verdict::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
         };
         let _ = writeln!(
@@ -215,7 +268,7 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
         .rows
         .iter()
         .flat_map(|r| match &r.verdict {
-            Verdict::Same { listed, .. } => listed.iter().map(String::as_str).collect(),
+            Verdict::Same { listed, .. } => listed.iter().map(String::as_str).collect::<Vec<_>>(),
             Verdict::Differs(_) => Vec::new(),
         })
         .collect();
@@ -232,6 +285,15 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
                 d.reason
             );
         }
+    }
+    if c.drain_left_on > 0 {
+        let _ = writeln!(
+            o,
+            "{who}: {chip}: finding pops-drain-left-on: {} draw(s) without POPS ran with \
+             DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP still set by an earlier POPS draw: the \
+             missed-overlap workaround is for POPS draws only, and costs the others the drain",
+            c.drain_left_on
+        );
     }
     o.push_str(&chip_line(c, chip, who));
     o
@@ -320,7 +382,11 @@ mod tests {
 
     #[test]
     fn a_record_matching_a_submitted_draw_agrees_and_counts_it() {
-        let c = check(&[record(1, 1)], &[submitted(1), submitted(0)]);
+        let c = check(
+            &[record(1, 1)],
+            &[submitted(1), submitted(0)],
+            pm4::Family::Navi31,
+        );
         assert!(c.ok(), "{c:?}");
         let text = render(&c, "navi31", "pops run");
         assert!(text.contains("'oit/colour'"), "{text}");
@@ -335,14 +401,72 @@ mod tests {
     /// counts that differ are each a mismatch the line says.
     #[test]
     fn differences_are_mismatches() {
-        let c = check(&[record(0, 1)], &[submitted(1)]);
+        let c = check(&[record(0, 1)], &[submitted(1)], pm4::Family::Navi31);
         assert!(!c.ok());
         assert!(
             matches!(&c.rows[0].verdict, Verdict::Differs(w) if w.contains("PRIMITIVE_ORDERED_PIXEL_SHADER"))
         );
         assert_eq!(c.unrecorded, 1);
         assert!(render(&c, "navi31", "pops run").contains("MISMATCH"));
-        let c = check(&[record(1, 2)], &[submitted(1)]);
+        let c = check(&[record(1, 2)], &[submitted(1)], pm4::Family::Navi31);
         assert!(!c.ok(), "two draws counted, one submitted");
+    }
+
+    /// A row's difference is the one with the submitted draw closest to it, not with whichever
+    /// POPS draw came first.
+    #[test]
+    fn a_difference_names_the_closest_draw() {
+        let mut near = submitted(1);
+        near.fields
+            .entry("DB_EQAA".into())
+            .or_default()
+            .insert("MAX_ANCHOR_SAMPLES".into(), 2);
+        let mut far = submitted(1);
+        far.fields
+            .entry("DB_EQAA".into())
+            .or_default()
+            .insert("MAX_ANCHOR_SAMPLES".into(), 0);
+        let mut line = serde_json::to_value(record_v1(1, 1)).unwrap();
+        line["registers"]["DB_EQAA"] = serde_json::json!({
+            "address": 0x28804, "value": 0,
+            "fields": {"MAX_ANCHOR_SAMPLES": 2, "PS_ITER_SAMPLES": 1},
+            "decided": ["MAX_ANCHOR_SAMPLES", "PS_ITER_SAMPLES"]
+        });
+        let r: pops_report::Record = serde_json::from_value(line).unwrap();
+        let r = r.map_registers(|r| r.map(std::sync::Arc::new));
+        let c = check(&[r], &[far, near], pm4::Family::Navi31);
+        match &c.rows[0].verdict {
+            Verdict::Differs(w) => {
+                assert!(w.contains("PS_ITER_SAMPLES"), "{w}");
+                assert!(
+                    !w.contains("MAX_ANCHOR_SAMPLES"),
+                    "the closest draw holds it: {w}"
+                );
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+
+    /// PAL's waMiscPopsMissedOverlap is for POPS draws: a later draw without POPS that still has
+    /// the drain bit is a finding of its own (RADV 25.0.x), not a failure of the check.
+    #[test]
+    fn a_drain_bit_left_on_for_a_later_draw_is_a_finding_on_vega10_and_raven() {
+        let mut later = submitted(0);
+        later
+            .fields
+            .entry("DB_DFSM_CONTROL".into())
+            .or_default()
+            .insert("POPS_DRAIN_PS_ON_OVERLAP".into(), 1);
+        for (chip, n) in [
+            (pm4::Family::Vega10, 1),
+            (pm4::Family::Raven, 1),
+            (pm4::Family::Navi21, 0),
+        ] {
+            let c = check(&[record(1, 1)], &[submitted(1), later.clone()], chip);
+            assert_eq!(c.drain_left_on, n, "{chip:?}");
+            assert!(c.ok());
+            let text = render(&c, chip.name(), "pops run");
+            assert_eq!(text.contains("finding pops-drain-left-on"), n > 0, "{text}");
+        }
     }
 }

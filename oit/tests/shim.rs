@@ -71,11 +71,11 @@ fn check_chip(shim: &Path, chip: &str) {
     for r in &draws {
         let agreeing = submitted
             .iter()
-            .filter_map(|d| pops_tests::submitted::agrees(r, d).ok());
+            .filter_map(|d| pops_tests::submitted::agrees(r, d, family.gfx_level()).ok());
         let n = agreeing.max().unwrap_or_else(|| {
             let why = submitted
                 .iter()
-                .map(|d| pops_tests::submitted::agrees(r, d).unwrap_err());
+                .map(|d| pops_tests::submitted::agrees(r, d, family.gfx_level()).unwrap_err());
             panic!(
                 "{chip}: no submitted draw has the record's fields: {:?}\n{r}",
                 why.collect::<Vec<_>>()
@@ -87,7 +87,7 @@ fn check_chip(shim: &Path, chip: &str) {
         assert!(
             draws
                 .iter()
-                .any(|r| pops_tests::submitted::agrees(r, d).is_ok()),
+                .any(|r| pops_tests::submitted::agrees(r, d, family.gfx_level()).is_ok()),
             "{chip}: submission {}'s draw has no record",
             d.submission
         );
@@ -243,7 +243,7 @@ fn a_device_loss_during_the_matrix_names_its_draws_and_changes_nothing_else() {
                     submitted
                         .iter()
                         .filter(|s| s.submission == n && s.pops())
-                        .any(|s| pops_tests::submitted::agrees(rec, s).is_ok()),
+                        .any(|s| pops_tests::submitted::agrees(rec, s, level).is_ok()),
                     "{at}: submission {n}"
                 );
             }

@@ -359,7 +359,7 @@ pub mod radv_shim {
             .env_remove("VK_ICD_FILENAMES")
             .env_remove("RADV_FORCE_FAMILY")
             .env("MESA_SHADER_CACHE_DISABLE", "true")
-            .env("RADV_DEBUG", "noibs")
+            .env("RADV_DEBUG", "noibs,noibchaining")
             .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
             .env_remove("VK_INSTANCE_LAYERS");
         if let Some(report) = report {
@@ -388,8 +388,9 @@ pub mod submitted {
 
     /// Whether every field a draw record (a report line as JSON) decided holds the value the
     /// driver programmed at `draw`, but for the fields `pm4::pops::radv` lists as deliberate
-    /// differences: the number of fields compared, or the first other difference.
-    pub fn agrees(record: &Value, draw: &Draw) -> Result<usize, String> {
+    /// differences (and the sample-iteration fields where the driver keeps the rate at 1×1
+    /// another way): the number of fields compared, or the differences.
+    pub fn agrees(record: &Value, draw: &Draw, level: pm4::GfxLevel) -> Result<usize, String> {
         let Some(regs) = record["registers"].as_object() else {
             return Err("the record has no registers".into());
         };
@@ -399,6 +400,16 @@ pub mod submitted {
                 (reg.as_str(), f, r["fields"][f].as_u64())
             })
         });
-        winsys::recorded::compare(decided, draw).map(|c| c.compared)
+        let cx = winsys::recorded::Context {
+            level,
+            per_sample_msaa: record["per_sample"].as_bool() == Some(true)
+                && record["samples"].as_u64().is_some_and(|n| n > 1),
+        };
+        let c = winsys::recorded::compare(decided, draw, cx);
+        if c.agrees() {
+            Ok(c.compared)
+        } else {
+            Err(c.differences.join("; "))
+        }
     }
 }

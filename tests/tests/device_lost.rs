@@ -184,7 +184,7 @@ fn check(shim: &Path, chip: &str, inject: (&str, &str)) {
             let ok = submitted
                 .iter()
                 .filter(|s| s.submission == n && s.pops())
-                .any(|s| pops_tests::submitted::agrees(rec, s).is_ok());
+                .any(|s| pops_tests::submitted::agrees(rec, s, level).is_ok());
             assert!(
                 ok,
                 "{at}: {list} submission {n}: no POPS draw RADV submitted has the record's fields"
