@@ -151,6 +151,141 @@ pub mod shim {
     }
 }
 
+/// The Mesa versions pops is checked against: the host's (Debian 12 with bookworm-backports,
+/// Mesa 25.0.7) and today's (`shared/tools/mesa-current`: a Debian sid root file system holding
+/// Mesa 26.x, built by the test command into `target/mesa-current`). A program runs against
+/// today's Mesa through the root's `run.sh`, which chroots into it with the workspace
+/// bind-mounted at the same path, so pops's own binaries run there unchanged.
+pub mod mesa {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// One Mesa to run a program against.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Mesa {
+        /// The host's own Mesa.
+        Host,
+        /// The root file system of today's Mesa.
+        Current { root: PathBuf },
+    }
+
+    /// The workspace's root (the parent of this crate).
+    pub fn workspace() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// Where the test command builds today's Mesa: `POPS_MESA_CURRENT`, else
+    /// `target/mesa-current` in the workspace; `None` where it is not built.
+    pub fn current_root() -> Option<PathBuf> {
+        let p = match std::env::var_os("POPS_MESA_CURRENT") {
+            Some(p) => PathBuf::from(p),
+            None => workspace().join("target/mesa-current"),
+        };
+        p.join("VERSIONS").is_file().then_some(p)
+    }
+
+    /// Every Mesa to check against: the host's, and today's where it is built. Its absence is a
+    /// loud skip, and a failure with `CI=true`, where the test command builds it.
+    pub fn all_or_skip() -> Vec<Mesa> {
+        let mut v = vec![Mesa::Host];
+        match current_root() {
+            Some(root) => v.push(Mesa::Current { root }),
+            None => {
+                let why = "today's Mesa is not built (scripts/test-all.sh builds \
+                           ../shared/tools/mesa-current into target/mesa-current)";
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "required in CI but missing: {why}"
+                );
+                crate::skipped(why);
+            }
+        }
+        v
+    }
+
+    impl Mesa {
+        /// The version of its RADV (`mesa-vulkan-drivers`), e.g. `25.0.7-2~bpo12+1`, `26.2.6-1`.
+        pub fn version(&self) -> String {
+            match self {
+                Mesa::Host => Command::new("dpkg-query")
+                    .args(["-W", "-f=${Version}", "mesa-vulkan-drivers"])
+                    .output()
+                    .ok()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "host (unknown version)".into()),
+                Mesa::Current { root } => std::fs::read_to_string(root.join("VERSIONS"))
+                    .ok()
+                    .and_then(|t| {
+                        t.lines().find_map(|l| {
+                            l.strip_prefix("mesa-vulkan-drivers ").map(str::to_string)
+                        })
+                    })
+                    .unwrap_or_else(|| "current (unknown version)".into()),
+            }
+        }
+
+        /// "Mesa 26.2.6-1": for messages, so every result names the Mesa it came from.
+        pub fn label(&self) -> String {
+            format!("Mesa {}", self.version())
+        }
+
+        /// The major version (25, 26, …), where the version reads as one.
+        pub fn major(&self) -> Option<u32> {
+            self.version().split('.').next()?.parse().ok()
+        }
+
+        /// RADV's ICD manifest as a program under this Mesa sees it.
+        pub fn radv_icd(&self) -> &'static str {
+            "/usr/share/vulkan/icd.d/radeon_icd.json"
+        }
+
+        /// Mesa's own no-op amdgpu drm-shim (package mesa-drm-shim) as a program under this Mesa
+        /// sees it: a null device of any chip for RADV, which Mesa 26 has no other way to give.
+        pub fn noop_shim(&self) -> &'static str {
+            "/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so"
+        }
+
+        /// The name this Mesa's drm-shim gives `chip` (Mesa 26 calls gfx1150 `strix1`).
+        pub fn shim_chip_name<'a>(&self, chip: &'a str) -> &'a str {
+            match (self, chip) {
+                (Mesa::Current { .. }, "gfx1150") => "strix1",
+                _ => chip,
+            }
+        }
+
+        /// `program`, run against this Mesa (add its arguments and environment to the command).
+        /// Under today's Mesa it runs inside the root with the workspace bind-mounted at the same
+        /// path (absolute paths under the workspace and /tmp stay valid). The root's runner
+        /// unmounts everything when its command ends, so runs in it are serialized with a lock
+        /// on the root (flock): parallel tests wait rather than pull /proc from each other.
+        pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+            match self {
+                Mesa::Host => Command::new(program),
+                Mesa::Current { root } => {
+                    let mut c = Command::new("flock");
+                    c.arg(root.join("pops-run.lock"))
+                        .arg("bash")
+                        .arg(run_sh())
+                        .arg(root)
+                        .arg("--")
+                        .arg(program)
+                        .current_dir(workspace());
+                    c
+                }
+            }
+        }
+    }
+
+    /// The root's runner, beside the clone.
+    fn run_sh() -> PathBuf {
+        workspace().join("../shared/tools/mesa-current/run.sh")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
