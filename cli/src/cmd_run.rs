@@ -481,13 +481,26 @@ fn run_inner(args: Args) -> Result<u8, String> {
         &target,
     );
     let status = spawn(program, program_args, &env)?;
-    let mut code = exit_code_of(status);
+    let program_code = exit_code_of(status);
+    let mut code = program_code;
+    let name = program.to_string_lossy();
+    let ended = how_it_ended(&name, status);
 
     let summary = crate::summary::summarize_files(&[&report])?;
     match &target {
         Target::Shim { chip, dir, .. } => {
-            if !check_submitted(&summary, *chip, dir, &report)? {
-                code = 1;
+            // A program that crashed never finished: what it submitted is shown, never as a
+            // run that agreed, and the exit status says it crashed.
+            if let Some(e) = ended.as_ref().filter(|_| status.code().is_none()) {
+                eprintln!("\npops run: {e}: the draws below are what it submitted before that");
+            }
+            match check_submitted(&summary, *chip, dir, &report) {
+                Ok(true) => {}
+                Ok(false) => code = code.max(1),
+                Err(e) if !status.success() => {
+                    return Err(format!("{}; {e}", ended.unwrap_or_default()));
+                }
+                Err(e) => return Err(e),
             }
         }
         _ => eprint!(
@@ -500,18 +513,36 @@ fn run_inner(args: Args) -> Result<u8, String> {
             )
         ),
     }
-    if !status.success() {
-        eprintln!(
-            "pops run: {} exited with status {code}{}",
-            program.to_string_lossy(),
-            if status.code().is_none() {
-                " (killed by a signal)"
-            } else {
-                ""
-            }
-        );
+    if let Some(e) = ended {
+        eprintln!("pops run: {e}");
     }
     Ok(code)
+}
+
+/// How the program ended, where it did not succeed: its exit status, or the signal that killed
+/// it (`crashed: killed by signal 11 (SIGSEGV)`). `None` for a success. Pure.
+pub fn how_it_ended(program: &str, status: std::process::ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    if status.success() {
+        return None;
+    }
+    Some(match (status.code(), status.signal()) {
+        (Some(c), _) => format!("{program} exited with status {c}"),
+        (None, Some(sig)) => {
+            let name = match sig {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            format!("{program} crashed: killed by signal {sig}{name}")
+        }
+        _ => format!("{program} ended without an exit status"),
+    })
 }
 
 /// After a run on the amdgpu shim: what the shim refused or found leaked, then every draw
@@ -1009,6 +1040,25 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("none (pixel-ordered -> none)"), "{t}");
+    }
+
+    #[test]
+    fn a_crash_is_named_as_a_crash_and_a_refusal_by_its_status() {
+        use std::os::unix::process::ExitStatusExt;
+        let segv = std::process::ExitStatus::from_raw(11);
+        assert_eq!(
+            how_it_ended("pops-oit", segv).as_deref(),
+            Some("pops-oit crashed: killed by signal 11 (SIGSEGV)")
+        );
+        let one = std::process::ExitStatus::from_raw(1 << 8);
+        assert_eq!(
+            how_it_ended("pops-oit", one).as_deref(),
+            Some("pops-oit exited with status 1")
+        );
+        assert_eq!(
+            how_it_ended("x", std::process::ExitStatus::from_raw(0)),
+            None
+        );
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub struct Args {
     /// With --compile: rasterization samples (1, 2, 4, 8, 16).
     #[arg(long, default_value_t = 1, requires = "compile")]
     samples: u32,
+    /// With --compile: the drm-shim library that gives RADV a device of the chip (default:
+    /// `POPS_DRM_SHIM`, else Mesa's libamdgpu_noop_drm_shim.so from the mesa-drm-shim package;
+    /// without one, RADV_FORCE_FAMILY, which only Mesa up to 25.0 honours).
+    #[arg(long, requires = "compile")]
+    drm_shim: Option<PathBuf>,
     /// The code (or with --compile the SPIR-V module); `-` reads standard input.
     file: PathBuf,
 }
@@ -42,6 +47,26 @@ pub fn run(a: Args) -> ExitCode {
             eprintln!("pops verify-isa: --chip: {e}");
             return ExitCode::from(2);
         }
+    };
+    // Compiling needs RADV on a null device of the chip: preloaded shims need a fresh process.
+    let device = if a.compile {
+        match crate::null_device::NullDevice::current() {
+            Some(d) => d,
+            None => match crate::null_device::find_drm_shim(a.drm_shim.as_deref()) {
+                Some(lib) => {
+                    return match crate::null_device::reexec(&lib, family) {
+                        Ok(s) => ExitCode::from(crate::cmd_run::exit_code_of(s)),
+                        Err(e) => {
+                            eprintln!("pops verify-isa: {e}");
+                            ExitCode::from(2)
+                        }
+                    }
+                }
+                None => crate::null_device::NullDevice::ForceFamily,
+            },
+        }
+    } else {
+        crate::null_device::NullDevice::ForceFamily
     };
     let bytes = if a.file.as_os_str() == "-" {
         let mut s = Vec::new();
@@ -57,8 +82,15 @@ pub fn run(a: Args) -> ExitCode {
         }
     };
     let text = if a.compile {
-        match compile(family, &bytes, &a) {
-            Ok(t) => t,
+        match compile(family, &bytes, &a, &device) {
+            Ok(c) => {
+                eprintln!(
+                    "pops verify-isa: compiled by {} on {}",
+                    c.driver,
+                    device.describe(family)
+                );
+                c.assembly
+            }
             Err(e) => {
                 eprintln!("pops verify-isa: {}: {e}", a.file.display());
                 return ExitCode::from(2);
@@ -101,13 +133,19 @@ pub fn run(a: Args) -> ExitCode {
 }
 
 /// RADV's assembly of the SPIR-V module `bytes` for `family`.
-fn compile(family: Family, bytes: &[u8], a: &Args) -> Result<String, String> {
+fn compile(
+    family: Family,
+    bytes: &[u8],
+    a: &Args,
+    device: &crate::null_device::NullDevice,
+) -> Result<crate::radv_compile::Compiled, String> {
     let words =
         shaders::spirv::module::words_from_bytes(bytes).map_err(|e| format!("not SPIR-V: {e}"))?;
     let o = crate::radv_compile::Options {
         entry: &a.entry,
         dynamic_blend: a.dynamic_blend,
         samples: a.samples,
+        device,
     };
     crate::radv_compile::fragment_assembly(family, &words, &o).map_err(|e| e.to_string())
 }

@@ -16,6 +16,7 @@ mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod cmd_verify_isa;
+mod null_device;
 mod progress;
 mod radv_compile;
 mod report_html;

@@ -1,5 +1,5 @@
-//! A fragment shader compiled by RADV for any chip, without its GPU: stock RADV on null
-//! hardware (`RADV_FORCE_FAMILY`) builds a graphics pipeline of the module with a full-screen
+//! A fragment shader compiled by RADV for any chip, without its GPU: stock RADV on a null device
+//! (a drm-shim, or `RADV_FORCE_FAMILY` where the driver honours it; `crate::null_device`) builds a graphics pipeline of the module with a full-screen
 //! vertex stage and a layout made from the module's own resource interface, and hands back the
 //! fragment executable's "Assembly" representation (VK_KHR_pipeline_executable_properties) —
 //! the code a real GPU of that chip would run.
@@ -20,6 +20,15 @@ pub struct Options<'a> {
     pub dynamic_blend: bool,
     /// Rasterization samples.
     pub samples: u32,
+    /// The null device RADV runs on.
+    pub device: &'a crate::null_device::NullDevice,
+}
+
+/// RADV's code, and which driver made it.
+pub struct Compiled {
+    pub assembly: String,
+    /// The driver's name and version as it reports them (`radv`, `Mesa 26.2.6-1`).
+    pub driver: String,
 }
 
 /// Why the shader could not be compiled.
@@ -35,8 +44,13 @@ pub enum CompileError {
     Loader(String),
     #[error("RADV (radeon_icd.json) is not installed; install mesa-vulkan-drivers")]
     NoRadv,
-    #[error("RADV offered no device for {chip} (RADV_FORCE_FAMILY={chip}): {why}")]
-    NoDevice { chip: &'static str, why: String },
+    #[error("RADV offered no device for {chip} on {device}: {why}{hint}")]
+    NoDevice {
+        chip: &'static str,
+        device: String,
+        why: String,
+        hint: &'static str,
+    },
     #[error("{samples} samples is not a sample count (1, 2, 4, 8 or 16)")]
     Samples { samples: u32 },
     #[error("{what} failed: {result}")]
@@ -54,14 +68,16 @@ fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {
 
 /// RADV's assembly of `fragment` (SPIR-V words) compiled for `chip`.
 ///
-/// Sets `RADV_FORCE_FAMILY`, and `VK_DRIVER_FILES` to RADV's manifest unless the user chose a
-/// driver with it or `VK_ICD_FILENAMES`, for this process: call it before any other Vulkan use,
-/// from a single thread.
+/// Sets `RADV_FORCE_FAMILY` (for [`NullDevice::ForceFamily`]), and `VK_DRIVER_FILES` to RADV's
+/// manifest unless the user chose a driver with it or `VK_ICD_FILENAMES`, for this process: call
+/// it before any other Vulkan use, from a single thread.
+///
+/// [`NullDevice::ForceFamily`]: crate::null_device::NullDevice::ForceFamily
 pub fn fragment_assembly(
     chip: Family,
     fragment: &[u32],
     o: &Options<'_>,
-) -> Result<String, CompileError> {
+) -> Result<Compiled, CompileError> {
     // What RADV would be handed must be a valid fragment stage: a driver may crash on less.
     shaders::spirv::validity::check(fragment)?;
     let info = shaders::spirv::analyze(fragment)?;
@@ -97,7 +113,9 @@ pub fn fragment_assembly(
         let icd = crate::cmd_run::find_radv_icd().ok_or(CompileError::NoRadv)?;
         std::env::set_var("VK_DRIVER_FILES", &icd);
     }
-    std::env::set_var("RADV_FORCE_FAMILY", chip.name());
+    if *o.device == crate::null_device::NullDevice::ForceFamily {
+        std::env::set_var("RADV_FORCE_FAMILY", chip.name());
+    }
     // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| CompileError::Loader(e.to_string()))?;
     let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
@@ -116,6 +134,7 @@ pub fn fragment_assembly(
         entry: entry_name,
         samples,
         dynamic_blend: o.dynamic_blend,
+        device: o.device,
     };
     let r = with_instance(&instance, &job);
     // SAFETY: every child of the instance was destroyed in with_instance.
@@ -131,12 +150,21 @@ struct Job<'a> {
     entry: CString,
     samples: vk::SampleCountFlags,
     dynamic_blend: bool,
+    device: &'a crate::null_device::NullDevice,
 }
 
-fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<String, CompileError> {
+fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, CompileError> {
     let no_device = |why: String| CompileError::NoDevice {
         chip: job.chip.name(),
+        device: job.device.describe(job.chip),
         why,
+        hint: match job.device {
+            crate::null_device::NullDevice::ForceFamily => {
+                " (Mesa 26 has no RADV_FORCE_FAMILY: install Mesa's drm-shim, package \
+                 mesa-drm-shim, or name one with --drm-shim)"
+            }
+            crate::null_device::NullDevice::DrmShim { .. } => "",
+        },
     };
     // SAFETY: a live instance.
     let pdev = unsafe { instance.enumerate_physical_devices() }
@@ -188,7 +216,29 @@ fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<String, Comp
     let r = with_device(instance, &device, job);
     // SAFETY: every child of the device was destroyed in with_device.
     unsafe { device.destroy_device(None) };
-    r
+    Ok(Compiled {
+        assembly: r?,
+        driver: driver_of(instance, pdev),
+    })
+}
+
+/// The driver's name and version as it reports them (VkPhysicalDeviceDriverProperties).
+fn driver_of(instance: &ash::Instance, pdev: vk::PhysicalDevice) -> String {
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    // SAFETY: a query on a live physical device with a chained structure that outlives it.
+    unsafe { instance.get_physical_device_properties2(pdev, &mut p2) };
+    let name = driver
+        .driver_name_as_c_str()
+        .map(|c| c.to_string_lossy().into_owned());
+    let info = driver
+        .driver_info_as_c_str()
+        .map(|c| c.to_string_lossy().into_owned());
+    match (name, info) {
+        (Ok(n), Ok(i)) if !i.is_empty() => format!("{n} ({i})"),
+        (Ok(n), _) => n,
+        _ => "an unnamed driver".to_string(),
+    }
 }
 
 fn descriptor_type(k: DescriptorKind) -> vk::DescriptorType {

@@ -68,9 +68,11 @@ impl Check {
         self.rows.iter().map(|r| r.draws).sum()
     }
 
-    /// Every record agrees, and the records count exactly the draws submitted with POPS on.
+    /// Every record agrees, and the records count exactly the draws submitted with POPS on;
+    /// and there was something to compare (no record and no POPS draw checks nothing).
     pub fn ok(&self) -> bool {
-        self.agreeing() == self.rows.len()
+        !(self.rows.is_empty() && self.submitted_pops == 0)
+            && self.agreeing() == self.rows.len()
             && self.unrecorded == 0
             && self.recorded_draws() == self.submitted_pops as u64
     }
@@ -301,6 +303,12 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
 
 /// One line: how many draw records RADV programmed identically, and the listed differences met.
 pub fn chip_line(c: &Check, chip: &str, who: &str) -> String {
+    if c.rows.is_empty() && c.submitted_pops == 0 {
+        return format!(
+            "{who}: {chip}: NOTHING CHECKED: the layer recorded no interlocked draw and RADV \
+             submitted no draw with POPS on\n"
+        );
+    }
     let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &c.rows {
         if let Verdict::Same { listed: l, .. } = &r.verdict {
@@ -410,6 +418,17 @@ mod tests {
         assert!(render(&c, "navi31", "pops run").contains("MISMATCH"));
         let c = check(&[record(1, 2)], &[submitted(1)], pm4::Family::Navi31);
         assert!(!c.ok(), "two draws counted, one submitted");
+    }
+
+    /// Nothing recorded and nothing submitted with POPS is no agreement: never "0 of 0 ...
+    /// identically".
+    #[test]
+    fn an_empty_comparison_is_not_a_success() {
+        let c = check(&[], &[submitted(0)], pm4::Family::Navi31);
+        assert!(!c.ok());
+        let text = render(&c, "navi31", "pops run");
+        assert!(text.contains("NOTHING CHECKED"), "{text}");
+        assert!(!text.contains("0 of 0"), "{text}");
     }
 
     /// A row's difference is the one with the submitted draw closest to it, not with whichever

@@ -123,11 +123,26 @@ pub fn pci_address(domain: u32, bus: u32, device: u32, function: u32) -> String 
     format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
 }
 
-/// The PCI revision of the device at `pci` (`0000:03:00.0`), as sysfs gives it; `None` where
-/// it cannot be read (no such device, another operating system).
+/// The PCI revision of the device at `pci` (`0000:03:00.0`), as sysfs gives it: the PCI
+/// device's own `revision`, else that of the DRM render node whose device has that slot
+/// (`/sys/dev/char/226:N/device/`, what libdrm reads). `None` where it cannot be read.
 pub fn pci_revision(pci: &str) -> Option<u32> {
-    let text = std::fs::read_to_string(format!("/sys/bus/pci/devices/{pci}/revision")).ok()?;
-    u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok()
+    let parse = |text: String| u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok();
+    if let Ok(t) = std::fs::read_to_string(format!("/sys/bus/pci/devices/{pci}/revision")) {
+        return parse(t);
+    }
+    // Render nodes are minors 128 to 191 of DRM's major 226.
+    (128..192).find_map(|minor| {
+        let dev = format!("/sys/dev/char/226:{minor}/device");
+        let uevent = std::fs::read_to_string(format!("{dev}/uevent")).ok()?;
+        let slot = uevent
+            .lines()
+            .find_map(|l| l.strip_prefix("PCI_SLOT_NAME="))?;
+        if !slot.eq_ignore_ascii_case(pci) {
+            return None;
+        }
+        parse(std::fs::read_to_string(format!("{dev}/revision")).ok()?)
+    })
 }
 
 /// The family of the amdgpu render node at PCI address `pci`, opened through `winsys`. Built only
@@ -218,13 +233,19 @@ mod tests {
 
     #[test]
     fn raven_and_raven2_share_ids_and_are_told_apart_by_revision() {
+        // The shim's (Mesa's dumps of real chips) RAVEN is 15d8 rev c1, its RAVEN2 15d8 rev ea
+        // (a Pollock revision in the kernel's list).
         let rev = |r| PciIdentity {
             revision: Some(r),
-            ..amd(0x15dd)
+            ..amd(0x15d8)
         };
-        assert_eq!(choose(None, rev(0x81), &|| None).chip, Some(Family::Raven2));
-        assert_eq!(choose(None, rev(0xc1), &|| None).chip, Some(Family::Raven2));
-        assert_eq!(choose(None, rev(0x01), &|| None).chip, Some(Family::Raven));
+        assert_eq!(choose(None, rev(0xea), &|| None).chip, Some(Family::Raven2));
+        assert_eq!(choose(None, rev(0xe3), &|| None).chip, Some(Family::Raven2));
+        assert_eq!(choose(None, rev(0xc1), &|| None).chip, Some(Family::Raven));
+        assert_eq!(
+            choose(None, amd(0x15dd), &|| None).chip,
+            Some(Family::Raven)
+        );
         let c = choose(None, amd(0x15d8), &|| None);
         assert_eq!(c.chip, Some(Family::Raven));
         assert!(c.warning.is_some_and(|w| w.contains("raven2")));

@@ -231,11 +231,16 @@ impl Gpu {
         // SAFETY: see `list`.
         let entry = unsafe { ash::Entry::load() }?;
         let instance = create_instance(&entry, validate)?;
-        match Self::open_on(entry, instance.clone(), index) {
+        // `entry` owns the loaded Vulkan loader: it must outlive the instance's destruction, so
+        // the failed open hands it back only after that (dropping it first unloads the code
+        // vkDestroyInstance would run).
+        match Self::open_on(entry.clone(), instance.clone(), index) {
             Ok(g) => Ok(g),
             Err(e) => {
-                // SAFETY: nothing created from the instance survived the failed open.
+                // SAFETY: nothing created from the instance survived the failed open; `entry`
+                // keeps the loader loaded across the call.
                 unsafe { instance.destroy_instance(None) };
+                drop(entry);
                 Err(e)
             }
         }

@@ -158,7 +158,8 @@ fn radv_null_hardware_creates_interlock_pipelines_through_pops_run() {
 /// The main job without an interlock GPU: `pops run --amdgpu-shim` runs the matrix on stock
 /// RADV over the amdgpu kernel-interface shim, shows each combination's draws with their sample
 /// counts and POPS fields, and says for the chip that RADV programmed every draw record's
-/// decided fields at the draws it submitted.
+/// decided fields at the draws it submitted — on every POPS chip of the shim, with the Mesa of
+/// the host (25.0.7) and today's (26.x), each result naming its Mesa.
 #[test]
 fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_radv() {
     if !Path::new(RADV).is_file() {
@@ -171,64 +172,94 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
         Ok(p) => p,
         Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
     };
-    for chip in ["raven", "navi31"] {
-        let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shim-{chip}.jsonl"));
-        let o = Command::new(&pops)
-            .args(["run", "--amdgpu-shim"])
-            .arg(&shim)
-            .args(["--chip", chip, "--report"])
-            .arg(&report)
-            .arg("--")
-            .arg(env!("CARGO_BIN_EXE_pops-oit"))
-            .args([
-                "--matrix",
-                "--width",
-                "64",
-                "--height",
-                "48",
-                "--triangles",
-                "30",
-            ])
-            .env_remove("RADV_FORCE_FAMILY")
-            .env_remove("VK_ICD_FILENAMES")
-            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-            .output()
-            .expect("pops runs");
-        let out = text(&o);
-        // pops-oit's own verdict: every combination submitted, no shader ran.
-        assert_eq!(o.status.code(), Some(3), "{chip}: {out}");
-        let draw = out
-            .lines()
-            .find(|l| {
-                l.trim_start()
-                    .starts_with("'interlock-pixel-ordered_msaa8/colour'")
-            })
-            .unwrap_or_else(|| panic!("{chip}: no draw row: {out}"));
-        assert!(draw.contains(" 8 pixel "), "{draw}");
-        assert!(draw.contains("the same ("), "{draw}");
-        assert!(draw.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"), "{draw}");
-        // The missed-overlap workaround of the article, on the chip that needs it.
-        let drain = if chip == "raven" {
-            "POPS_DRAIN_PS_ON_OVERLAP=1"
-        } else {
-            "OVERRIDE_INTRINSIC_RATE=0"
-        };
-        assert!(draw.contains(drain), "{chip}: {draw}");
-        assert!(
-            out.contains(&format!(
-                "{chip}: 12 of 12 draw records programmed identically by RADV"
-            )),
-            "{chip}: {out}"
-        );
-        assert!(
-            out.contains("the records count 12 draws, RADV submitted 12 with POPS on"),
-            "{out}"
-        );
-        assert!(
-            !out.contains("MISMATCH") && !out.contains("the amdgpu shim:"),
-            "{out}"
-        );
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for chip in pops_testkit::shim::CHIPS {
+            let at = format!("{} {chip}", mesa.label());
+            let out = shim_matrix(&mesa, &pops, &shim, chip, &at);
+            check_shim_matrix(&mesa, chip, &at, &out);
+        }
     }
+}
+
+/// `pops run --amdgpu-shim --chip CHIP -- pops-oit --matrix` (small) under `mesa`: its output.
+fn shim_matrix(
+    mesa: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    shim: &Path,
+    chip: &str,
+    at: &str,
+) -> String {
+    let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shim-{chip}.jsonl"));
+    let o = mesa
+        .command(pops)
+        .args(["run", "--amdgpu-shim"])
+        .arg(shim)
+        .args(["--chip", chip, "--report"])
+        .arg(&report)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_pops-oit"))
+        .args([
+            "--matrix",
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--triangles",
+            "30",
+        ])
+        .env_remove("RADV_FORCE_FAMILY")
+        .env_remove("VK_ICD_FILENAMES")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .output()
+        .expect("pops runs");
+    let out = text(&o);
+    // pops-oit's own verdict: every combination submitted, no shader ran.
+    assert_eq!(o.status.code(), Some(3), "{at}: {out}");
+    out
+}
+
+/// What every chip's run must show: 12 of 12 records as RADV programmed them, counts equal, no
+/// shim complaint; the article's missed-overlap drain on the chips that need it; and the drain
+/// left on for later non-POPS draws found where RADV 25.0.x leaves it so.
+fn check_shim_matrix(mesa: &pops_testkit::mesa::Mesa, chip: &str, at: &str, out: &str) {
+    let draw = out
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("'interlock-pixel-ordered_msaa8/colour'")
+        })
+        .unwrap_or_else(|| panic!("{at}: no draw row: {out}"));
+    assert!(draw.contains(" 8 pixel "), "{at}: {draw}");
+    assert!(draw.contains("the same ("), "{at}: {draw}");
+    assert!(
+        draw.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"),
+        "{at}: {draw}"
+    );
+    let family = pm4::Family::parse(chip).unwrap();
+    let missed_overlap = family.quirks().pops_missed_overlap;
+    if missed_overlap {
+        assert!(draw.contains("POPS_DRAIN_PS_ON_OVERLAP=1"), "{at}: {draw}");
+    }
+    assert!(
+        out.contains(&format!(
+            "{chip}: 12 of 12 draw records programmed identically by RADV"
+        )),
+        "{at}: {out}"
+    );
+    assert!(
+        out.contains("the records count 12 draws, RADV submitted 12 with POPS on"),
+        "{at}: {out}"
+    );
+    assert!(
+        !out.contains("MISMATCH") && !out.contains("the amdgpu shim:"),
+        "{at}: {out}"
+    );
+    let left_on = out.contains("finding pops-drain-left-on");
+    assert_eq!(
+        left_on,
+        missed_overlap && mesa.major() == Some(25),
+        "{at}: the drain bit is left on after a POPS draw by RADV 25.0.x only: {out}"
+    );
 }
 
 /// `--dynamic` (the rasterization sample count set at draw time) and `--shader-objects` (shader

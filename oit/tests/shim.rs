@@ -9,6 +9,7 @@
 use serde_json::Value;
 use std::path::Path;
 
+use pops_testkit::mesa::Mesa;
 use pops_tests::radv_shim::RADV;
 
 fn skip(reason: &str) {
@@ -19,10 +20,12 @@ fn skip(reason: &str) {
     pops_testkit::skipped(reason);
 }
 
-fn check_chip(shim: &Path, chip: &str) {
+fn check_chip(mesa: &Mesa, shim: &Path, chip: &str) {
+    let at = format!("{} {chip}", mesa.label());
     let dir = pops_tests::temp_dir(&format!("oit-shim-{chip}"));
     let report = dir.join("report.jsonl");
     let out = pops_tests::radv_shim::command(
+        mesa,
         shim,
         env!("CARGO_BIN_EXE_pops-oit"),
         chip,
@@ -44,20 +47,20 @@ fn check_chip(shim: &Path, chip: &str) {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     // Every combination submitted and completed, none with shader output: pops-oit's own
     // verdict, not sixteen image failures.
-    assert_eq!(out.status.code(), Some(3), "{chip}: {text}");
+    assert_eq!(out.status.code(), Some(3), "{at}: {text}");
     assert!(
         text.contains("summary: 0 pass, 0 fail, 0 error, 0 unsupported, 0 created only, 16 submitted without shader output"),
-        "{chip}: {text}"
+        "{at}: {text}"
     );
     let events = pops_testkit::shim::events(&dir);
-    assert!(events.is_empty(), "{chip}: {events:?}");
+    assert!(events.is_empty(), "{at}: {events:?}");
 
     let family = pm4::Family::parse(chip).unwrap();
     let records = pops_tests::read_report(&report);
     let draws: Vec<&Value> = records.iter().filter(|r| r["kind"] == "draw").collect();
-    assert!(!draws.is_empty(), "{chip}: no draw record");
+    assert!(!draws.is_empty(), "{at}: no draw record");
     for r in &records {
-        assert_eq!(r["chip"], family.name(), "{chip}: the layer's chip: {r}");
+        assert_eq!(r["chip"], family.name(), "{at}: the layer's chip: {r}");
     }
     // The draws RADV submitted with POPS on, and their register fields.
     let submitted: Vec<_> = pops_tests::submitted::draws(&dir, family.gfx_level())
@@ -77,7 +80,7 @@ fn check_chip(shim: &Path, chip: &str) {
                 .iter()
                 .map(|d| pops_tests::submitted::agrees(r, d, family.gfx_level()).unwrap_err());
             panic!(
-                "{chip}: no submitted draw has the record's fields: {:?}\n{r}",
+                "{at}: no submitted draw has the record's fields: {:?}\n{r}",
                 why.collect::<Vec<_>>()
             )
         });
@@ -88,13 +91,13 @@ fn check_chip(shim: &Path, chip: &str) {
             draws
                 .iter()
                 .any(|r| pops_tests::submitted::agrees(r, d, family.gfx_level()).is_ok()),
-            "{chip}: submission {}'s draw has no record",
+            "{at}: submission {}'s draw has no record",
             d.submission
         );
     }
     assert!(
         compared > 8 * draws.len(),
-        "{chip}: {compared} fields compared"
+        "{at}: {compared} fields compared"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -107,21 +110,24 @@ fn radv_on_the_shim_submits_what_the_draw_records_say_on_every_pops_chip() {
     let Some(shim) = pops_testkit::shim::library_or_skip() else {
         return;
     };
-    std::thread::scope(|s| {
-        for chunk in pops_testkit::shim::CHIPS.chunks(5) {
-            let shim = &shim;
-            s.spawn(move || {
-                for chip in chunk {
-                    check_chip(shim, chip);
-                }
-            });
-        }
-    });
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        std::thread::scope(|s| {
+            for chunk in pops_testkit::shim::CHIPS.chunks(5) {
+                let (shim, mesa) = (&shim, &mesa);
+                s.spawn(move || {
+                    for chip in chunk {
+                        check_chip(mesa, shim, chip);
+                    }
+                });
+            }
+        });
+    }
 }
 
 /// pops-oit on RADV over the shim, with or without the layer: exit status, standard output with
 /// its CPU times masked (they differ between runs), the report's lines and the shim's dir.
 fn oit_run(
+    mesa: &Mesa,
     shim: &Path,
     chip: &str,
     dir: &Path,
@@ -133,6 +139,7 @@ fn oit_run(
     std::fs::create_dir_all(dir).unwrap();
     let report = dir.join("report.jsonl");
     let out = pops_tests::radv_shim::command(
+        mesa,
         shim,
         env!("CARGO_BIN_EXE_pops-oit"),
         chip,
@@ -178,111 +185,114 @@ fn a_device_loss_during_the_matrix_names_its_draws_and_changes_nothing_else() {
     let Some(shim) = pops_testkit::shim::library_or_skip() else {
         return;
     };
-    for chip in ["navi31", "vega10"] {
-        for inject in [
-            ("AMDGPU_ORACLE_RESET", "2:guilty"),
-            ("AMDGPU_ORACLE_FAIL", "cs:ENODATA:5"),
-            ("AMDGPU_ORACLE_FAIL", "cs:ETIME:11"),
-        ] {
-            let at = format!("{chip} {}={}", inject.0, inject.1);
-            let dir = pops_tests::temp_dir(&format!("oit-lost-{chip}"));
-            let plain = oit_run(&shim, chip, &dir, &["--matrix"], inject, false);
-            let (code, out, report) = oit_run(&shim, chip, &dir, &["--matrix"], inject, true);
-            assert_eq!(
-                (code, &out),
-                (plain.0, &plain.1),
-                "{at}: the application's output"
-            );
-            assert_eq!(code, Some(1), "{at}: {out}");
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for chip in ["navi31", "vega10"] {
+            for inject in [
+                ("AMDGPU_ORACLE_RESET", "2:guilty"),
+                ("AMDGPU_ORACLE_FAIL", "cs:ENODATA:5"),
+                ("AMDGPU_ORACLE_FAIL", "cs:ETIME:11"),
+            ] {
+                let at = format!("{} {chip} {}={}", mesa.label(), inject.0, inject.1);
+                let dir = pops_tests::temp_dir(&format!("oit-lost-{chip}"));
+                let plain = oit_run(&mesa, &shim, chip, &dir, &["--matrix"], inject, false);
+                let (code, out, report) =
+                    oit_run(&mesa, &shim, chip, &dir, &["--matrix"], inject, true);
+                assert_eq!(
+                    (code, &out),
+                    (plain.0, &plain.1),
+                    "{at}: the application's output"
+                );
+                assert_eq!(code, Some(1), "{at}: {out}");
+                let lost: Vec<&Value> = report
+                    .iter()
+                    .filter(|r| r["kind"] == "device_lost")
+                    .collect();
+                assert_eq!(lost.len(), 1, "{at}");
+                let l = lost[0];
+                assert!(l["in_flight"].as_array().unwrap().is_empty(), "{at}: {l}");
+                // The submission the kernel refused: the shim's failed one, first of its kind.
+                let subs: Vec<Value> = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("submissions-"))
+                    .flat_map(|e| {
+                        std::fs::read_to_string(e.path())
+                            .unwrap()
+                            .lines()
+                            .map(|x| serde_json::from_str::<Value>(x).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let refused = subs
+                    .iter()
+                    .find(|s| s["result"] != 0)
+                    .unwrap_or_else(|| panic!("{at}: no refused submission"))["submission"]
+                    .as_u64()
+                    .unwrap();
+                let at_loss = l["at_loss"].as_array().unwrap();
+                assert!(
+                    !at_loss.is_empty(),
+                    "{at}: the matrix's combinations are all interlocked up to the linked list"
+                );
+                for d in at_loss {
+                    assert_eq!(d["submission"], refused, "{at}: {d}");
+                }
+                let level = pm4::Family::parse(chip).unwrap().gfx_level();
+                let submitted = pops_tests::submitted::draws(&dir, level);
+                let recent = l["recent"].as_array().unwrap();
+                assert_eq!(recent.len() as u64, (refused - 1).min(8), "{at}: {l}");
+                for d in recent {
+                    let rec = report
+                        .iter()
+                        .find(|r| r["kind"] == "draw" && r["id"] == d["record"])
+                        .unwrap_or_else(|| panic!("{at}: no draw record {d}"));
+                    let n = d["submission"].as_u64().unwrap();
+                    assert!(n < refused, "{at}: {d}");
+                    assert!(
+                        submitted
+                            .iter()
+                            .filter(|s| s.submission == n && s.pops())
+                            .any(|s| pops_tests::submitted::agrees(rec, s, level).is_ok()),
+                        "{at}: submission {n}"
+                    );
+                }
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+            // No interlock anywhere: the line says so.
+            let dir = pops_tests::temp_dir(&format!("oit-lost-plain-{chip}"));
+            let args = [
+                "--algorithm",
+                "linkedlist",
+                "--aa",
+                "msaa4",
+                "--frames",
+                "3",
+            ];
+            let inject = ("AMDGPU_ORACLE_RESET", "1:guilty");
+            let plain = oit_run(&mesa, &shim, chip, &dir, &args, inject, false);
+            let (code, out, report) = oit_run(&mesa, &shim, chip, &dir, &args, inject, true);
+            assert_eq!((code, &out), (plain.0, &plain.1), "{chip}: {out}");
             let lost: Vec<&Value> = report
                 .iter()
                 .filter(|r| r["kind"] == "device_lost")
                 .collect();
-            assert_eq!(lost.len(), 1, "{at}");
-            let l = lost[0];
-            assert!(l["in_flight"].as_array().unwrap().is_empty(), "{at}: {l}");
-            // The submission the kernel refused: the shim's failed one, first of its kind.
-            let subs: Vec<Value> = std::fs::read_dir(&dir)
-                .unwrap()
-                .flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with("submissions-"))
-                .flat_map(|e| {
-                    std::fs::read_to_string(e.path())
-                        .unwrap()
-                        .lines()
-                        .map(|x| serde_json::from_str::<Value>(x).unwrap())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let refused = subs
-                .iter()
-                .find(|s| s["result"] != 0)
-                .unwrap_or_else(|| panic!("{at}: no refused submission"))["submission"]
-                .as_u64()
-                .unwrap();
-            let at_loss = l["at_loss"].as_array().unwrap();
-            assert!(
-                !at_loss.is_empty(),
-                "{at}: the matrix's combinations are all interlocked up to the linked list"
-            );
-            for d in at_loss {
-                assert_eq!(d["submission"], refused, "{at}: {d}");
-            }
-            let level = pm4::Family::parse(chip).unwrap().gfx_level();
-            let submitted = pops_tests::submitted::draws(&dir, level);
-            let recent = l["recent"].as_array().unwrap();
-            assert_eq!(recent.len() as u64, (refused - 1).min(8), "{at}: {l}");
-            for d in recent {
-                let rec = report
-                    .iter()
-                    .find(|r| r["kind"] == "draw" && r["id"] == d["record"])
-                    .unwrap_or_else(|| panic!("{at}: no draw record {d}"));
-                let n = d["submission"].as_u64().unwrap();
-                assert!(n < refused, "{at}: {d}");
+            assert_eq!(lost.len(), 1, "{chip}: {out}");
+            for list in ["in_flight", "at_loss", "recent"] {
                 assert!(
-                    submitted
-                        .iter()
-                        .filter(|s| s.submission == n && s.pops())
-                        .any(|s| pops_tests::submitted::agrees(rec, s, level).is_ok()),
-                    "{at}: submission {n}"
+                    lost[0][list].as_array().unwrap().is_empty(),
+                    "{chip}: {}",
+                    lost[0]
                 );
             }
-            std::fs::remove_dir_all(&dir).unwrap();
-        }
-        // No interlock anywhere: the line says so.
-        let dir = pops_tests::temp_dir(&format!("oit-lost-plain-{chip}"));
-        let args = [
-            "--algorithm",
-            "linkedlist",
-            "--aa",
-            "msaa4",
-            "--frames",
-            "3",
-        ];
-        let inject = ("AMDGPU_ORACLE_RESET", "1:guilty");
-        let plain = oit_run(&shim, chip, &dir, &args, inject, false);
-        let (code, out, report) = oit_run(&shim, chip, &dir, &args, inject, true);
-        assert_eq!((code, &out), (plain.0, &plain.1), "{chip}: {out}");
-        let lost: Vec<&Value> = report
-            .iter()
-            .filter(|r| r["kind"] == "device_lost")
-            .collect();
-        assert_eq!(lost.len(), 1, "{chip}: {out}");
-        for list in ["in_flight", "at_loss", "recent"] {
             assert!(
-                lost[0][list].as_array().unwrap().is_empty(),
+                lost[0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("no interlocked work"),
                 "{chip}: {}",
                 lost[0]
             );
+            std::fs::remove_dir_all(&dir).unwrap();
         }
-        assert!(
-            lost[0]["message"]
-                .as_str()
-                .unwrap()
-                .contains("no interlocked work"),
-            "{chip}: {}",
-            lost[0]
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

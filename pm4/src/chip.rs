@@ -319,10 +319,15 @@ pub enum PciChip {
     Unknown,
 }
 
+/// PCI revisions of device 0x15D8 that are RAVEN2 chips (Dali: DE, DF, E3, E4; Pollock: 94, 95,
+/// E9, EA, EB), as the amdgpu kernel driver's display code lists them (`PRID_DALI_*`,
+/// `PRID_POLLOCK_*` in `dal_asic_id.h`, compared with the PCI revision id); the other revisions
+/// of 0x15D8 (Picasso) and 0x15DD are RAVEN.
+const RAVEN2_15D8_REVISIONS: &[u32] = &[0x94, 0x95, 0xde, 0xdf, 0xe3, 0xe4, 0xe9, 0xea, 0xeb];
+
 impl Family {
     /// The family of an AMD device from its PCI vendor and device id and, where known, its PCI
-    /// revision. RAVEN and RAVEN2 share device ids; the kernel tells them apart by revision
-    /// (0x8 and above is RAVEN2, amdgpu's `soc15_common_early_init`).
+    /// revision: RAVEN and RAVEN2 share device id 0x15D8, told apart by the revision.
     pub fn from_pci(vendor: u32, device: u32, revision: Option<u32>) -> PciChip {
         if vendor != AMD_PCI_VENDOR {
             return PciChip::Unknown;
@@ -334,9 +339,11 @@ impl Family {
         else {
             return PciChip::Unknown;
         };
-        match (f, revision) {
-            (Family::Raven, Some(r)) if r >= 0x8 => PciChip::Family(Family::Raven2),
-            (Family::Raven, None) => PciChip::NeedsRevision {
+        match (device, revision) {
+            (0x15d8, Some(r)) if RAVEN2_15D8_REVISIONS.contains(&r) => {
+                PciChip::Family(Family::Raven2)
+            }
+            (0x15d8, None) => PciChip::NeedsRevision {
                 assumed: Family::Raven,
                 or: Family::Raven2,
             },

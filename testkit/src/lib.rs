@@ -120,7 +120,11 @@ pub mod shim {
         chip: &str,
         dir: &Path,
     ) -> Command {
-        let mut c = Command::new(program);
+        on(Command::new(program), lib, chip, dir)
+    }
+
+    /// `c` (a program, e.g. from `crate::mesa::Mesa::command`) run on the shim as `chip`.
+    pub fn on(mut c: Command, lib: &Path, chip: &str, dir: &Path) -> Command {
         c.env("LD_PRELOAD", lib)
             .env("AMDGPU_GPU_ID", chip)
             .env("AMDGPU_ORACLE_DIR", dir)

@@ -344,17 +344,18 @@ pub mod radv_shim {
     /// Stock RADV's ICD manifest.
     pub const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
 
-    /// `program` on the shim as `chip` on RADV, the shim's recordings in `dir`; with the layer
-    /// (writing `report`) where one is given. Every IB is inline (RADV_DEBUG=noibs: the shim
-    /// records top-level IBs only).
+    /// `program` on the shim as `chip` on the RADV of `mesa`, the shim's recordings in `dir`;
+    /// with the layer (writing `report`) where one is given. Every IB is inline (no IB chaining,
+    /// `noibs` to Mesa 25 and `noibchaining` to Mesa 26: the shim records top-level IBs only).
     pub fn command(
+        mesa: &pops_testkit::mesa::Mesa,
         shim: &Path,
         program: impl AsRef<std::ffi::OsStr>,
         chip: &str,
         dir: &Path,
         report: Option<&Path>,
     ) -> Command {
-        let mut c = pops_testkit::shim::command(shim, program, chip, dir);
+        let mut c = pops_testkit::shim::on(mesa.command(program), shim, chip, dir);
         c.env("VK_DRIVER_FILES", RADV)
             .env_remove("VK_ICD_FILENAMES")
             .env_remove("RADV_FORCE_FAMILY")

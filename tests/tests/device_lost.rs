@@ -8,6 +8,7 @@
 //! before, with the register fields RADV really submitted for them (the shim's recording); the
 //! application's results and exit status are the ones it has without the layer.
 
+use pops_testkit::mesa::Mesa;
 use pops_tests::radv_shim;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -23,15 +24,22 @@ struct Run {
     report: Vec<Value>,
 }
 
-fn run(shim: &Path, chip: &str, dir: &Path, inject: (&str, &str), layer: bool) -> Run {
+fn run(mesa: &Mesa, shim: &Path, chip: &str, dir: &Path, inject: (&str, &str), layer: bool) -> Run {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let report = dir.join("report.jsonl");
-    let out = radv_shim::command(shim, BIN, chip, dir, layer.then_some(report.as_path()))
-        .arg("lost")
-        .env(inject.0, inject.1)
-        .output()
-        .unwrap();
+    let out = radv_shim::command(
+        mesa,
+        shim,
+        BIN,
+        chip,
+        dir,
+        layer.then_some(report.as_path()),
+    )
+    .arg("lost")
+    .env(inject.0, inject.1)
+    .output()
+    .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     Run {
         code: out.status.code(),
@@ -97,11 +105,11 @@ fn expected(lines: &[Value], keep: impl Fn(u64, &Value) -> bool) -> BTreeSet<(u6
         .collect()
 }
 
-fn check(shim: &Path, chip: &str, inject: (&str, &str)) {
-    let at = format!("{chip} {}={}", inject.0, inject.1);
+fn check(mesa: &Mesa, shim: &Path, chip: &str, inject: (&str, &str)) {
+    let at = format!("{} {chip} {}={}", mesa.label(), inject.0, inject.1);
     let dir = pops_tests::temp_dir(&format!("lost-{chip}-{}", inject.1.replace(':', "-")));
-    let plain = run(shim, chip, &dir.join("plain"), inject, false);
-    let with = run(shim, chip, &dir.join("layer"), inject, true);
+    let plain = run(mesa, shim, chip, &dir.join("plain"), inject, false);
+    let with = run(mesa, shim, chip, &dir.join("layer"), inject, true);
     assert_eq!(plain.code, Some(0), "{at}: {}", plain.stderr);
     assert_eq!(with.code, plain.code, "{at}: {}", with.stderr);
     assert_eq!(seen(&with), seen(&plain), "{at}: the application's results");
@@ -218,26 +226,28 @@ fn a_device_loss_names_the_interlocked_draws_in_flight_at_the_loss_and_just_befo
         ("AMDGPU_ORACLE_FAIL", "cs:ETIME:4"),
         ("AMDGPU_ORACLE_FAIL", "cs:ECANCELED:7"),
     ];
-    std::thread::scope(|s| {
-        for chip in ["navi31", "vega10"] {
-            let shim = &shim;
-            s.spawn(move || {
-                for inject in injections {
-                    check(shim, chip, inject);
-                }
-                innocent(shim, chip);
-            });
-        }
-    });
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        std::thread::scope(|s| {
+            for chip in ["navi31", "vega10"] {
+                let (shim, mesa) = (&shim, &mesa);
+                s.spawn(move || {
+                    for inject in injections {
+                        check(mesa, shim, chip, inject);
+                    }
+                    innocent(mesa, shim, chip);
+                });
+            }
+        });
+    }
 }
 
 /// A reset that blames another process: RADV 25.0 does not ask the kernel about it (it has no
 /// device status check), so the application sees no loss, and neither does the layer.
-fn innocent(shim: &Path, chip: &str) {
+fn innocent(mesa: &Mesa, shim: &Path, chip: &str) {
     let inject = ("AMDGPU_ORACLE_RESET", "3:innocent");
     let dir = pops_tests::temp_dir(&format!("lost-{chip}-innocent"));
-    let plain = run(shim, chip, &dir.join("plain"), inject, false);
-    let with = run(shim, chip, &dir.join("layer"), inject, true);
+    let plain = run(mesa, shim, chip, &dir.join("plain"), inject, false);
+    let with = run(mesa, shim, chip, &dir.join("layer"), inject, true);
     assert_eq!(with.code, Some(0), "{chip}: {}", with.stderr);
     assert_eq!(seen(&with), seen(&plain), "{chip}");
     assert!(

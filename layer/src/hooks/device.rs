@@ -257,10 +257,18 @@ unsafe fn chip_of(
 ) -> Option<Family> {
     // SAFETY: a query on the application's physical device through the next layer.
     let pci = unsafe { pci_bus_address(inst, pd, extensions) };
+    // The revision is read (from sysfs) only where the id alone does not name the chip.
+    let needs_revision = matches!(
+        Family::from_pci(props.vendor_id, props.device_id, None),
+        pm4::PciChip::NeedsRevision { .. }
+    );
     let id = crate::chip::PciIdentity {
         vendor: props.vendor_id,
         device: props.device_id,
-        revision: pci.as_deref().and_then(crate::chip::pci_revision),
+        revision: pci
+            .as_deref()
+            .filter(|_| needs_revision)
+            .and_then(crate::chip::pci_revision),
     };
     let by_pci = || crate::chip::family_from_render_node(pci.as_deref()?);
     let choice = crate::chip::choose(inst.settings.chip.as_deref(), id, &by_pci);

@@ -1,0 +1,163 @@
+//! A null AMD device for RADV, without its GPU: how `pops verify-isa --compile` gets the code
+//! RADV compiles for any chip.
+//!
+//! Mesa 26 removed RADV's null hardware (`RADV_FORCE_FAMILY`); its replacement is a drm-shim, a
+//! library preloaded into the process that fakes an amdgpu render node of the chip named by
+//! `AMDGPU_GPU_ID`: Mesa's own no-op shim (package mesa-drm-shim, in Mesa 25 and 26), or the
+//! amdgpu kernel-interface shim pops tests with. Preloading must happen before the process
+//! starts, so the command runs itself again with the shim preloaded ([`reexec`]). Where no shim
+//! is found, `RADV_FORCE_FAMILY` is the fallback, which RADV up to Mesa 25.0 honours.
+
+use pm4::Family;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Set in the re-executed process: the shim library it runs on.
+pub const MARKER: &str = "POPS_NULL_DEVICE";
+
+/// The file name of Mesa's no-op amdgpu drm-shim.
+const NOOP_SHIM: &str = "libamdgpu_noop_drm_shim.so";
+
+/// Where Debian, Fedora and Arch install Mesa's drm-shims.
+const LIBRARY_DIRS: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/local/lib/x86_64-linux-gnu",
+    "/usr/local/lib64",
+    "/usr/local/lib",
+];
+
+/// How RADV gets a device of the chip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NullDevice {
+    /// A drm-shim preloaded (this process already runs on it).
+    DrmShim { library: PathBuf },
+    /// RADV's own null hardware, where the driver still honours `RADV_FORCE_FAMILY`.
+    ForceFamily,
+}
+
+impl NullDevice {
+    /// The null device this process runs on: the shim [`reexec`] preloaded, else none yet.
+    pub fn current() -> Option<NullDevice> {
+        std::env::var_os(MARKER)
+            .filter(|v| !v.is_empty())
+            .map(|library| NullDevice::DrmShim {
+                library: library.into(),
+            })
+    }
+
+    /// In words, for the user: which null device compiled the code.
+    pub fn describe(&self, chip: Family) -> String {
+        match self {
+            NullDevice::DrmShim { library } => format!(
+                "a drm-shim device ({}) as {}",
+                library.display(),
+                chip.name()
+            ),
+            NullDevice::ForceFamily => {
+                format!("RADV's null hardware (RADV_FORCE_FAMILY={})", chip.name())
+            }
+        }
+    }
+}
+
+/// The drm-shim to use: `explicit` (`--drm-shim`), else `POPS_DRM_SHIM`, else Mesa's no-op shim
+/// where the mesa-drm-shim package installs it. `None` where there is none.
+pub fn find_drm_shim(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("POPS_DRM_SHIM").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    LIBRARY_DIRS
+        .iter()
+        .map(|d| Path::new(d).join(NOOP_SHIM))
+        .find(|p| p.is_file())
+}
+
+/// The names a drm-shim may give `chip`: Mesa 26's shim calls gfx1150 `strix1`.
+fn shim_names(chip: Family) -> &'static [&'static str] {
+    match chip {
+        Family::Gfx1150 => &["gfx1150", "strix1"],
+        Family::Gfx1151 => &["gfx1151", "strix_halo"],
+        _ => &[],
+    }
+}
+
+/// The `AMDGPU_GPU_ID` for `chip` in the shim `library`: the first of the chip's names that
+/// the library's own device table holds (a NUL-terminated string in its file), else the
+/// family's name.
+pub fn gpu_id(library: &Path, chip: Family) -> String {
+    let names = shim_names(chip);
+    if names.is_empty() {
+        return chip.name().to_string();
+    }
+    let bytes = std::fs::read(library).unwrap_or_default();
+    names
+        .iter()
+        .find(|n| contains_c_string(&bytes, n))
+        .unwrap_or(&names[0])
+        .to_string()
+}
+
+/// Whether `bytes` hold `name` as a whole C string (NUL before and after).
+fn contains_c_string(bytes: &[u8], name: &str) -> bool {
+    let mut needle = vec![0u8];
+    needle.extend_from_slice(name.as_bytes());
+    needle.push(0);
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+/// Runs this command again, with the same arguments, on the shim `library` as `chip`; its exit
+/// status, or why it could not start.
+pub fn reexec(library: &Path, chip: Family) -> Result<std::process::ExitStatus, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find pops itself: {e}"))?;
+    let mut preload = OsString::from(library);
+    if let Some(p) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
+        preload.push(":");
+        preload.push(p);
+    }
+    std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env("LD_PRELOAD", preload)
+        .env("AMDGPU_GPU_ID", gpu_id(library, chip))
+        .env(MARKER, library)
+        .env_remove("RADV_FORCE_FAMILY")
+        .status()
+        .map_err(|e| {
+            format!(
+                "cannot run pops again on the drm-shim {}: {e}",
+                library.display()
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chip_takes_the_name_the_shim_knows() {
+        let dir = std::env::temp_dir().join(format!("pops-null-device-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mesa26 = dir.join("26.so");
+        std::fs::write(&mesa26, b"\0navi31\0strix1\0gfx1201\0").unwrap();
+        let mesa25 = dir.join("25.so");
+        std::fs::write(&mesa25, b"\0navi31\0gfx1150\0").unwrap();
+        assert_eq!(gpu_id(&mesa26, Family::Gfx1150), "strix1");
+        assert_eq!(gpu_id(&mesa25, Family::Gfx1150), "gfx1150");
+        assert_eq!(gpu_id(&mesa26, Family::Navi31), "navi31");
+        // A name inside another string is not the name.
+        std::fs::write(&mesa26, b"\0xstrix1\0").unwrap();
+        assert_eq!(gpu_id(&mesa26, Family::Gfx1150), "gfx1150");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_explicit_shim_wins() {
+        let p = Path::new("/some/shim.so");
+        assert_eq!(find_drm_shim(Some(p)).as_deref(), Some(p));
+    }
+}
