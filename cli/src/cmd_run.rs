@@ -7,6 +7,7 @@
 //! hardware for the chip (`RADV_FORCE_FAMILY`), which creates and compiles real pipelines but
 //! executes nothing; the summary says so.
 
+use crate::null_device::NullDevice;
 use ash::vk;
 use pm4::Family;
 use std::ffi::{CStr, OsString};
@@ -92,8 +93,13 @@ impl Launch {
 pub enum Target {
     /// A device with interlock exists: the program runs on it.
     Real { device: String },
-    /// No such device: RADV null hardware for `chip`, via `icd`.
-    Null { chip: Family, icd: PathBuf },
+    /// No such device: RADV (`icd`) on a null device of `chip` (a drm-shim, or
+    /// RADV_FORCE_FAMILY where no shim is installed).
+    Null {
+        chip: Family,
+        icd: PathBuf,
+        device: NullDevice,
+    },
     /// Stock RADV (`icd`) on the amdgpu kernel-interface shim (`library`) as `chip`, its
     /// recordings in `dir`.
     Shim {
@@ -140,8 +146,19 @@ pub fn child_env(
         ),
     ];
     let chip = match target {
-        Target::Null { chip, icd } => {
-            env.push(("RADV_FORCE_FAMILY".into(), chip.name().into()));
+        Target::Null { chip, icd, device } => {
+            match device {
+                NullDevice::ForceFamily => {
+                    env.push(("RADV_FORCE_FAMILY".into(), chip.name().into()));
+                }
+                NullDevice::DrmShim { library } => {
+                    env.push(("LD_PRELOAD".into(), preload(library)));
+                    env.push((
+                        "AMDGPU_GPU_ID".into(),
+                        crate::null_device::gpu_id(library, *chip).into(),
+                    ));
+                }
+            }
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
             Some(*chip)
         }
@@ -151,12 +168,7 @@ pub fn child_env(
             library,
             dir,
         } => {
-            let mut preload = library.as_os_str().to_owned();
-            if let Some(p) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
-                preload.push(":");
-                preload.push(p);
-            }
-            env.push(("LD_PRELOAD".into(), preload));
+            env.push(("LD_PRELOAD".into(), preload(library)));
             env.push(("AMDGPU_GPU_ID".into(), chip.name().into()));
             env.push(("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()));
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
@@ -172,6 +184,16 @@ pub fn child_env(
         env.push(("VK_POPS_INTERLOCK_CHIP".into(), c.name().into()));
     }
     env
+}
+
+/// `library` first, then whatever the caller already preloads.
+fn preload(library: &Path) -> OsString {
+    let mut preload = library.as_os_str().to_owned();
+    if let Some(p) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
+        preload.push(":");
+        preload.push(p);
+    }
+    preload
 }
 
 /// Folders the loader itself searches for explicit layers, in its order (XDG base directories,
@@ -323,6 +345,7 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
             Some(icd) => Target::Null {
                 chip: chip.unwrap_or(family),
                 icd,
+                device: NullDevice::ForceFamily,
             },
             None => Target::NoInterlock,
         }
@@ -333,6 +356,10 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
             Some(icd) => Target::Null {
                 chip: chip.unwrap_or(DEFAULT_NULL_CHIP),
                 icd,
+                device: crate::null_device::find_drm_shim(None)
+                    .map_or(NullDevice::ForceFamily, |library| NullDevice::DrmShim {
+                        library,
+                    }),
             },
             None => Target::NoInterlock,
         }
@@ -383,15 +410,14 @@ pub fn announce(target: &Target, who: &str) {
             dir.display()
         ),
         Target::Real { device } => eprintln!("{who}: interlock device: {device}"),
-        Target::Null { chip, .. } => eprintln!(
-            "{who}: {}; using RADV null hardware for {} (pipelines are compiled, nothing is \
-             rendered)",
+        Target::Null { chip, device, .. } => eprintln!(
+            "{who}: {}; using RADV on {} (pipelines are compiled, nothing is rendered)",
             if std::env::var_os("RADV_FORCE_FAMILY").is_some() {
                 "RADV_FORCE_FAMILY is set"
             } else {
                 "no Vulkan device with fragment shader interlock"
             },
-            chip.name()
+            device.describe(*chip)
         ),
         Target::NoInterlock => eprintln!(
             "{who}: no Vulkan device with fragment shader interlock and no RADV driver for null \
@@ -878,6 +904,7 @@ mod tests {
         let t = Target::Null {
             chip: Family::Vega10,
             icd: "/icd.json".into(),
+            device: NullDevice::ForceFamily,
         };
         let env = child_env(Path::new("/l"), None, None, Path::new("/r"), None, &t);
         let e = names(&env);
@@ -886,6 +913,27 @@ mod tests {
         assert!(e.contains(&("VK_POPS_INTERLOCK_CHIP", "vega10".into())));
         assert!(e.contains(&("VK_POPS_INTERLOCK_REPORT", "/r".into())));
         assert!(e.contains(&("VK_ADD_LAYER_PATH", "/l".into())));
+    }
+
+    /// Mesa 26 has no RADV_FORCE_FAMILY: with a drm-shim the child preloads it as the chip,
+    /// and RADV_FORCE_FAMILY is not set.
+    #[test]
+    fn a_drm_shim_null_device_is_preloaded_as_the_chip() {
+        let t = Target::Null {
+            chip: Family::Navi31,
+            icd: "/icd.json".into(),
+            device: NullDevice::DrmShim {
+                library: "/nonexistent/libamdgpu_noop_drm_shim.so".into(),
+            },
+        };
+        let env = child_env(Path::new("/l"), None, None, Path::new("/r"), None, &t);
+        let e = names(&env);
+        assert!(e
+            .iter()
+            .any(|(k, v)| *k == "LD_PRELOAD" && v.starts_with("/nonexistent/libamdgpu_noop")));
+        assert!(e.contains(&("AMDGPU_GPU_ID", "navi31".into())));
+        assert!(!e.iter().any(|(k, _)| *k == "RADV_FORCE_FAMILY"));
+        assert!(e.contains(&("VK_POPS_INTERLOCK_CHIP", "navi31".into())));
     }
 
     const RECORD: &str = r#"{"schema_version":1,"id":1,"app":"pops-oit","device":"Null hardware","kind":"pipeline","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":163968,"value":196609,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]},"DB_DFSM_CONTROL":{"address":163896,"value":6,"fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":[]}},"pm4":[],"diagnostics":[{"severity":"warning","code":"missed-overlap-drain","message":"m"}],"source":"shader_module"}"#;
@@ -912,6 +960,7 @@ mod tests {
         let t = Target::Null {
             chip: Family::Navi10,
             icd: "/i".into(),
+            device: NullDevice::ForceFamily,
         };
         let text = render_summary(&s, Path::new("/r"), &t, "p");
         assert!(text.contains("NOTHING WAS RENDERED"));

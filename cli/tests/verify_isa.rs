@@ -264,3 +264,49 @@ fn the_embedded_vertex_stage_is_its_source_compiled() {
         "regenerate cli/shaders/fullscreen.vert.spv (its source says how)"
     );
 }
+
+/// `--compile` without RADV_FORCE_FAMILY, which Mesa 26 removed: the module is compiled on a
+/// drm-shim device of the chip (Mesa's own no-op shim, package mesa-drm-shim) by the RADV of
+/// the host's Mesa (25.0.7) and of today's (26.x), and the output names the driver and device.
+#[test]
+fn a_spirv_module_compiles_on_a_drm_shim_device_with_each_mesa() {
+    let dir = std::env::temp_dir().join(format!("pops-verify-shim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let oit = dir.join("oit.spv");
+    std::fs::write(
+        &oit,
+        shaders::corpus::get("oit_interlock.frag").unwrap().spirv,
+    )
+    .unwrap();
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for chip in ["vega10", "raven", "navi10", "navi21", "navi31", "gfx1150"] {
+            let o = mesa
+                .command(env!("CARGO_BIN_EXE_pops"))
+                .args(["verify-isa", "--chip", chip, "--compile"])
+                .arg(&oit)
+                .env_remove("RADV_FORCE_FAMILY")
+                .env_remove("VK_DRIVER_FILES")
+                .env_remove("VK_ICD_FILENAMES")
+                .output()
+                .unwrap();
+            let (out, err) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            let at = format!("{} {chip}", mesa.label());
+            let version = mesa.version();
+            assert!(
+                err.contains(&format!("compiled by radv (Mesa {version})"))
+                    && err.contains(&format!("on a drm-shim device ({})", mesa.noop_shim())),
+                "{at}: {err}"
+            );
+            // Compiled and read as code; whether it is clean is the checker's to say.
+            assert!(matches!(o.status.code(), Some(0 | 1)), "{at}: {out}{err}");
+            assert!(
+                out.contains(&format!("pops verify-isa: {chip} (")),
+                "{at}: {out}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

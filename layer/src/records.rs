@@ -113,6 +113,8 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     );
     rec.command_buffer = Some(format!("0x{cb:x}"));
     rec.bound = Some(b.bound);
+    // Which object, not only its handle: a new object at a reused address is a new record.
+    rec.object = Some(b.seq);
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
     rec.experiment = b.fragment.experiment.clone();

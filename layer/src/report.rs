@@ -429,6 +429,39 @@ mod tests {
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
+    /// Two objects created one after the other at the same address, with the same shader and
+    /// state, are two objects: their draws are two records, not one (the layer's summary and its
+    /// report count the same objects).
+    #[test]
+    fn objects_at_a_reused_address_stay_distinct_records() {
+        let path = fresh("reused");
+        let mut first = draw(10, 0x20, 2, 5);
+        first.object = Some(1);
+        let mut second = draw(11, 0x21, 3, 5);
+        second.object = Some(2);
+        assert_eq!(first.handle, second.handle);
+        assert_eq!(append(&path, &first).unwrap(), 10);
+        assert_eq!(append(&path, &second).unwrap(), 11);
+        let mut again = draw(12, 0x22, 1, 5);
+        again.object = Some(2);
+        assert_eq!(
+            append(&path, &again).unwrap(),
+            11,
+            "the same object adds up"
+        );
+        flush_all(true);
+        let draws: Vec<_> = lines(&path)
+            .into_iter()
+            .filter(|v| v["kind"] == "draw")
+            .collect();
+        assert_eq!(draws.len(), 2);
+        assert_eq!(
+            (draws[0]["object"].as_u64(), draws[1]["object"].as_u64()),
+            (Some(1), Some(2))
+        );
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
     /// Totals reach the file about once a second while command buffers are recorded again, not
     /// only at the end: a crash loses at most the last second.
     #[test]
@@ -474,6 +507,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: None,
+            object: None,
             experiment: None,
         }
     }

@@ -328,6 +328,10 @@ pub struct Record<R = Option<Registers>> {
     /// Draw lines: what was bound, `pipeline` or `shader_object`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<Bound>,
+    /// Draw lines: the bound object's number on its device (the n-th interlocked object, in
+    /// creation order), so that two objects created at one reused address stay two records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<u64>,
     /// Draw lines: how many draw commands used this state (version 2: when the line was
     /// written; `counts` lines carry later totals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -373,6 +377,7 @@ impl<R> Record<R> {
             source: self.source,
             command_buffer: self.command_buffer,
             bound: self.bound,
+            object: self.object,
             draws: self.draws,
             command_buffers: self.command_buffers,
             name: self.name,

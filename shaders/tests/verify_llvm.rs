@@ -85,6 +85,7 @@ fn verifier_opcodes_are_llvms() {
             let m = disassemble(&mc, cpu, &[sopp(op)]);
             assert!(
                 [
+                    "s_setprio",
                     "s_inst_prefetch",
                     "s_set_inst_prefetch_distance",
                     "s_clause",

@@ -387,6 +387,12 @@ pub mod submitted {
         winsys::recorded::draws(dir, level).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The draws of every submission that could be read whole, and the submissions that chain
+    /// an IB the shim did not record (a secondary command buffer on RADV 26).
+    pub fn draws_but_chained(dir: &Path, level: pm4::GfxLevel) -> winsys::recorded::Recording {
+        winsys::recorded::draws_but_chained(dir, level).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// Whether every field a draw record (a report line as JSON) decided holds the value the
     /// driver programmed at `draw`, but for the fields `pm4::pops::radv` lists as deliberate
     /// differences (and the sample-iteration fields where the driver keeps the rate at 1×1

@@ -74,8 +74,30 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RecordedError + '_ {
 }
 
 /// Every draw packet of every accepted submission recorded in `dir`, in recording order (files
-/// by name, lines in order).
+/// by name, lines in order). A chained IB is an error ([`RecordedError::ChainedIb`]).
 pub fn draws(dir: &Path, level: GfxLevel) -> Result<Vec<RecordedDraw>, RecordedError> {
+    let r = read(dir, level, false)?;
+    Ok(r.draws)
+}
+
+/// What a recording holds where some submissions chain IBs the shim did not record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recording {
+    /// The draws of every submission that could be read whole.
+    pub draws: Vec<RecordedDraw>,
+    /// Submissions that chain another IB (INDIRECT_BUFFER): their draws are not in `draws`,
+    /// since the chained dwords (and the state and draws they hold) were not recorded. RADV 26
+    /// runs a secondary command buffer so whatever its debug options.
+    pub chained: Vec<u64>,
+}
+
+/// Like [`draws`], but a submission that chains an IB is named in [`Recording::chained`] and
+/// left out, rather than failing the whole recording.
+pub fn draws_but_chained(dir: &Path, level: GfxLevel) -> Result<Recording, RecordedError> {
+    read(dir, level, true)
+}
+
+fn read(dir: &Path, level: GfxLevel, allow_chained: bool) -> Result<Recording, RecordedError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .flatten()
@@ -93,7 +115,7 @@ pub fn draws(dir: &Path, level: GfxLevel) -> Result<Vec<RecordedDraw>, RecordedE
         });
     }
     files.sort();
-    let mut out = Vec::new();
+    let mut out = Recording::default();
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(io(&f))?;
         for (i, line) in text.lines().enumerate() {
@@ -118,12 +140,22 @@ pub fn draws(dir: &Path, level: GfxLevel) -> Result<Vec<RecordedDraw>, RecordedE
                 .as_array()
                 .ok_or_else(|| bad("no \"ibs\" list".into()))?;
             let mut fields = Fields::new();
+            let mut these = Vec::new();
+            let mut chained = false;
             for ib in ibs {
                 let name = ib["file"]
                     .as_str()
                     .ok_or_else(|| bad("an IB without its \"file\"".into()))?;
                 let path = dir.join(name);
-                read_ib(&path, level, n, &mut fields, &mut out)?;
+                match read_ib(&path, level, n, &mut fields, &mut these) {
+                    Err(RecordedError::ChainedIb { .. }) if allow_chained => chained = true,
+                    r => r?,
+                }
+            }
+            if chained {
+                out.chained.push(n);
+            } else {
+                out.draws.extend(these);
             }
         }
     }

@@ -193,6 +193,7 @@ pub fn build_record(
         command_buffers: None,
         name: None,
         module_name: None,
+        object: None,
         experiment: None,
         id: next_id(),
         stage_hash: subject.stage_hash.map(str::to_string),

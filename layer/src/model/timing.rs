@@ -609,6 +609,7 @@ mod tests {
                 source: Source::ShaderModule,
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
+                object: None,
                 experiment: None,
                 isa: Vec::new(),
             },

@@ -72,7 +72,7 @@ impl Stats {
                 self.unknown.load(Ordering::Relaxed),
             ),
             format!(
-                "device '{device}': {} draws with an interlocked fragment stage, in {} draw records (command buffer × bound object × draw state)",
+                "device '{device}': {} draws with an interlocked fragment stage, in {} command buffer recordings of an interlocked object and draw state (the report holds one draw record per object and state, its counts adding up the recordings)",
                 self.draws.load(Ordering::Relaxed),
                 self.draw_records.load(Ordering::Relaxed),
             ),

@@ -278,6 +278,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: None,
+            object: None,
             experiment: None,
         })
     }

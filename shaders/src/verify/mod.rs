@@ -34,10 +34,12 @@ pub mod opcodes {
     /// SOPK `s_setreg_imm32_b32`.
     pub const SETREG_IMM32_B32: [u8; 3] = [20, 21, 19];
 
-    /// SOPP instructions that only pace the wave (hazard waits, clauses, prefetch), touching no
-    /// scalar state: `s_inst_prefetch`/`s_set_inst_prefetch_distance`, `s_clause`,
-    /// `s_waitcnt_depctr`, `s_delay_alu`.
-    pub const PACING: [&[u8]; 3] = [&[], &[32, 33, 35], &[4, 5, 7, 8]];
+    /// SOPP instructions that only pace the wave (hazard waits, clauses, prefetch, scheduling
+    /// priority), touching no scalar state and ordering nothing: `s_setprio` (15 on GFX9 and
+    /// GFX10, 53 on GFX11, as llvm-mc encodes it; ACO raises the priority of GFX11.5 fragment
+    /// shaders around their exports), `s_inst_prefetch`/`s_set_inst_prefetch_distance`,
+    /// `s_clause`, `s_waitcnt_depctr`, `s_delay_alu`.
+    pub const PACING: [&[u8]; 3] = [&[15], &[15, 32, 33, 35], &[4, 5, 7, 8, 53]];
 
     pub const fn at<T: Copy>(table: [T; 3], enc: Encoding) -> T {
         table[match enc {

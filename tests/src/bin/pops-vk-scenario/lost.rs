@@ -129,6 +129,8 @@ pub(crate) fn scenario_lost() -> Res<()> {
                     "submission": n,
                     "queue": hex(queue),
                     "command_buffers": drawn,
+                    // Whether it executes a secondary command buffer.
+                    "secondary": n == 3,
                     "waited": waited,
                     "result": format!("{:?}", r.unwrap_or(vk::Result::SUCCESS)),
                 })
