@@ -319,7 +319,6 @@ mod tests {
             bound: pops_report::Bound::Pipeline,
             name: Some(name.into()),
             module_name: None,
-            object: None,
             stage_hash: None,
             interlock: pops_report::Interlock::try_from(mode.to_string()).unwrap(),
             experiment: None,

@@ -957,6 +957,7 @@ mod tests {
             source: Source::ShaderModule,
             command_buffer: Some("0x2".into()),
             bound: Some(Bound::Pipeline),
+            object: Some(3),
             draws: Some(3),
             command_buffers: None,
             name: None,

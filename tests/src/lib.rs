@@ -88,7 +88,12 @@ pub struct Scenario {
 impl Scenario {
     /// `scenario` of `pops-vk-scenario` on the driver `icd`, with a clean loader environment.
     pub fn new(bin: &str, scenario: &str, icd: &str) -> Scenario {
-        let mut cmd = Command::new(bin);
+        Scenario::on(Command::new(bin), scenario, icd)
+    }
+
+    /// [`Scenario::new`] with the program's command made elsewhere (e.g. to run it under
+    /// today's Mesa, `pops_testkit::mesa::Mesa::command`).
+    pub fn on(mut cmd: Command, scenario: &str, icd: &str) -> Scenario {
         cmd.arg(scenario);
         for (k, _) in std::env::vars() {
             if k.starts_with("VK_") || k.starts_with("RADV_") || k.starts_with("MESA_") {

@@ -165,6 +165,48 @@ fn pops_state_with(
     pops::derive(f, &desc, &draw, &pops::Experiments::default()).expect("derive")
 }
 
+/// RADV without its GPU as users of today's Mesa get it: Mesa 26 has no RADV_FORCE_FAMILY, so the
+/// device is Mesa's own no-op drm-shim of the chip (package mesa-drm-shim), with the host's Mesa
+/// (25.0.7) and today's. The layer places every chip by its PCI id — gfx1150 too, which Mesa 26
+/// names "AMD Radeon 890M Graphics (RADV STRIX1)" — and records its interlocked pipelines with
+/// that chip's register state.
+#[test]
+fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for family in FAMILIES.iter().copied().chain(["gfx1150"]) {
+            let at = format!("{} {family}", mesa.label());
+            let dir = temp_dir(&format!("shim-{family}"));
+            let report_path = dir.join("report.jsonl");
+            let out = Scenario::on(mesa.command(BIN), "pipelines", RADV_ICD)
+                .with_layers(&[LAYER])
+                .env("LD_PRELOAD", mesa.noop_shim())
+                .env("AMDGPU_GPU_ID", mesa.shim_chip_name(family))
+                .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+                .run();
+            assert!(check_ok(&out, &at), "{at}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains(&format!(": chip {family} (PciId)")),
+                "{at}: the layer places the chip by its PCI id: {stderr}"
+            );
+            let report = read_report(&report_path);
+            assert!(
+                report
+                    .iter()
+                    .any(|r| r["interlock"] != "none" && r["registers"].is_object()),
+                "{at}: interlocked records with register state"
+            );
+            for r in &report {
+                assert_eq!(r["chip"], family, "{at}: {r}");
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
 #[test]
 fn radv_null_hardware_every_way_every_family() {
     if !have_icd(RADV_ICD) {

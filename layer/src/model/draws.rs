@@ -297,7 +297,6 @@ mod tests {
                 source: Source::ShaderModule,
                 hash: None,
                 module_name: None,
-                object: None,
                 experiment: None,
                 isa: Vec::new(),
             },

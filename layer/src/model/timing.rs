@@ -609,7 +609,6 @@ mod tests {
                 source: Source::ShaderModule,
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
-                object: None,
                 experiment: None,
                 isa: Vec::new(),
             },
