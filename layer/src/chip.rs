@@ -123,13 +123,23 @@ pub fn pci_address(domain: u32, bus: u32, device: u32, function: u32) -> String 
     format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
 }
 
-/// The PCI revision of the device at `pci` (`0000:03:00.0`), as sysfs gives it: the PCI
-/// device's own `revision`, else that of the DRM render node whose device has that slot
-/// (`/sys/dev/char/226:N/device/`, what libdrm reads). `None` where it cannot be read.
-pub fn pci_revision(pci: &str) -> Option<u32> {
-    let parse = |text: String| u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok();
-    if let Ok(t) = std::fs::read_to_string(format!("/sys/bus/pci/devices/{pci}/revision")) {
-        return parse(t);
+/// The PCI revision of the device at `pci` (`0000:03:00.0`) whose PCI device id is `device`,
+/// as sysfs gives it: the PCI device's own `revision`, else that of the DRM render node whose
+/// device has that slot (`/sys/dev/char/226:N/device/`, what libdrm reads). A sysfs entry whose
+/// device id is not `device` is not this device (Mesa's no-op drm-shim answers every chip with
+/// one fixed entry) and gives nothing. `None` where it cannot be read.
+pub fn pci_revision(pci: &str, device: u32) -> Option<u32> {
+    let hex = |text: String| u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok();
+    let read = |dir: &str| {
+        let id = hex(std::fs::read_to_string(format!("{dir}/device")).ok()?)?;
+        if id != device {
+            return None;
+        }
+        hex(std::fs::read_to_string(format!("{dir}/revision")).ok()?)
+    };
+    let own = format!("/sys/bus/pci/devices/{pci}");
+    if std::path::Path::new(&own).exists() {
+        return read(&own);
     }
     // Render nodes are minors 128 to 191 of DRM's major 226.
     (128..192).find_map(|minor| {
@@ -141,7 +151,7 @@ pub fn pci_revision(pci: &str) -> Option<u32> {
         if !slot.eq_ignore_ascii_case(pci) {
             return None;
         }
-        parse(std::fs::read_to_string(format!("{dev}/revision")).ok()?)
+        read(&dev)
     })
 }
 

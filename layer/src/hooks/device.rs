@@ -268,7 +268,7 @@ unsafe fn chip_of(
         revision: pci
             .as_deref()
             .filter(|_| needs_revision)
-            .and_then(crate::chip::pci_revision),
+            .and_then(|p| crate::chip::pci_revision(p, props.device_id)),
     };
     let by_pci = || crate::chip::family_from_render_node(pci.as_deref()?);
     let choice = crate::chip::choose(inst.settings.chip.as_deref(), id, &by_pci);
