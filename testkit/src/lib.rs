@@ -284,6 +284,33 @@ pub mod mesa {
         }
     }
 
+    impl Mesa {
+        /// [`Mesa::command`] with `library` preloaded into `program` only: under today's Mesa
+        /// the preload is set inside the root, so the host's helpers (flock, the runner) never
+        /// load it (a drm-shim aborts a process on a chip name it does not know, and the host's
+        /// shim is Mesa 25's).
+        pub fn command_preloaded(
+            &self,
+            program: impl AsRef<std::ffi::OsStr>,
+            library: impl AsRef<std::ffi::OsStr>,
+        ) -> Command {
+            match self {
+                Mesa::Host => {
+                    let mut c = Command::new(program);
+                    c.env("LD_PRELOAD", library);
+                    c
+                }
+                Mesa::Current { .. } => {
+                    let mut preload = std::ffi::OsString::from("LD_PRELOAD=");
+                    preload.push(library);
+                    let mut c = self.command("/usr/bin/env");
+                    c.arg(preload).arg(program);
+                    c
+                }
+            }
+        }
+    }
+
     /// The root's runner, beside the clone.
     fn run_sh() -> PathBuf {
         workspace().join("../shared/tools/mesa-current/run.sh")

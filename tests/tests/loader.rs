@@ -180,12 +180,15 @@ fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
             let at = format!("{} {family}", mesa.label());
             let dir = temp_dir(&format!("shim-{family}"));
             let report_path = dir.join("report.jsonl");
-            let out = Scenario::on(mesa.command(BIN), "pipelines", RADV_ICD)
-                .with_layers(&[LAYER])
-                .env("LD_PRELOAD", mesa.noop_shim())
-                .env("AMDGPU_GPU_ID", mesa.shim_chip_name(family))
-                .env("VK_POPS_INTERLOCK_REPORT", &report_path)
-                .run();
+            let out = Scenario::on(
+                mesa.command_preloaded(BIN, mesa.noop_shim()),
+                "pipelines",
+                RADV_ICD,
+            )
+            .with_layers(&[LAYER])
+            .env("AMDGPU_GPU_ID", mesa.shim_chip_name(family))
+            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .run();
             assert!(check_ok(&out, &at), "{at}");
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(
