@@ -51,6 +51,11 @@ pub enum CompileError {
         why: String,
         hint: &'static str,
     },
+    #[error("the driver does not offer {feature}, which the entry point's {mode} interlock needs: nothing was compiled (a driver handed it anyway may crash)")]
+    Unsupported {
+        feature: &'static str,
+        mode: &'static str,
+    },
     #[error("{samples} samples is not a sample count (1, 2, 4, 8 or 16)")]
     Samples { samples: u32 },
     #[error("{what} failed: {result}")]
@@ -88,12 +93,12 @@ pub fn fragment_assembly(
             .map(|e| e.name.clone())
             .collect::<Vec<_>>()
     };
-    if info
+    let Some(interlock) = info
         .entry_point(o.entry, shaders::spirv::ExecutionModel::Fragment)
-        .is_none()
-    {
+        .map(|e| e.interlock)
+    else {
         return Err(CompileError::Entry(o.entry.into(), fragments()));
-    }
+    };
     let iface = interface(fragment)?;
     let entry_name =
         CString::new(o.entry).map_err(|_| CompileError::Entry(o.entry.into(), fragments()))?;
@@ -135,6 +140,7 @@ pub fn fragment_assembly(
         samples,
         dynamic_blend: o.dynamic_blend,
         device: o.device,
+        interlock,
     };
     let r = with_instance(&instance, &job);
     // SAFETY: every child of the instance was destroyed in with_instance.
@@ -151,6 +157,8 @@ struct Job<'a> {
     samples: vk::SampleCountFlags,
     dynamic_blend: bool,
     device: &'a crate::null_device::NullDevice,
+    /// The entry point's declared interlock, whose feature the driver must offer.
+    interlock: Option<pm4::InterlockMode>,
 }
 
 fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, CompileError> {
@@ -182,9 +190,16 @@ fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, Co
         .extended_dynamic_state3_color_blend_enable(true)
         .extended_dynamic_state3_color_blend_equation(true)
         .extended_dynamic_state3_color_write_mask(true);
+    // Only what the driver offers is enabled, and an interlock it does not offer is refused
+    // before anything reaches it.
+    let offered = interlock_features(instance, pdev);
+    refuse_unoffered(&offered, job.interlock)?;
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
-        .fragment_shader_pixel_interlock(true)
-        .fragment_shader_sample_interlock(true);
+        .fragment_shader_pixel_interlock(offered.fragment_shader_pixel_interlock == vk::TRUE)
+        .fragment_shader_sample_interlock(offered.fragment_shader_sample_interlock == vk::TRUE)
+        .fragment_shader_shading_rate_interlock(
+            offered.fragment_shader_shading_rate_interlock == vk::TRUE,
+        );
     let mut exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
         .pipeline_executable_info(true);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -220,6 +235,52 @@ fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, Co
         assembly: r?,
         driver: driver_of(instance, pdev),
     })
+}
+
+/// The interlock features the device offers.
+fn interlock_features(
+    instance: &ash::Instance,
+    pdev: vk::PhysicalDevice,
+) -> vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT<'static> {
+    let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut il);
+    // SAFETY: a query on a live physical device with a chained structure that outlives it.
+    unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
+    vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT {
+        p_next: std::ptr::null_mut(),
+        ..il
+    }
+}
+
+/// The named refusal where the entry point's interlock needs a feature the device lacks. Pure.
+fn refuse_unoffered(
+    offered: &vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT<'_>,
+    mode: Option<pm4::InterlockMode>,
+) -> Result<(), CompileError> {
+    use pm4::Granularity;
+    let Some(mode) = mode else { return Ok(()) };
+    let (feature, on) = match mode.granularity {
+        Granularity::Pixel => (
+            "fragmentShaderPixelInterlock",
+            offered.fragment_shader_pixel_interlock,
+        ),
+        Granularity::Sample => (
+            "fragmentShaderSampleInterlock",
+            offered.fragment_shader_sample_interlock,
+        ),
+        Granularity::ShadingRate => (
+            "fragmentShaderShadingRateInterlock",
+            offered.fragment_shader_shading_rate_interlock,
+        ),
+    };
+    if on == vk::TRUE {
+        Ok(())
+    } else {
+        Err(CompileError::Unsupported {
+            feature,
+            mode: mode.name(),
+        })
+    }
 }
 
 /// The driver's name and version as it reports them (VkPhysicalDeviceDriverProperties).
@@ -458,5 +519,35 @@ unsafe fn assembly(
             names.push(name);
         }
         Err(CompileError::NoAssembly(names))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pm4::{Granularity, InterlockMode, Ordering};
+
+    /// What RADV offers on GFX9–GFX11: pixel and sample interlock, not shading-rate interlock.
+    fn radv() -> vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT<'static> {
+        vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
+            .fragment_shader_pixel_interlock(true)
+            .fragment_shader_sample_interlock(true)
+    }
+
+    #[test]
+    fn an_interlock_the_driver_lacks_is_refused_by_name() {
+        let sr = InterlockMode::new(Granularity::ShadingRate, Ordering::Ordered);
+        let e = refuse_unoffered(&radv(), Some(sr)).unwrap_err().to_string();
+        assert!(e.contains("fragmentShaderShadingRateInterlock"), "{e}");
+        assert!(e.contains("shading-rate-ordered"), "{e}");
+        for g in [Granularity::Pixel, Granularity::Sample] {
+            assert!(
+                refuse_unoffered(&radv(), Some(InterlockMode::new(g, Ordering::Unordered))).is_ok()
+            );
+        }
+        assert!(
+            refuse_unoffered(&radv(), None).is_ok(),
+            "no interlock needs nothing"
+        );
     }
 }

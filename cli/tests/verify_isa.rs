@@ -310,3 +310,36 @@ fn a_spirv_module_compiles_on_a_drm_shim_device_with_each_mesa() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A shader whose interlock the driver does not offer is refused by name before RADV sees it
+/// (RADV on GFX9–GFX11 offers no shading-rate interlock, and crashes when asked for it anyway).
+#[test]
+fn an_interlock_the_driver_does_not_offer_is_refused() {
+    let dir = std::env::temp_dir().join(format!("pops-verify-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for name in [
+            "shading_rate_interlock_ordered.frag",
+            "shading_rate_interlock_unordered.frag",
+        ] {
+            let p = dir.join(format!("{name}.spv"));
+            std::fs::write(&p, shaders::corpus::get(name).unwrap().spirv).unwrap();
+            let o = mesa
+                .command(env!("CARGO_BIN_EXE_pops"))
+                .args(["verify-isa", "--chip", "navi21", "--compile"])
+                .arg(&p)
+                .env_remove("RADV_FORCE_FAMILY")
+                .env_remove("VK_DRIVER_FILES")
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            let at = format!("{} {name}", mesa.label());
+            assert_eq!(o.status.code(), Some(2), "{at}: {err}");
+            assert!(
+                err.contains("does not offer fragmentShaderShadingRateInterlock"),
+                "{at}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
