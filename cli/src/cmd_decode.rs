@@ -47,6 +47,8 @@ pub enum InputError {
     BadToken { line: usize, token: String },
     #[error("text input is not ASCII (use --format binary for a binary stream)")]
     NotText,
+    #[error("the input holds no dwords: nothing to read")]
+    Empty,
 }
 
 /// Text when every byte is printable ASCII or whitespace (see the module comment).
@@ -95,13 +97,18 @@ pub fn parse_text(bytes: &[u8]) -> Result<Vec<u32>, InputError> {
     Ok(out)
 }
 
+/// The dwords of the input; an input with none (an empty file, only comments) is an error.
 pub fn parse_input(bytes: &[u8], format: Format) -> Result<Vec<u32>, InputError> {
-    match format {
+    let dwords = match format {
         Format::Binary => parse_binary(bytes),
         Format::Text => parse_text(bytes),
         Format::Auto if looks_like_text(bytes) => parse_text(bytes),
         Format::Auto => parse_binary(bytes),
+    }?;
+    if dwords.is_empty() {
+        return Err(InputError::Empty);
     }
+    Ok(dwords)
 }
 
 /// ` NAME=v`, in hex from 10 up.
@@ -220,6 +227,13 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let decoded = decode(level, &dwords);
+    // The error first, before any output: then the packets decoded before it, if any.
+    if let Some(e) = &decoded.error {
+        eprintln!("pops decode: {name}: malformed PM4 at {e}");
+        if decoded.packets.is_empty() {
+            return ExitCode::FAILURE;
+        }
+    }
     let out = if args.json {
         format!("{}\n", render_json(&decoded))
     } else {
@@ -227,12 +241,10 @@ pub fn run(args: Args) -> ExitCode {
     };
     // A closed pipe (e.g. `| head`) is not an error worth a message.
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
-    match decoded.error {
-        None => ExitCode::SUCCESS,
-        Some(e) => {
-            eprintln!("pops decode: {name}: malformed PM4 at {e}");
-            ExitCode::FAILURE
-        }
+    if decoded.error.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -259,6 +271,14 @@ mod tests {
     }
 
     #[test]
+    fn an_input_without_dwords_is_an_error() {
+        for input in [&b""[..], b"# only a comment\n", b"  \n"] {
+            assert_eq!(parse_input(input, Format::Auto), Err(InputError::Empty));
+        }
+        assert_eq!(parse_input(b"", Format::Binary), Err(InputError::Empty));
+    }
+
+    #[test]
     fn binary_is_little_endian_whole_dwords() {
         let b = [0x00, 0x28, 0x01, 0xc0, 0, 0, 0, 0x80];
         assert!(!looks_like_text(&b));
@@ -272,6 +292,6 @@ mod tests {
         );
         // Forced formats win over detection.
         assert_eq!(parse_input(b"0000", Format::Binary), Ok(vec![0x3030_3030]));
-        assert_eq!(parse_input(b"", Format::Auto), Ok(vec![]));
+        assert_eq!(parse_input(b"", Format::Auto), Err(InputError::Empty));
     }
 }

@@ -154,6 +154,14 @@ fn input(a: &Args) -> Result<Input, String> {
             a.targets
         ));
     }
+    // The depth test needs a depth attachment, as the option's help says.
+    if a.depth_test && a.depth_samples == 0 {
+        return Err(
+            "--depth-test needs a depth/stencil attachment: give its sample count with \
+             --depth-samples N"
+                .into(),
+        );
+    }
     let target = match a.blend {
         BlendPreset::None => BlendTarget::OPAQUE,
         BlendPreset::Alpha => BlendTarget::ALPHA,

@@ -97,7 +97,13 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     } else {
-        String::from_utf8_lossy(&bytes).into_owned()
+        match code_text(&bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("pops verify-isa: {}: {e}", a.file.display());
+                return ExitCode::from(2);
+            }
+        }
     };
     let level = family.gfx_level();
     let (format, code) = match verify::read(shaders::isa::Encoding::of(level), &text) {
@@ -132,6 +138,29 @@ pub fn run(a: Args) -> ExitCode {
     }
 }
 
+/// The input as text (assembly, a listing, or hex words): a binary file or an empty one is
+/// named as such, never echoed. Pure.
+fn code_text(bytes: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        format!(
+            "{} bytes of binary data, not text: give the code as ACO/LLVM assembly or hex words \
+             (or a SPIR-V module with --compile)",
+            bytes.len()
+        )
+    })?;
+    if let Some(c) = text.chars().find(|c| c.is_control() && !c.is_whitespace()) {
+        return Err(format!(
+            "not text: it holds the control character {} (give the code as ACO/LLVM assembly or \
+             hex words, or a SPIR-V module with --compile)",
+            c.escape_unicode()
+        ));
+    }
+    if text.trim().is_empty() {
+        return Err("the input is empty: no code to verify".into());
+    }
+    Ok(text.to_string())
+}
+
 /// RADV's assembly of the SPIR-V module `bytes` for `family`.
 fn compile(
     family: Family,
@@ -148,6 +177,19 @@ fn compile(
         device,
     };
     crate::radv_compile::fragment_assembly(family, &words, &o).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn binary_and_empty_inputs_are_named_not_echoed() {
+        let e = super::code_text(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe]).unwrap_err();
+        assert!(e.contains("6 bytes of binary data"), "{e}");
+        let e = super::code_text(b"s_endpgm\x01").unwrap_err();
+        assert!(e.contains("\\u{1}"), "{e}");
+        assert!(super::code_text(b" \n").unwrap_err().contains("empty"));
+        assert!(super::code_text(b"\ts_endpgm\n").is_ok());
+    }
 }
 
 fn exit_name(k: ExitKind) -> &'static str {

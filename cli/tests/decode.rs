@@ -331,3 +331,25 @@ fn libdrm_reference_stream_decodes() {
     let j = stdout_json(&o);
     assert_eq!(j["packets"].as_array().unwrap().len(), 130);
 }
+
+/// An empty input is refused by decode and lint alike, and a stream malformed from its first
+/// packet says so once, with nothing on standard output before it.
+#[test]
+fn empty_and_malformed_inputs_are_named_before_any_output() {
+    for cmd in ["decode", "lint"] {
+        let o = pops(&[cmd, "--gfx", "gfx11", "-"], Some(b""));
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("holds no dwords"), "{cmd}: {err}");
+        assert!(o.stdout.is_empty(), "{cmd}");
+    }
+    let o = pops(&["decode", "--gfx", "gfx11", "-"], Some(b"0x80000000\n"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("malformed PM4").count(), 1, "{err}");
+}

@@ -286,6 +286,21 @@ fn refusals_are_clear_messages_with_exit_1() {
         &["--chip", "mi200", "--interlock", "pixel-ordered"],
         "compute-only",
     );
+    // The message lists what pops accepts, taken from the chip database.
+    refused(
+        &["--chip", "navi99", "--interlock", "pixel-ordered"],
+        "raphael_mendocino",
+    );
+    refused(
+        &[
+            "--chip",
+            "navi31",
+            "--interlock",
+            "pixel-ordered",
+            "--depth-test",
+        ],
+        "--depth-test needs a depth/stencil attachment",
+    );
     for s in ["0", "3", "16"] {
         refused(
             &[

@@ -343,3 +343,20 @@ fn an_interlock_the_driver_does_not_offer_is_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A binary file is named as binary data, its bytes never echoed into the message.
+#[test]
+fn a_binary_file_is_named_not_echoed() {
+    let dir = std::env::temp_dir().join(format!("pops-verify-binary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("x.bin");
+    std::fs::write(&p, [0x03u8, 0x02, 0x23, 0x07, 0xff, 0xfe, 0x00, 0x01]).unwrap();
+    let (code, out, err) = pops(&["--chip", "navi31", p.to_str().unwrap()], None);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("8 bytes of binary data, not text"), "{err}");
+    assert!(
+        !err.contains('\u{fffd}') && !err.contains('\u{1}'),
+        "{err:?}"
+    );
+}

@@ -175,8 +175,38 @@ const COMPUTE_ONLY: &[(&str, &str)] = &[
 pub enum ChipError {
     #[error("{chip} is a compute-only chip: it has no graphics pipeline, so it has no POPS")]
     ComputeOnly { chip: String },
-    #[error("unknown chip '{name}': expected a family (vega10 … navi31, phoenix2, gfx1150), an LLVM processor (gfx900 … gfx1103) or a level (gfx9, gfx10, gfx10.3, gfx11)")]
+    #[error(
+        "unknown chip '{name}': expected a family ({}), an LLVM processor ({}) or a level ({})",
+        family_names(),
+        llvm_names(),
+        level_names()
+    )]
     Unknown { name: String },
+}
+
+/// Every family name, from the chip database, for messages.
+fn family_names() -> String {
+    Family::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every LLVM processor name, once each, for messages.
+fn llvm_names() -> String {
+    let mut v: Vec<&str> = Family::ALL.iter().map(|f| f.llvm_processor()).collect();
+    v.dedup();
+    v.join(", ")
+}
+
+/// Every level name, for messages.
+fn level_names() -> String {
+    GfxLevel::ALL
+        .iter()
+        .map(|l| l.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Family {
@@ -383,6 +413,21 @@ impl fmt::Display for Family {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The refusal lists every chip pops accepts, from the chip database itself.
+    #[test]
+    fn an_unknown_chip_lists_every_accepted_name() {
+        let e = Family::parse("navi99").unwrap_err().to_string();
+        for f in Family::ALL {
+            assert!(
+                e.contains(f.name()) && e.contains(f.llvm_processor()),
+                "{e}"
+            );
+        }
+        for l in GfxLevel::ALL {
+            assert!(e.contains(l.name()), "{e}");
+        }
+    }
 
     #[test]
     fn every_family_parses_from_its_name_in_any_case() {
