@@ -87,7 +87,17 @@ op_table! {
         MovB32 = "s_mov_b32", "s_mov_b32", [0, 3, 0], (1, 1, 0);
         MovB64 = "s_mov_b64", "s_mov_b64", [1, 4, 1], (2, 2, 0);
         NotB32 = "s_not_b32", "s_not_b32", [4, 7, 30], (1, 1, 0);
+        NotB64 = "s_not_b64", "s_not_b64", [5, 8, 31], (2, 2, 0);
+        Bcnt1I32B32 = "s_bcnt1_i32_b32", "s_bcnt1_i32_b32", [12, 15, 24], (1, 1, 0);
+        Bcnt1I32B64 = "s_bcnt1_i32_b64", "s_bcnt1_i32_b64", [13, 16, 25], (1, 2, 0);
+        AndSaveexecB64 = "s_and_saveexec_b64", "s_and_saveexec_b64", [32, 36, 33], (2, 2, 0);
+        OrSaveexecB64 = "s_or_saveexec_b64", "s_or_saveexec_b64", [33, 37, 35], (2, 2, 0);
+        Andn2SaveexecB64 = "s_andn2_saveexec_b64", "s_and_not1_saveexec_b64", [35, 39, 49], (2, 2, 0);
+        AndSaveexecB32 = "s_and_saveexec_b32", "s_and_saveexec_b32", [NONE, 60, 32], (1, 1, 0);
+        OrSaveexecB32 = "s_or_saveexec_b32", "s_or_saveexec_b32", [NONE, 61, 34], (1, 1, 0);
+        Andn2SaveexecB32 = "s_andn2_saveexec_b32", "s_and_not1_saveexec_b32", [NONE, 63, 48], (1, 1, 0);
         Ff1I32B32 = "s_ff1_i32_b32", "s_ctz_i32_b32", [16, 19, 8], (1, 1, 0);
+        Ff1I32B64 = "s_ff1_i32_b64", "s_ctz_i32_b64", [17, 20, 9], (1, 2, 0);
         Bitset0B32 = "s_bitset0_b32", "s_bitset0_b32", [24, 27, 16], (1, 1, 0);
         Bitset1B32 = "s_bitset1_b32", "s_bitset1_b32", [26, 29, 18], (1, 1, 0);
     }
@@ -119,6 +129,12 @@ op_table! {
 op_table! {
     /// SOPC: `SCC = op(ssrc0, ssrc1)`.
     Sopc {
+        CmpEqI32 = "s_cmp_eq_i32", "s_cmp_eq_i32", [0, 0, 0], (0, 1, 1);
+        CmpLgI32 = "s_cmp_lg_i32", "s_cmp_lg_i32", [1, 1, 1], (0, 1, 1);
+        CmpGtI32 = "s_cmp_gt_i32", "s_cmp_gt_i32", [2, 2, 2], (0, 1, 1);
+        CmpGeI32 = "s_cmp_ge_i32", "s_cmp_ge_i32", [3, 3, 3], (0, 1, 1);
+        CmpLtI32 = "s_cmp_lt_i32", "s_cmp_lt_i32", [4, 4, 4], (0, 1, 1);
+        CmpLeI32 = "s_cmp_le_i32", "s_cmp_le_i32", [5, 5, 5], (0, 1, 1);
         CmpEqU32 = "s_cmp_eq_u32", "s_cmp_eq_u32", [6, 6, 6], (0, 1, 1);
         CmpLgU32 = "s_cmp_lg_u32", "s_cmp_lg_u32", [7, 7, 7], (0, 1, 1);
         CmpGtU32 = "s_cmp_gt_u32", "s_cmp_gt_u32", [8, 8, 8], (0, 1, 1);

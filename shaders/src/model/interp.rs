@@ -259,8 +259,40 @@ impl WaveState {
                         let r = !(a as u32) as u64;
                         (r, Some(r != 0))
                     }
+                    Sop1::NotB64 => {
+                        let r = !a;
+                        (r, Some(r != 0))
+                    }
+                    // D = the number of set bits of S0 (ACO counts the live lanes); SCC = D != 0.
+                    Sop1::Bcnt1I32B32 | Sop1::Bcnt1I32B64 => {
+                        let bits = if w.src0 == 2 { a } else { a & 0xffff_ffff };
+                        let r = u64::from(bits.count_ones());
+                        (r, Some(r != 0))
+                    }
+                    // D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0 (the 32-bit forms on
+                    // EXEC_LO, for wave32).
+                    Sop1::AndSaveexecB64
+                    | Sop1::OrSaveexecB64
+                    | Sop1::Andn2SaveexecB64
+                    | Sop1::AndSaveexecB32
+                    | Sop1::OrSaveexecB32
+                    | Sop1::Andn2SaveexecB32 => {
+                        let mask = if w.dst == 2 { u64::MAX } else { 0xffff_ffff };
+                        let old = self.exec & mask;
+                        let new = match op {
+                            Sop1::AndSaveexecB64 | Sop1::AndSaveexecB32 => a & old,
+                            Sop1::OrSaveexecB64 | Sop1::OrSaveexecB32 => a | old,
+                            _ => a & !old,
+                        } & mask;
+                        self.exec = (self.exec & !mask) | new;
+                        (old, Some(new != 0))
+                    }
                     Sop1::Ff1I32B32 => {
                         let a = a as u32;
+                        let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
+                        (r as u64, None)
+                    }
+                    Sop1::Ff1I32B64 => {
                         let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
                         (r as u64, None)
                     }
@@ -357,7 +389,14 @@ impl WaveState {
                 let a = self.read(src0, w.src0, env)?;
                 let b = self.read(src1, w.src1, env)?;
                 let (a32, b32) = (a as u32, b as u32);
+                let (ai, bi) = (a32 as i32, b32 as i32);
                 self.scc = match op {
+                    Sopc::CmpEqI32 => ai == bi,
+                    Sopc::CmpLgI32 => ai != bi,
+                    Sopc::CmpGtI32 => ai > bi,
+                    Sopc::CmpGeI32 => ai >= bi,
+                    Sopc::CmpLtI32 => ai < bi,
+                    Sopc::CmpLeI32 => ai <= bi,
                     Sopc::CmpEqU32 => a32 == b32,
                     Sopc::CmpLgU32 => a32 != b32,
                     Sopc::CmpGtU32 => a32 > b32,

@@ -761,6 +761,96 @@ mod tests {
         assert_eq!(got, vec![0xff, 0x0fff_ff00, 0xf000_0000]);
     }
 
+    /// Runs `insts` on one wave from `sgpr` and `exec` to the end; the final state.
+    fn run_scalar(level: GfxLevel, insts: &[Inst], sgpr: &[u32], exec: u64) -> WaveState {
+        let mut all = insts.to_vec();
+        all.push(Inst::sopp(crate::isa::Sopp::Endpgm, 0));
+        let prog = Program::new(level, &all).unwrap();
+        let mut regs = vec![0u32; SGPRS];
+        regs[..sgpr.len()].copy_from_slice(sgpr);
+        let mut w = WaveState::new(regs, exec);
+        for _ in 0..100 {
+            if w.step(&prog, &mut NoHw).unwrap() == Event::End {
+                return w;
+            }
+        }
+        panic!("no end");
+    }
+
+    /// The scalar instructions ACO builds lane masks and single-lane loops with: each does
+    /// what the ISA manual says, on every level that has it.
+    #[test]
+    fn aco_s_lane_mask_instructions_compute_as_the_isa_says() {
+        use crate::isa::{Operand::*, Sop1, Sopc};
+        for level in [GfxLevel::Gfx9, GfxLevel::Gfx10_3, GfxLevel::Gfx11] {
+            // s_not_b64 s[0:1], 0: all lanes.
+            let w = run_scalar(
+                level,
+                &[Inst::sop1(Sop1::NotB64, Sgpr(0), Const(0))],
+                &[],
+                0,
+            );
+            assert_eq!(
+                (w.sgpr[0], w.sgpr[1], w.scc),
+                (u32::MAX, u32::MAX, true),
+                "{level}"
+            );
+            // s_cmp_lg_i32 s0, 0 on a saved did-overlap bit (bit 31 set: negative, not zero).
+            let w = run_scalar(
+                level,
+                &[Inst::sopc(Sopc::CmpLgI32, Sgpr(0), Const(0))],
+                &[1 << 31],
+                0,
+            );
+            assert!(w.scc, "{level}");
+            let w = run_scalar(
+                level,
+                &[Inst::sopc(Sopc::CmpLtI32, Sgpr(0), Const(0))],
+                &[1 << 31],
+                0,
+            );
+            assert!(w.scc, "{level}: signed");
+            // s_and_saveexec_b64 s[2:3], s[0:1]: old EXEC saved, EXEC narrowed, SCC = EXEC != 0.
+            let w = run_scalar(
+                level,
+                &[Inst::sop1(Sop1::AndSaveexecB64, Sgpr(2), Sgpr(0))],
+                &[0x0f0f, 0],
+                0xff,
+            );
+            assert_eq!(
+                (w.sgpr[2], w.sgpr[3], w.exec, w.scc),
+                (0xff, 0, 0x0f, true),
+                "{level}"
+            );
+            let w = run_scalar(
+                level,
+                &[Inst::sop1(Sop1::Andn2SaveexecB64, Sgpr(2), Sgpr(0))],
+                &[0xff, 0],
+                0x0f,
+            );
+            assert_eq!((w.sgpr[2], w.exec, w.scc), (0x0f, 0xf0, true), "{level}");
+            // s_bcnt1_i32_b64 s4, exec and s_ff1_i32_b64 s5, exec: lane count and first lane.
+            let w = run_scalar(
+                level,
+                &[
+                    Inst::sop1(Sop1::Bcnt1I32B64, Sgpr(4), Exec),
+                    Inst::sop1(Sop1::Ff1I32B64, Sgpr(5), Exec),
+                ],
+                &[],
+                0x0000_0100_0000_0000,
+            );
+            assert_eq!((w.sgpr[4], w.sgpr[5]), (1, 40), "{level}");
+        }
+        // The 32-bit saveexec works on EXEC_LO (wave32, GFX10+).
+        let w = run_scalar(
+            GfxLevel::Gfx10_3,
+            &[Inst::sop1(Sop1::OrSaveexecB32, Sgpr(2), Sgpr(0))],
+            &[0xf0],
+            0x1_0000_000f,
+        );
+        assert_eq!((w.sgpr[2], w.exec), (0x0f, 0x1_0000_00ff));
+    }
+
     #[test]
     fn layers_without_active_lanes_are_skipped_and_exec_is_restored() {
         let got = layers(GfxLevel::Gfx10, true, 0b100, 0xf0);
