@@ -153,6 +153,11 @@ pub fn child_env(
                 }
                 NullDevice::DrmShim { library } => {
                     env.push(("LD_PRELOAD".into(), preload(library)));
+                    // Tells the program (pops-oit) that nothing executes on this device.
+                    env.push((
+                        crate::null_device::MARKER.into(),
+                        library.as_os_str().to_owned(),
+                    ));
                     env.push((
                         "AMDGPU_GPU_ID".into(),
                         crate::null_device::gpu_id(library, *chip).into(),

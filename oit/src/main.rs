@@ -64,7 +64,7 @@ struct Args {
     #[arg(long)]
     output: Option<PathBuf>,
     /// Create every pipeline but submit nothing: for devices that cannot execute, such as
-    /// RADV's null hardware (implied when RADV_FORCE_FAMILY is set).
+    /// RADV's null hardware (implied when RADV_FORCE_FAMILY or POPS_NULL_DEVICE is set).
     #[arg(long, alias = "no-render")]
     create_only: bool,
     /// List the Vulkan devices and what they support, then exit.
@@ -141,7 +141,11 @@ fn run(args: Args) -> Result<ExitCode, String> {
         None => None,
     };
 
-    let null_hw = std::env::var("RADV_FORCE_FAMILY").is_ok_and(|v| !v.is_empty());
+    // RADV's null hardware (RADV_FORCE_FAMILY), or a null device `pops run` set up on a
+    // drm-shim (POPS_NULL_DEVICE): nothing there executes.
+    let null_hw = ["RADV_FORCE_FAMILY", "POPS_NULL_DEVICE"]
+        .iter()
+        .any(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()));
     let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
     gpu.executes = !(args.create_only || null_hw);
     if args.dynamic {
@@ -186,7 +190,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
         println!(
             "  create-only: pipelines are created and nothing is submitted or rendered{}",
             if null_hw {
-                " (RADV_FORCE_FAMILY: RADV null hardware cannot execute)"
+                " (a null device: RADV without its GPU cannot execute)"
             } else {
                 ""
             }
