@@ -179,19 +179,6 @@ fn compile(
     crate::radv_compile::fragment_assembly(family, &words, &o).map_err(|e| e.to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn binary_and_empty_inputs_are_named_not_echoed() {
-        let e = super::code_text(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe]).unwrap_err();
-        assert!(e.contains("6 bytes of binary data"), "{e}");
-        let e = super::code_text(b"s_endpgm\x01").unwrap_err();
-        assert!(e.contains("\\u{1}"), "{e}");
-        assert!(super::code_text(b" \n").unwrap_err().contains("empty"));
-        assert!(super::code_text(b"\ts_endpgm\n").is_ok());
-    }
-}
-
 fn exit_name(k: ExitKind) -> &'static str {
     match k {
         ExitKind::Endpgm => "s_endpgm",
@@ -328,4 +315,17 @@ pub fn render(
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn binary_and_empty_inputs_are_named_not_echoed() {
+        let e = super::code_text(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe]).unwrap_err();
+        assert!(e.contains("6 bytes of binary data"), "{e}");
+        let e = super::code_text(b"s_endpgm\x01").unwrap_err();
+        assert!(e.contains("\\u{1}"), "{e}");
+        assert!(super::code_text(b" \n").unwrap_err().contains("empty"));
+        assert!(super::code_text(b"\ts_endpgm\n").is_ok());
+    }
 }
