@@ -660,22 +660,21 @@ pub fn render_summary(s: &Summary, report: &Path, target: &Target, program: &str
     o
 }
 
-/// How many lines are not report lines, which (the first few) and why the first is not.
+/// How many lines are not report lines, and the first few, each with why it is not. Pure.
 pub fn render_bad_lines(s: &Summary, who: &str) -> String {
+    use std::fmt::Write;
     if s.bad_lines == 0 {
         return String::new();
     }
-    format!(
-        "{who}: {} line(s) are not report lines (lines {:?}{}): {}\n",
-        s.bad_lines,
-        s.bad_line_numbers,
-        if s.bad_lines > s.bad_line_numbers.len() {
-            ", …"
-        } else {
-            ""
-        },
-        s.first_bad.as_deref().unwrap_or("")
-    )
+    let mut o = format!("{who}: {} line(s) are not report lines:\n", s.bad_lines);
+    for (n, why) in s.bad_line_numbers.iter().zip(&s.bad_reasons) {
+        let _ = writeln!(o, "  line {n}: {why}");
+    }
+    let more = s.bad_lines - s.bad_line_numbers.len();
+    if more > 0 {
+        let _ = writeln!(o, "  and {more} more");
+    }
+    o
 }
 
 /// A report's device losses, first of all: the sentence, then each list's draws with their
@@ -1025,6 +1024,19 @@ mod tests {
         let s = summarize_files(&[&path]).unwrap();
         assert_eq!(s.records, 2);
         assert_eq!(s.bad_line_numbers, vec![2, 3]);
+        // Each bad line is named with its own reason.
+        let text = render_bad_lines(&s, "pops report");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].contains("2 line(s) are not report lines"),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("  line 2: ") && lines[2].starts_with("  line 3: "),
+            "{text}"
+        );
+        assert_ne!(lines[1][10..], lines[2][10..], "two reasons: {text}");
         // Two identical creation records are one row.
         assert_eq!(s.interlocked.len(), 1);
         let e = summarize_files(&[dir.join("absent.jsonl")]).unwrap_err();
@@ -1064,7 +1076,7 @@ mod tests {
         let text = r#"{"schema_version":1,"id":1,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"raven","registers":null,"pm4":[],"diagnostics":[],"source":"shader_module","command_buffer":"0xc","bound":"pipeline","draws":2}
 {"schema_version":1,"app":"a","device":"d","kind":"device_lost","chip":"raven","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":4,"command_buffer":"0xc","handle":"0x10","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"pixel-ordered","samples":8,"chip":"raven","draws":2,"registers":{"DB_DFSM_CONTROL":{"address":1,"value":0,"fields":{"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":["POPS_DRAIN_PS_ON_OVERLAP"]}},"diagnostics":[{"severity":"warning","code":"x-y","message":"m"}]}],"recent":[],"not_kept":0,"fault":{"description":"A GPUVM fault has been detected","addresses":[{"type":"WRITE_INVALID","address":"0x1000","precision":4096}],"vendor":[],"vendor_binary_bytes":0}}"#;
         let s = summarize(text);
-        assert_eq!(s.bad_lines, 0, "{:?}", s.first_bad);
+        assert_eq!(s.bad_lines, 0, "{:?}", s.bad_reasons);
         assert_eq!(s.device_lost.len(), 1);
         let shown = render_summary(&s, Path::new("r.jsonl"), &Target::NoInterlock, "app");
         let lost = shown.find("DEVICE LOST").expect("shown");

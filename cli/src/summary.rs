@@ -46,11 +46,11 @@ pub struct Summary {
     /// order; identical rows are one.
     pub interlocked: Vec<PipelineRow>,
     /// Lines that are not report lines: how many, and the first [`BAD_LINES_KEPT`] numbers
-    /// (1-based, counted over every file read).
+    /// (1-based, counted over every file read) with why each is bad.
     pub bad_lines: usize,
     pub bad_line_numbers: Vec<usize>,
-    /// Why the first bad line is bad.
-    pub first_bad: Option<String>,
+    /// Why each line of `bad_line_numbers` is bad, in the same order.
+    pub bad_reasons: Vec<String>,
     /// Device-lost lines (one per device that was lost), in report order.
     pub device_lost: Vec<pops_report::read::ResolvedLost>,
     /// Timing lines (the layer's `timing` setting), in report order.
@@ -185,8 +185,8 @@ impl Summarizer {
                 self.s.bad_lines += 1;
                 if self.s.bad_line_numbers.len() < BAD_LINES_KEPT {
                     self.s.bad_line_numbers.push(line);
+                    self.s.bad_reasons.push(e.to_string());
                 }
-                self.s.first_bad.get_or_insert_with(|| e.to_string());
             }
         }
     }
@@ -392,7 +392,7 @@ mod tests {
         .join("\n");
         let s = summarize(&text);
         assert_eq!(s.bad_lines, 1);
-        assert!(s.first_bad.unwrap().contains("00000000000000ab"));
+        assert!(s.bad_reasons[0].contains("00000000000000ab"));
         assert!(s.interlocked.is_empty());
     }
 
@@ -412,6 +412,7 @@ mod tests {
         assert_eq!(s.interlocked[0].draws, Some((100_000, 100_000)));
         assert_eq!(s.bad_lines, 1000);
         assert_eq!(s.bad_line_numbers.len(), BAD_LINES_KEPT);
+        assert_eq!(s.bad_reasons.len(), BAD_LINES_KEPT);
         assert_eq!(s.bad_line_numbers[0], 101);
     }
 }
