@@ -60,7 +60,8 @@ struct Args {
     /// Vulkan device index (see --probe) [default: first with interlock, else first usable].
     #[arg(long)]
     device: Option<usize>,
-    /// PNG to write (single run), or folder for one PNG per combination (--matrix).
+    /// PNG to write (single run), or folder for one PNG per combination (--matrix); without it
+    /// no image is written.
     #[arg(long)]
     output: Option<PathBuf>,
     /// Create every pipeline but submit nothing: for devices that cannot execute, such as
@@ -231,8 +232,8 @@ fn run(args: Args) -> Result<ExitCode, String> {
             (Some(p.clone()), true)
         }
         Some(p) => (Some(p.clone()), false),
-        None if args.matrix => (None, false),
-        None => (Some(PathBuf::from("pops-oit.png")), false),
+        // An image only where asked: nothing is written into the current directory unasked.
+        None => (None, false),
     };
     let opts = RunOptions {
         frames: args.frames,

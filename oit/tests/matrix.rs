@@ -32,6 +32,42 @@ fn row<'a>(out: &'a str, combo: &str) -> Option<&'a str> {
         .find(|l| l.split_whitespace().next() == Some(combo))
 }
 
+/// A run writes an image only where asked: without `--output`, nothing lands in the directory
+/// it runs in; with it, the image is written there.
+#[test]
+fn an_image_is_written_only_where_asked() {
+    if !Path::new(LAVAPIPE).is_file() {
+        return skip(&format!("lavapipe ({LAVAPIPE}) not installed"));
+    }
+    let dir = pops_tests::temp_dir("oit-no-image");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pops-oit"))
+            .args([
+                "--algorithm",
+                "linkedlist",
+                "--width",
+                "32",
+                "--height",
+                "32",
+            ])
+            .args(extra)
+            .current_dir(&dir)
+            .env("VK_DRIVER_FILES", LAVAPIPE)
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .output()
+            .expect("pops-oit runs")
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "written unasked: {left:?}");
+    let o = run(&["--output", "asked.png"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.join("asked.png").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn lavapipe_renders_linked_list_within_tolerance() {
     if !Path::new(LAVAPIPE).is_file() {
