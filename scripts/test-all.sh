@@ -65,7 +65,14 @@ bash scripts/package.sh > target/package.log 2>&1 \
 export POPS_SKIP_LOG="$PWD/target/skipped.log"
 rm -f "$POPS_SKIP_LOG"
 status=0
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee target/test-all.log || status=$?
+# Lines that drivers and LLVM print on their own, saying nothing about pops (RADV on a drm-shim
+# device without a PCI bus, LLVM 19 not knowing gfx1150, the shim's unhandled capability query):
+# kept whole in target/test-all.log and listed in target/test-chatter.log, not shown here.
+chatter="^(ac_compute_device_uuid's output is based on invalid pci bus info\.|'gfx115[0-3]' is not a recognized processor for this target \(ignoring processor\)|DRM_IOCTL_GET_CAP: unhandled 0x[0-9a-f]+)$"
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee target/test-all.log \
+  | { grep -v -E "$chatter" || true; } || status=$?
+grep -E "$chatter" target/test-all.log > target/test-chatter.log || true
+echo "== $(wc -l < target/test-chatter.log) line(s) of driver and LLVM chatter kept in target/test-chatter.log"
 
 echo "== Tests that skipped themselves (test: reason):"
 if [ -s "$POPS_SKIP_LOG" ]; then
