@@ -301,6 +301,38 @@ fn pairs(
     }
 }
 
+/// The register writes of a register-pairs packet, each inside `space`.
+fn pair_writes(
+    level: GfxLevel,
+    opcode: Opcode,
+    space: RegSpace,
+    layout: PairsLayout,
+    body: &[u32],
+) -> Result<Vec<RegWrite>, DecodeErrorKind> {
+    let (start, end) = space.range();
+    pairs(opcode, layout, body)?
+        .into_iter()
+        .map(|(offset, value)| {
+            let address = start as u64 + 4 * offset as u64;
+            if address >= end as u64 {
+                return Err(DecodeErrorKind::RegisterOutOfSpace {
+                    opcode,
+                    space,
+                    offset,
+                    count: 1,
+                });
+            }
+            // In range: address < end < 2^32.
+            let address = address as u32;
+            Ok(RegWrite {
+                address,
+                desc: level.register_at(address),
+                value,
+            })
+        })
+        .collect()
+}
+
 fn write_of(level: GfxLevel, reg: Reg, value: u32) -> Option<RegWrite> {
     level.register(reg).map(|d| RegWrite {
         address: d.address,
@@ -408,25 +440,7 @@ fn decode_packet(level: GfxLevel, dwords: &[u32], i: usize) -> Result<Packet, De
         return Ok(packet);
     }
     if let Some((space, layout)) = pairs_space(opcode) {
-        let (start, end) = space.range();
-        for (offset, value) in pairs(opcode, layout, body)? {
-            let address = start as u64 + 4 * offset as u64;
-            if address >= end as u64 {
-                return Err(DecodeErrorKind::RegisterOutOfSpace {
-                    opcode,
-                    space,
-                    offset,
-                    count: 1,
-                });
-            }
-            // In range: address < end < 2^32.
-            let address = address as u32;
-            packet.writes.push(RegWrite {
-                address,
-                desc: level.register_at(address),
-                value,
-            });
-        }
+        packet.writes = pair_writes(level, opcode, space, layout, body)?;
         return Ok(packet);
     }
     match opcode {

@@ -166,6 +166,72 @@ impl WaveState {
         self.pc += 1;
     }
 
+    /// A SOP1 instruction's result for `dst` and its SCC, where it sets SCC, from its source
+    /// value `a` (the saveexec forms also change EXEC here).
+    fn sop1(
+        &mut self,
+        op: Sop1,
+        dst: Operand,
+        a: u64,
+        env: &mut dyn Env,
+    ) -> Result<(u64, Option<bool>), StepError> {
+        let w = op.widths();
+        Ok(match op {
+            Sop1::MovB32 | Sop1::MovB64 => (a, None),
+            Sop1::NotB32 => {
+                let r = !(a as u32) as u64;
+                (r, Some(r != 0))
+            }
+            Sop1::NotB64 => {
+                let r = !a;
+                (r, Some(r != 0))
+            }
+            // D = the number of set bits of S0 (ACO counts the live lanes); SCC = D != 0.
+            Sop1::Bcnt1I32B32 | Sop1::Bcnt1I32B64 => {
+                let bits = if w.src0 == 2 { a } else { a & 0xffff_ffff };
+                let r = u64::from(bits.count_ones());
+                (r, Some(r != 0))
+            }
+            // D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0 (the 32-bit forms on
+            // EXEC_LO, for wave32).
+            Sop1::AndSaveexecB64
+            | Sop1::OrSaveexecB64
+            | Sop1::Andn2SaveexecB64
+            | Sop1::AndSaveexecB32
+            | Sop1::OrSaveexecB32
+            | Sop1::Andn2SaveexecB32 => {
+                let mask = if w.dst == 2 { u64::MAX } else { 0xffff_ffff };
+                let old = self.exec & mask;
+                let new = match op {
+                    Sop1::AndSaveexecB64 | Sop1::AndSaveexecB32 => a & old,
+                    Sop1::OrSaveexecB64 | Sop1::OrSaveexecB32 => a | old,
+                    _ => a & !old,
+                } & mask;
+                self.exec = (self.exec & !mask) | new;
+                (old, Some(new != 0))
+            }
+            Sop1::Ff1I32B32 => {
+                let a = a as u32;
+                let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
+                (r as u64, None)
+            }
+            Sop1::Ff1I32B64 => {
+                let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
+                (r as u64, None)
+            }
+            Sop1::Bitset0B32 | Sop1::Bitset1B32 => {
+                let d = self.read32(dst, env)?;
+                let bit = 1u32 << (a as u32 & 31);
+                let r = if op == Sop1::Bitset1B32 {
+                    d | bit
+                } else {
+                    d & !bit
+                };
+                (r as u64, None)
+            }
+        })
+    }
+
     fn read32(&self, op: Operand, env: &mut dyn Env) -> Result<u32, StepError> {
         Ok(match op {
             Operand::Sgpr(n) => self.sgpr.get(n as usize).copied().unwrap_or(0),
@@ -253,60 +319,7 @@ impl WaveState {
             Inst::Sop1 { op, dst, src0 } => {
                 let w = op.widths();
                 let a = self.read(src0, w.src0, env)?;
-                let (r, scc) = match op {
-                    Sop1::MovB32 | Sop1::MovB64 => (a, None),
-                    Sop1::NotB32 => {
-                        let r = !(a as u32) as u64;
-                        (r, Some(r != 0))
-                    }
-                    Sop1::NotB64 => {
-                        let r = !a;
-                        (r, Some(r != 0))
-                    }
-                    // D = the number of set bits of S0 (ACO counts the live lanes); SCC = D != 0.
-                    Sop1::Bcnt1I32B32 | Sop1::Bcnt1I32B64 => {
-                        let bits = if w.src0 == 2 { a } else { a & 0xffff_ffff };
-                        let r = u64::from(bits.count_ones());
-                        (r, Some(r != 0))
-                    }
-                    // D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0 (the 32-bit forms on
-                    // EXEC_LO, for wave32).
-                    Sop1::AndSaveexecB64
-                    | Sop1::OrSaveexecB64
-                    | Sop1::Andn2SaveexecB64
-                    | Sop1::AndSaveexecB32
-                    | Sop1::OrSaveexecB32
-                    | Sop1::Andn2SaveexecB32 => {
-                        let mask = if w.dst == 2 { u64::MAX } else { 0xffff_ffff };
-                        let old = self.exec & mask;
-                        let new = match op {
-                            Sop1::AndSaveexecB64 | Sop1::AndSaveexecB32 => a & old,
-                            Sop1::OrSaveexecB64 | Sop1::OrSaveexecB32 => a | old,
-                            _ => a & !old,
-                        } & mask;
-                        self.exec = (self.exec & !mask) | new;
-                        (old, Some(new != 0))
-                    }
-                    Sop1::Ff1I32B32 => {
-                        let a = a as u32;
-                        let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
-                        (r as u64, None)
-                    }
-                    Sop1::Ff1I32B64 => {
-                        let r = if a == 0 { u32::MAX } else { a.trailing_zeros() };
-                        (r as u64, None)
-                    }
-                    Sop1::Bitset0B32 | Sop1::Bitset1B32 => {
-                        let d = self.read32(dst, env)?;
-                        let bit = 1u32 << (a as u32 & 31);
-                        let r = if op == Sop1::Bitset1B32 {
-                            d | bit
-                        } else {
-                            d & !bit
-                        };
-                        (r as u64, None)
-                    }
-                };
+                let (r, scc) = self.sop1(op, dst, a, env)?;
                 self.write(dst, w.dst, r);
                 if let Some(s) = scc {
                     self.scc = s;
