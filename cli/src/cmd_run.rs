@@ -791,9 +791,8 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         o.push_str(&crate::timing_stats::render(&s.timing, who));
         return o;
     }
-    let _ = writeln!(
-        o,
-        "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:>14} {:<60} diagnostics",
+    use crate::table::Align::{Left, Right};
+    let mut rows = vec![[
         "#",
         "pipeline",
         "stage hash",
@@ -802,8 +801,11 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         "rate",
         "chip",
         "draws (records)",
-        "POPS register fields"
-    );
+        "POPS register fields",
+        "diagnostics",
+    ]
+    .map(String::from)
+    .to_vec()];
     for (i, r) in s.interlocked.iter().enumerate() {
         let fields = if r.fields.is_empty() {
             match r.chip {
@@ -826,29 +828,34 @@ pub fn render_table(s: &Summary, who: &str) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let _ = writeln!(
-            o,
-            "{:>3}  {:<22} {:<16} {:<22} {:>7} {:<6} {:<8} {:>14} {:<60} {}",
-            i + 1,
+        rows.push(vec![
+            (i + 1).to_string(),
             match &r.name {
                 Some(n) => format!("{} '{n}'", r.kind),
                 None => format!("{} {}", r.kind, r.handle),
             },
-            r.stage_hash,
-            r.interlock,
+            r.stage_hash.to_string(),
+            r.interlock.to_string(),
             r.samples
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| "?".into()),
-            if r.per_sample { "sample" } else { "pixel" },
-            r.chip.as_deref().unwrap_or("-"),
+            if r.per_sample { "sample" } else { "pixel" }.to_string(),
+            r.chip.as_deref().unwrap_or("-").to_string(),
             match r.draws {
                 Some((d, records)) => format!("{d} ({records})"),
                 None => "-".to_string(),
             },
             fields,
-            diags
-        );
+            diags,
+        ]);
     }
+    o.push_str(&crate::table::render(
+        &rows,
+        &[
+            Right, Left, Left, Left, Right, Left, Left, Right, Left, Left,
+        ],
+        2,
+    ));
     o.push_str(&crate::timing_stats::render(&s.timing, who));
     let _ = writeln!(
         o,

@@ -24,6 +24,7 @@ mod selftest_common;
 mod selftest_draw;
 mod submitted_check;
 mod summary;
+mod table;
 mod timing_stats;
 
 use clap::{Parser, Subcommand};

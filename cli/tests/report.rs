@@ -35,16 +35,25 @@ fn summarises_a_report_from_another_machine() {
     // Every pipeline is told apart by its stage hash and samples, and carries the name the
     // application gave it after creation.
     for (hash, samples) in [
-        ("738f3868b00d828d", " 1 pixel"),
-        ("d249ceecbd601dbf", " 4 pixel"),
-        ("d249ceecbd601dbf", " 8 pixel"),
+        ("738f3868b00d828d", "1"),
+        ("d249ceecbd601dbf", "4"),
+        ("d249ceecbd601dbf", "8"),
     ] {
         assert!(
-            text.lines().any(|l| l.contains("pipeline 'InterlockColor'")
-                && l.contains(hash)
-                && l.contains(samples)),
-            "{hash}{samples}: {text}"
+            text.lines().any(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                l.contains("pipeline 'InterlockColor'")
+                    && l.contains(hash)
+                    && words.windows(2).any(|w| w == [samples, "pixel"])
+            }),
+            "{hash} {samples} pixel: {text}"
         );
+    }
+    // The columns line up: every row's interlock starts where the header's does.
+    let header = text.lines().find(|l| l.contains("stage hash")).unwrap();
+    let at = header.find("interlock").unwrap();
+    for l in text.lines().filter(|l| l.contains("pixel-ordered")) {
+        assert_eq!(l.find("pixel-ordered"), Some(at), "{text}");
     }
 }
 
