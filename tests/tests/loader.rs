@@ -168,8 +168,8 @@ fn pops_state_with(
 /// RADV without its GPU as users of today's Mesa get it: Mesa 26 has no RADV_FORCE_FAMILY, so the
 /// device is Mesa's own no-op drm-shim of the chip (package mesa-drm-shim), with the host's Mesa
 /// (25.0.7) and today's. The layer places every chip by its PCI id — gfx1150 too, which Mesa 26
-/// names "AMD Radeon 890M Graphics (RADV STRIX1)" — and records its interlocked pipelines with
-/// that chip's register state.
+/// names "AMD Radeon 890M Graphics (RADV STRIX1)" — and every object of every creation path has
+/// its record, as on RADV's null hardware.
 #[test]
 fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
     if !have_icd(RADV_ICD) {
@@ -188,6 +188,7 @@ fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
             .with_layers(&[LAYER])
             .env("AMDGPU_GPU_ID", mesa.shim_chip_name(family))
             .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
             .run();
             assert!(check_ok(&out, &at), "{at}");
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -195,18 +196,135 @@ fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
                 stderr.contains(&format!(": chip {family} (PciId)")),
                 "{at}: the layer places the chip by its PCI id: {stderr}"
             );
-            let report = read_report(&report_path);
-            assert!(
-                report
-                    .iter()
-                    .any(|r| r["interlock"] != "none" && r["registers"].is_object()),
-                "{at}: interlocked records with register state"
-            );
-            for r in &report {
-                assert_eq!(r["chip"], family, "{at}: {r}");
-            }
+            check_every_way(&at, family, &out, &report_path);
             std::fs::remove_dir_all(&dir).unwrap();
         }
+    }
+}
+
+/// Every object the `pipelines` scenario made on RADV as `family` (its output `out`, the
+/// layer's report at `report_path`) has its record: source, samples, interlock, findings,
+/// register state and PM4 as `pops state` derives them, the stage hash `pops inspect` prints,
+/// and PM4 the IB validator passes. `at` names the run in messages.
+fn check_every_way(at: &str, family: &str, out: &std::process::Output, report_path: &Path) {
+    let made = made(out);
+    let ways: std::collections::BTreeSet<&str> =
+        made.iter().filter_map(|m| m["way"].as_str()).collect();
+    for way in ["module", "inline", "gpl", "identifier", "shader_object"] {
+        if !ways.contains(way) {
+            skip(&format!(
+                "RADV {family} created no pipeline by way of '{way}'"
+            ));
+        }
+    }
+    let report = read_report(report_path);
+    // Every record has its own id, even where the driver recycles handles.
+    let mut ids: Vec<u64> = report.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), report.len(), "{at}: record ids are unique");
+    for (m, r) in pair(&made, &report) {
+        let ctx = format!("{at} {m} -> {r}");
+        assert_eq!(r["chip"], family, "{ctx}");
+        assert!(
+            r["device"].as_str().is_some_and(|d| d.contains("RADV")),
+            "{ctx}"
+        );
+        assert_eq!(r["app"], "pops-scenario-pipelines", "{ctx}");
+        assert_eq!(r["entry_point"], "main", "{ctx}");
+        let source = match (m["way"].as_str(), m["kind"].as_str()) {
+            (Some("module"), _) => "shader_module",
+            (Some("inline"), _) => "inline_create_info",
+            (Some("gpl"), Some("library")) => "shader_module",
+            (Some("gpl"), Some("pipeline")) => "library",
+            (Some("identifier"), _) => "module_identifier",
+            (Some("shader_object"), _) => "shader_object_spirv",
+            _ => panic!("unexpected {ctx}"),
+        };
+        assert_eq!(r["source"], source, "{ctx}");
+        if m["kind"] == "shader_object" {
+            assert_eq!(
+                r["samples"],
+                Value::Null,
+                "shader objects have dynamic samples: {ctx}"
+            );
+        } else {
+            assert_eq!(r["samples"], m["samples"], "{ctx}");
+        }
+        if m["way"] == "identifier" {
+            assert_eq!(r["interlock"], "unknown", "{ctx}");
+            assert!(codes(r).contains(&"interlock-unknown".to_string()), "{ctx}");
+            continue;
+        }
+        let shader = m["shader"].as_str().unwrap_or_default();
+        let exp = expected(shader);
+        let mode = exp["interlock"].as_str();
+        assert_eq!(r["interlock"], mode, "{ctx}");
+        assert_eq!(r["begin_count"].to_string(), exp["begin"], "{ctx}");
+        if mode == "none" {
+            continue;
+        }
+        assert_eq!(r["end_count"].to_string(), exp["end"], "{ctx}");
+        assert_eq!(r["per_sample"].to_string(), exp["per_sample"], "{ctx}");
+        let c = codes(r);
+        let samples = m["samples"].as_u64().unwrap_or(1);
+        let is_so = m["kind"] == "shader_object";
+        // Article: pixel interlock with MSAA orders invocations along shared edges.
+        assert_eq!(
+            c.contains(&"pixel-interlock-with-msaa".to_string()),
+            mode.starts_with("pixel") && samples > 1 && !is_so,
+            "{ctx}"
+        );
+        // Article: VEGA10 and RAVEN need the drain workaround at 8 or more samples.
+        assert_eq!(
+            c.contains(&"pops-missed-overlap-workaround".to_string()),
+            matches!(family, "vega10" | "raven") && samples >= 8 && !is_so,
+            "{ctx}"
+        );
+        assert_eq!(
+            c.contains(&"no-color-output".to_string()),
+            exp["color"] == "false",
+            "{ctx}"
+        );
+        assert_eq!(
+            c.contains(&"interlock-without-memory-access".to_string()),
+            exp["accesses_memory"] == "false",
+            "{ctx}"
+        );
+        assert!(
+            !c.contains(&"interlock-feature-not-enabled".to_string()),
+            "{ctx}"
+        );
+        // The register state and PM4 are pops state's for the same inputs (shader objects:
+        // the sample count is dynamic and assumed 1).
+        let n = if is_so { 1 } else { samples as u32 };
+        let state = pops_state(family, shader, n);
+        assert_eq!(r["registers"], registers_of(&state), "{ctx}");
+        assert!(
+            r["registers"]["DB_SHADER_CONTROL"]["fields"].is_object(),
+            "{ctx}"
+        );
+        assert_eq!(
+            r["pm4"],
+            serde_json::json!(pm4::pops::emit(&state)),
+            "{ctx}"
+        );
+        // The stage hash is the one `pops inspect` prints for the module and entry point
+        // (no specialization constants in these pipelines); unknown only without SPIR-V.
+        let words = shaders::corpus::get(shader).expect("corpus shader").words();
+        let want = shaders::spirv::stage_hash(&words, "main", None);
+        if r["source"] != "module_identifier" && r["source"] != "shader_object_binary" {
+            assert_eq!(r["stage_hash"], want.as_str(), "{ctx}");
+        }
+        // The report's PM4, read back from the report itself, passes the IB validator.
+        let dwords: Vec<u32> = r["pm4"]
+            .as_array()
+            .expect("pm4 array")
+            .iter()
+            .map(|v| v.as_u64().expect("dword") as u32)
+            .collect();
+        let report = pm4::validate::validate(state.level, &dwords);
+        assert!(report.is_ok(), "{ctx}: {:#?}", report.violations);
     }
 }
 
@@ -226,125 +344,12 @@ fn radv_null_hardware_every_way_every_family() {
         if !check_ok(&out, &format!("pipelines on RADV {family}")) {
             continue;
         }
-        let made = made(&out);
-        let ways: std::collections::BTreeSet<&str> =
-            made.iter().filter_map(|m| m["way"].as_str()).collect();
-        for way in ["module", "inline", "gpl", "identifier", "shader_object"] {
-            if !ways.contains(way) {
-                skip(&format!(
-                    "RADV {family} created no pipeline by way of '{way}'"
-                ));
-            }
-        }
-        let report = read_report(&report_path);
-        // Every record has its own id, even where the driver recycles handles.
-        let mut ids: Vec<u64> = report.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), report.len(), "{family}: record ids are unique");
-        for (m, r) in pair(&made, &report) {
-            let ctx = format!("{family} {m} -> {r}");
-            assert_eq!(r["chip"], family, "{ctx}");
-            assert!(
-                r["device"].as_str().is_some_and(|d| d.contains("RADV")),
-                "{ctx}"
-            );
-            assert_eq!(r["app"], "pops-scenario-pipelines", "{ctx}");
-            assert_eq!(r["entry_point"], "main", "{ctx}");
-            let source = match (m["way"].as_str(), m["kind"].as_str()) {
-                (Some("module"), _) => "shader_module",
-                (Some("inline"), _) => "inline_create_info",
-                (Some("gpl"), Some("library")) => "shader_module",
-                (Some("gpl"), Some("pipeline")) => "library",
-                (Some("identifier"), _) => "module_identifier",
-                (Some("shader_object"), _) => "shader_object_spirv",
-                _ => panic!("unexpected {ctx}"),
-            };
-            assert_eq!(r["source"], source, "{ctx}");
-            if m["kind"] == "shader_object" {
-                assert_eq!(
-                    r["samples"],
-                    Value::Null,
-                    "shader objects have dynamic samples: {ctx}"
-                );
-            } else {
-                assert_eq!(r["samples"], m["samples"], "{ctx}");
-            }
-            if m["way"] == "identifier" {
-                assert_eq!(r["interlock"], "unknown", "{ctx}");
-                assert!(codes(r).contains(&"interlock-unknown".to_string()), "{ctx}");
-                continue;
-            }
-            let shader = m["shader"].as_str().unwrap_or_default();
-            let exp = expected(shader);
-            let mode = exp["interlock"].as_str();
-            assert_eq!(r["interlock"], mode, "{ctx}");
-            assert_eq!(r["begin_count"].to_string(), exp["begin"], "{ctx}");
-            if mode == "none" {
-                continue;
-            }
-            assert_eq!(r["end_count"].to_string(), exp["end"], "{ctx}");
-            assert_eq!(r["per_sample"].to_string(), exp["per_sample"], "{ctx}");
-            let c = codes(r);
-            let samples = m["samples"].as_u64().unwrap_or(1);
-            let is_so = m["kind"] == "shader_object";
-            // Article: pixel interlock with MSAA orders invocations along shared edges.
-            assert_eq!(
-                c.contains(&"pixel-interlock-with-msaa".to_string()),
-                mode.starts_with("pixel") && samples > 1 && !is_so,
-                "{ctx}"
-            );
-            // Article: VEGA10 and RAVEN need the drain workaround at 8 or more samples.
-            assert_eq!(
-                c.contains(&"pops-missed-overlap-workaround".to_string()),
-                matches!(family, "vega10" | "raven") && samples >= 8 && !is_so,
-                "{ctx}"
-            );
-            assert_eq!(
-                c.contains(&"no-color-output".to_string()),
-                exp["color"] == "false",
-                "{ctx}"
-            );
-            assert_eq!(
-                c.contains(&"interlock-without-memory-access".to_string()),
-                exp["accesses_memory"] == "false",
-                "{ctx}"
-            );
-            assert!(
-                !c.contains(&"interlock-feature-not-enabled".to_string()),
-                "{ctx}"
-            );
-            // The register state and PM4 are pops state's for the same inputs (shader objects:
-            // the sample count is dynamic and assumed 1).
-            let n = if is_so { 1 } else { samples as u32 };
-            let state = pops_state(family, shader, n);
-            assert_eq!(r["registers"], registers_of(&state), "{ctx}");
-            assert!(
-                r["registers"]["DB_SHADER_CONTROL"]["fields"].is_object(),
-                "{ctx}"
-            );
-            assert_eq!(
-                r["pm4"],
-                serde_json::json!(pm4::pops::emit(&state)),
-                "{ctx}"
-            );
-            // The stage hash is the one `pops inspect` prints for the module and entry point
-            // (no specialization constants in these pipelines); unknown only without SPIR-V.
-            let words = shaders::corpus::get(shader).expect("corpus shader").words();
-            let want = shaders::spirv::stage_hash(&words, "main", None);
-            if r["source"] != "module_identifier" && r["source"] != "shader_object_binary" {
-                assert_eq!(r["stage_hash"], want.as_str(), "{ctx}");
-            }
-            // The report's PM4, read back from the report itself, passes the IB validator.
-            let dwords: Vec<u32> = r["pm4"]
-                .as_array()
-                .expect("pm4 array")
-                .iter()
-                .map(|v| v.as_u64().expect("dword") as u32)
-                .collect();
-            let report = pm4::validate::validate(state.level, &dwords);
-            assert!(report.is_ok(), "{ctx}: {:#?}", report.violations);
-        }
+        check_every_way(
+            &format!("RADV null hardware {family}"),
+            family,
+            &out,
+            &report_path,
+        );
     }
 }
 
