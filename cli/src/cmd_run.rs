@@ -512,8 +512,7 @@ fn run_inner(args: Args) -> Result<u8, String> {
         &target,
     );
     let status = spawn(program, program_args, &env)?;
-    let program_code = exit_code_of(status);
-    let mut code = program_code;
+    let mut code = exit_code_of(status);
     let name = program.to_string_lossy();
     let ended = how_it_ended(&name, status);
 

@@ -48,25 +48,15 @@ pub fn run(a: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Compiling needs RADV on a null device of the chip: preloaded shims need a fresh process.
+    // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
+    // process, so this runs before anything (standard input) is read.
     let device = if a.compile {
-        match crate::null_device::NullDevice::current() {
-            Some(d) => d,
-            None => match crate::null_device::find_drm_shim(a.drm_shim.as_deref()) {
-                Some(lib) => {
-                    return match crate::null_device::reexec(&lib, family) {
-                        Ok(s) => ExitCode::from(crate::cmd_run::exit_code_of(s)),
-                        Err(e) => {
-                            eprintln!("pops verify-isa: {e}");
-                            ExitCode::from(2)
-                        }
-                    }
-                }
-                None => crate::null_device::NullDevice::ForceFamily,
-            },
+        match null_device(&a, family) {
+            Ok(d) => Some(d),
+            Err(code) => return code,
         }
     } else {
-        crate::null_device::NullDevice::ForceFamily
+        None
     };
     let bytes = if a.file.as_os_str() == "-" {
         let mut s = Vec::new();
@@ -81,8 +71,8 @@ pub fn run(a: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = if a.compile {
-        match compile(family, &bytes, &a, &device) {
+    let text = if let Some(device) = &device {
+        match compile(family, &bytes, &a, device) {
             Ok(c) => {
                 eprintln!(
                     "pops verify-isa: compiled by {} on {}",
@@ -136,6 +126,25 @@ pub fn run(a: Args) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The null device this process compiles on: the drm-shim it already runs on, else (after
+/// running itself again on a drm-shim, whose exit status is `Err`) `RADV_FORCE_FAMILY`.
+fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevice, ExitCode> {
+    use crate::null_device::{find_drm_shim, reexec, NullDevice};
+    if let Some(d) = NullDevice::current() {
+        return Ok(d);
+    }
+    let Some(lib) = find_drm_shim(a.drm_shim.as_deref()) else {
+        return Ok(NullDevice::ForceFamily);
+    };
+    Err(match reexec(&lib, family) {
+        Ok(s) => ExitCode::from(crate::cmd_run::exit_code_of(s)),
+        Err(e) => {
+            eprintln!("pops verify-isa: {e}");
+            ExitCode::from(2)
+        }
+    })
 }
 
 /// The input as text (assembly, a listing, or hex words): a binary file or an empty one is

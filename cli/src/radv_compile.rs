@@ -179,7 +179,7 @@ fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, Co
         .map_err(|e| no_device(e.to_string()))?
         .into_iter()
         // SAFETY: p comes from the instance.
-        .find(|&p| unsafe { instance.get_physical_device_properties(p) }.vendor_id == 0x1002)
+        .find(|&p| unsafe { instance.get_physical_device_properties(p) }.vendor_id == pm4::AMD_PCI_VENDOR)
         .ok_or_else(|| no_device("no AMD device".into()))?;
     let exts = [
         ash::ext::fragment_shader_interlock::NAME.as_ptr(),

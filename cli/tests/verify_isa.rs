@@ -265,6 +265,23 @@ fn the_embedded_vertex_stage_is_its_source_compiled() {
     );
 }
 
+/// `pops verify-isa --chip CHIP --compile MODULE` under `mesa`, with the installed RADV and no
+/// RADV_FORCE_FAMILY.
+fn compile_on(
+    mesa: &pops_testkit::mesa::Mesa,
+    chip: &str,
+    module: &std::path::Path,
+) -> std::process::Output {
+    mesa.command(env!("CARGO_BIN_EXE_pops"))
+        .args(["verify-isa", "--chip", chip, "--compile"])
+        .arg(module)
+        .env_remove("RADV_FORCE_FAMILY")
+        .env_remove("VK_DRIVER_FILES")
+        .env_remove("VK_ICD_FILENAMES")
+        .output()
+        .unwrap()
+}
+
 /// `--compile` without RADV_FORCE_FAMILY, which Mesa 26 removed: the module is compiled on a
 /// drm-shim device of the chip (Mesa's own no-op shim, package mesa-drm-shim) by the RADV of
 /// the host's Mesa (25.0.7) and of today's (26.x), and the output names the driver and device.
@@ -280,15 +297,7 @@ fn a_spirv_module_compiles_on_a_drm_shim_device_with_each_mesa() {
     .unwrap();
     for mesa in pops_testkit::mesa::all_or_skip() {
         for chip in ["vega10", "raven", "navi10", "navi21", "navi31", "gfx1150"] {
-            let o = mesa
-                .command(env!("CARGO_BIN_EXE_pops"))
-                .args(["verify-isa", "--chip", chip, "--compile"])
-                .arg(&oit)
-                .env_remove("RADV_FORCE_FAMILY")
-                .env_remove("VK_DRIVER_FILES")
-                .env_remove("VK_ICD_FILENAMES")
-                .output()
-                .unwrap();
+            let o = compile_on(&mesa, chip, &oit);
             let (out, err) = (
                 String::from_utf8_lossy(&o.stdout),
                 String::from_utf8_lossy(&o.stderr),
@@ -324,14 +333,7 @@ fn an_interlock_the_driver_does_not_offer_is_refused() {
         ] {
             let p = dir.join(format!("{name}.spv"));
             std::fs::write(&p, shaders::corpus::get(name).unwrap().spirv).unwrap();
-            let o = mesa
-                .command(env!("CARGO_BIN_EXE_pops"))
-                .args(["verify-isa", "--chip", "navi21", "--compile"])
-                .arg(&p)
-                .env_remove("RADV_FORCE_FAMILY")
-                .env_remove("VK_DRIVER_FILES")
-                .output()
-                .unwrap();
+            let o = compile_on(&mesa, "navi21", &p);
             let err = String::from_utf8_lossy(&o.stderr);
             let at = format!("{} {name}", mesa.label());
             assert_eq!(o.status.code(), Some(2), "{at}: {err}");

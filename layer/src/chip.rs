@@ -1,9 +1,6 @@
 //! Which AMD family a device is, so that the report can carry that chip's register state.
 
-use pm4::{Family, PciChip};
-
-/// AMD's PCI vendor ID.
-pub const AMD_VENDOR_ID: u32 = 0x1002;
+use pm4::{Family, PciChip, AMD_PCI_VENDOR};
 
 /// How the chip of a device was chosen (reported in the device summary).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +78,7 @@ fn from_device(id: PciIdentity, by_pci: &dyn Fn() -> Option<Family>) -> Choice {
         source,
         warning: None,
     };
-    if id.vendor != AMD_VENDOR_ID {
+    if id.vendor != AMD_PCI_VENDOR {
         return Choice {
             chip: None,
             source: ChipSource::None,
@@ -180,7 +177,7 @@ mod tests {
 
     fn amd(device: u32) -> PciIdentity {
         PciIdentity {
-            vendor: AMD_VENDOR_ID,
+            vendor: AMD_PCI_VENDOR,
             device,
             revision: None,
         }

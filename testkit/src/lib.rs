@@ -214,13 +214,20 @@ pub mod mesa {
         /// The version of its RADV (`mesa-vulkan-drivers`), e.g. `25.0.7-2~bpo12+1`, `26.2.6-1`.
         pub fn version(&self) -> String {
             match self {
-                Mesa::Host => Command::new("dpkg-query")
-                    .args(["-W", "-f=${Version}", "mesa-vulkan-drivers"])
-                    .output()
-                    .ok()
-                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| "host (unknown version)".into()),
+                // Asked of dpkg once per process: every message of every test names it.
+                Mesa::Host => {
+                    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+                    HOST.get_or_init(|| {
+                        Command::new("dpkg-query")
+                            .args(["-W", "-f=${Version}", "mesa-vulkan-drivers"])
+                            .output()
+                            .ok()
+                            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                            .filter(|s| !s.is_empty())
+                            .unwrap_or_else(|| "host (unknown version)".into())
+                    })
+                    .clone()
+                }
                 Mesa::Current { root } => std::fs::read_to_string(root.join("VERSIONS"))
                     .ok()
                     .and_then(|t| {
