@@ -215,9 +215,13 @@ mod proc_addr {
             return Some(h.pointer);
         }
         if instance == vk::Instance::null() {
-            // NULL instance: only global commands are defined, and the loader answers
-            // vkEnumerateInstance* from the manifest; nothing else may be returned.
-            return None;
+            // NULL instance: only global commands are defined for applications, and the loader
+            // answers vkEnumerateInstance* from the manifest. vkCreateDevice is the exception
+            // of the layer chain: a layer above looks the next vkCreateDevice up with a NULL
+            // instance (Mesa's overlay layer, and the loader's own sample code, do), and the
+            // loader's terminator answers it so. Refusing it fails every device created
+            // through such a layer.
+            return h.filter(|_| n == b"vkCreateDevice").map(|h| h.pointer);
         }
         // SAFETY: a non-null instance handle passed to GetInstanceProcAddr is a live instance.
         let inst = registry::instance(unsafe { dispatch_key(instance) })?;

@@ -293,7 +293,8 @@ unsafe fn negotiate() -> (Gipa, Gdpa) {
     }
 }
 
-/// NULL-instance rules: global commands only.
+/// NULL-instance rules: global commands only, and vkCreateDevice, which a layer above looks up
+/// with a NULL instance in its own vkCreateDevice (as the loader's terminator answers it).
 ///
 /// # Safety
 /// `gipa` is the layer's.
@@ -307,7 +308,12 @@ unsafe fn null_instance_rules(gipa: Gipa) {
             gipa as usize
         );
         assert!(gipa(null, c"vkEnumeratePhysicalDevices".as_ptr()).is_none());
-        assert!(gipa(null, c"vkCreateDevice".as_ptr()).is_none());
+        assert!(gipa(null, c"vkCreatePipelineCache".as_ptr()).is_none());
+        assert_eq!(
+            addr(gipa(null, c"vkCreateDevice".as_ptr())),
+            crate::entry::vkCreateDevice as *const () as usize,
+            "the layer's own vkCreateDevice, for the layer above"
+        );
     }
 }
 

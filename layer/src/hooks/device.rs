@@ -26,16 +26,19 @@ pub unsafe fn create(
     p_device: *mut vk::Device,
 ) -> vk::Result {
     if p_create_info.is_null() || p_device.is_null() {
+        log::error!("vkCreateDevice: a null create info or device pointer");
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     }
     // Physical devices share their instance's dispatch key.
     let Some(inst) = registry::instance_of(physical_device) else {
+        log::error!("vkCreateDevice: the physical device belongs to no instance this layer saw");
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the loader passes a valid create info.
     let ci = unsafe { &*p_create_info };
     // SAFETY: the create info's valid chain; the instance is the physical device's.
     let Some((next_create, next_gdpa)) = (unsafe { take_link(&inst, ci) }) else {
+        log::error!("vkCreateDevice: the loader's layer link is missing or incomplete");
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the create info's valid chain, read only.
@@ -73,6 +76,7 @@ pub unsafe fn create(
     // SAFETY: the application's valid create info.
     let (result, experiment, refusal) = unsafe { create_with_plan(plan, ci, p_create_info, call) };
     if result != vk::Result::SUCCESS {
+        log::debug!("vkCreateDevice: the next layer or the driver returned {result}");
         return result;
     }
     // SAFETY: success, so *p_device is the new device.
