@@ -2,6 +2,7 @@
 //! chips, lavapipe rendering, other layers above and below, threads, malformed SPIR-V, several
 //! instances and devices, settings from every source. Each scenario runs in a child process.
 
+use pops_testkit::mesa::Mesa;
 use pops_tests::*;
 use serde_json::Value;
 use std::path::Path;
@@ -14,6 +15,21 @@ const FAMILIES: [&str; 5] = ["vega10", "raven", "navi10", "navi21", "navi31"];
 
 fn radv(scenario: &str, family: &str) -> Scenario {
     Scenario::new(BIN, scenario, RADV_ICD).env("RADV_FORCE_FAMILY", family)
+}
+
+/// `scenario` on RADV without its GPU as `family`, under `mesa`: the host's Mesa 25.0.7 on its
+/// null hardware (`RADV_FORCE_FAMILY`), today's on Mesa's own no-op drm-shim of the chip, since
+/// Mesa 26 has no null hardware of its own.
+fn radv_with(mesa: &Mesa, scenario: &str, family: &str) -> Scenario {
+    match mesa {
+        Mesa::Host => radv(scenario, family),
+        Mesa::Current { .. } => Scenario::on(
+            mesa.command_preloaded(BIN, mesa.noop_shim()),
+            scenario,
+            RADV_ICD,
+        )
+        .env("AMDGPU_GPU_ID", mesa.shim_chip_name(family)),
+    }
 }
 
 fn check_ok(out: &std::process::Output, what: &str) -> bool {
@@ -414,16 +430,22 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
         .collect::<Vec<_>>()
         .join(",");
     let samples = 4;
-    for family in FAMILIES {
+    let mesas = pops_testkit::mesa::all_or_skip();
+    for (mesa, family) in mesas
+        .iter()
+        .flat_map(|m| FAMILIES.iter().map(move |f| (m, *f)))
+    {
         let base = || {
-            radv("entries", family)
+            radv_with(mesa, "entries", family)
                 .env("POPS_SCENARIO_ENTRIES", &list)
                 .env("POPS_SCENARIO_SAMPLES", samples.to_string())
         };
+        // Every message names the Mesa and the chip.
+        let family_at = format!("{family} ({})", mesa.label());
         let plain = base().run();
         if !check_ok(
             &plain,
-            &format!("entries on RADV {family} without the layer"),
+            &format!("entries on RADV {family_at} without the layer"),
         ) {
             continue;
         }
@@ -436,7 +458,7 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
             .run();
         assert!(check_ok(
             &out,
-            &format!("entries on RADV {family} with the layer")
+            &format!("entries on RADV {family_at} with the layer")
         ));
 
         // The layer changes nothing the driver decides: the same objects are created and the
@@ -445,18 +467,18 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
         assert_eq!(
             with,
             outcomes(&plain),
-            "RADV {family}: outcomes differ with the layer"
+            "RADV {family_at}: outcomes differ with the layer"
         );
         for (module, name, _) in &entries {
             let key = (module.to_string(), name.clone(), "module".to_string());
             assert!(
                 with.iter().any(|(k, _)| *k == key),
-                "RADV {family}: no attempt for {key:?}"
+                "RADV {family_at}: no attempt for {key:?}"
             );
         }
         for ((module, name, way), outcome) in &with {
             if outcome.starts_with("error") {
-                eprintln!("RADV {family} refused {module}:{name} by way of {way}: {outcome} (also without the layer)");
+                eprintln!("RADV {family_at} refused {module}:{name} by way of {way}: {outcome} (also without the layer)");
             }
         }
 
@@ -464,7 +486,7 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
             .into_iter()
             .filter(|v| v.get("entry").is_some() && v.get("handle").is_some())
             .collect();
-        assert!(!made.is_empty(), "RADV {family} created nothing");
+        assert!(!made.is_empty(), "RADV {family_at} created nothing");
         let report = read_report(&report_path);
         // Objects are destroyed right after creation, so handles repeat: pair strictly in order,
         // one record per created object.
@@ -472,10 +494,10 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
         assert_eq!(
             report.len(),
             made.len(),
-            "RADV {family}: one record per object"
+            "RADV {family_at}: one record per object"
         );
         for (m, r) in made.iter().zip(report) {
-            let ctx = format!("{family} {m} -> {r}");
+            let ctx = format!("{family_at} {m} -> {r}");
             assert_eq!(r["handle"], m["handle"], "{ctx}");
             assert_eq!(r["kind"], m["kind"], "{ctx}");
             assert_eq!(r["chip"], family, "{ctx}");
@@ -631,65 +653,133 @@ fn vuids(out: &std::process::Output) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// Our layer above and below VK_LAYER_KHRONOS_validation and VK_LAYER_MESA_overlay. Validation
-/// must report exactly the same findings with our layer in either position as without it.
+/// Our layer above and below VK_LAYER_KHRONOS_validation and VK_LAYER_MESA_overlay, on each
+/// Mesa's RADV. Validation must report exactly the same findings with our layer in either
+/// position as without it.
 #[test]
 fn stacked_with_validation_and_overlay() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    let system_layers = Path::new("/usr/share/vulkan/explicit_layer.d");
-    let validation = system_layers
-        .join("VkLayer_khronos_validation.json")
-        .is_file();
-    let overlay = system_layers.join("VkLayer_MESA_overlay.json").is_file();
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        stacked_on(&mesa);
+    }
+}
+
+/// The host's validation layer where a program under `mesa` finds it: the system's manifest
+/// under the host's Mesa; under today's, whose root has no validation layer, a copy of the
+/// host's library and a manifest naming it by absolute path in `dir` (the root sees /tmp), to
+/// be added to `VK_ADD_LAYER_PATH`. `None` where the host has none.
+fn validation_layer_for(mesa: &Mesa, dir: &Path) -> Option<Option<std::path::PathBuf>> {
+    let manifest = Path::new("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    if *mesa == Mesa::Host {
+        return Some(None);
+    }
+    let mut json: Value = serde_json::from_str(&text).expect("the validation layer's manifest");
+    let name = json["layer"]["library_path"].as_str()?.to_string();
+    let lib = Path::new("/usr/lib/x86_64-linux-gnu").join(&name);
+    let here = dir.join(Path::new(&name).file_name()?);
+    std::fs::copy(&lib, &here).unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
+    json["layer"]["library_path"] = Value::from(here.to_string_lossy().into_owned());
+    std::fs::write(
+        dir.join("VkLayer_khronos_validation.json"),
+        json.to_string(),
+    )
+    .unwrap();
+    Some(Some(dir.to_path_buf()))
+}
+
+/// Whether `mesa`'s file system has Mesa's overlay layer.
+fn has_overlay(mesa: &Mesa) -> bool {
+    let system = match mesa {
+        Mesa::Host => std::path::PathBuf::from("/"),
+        Mesa::Current { root } => root.join("rootfs"),
+    };
+    system
+        .join("usr/share/vulkan/explicit_layer.d/VkLayer_MESA_overlay.json")
+        .is_file()
+}
+
+fn stacked_on(mesa: &Mesa) {
+    let at = mesa.label();
+    let layers_dir = temp_dir("stack-layers");
+    let validation = validation_layer_for(mesa, &layers_dir);
     let shaders = "pixel_interlock_ordered.frag:4,color.frag:1";
-    let base = || {
-        radv("pipelines", "navi31")
+    let base = |stack: &[&str]| {
+        let s = radv_with(mesa, "pipelines", "navi31")
             .env("POPS_SCENARIO_SHADERS", shaders)
             .env("POPS_SCENARIO_BASIC", "1")
+            .with_layers(stack);
+        match &validation {
+            Some(Some(extra)) => {
+                let ours = layer_manifest_dir();
+                s.env(
+                    "VK_ADD_LAYER_PATH",
+                    format!("{}:{}", ours.display(), extra.display()),
+                )
+            }
+            _ => s,
+        }
     };
     let mut stacks: Vec<Vec<&str>> = Vec::new();
-    if validation {
-        let out = base().with_layers(&["VK_LAYER_KHRONOS_validation"]).run();
-        assert!(check_ok(&out, "validation alone"));
+    if validation.is_some() {
+        let out = base(&["VK_LAYER_KHRONOS_validation"]).run();
+        assert!(check_ok(&out, &format!("validation alone on {at}")));
         let alone = vuids(&out);
         for stack in [
             vec!["VK_LAYER_KHRONOS_validation", LAYER],
             vec![LAYER, "VK_LAYER_KHRONOS_validation"],
         ] {
-            let out = base().with_layers(&stack).run();
-            assert!(check_ok(&out, &format!("{stack:?}")));
+            let out = base(&stack).run();
+            assert!(check_ok(&out, &format!("{stack:?} on {at}")));
             assert_eq!(
                 vuids(&out),
                 alone,
-                "validation findings differ with {stack:?}"
+                "{at}: validation findings differ with {stack:?}"
             );
         }
         stacks.push(vec!["VK_LAYER_KHRONOS_validation", LAYER]);
+        stacks.push(vec![LAYER, "VK_LAYER_KHRONOS_validation"]);
     } else {
         skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
     }
-    if overlay {
+    if has_overlay(mesa) {
         stacks.push(vec!["VK_LAYER_MESA_overlay", LAYER]);
         stacks.push(vec![LAYER, "VK_LAYER_MESA_overlay"]);
     } else {
-        skip("VK_LAYER_MESA_overlay not installed (mesa-vulkan-drivers)");
+        skip(&format!(
+            "VK_LAYER_MESA_overlay not installed with {at} (mesa-vulkan-drivers)"
+        ));
     }
     for stack in stacks {
         let dir = temp_dir("stack");
         let report = dir.join("r.jsonl");
-        let out = base()
-            .with_layers(&stack)
+        let out = base(&stack)
             .env("VK_POPS_INTERLOCK_REPORT", &report)
             .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
             .run();
-        assert!(check_ok(&out, &format!("{stack:?}")));
+        assert!(check_ok(&out, &format!("{stack:?} on {at}")));
         let made = made(&out);
-        assert!(!made.is_empty());
+        assert!(!made.is_empty(), "{at}: {stack:?}");
         let rec = read_report(&report);
-        assert_eq!(pair(&made, &rec).len(), made.len(), "{stack:?}");
+        if stack.first() == Some(&LAYER) || !stack.contains(&"VK_LAYER_KHRONOS_validation") {
+            assert_eq!(pair(&made, &rec).len(), made.len(), "{at}: {stack:?}");
+        } else {
+            // Validation wraps the handles it passes up where the loader places it nearer
+            // the application (which end of VK_INSTANCE_LAYERS that is changed between the
+            // host's loader and today's): the records follow the objects in order and kind.
+            let mut records = rec.iter();
+            for m in &made {
+                assert!(
+                    records.any(|r| r["kind"] == m["kind"] && r["samples"] == m["samples"]),
+                    "{at}: {stack:?}: no record for {m} in order"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
+    std::fs::remove_dir_all(&layers_dir).unwrap();
 }
 
 /// The timing's queries and timestamps are valid usage: VK_LAYER_KHRONOS_validation below our
@@ -755,42 +845,55 @@ fn sixteen_threads_creating_pipelines() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    let dir = temp_dir("threads");
-    let report = dir.join("r.jsonl");
-    let out = radv("threads", "navi21")
-        .with_layers(&[LAYER])
-        .env("POPS_SCENARIO_THREADS", "16")
-        .env("POPS_SCENARIO_PER_THREAD", "4")
-        .env("VK_POPS_INTERLOCK_REPORT", &report)
-        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
-        .run();
-    assert!(check_ok(&out, "threads"));
-    let summary = json_lines(&out.stdout);
-    assert_eq!(
-        summary.last().map(|v| v["pipelines"].clone()),
-        Some(Value::from(64))
-    );
-    let rec = read_report(&report);
-    assert_eq!(rec.len(), 64, "one record per pipeline");
-    assert!(rec
-        .iter()
-        .all(|r| r["kind"] == "pipeline" && r["chip"] == "navi21"));
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let at = format!("threads on {}", mesa.label());
+        let dir = temp_dir("threads");
+        let report = dir.join("r.jsonl");
+        let out = radv_with(&mesa, "threads", "navi21")
+            .with_layers(&[LAYER])
+            .env("POPS_SCENARIO_THREADS", "16")
+            .env("POPS_SCENARIO_PER_THREAD", "4")
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        assert!(check_ok(&out, &at));
+        let summary = json_lines(&out.stdout);
+        assert_eq!(
+            summary.last().map(|v| v["pipelines"].clone()),
+            Some(Value::from(64)),
+            "{at}"
+        );
+        let rec = read_report(&report);
+        assert_eq!(rec.len(), 64, "{at}: one record per pipeline");
+        assert!(
+            rec.iter()
+                .all(|r| r["kind"] == "pipeline" && r["chip"] == "navi21"),
+            "{at}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 #[test]
 fn malformed_spirv_and_unknown_handles_do_not_crash() {
-    for (icd, family) in [(RADV_ICD, Some("navi10")), (LVP_ICD, None)] {
-        if !have_icd(icd) {
-            continue;
+    let mut runs: Vec<(String, Scenario)> = Vec::new();
+    if have_icd(RADV_ICD) {
+        for mesa in pops_testkit::mesa::all_or_skip() {
+            let s = radv_with(&mesa, "malformed", "navi10");
+            runs.push((format!("RADV navi10 ({})", mesa.label()), s));
         }
-        let mut s = Scenario::new(BIN, "malformed", icd).with_layers(&[LAYER]);
-        if let Some(f) = family {
-            s = s.env("RADV_FORCE_FAMILY", f);
-        }
-        let out = s.env("VK_POPS_INTERLOCK_LOG", "debug").run();
-        assert!(check_ok(&out, &format!("malformed on {icd}")));
+    }
+    if have_icd(LVP_ICD) {
+        runs.push(("lavapipe".into(), Scenario::new(BIN, "malformed", LVP_ICD)));
+    }
+    for (what, s) in runs {
+        let out = s
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_LOG", "debug")
+            .run();
+        assert!(check_ok(&out, &format!("malformed on {what}")));
         let cases = json_lines(&out.stdout);
-        assert_eq!(cases.len(), 4, "{cases:?}");
+        assert_eq!(cases.len(), 4, "{what}: {cases:?}");
     }
 }
 
@@ -799,34 +902,40 @@ fn two_instances_two_devices_and_exit_with_live_device() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    let dir = temp_dir("two");
-    let report = dir.join("r.jsonl");
-    let out = radv("two", "navi31")
-        .with_layers(&[LAYER])
-        .env("VK_POPS_INTERLOCK_REPORT", &report)
-        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
-        .run();
-    assert!(check_ok(&out, "two"));
-    let created = made(&out);
-    let rec = read_report(&report);
-    let apps: std::collections::BTreeSet<String> = rec
-        .iter()
-        .filter_map(|r| r["app"].as_str().map(str::to_string))
-        .collect();
-    assert!(apps.contains("pops-scenario-two-a"), "{apps:?}");
-    assert!(apps.contains("pops-scenario-two-b"), "{apps:?}");
-    assert!(apps.contains("pops-scenario-two-c"), "{apps:?}");
-    assert!(rec.len() >= created.len());
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let at = mesa.label();
+        let dir = temp_dir("two");
+        let report = dir.join("r.jsonl");
+        let out = radv_with(&mesa, "two", "navi31")
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        assert!(check_ok(&out, &format!("two on {at}")));
+        let created = made(&out);
+        let rec = read_report(&report);
+        let apps: std::collections::BTreeSet<String> = rec
+            .iter()
+            .filter_map(|r| r["app"].as_str().map(str::to_string))
+            .collect();
+        for app in ["a", "b", "c"] {
+            let name = format!("pops-scenario-two-{app}");
+            assert!(apps.contains(&name), "{at}: {apps:?}");
+        }
+        assert!(rec.len() >= created.len(), "{at}");
 
-    let report = dir.join("exit.jsonl");
-    let out = radv("exit-live", "navi31")
-        .with_layers(&[LAYER])
-        .env("VK_POPS_INTERLOCK_REPORT", &report)
-        .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
-        .run();
-    assert!(check_ok(&out, "exit with live device"));
-    let created = made(&out);
-    assert_eq!(pair(&created, &read_report(&report)).len(), created.len());
+        let report = dir.join("exit.jsonl");
+        let out = radv_with(&mesa, "exit-live", "navi31")
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .run();
+        assert!(check_ok(&out, &format!("exit with live device on {at}")));
+        let created = made(&out);
+        let paired = pair(&created, &read_report(&report)).len();
+        assert_eq!(paired, created.len(), "{at}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 /// Settings: environment > vk_layer_settings.txt > VK_EXT_layer_settings.
@@ -835,13 +944,21 @@ fn settings_precedence_through_the_loader() {
     if !have_icd(RADV_ICD) {
         return;
     }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        settings_precedence_through_the_loader_on(&mesa);
+    }
+}
+
+/// The settings test on one Mesa's RADV.
+fn settings_precedence_through_the_loader_on(mesa: &Mesa) {
+    let at = mesa.label();
     let dir = temp_dir("settings");
     let run = |env_chip: Option<&str>, file: Option<&str>, api: Option<&str>| -> Vec<Value> {
         let report = dir.join("r.jsonl");
         let _ = std::fs::remove_file(&report);
         let settings_file = dir.join("vk_layer_settings.txt");
         let _ = std::fs::remove_file(&settings_file);
-        let mut s = radv("pipelines", "navi31")
+        let mut s = radv_with(mesa, "pipelines", "navi31")
             .with_layers(&[LAYER])
             .env("POPS_SCENARIO_SHADERS", "color.frag:1")
             .env("VK_POPS_INTERLOCK_REPORT", &report)
@@ -861,27 +978,34 @@ fn settings_precedence_through_the_loader() {
             s = s.env("POPS_SCENARIO_API_SETTINGS", format!("chip={c}"));
         }
         let out = s.run();
-        assert!(check_ok(&out, "settings"));
+        assert!(check_ok(&out, &format!("settings on {at}")));
         read_report(&report)
     };
     let chip = |rec: Vec<Value>| rec.first().map(|r| r["chip"].clone());
-    assert_eq!(chip(run(None, None, None)), Some(Value::from("navi31")));
+    assert_eq!(
+        chip(run(None, None, None)),
+        Some(Value::from("navi31")),
+        "{at}"
+    );
     assert_eq!(
         chip(run(None, None, Some("vega10"))),
-        Some(Value::from("vega10"))
+        Some(Value::from("vega10")),
+        "{at}"
     );
     assert_eq!(
         chip(run(None, Some("raven"), Some("vega10"))),
-        Some(Value::from("raven"))
+        Some(Value::from("raven")),
+        "{at}"
     );
     assert_eq!(
         chip(run(Some("navi10"), Some("raven"), Some("vega10"))),
-        Some(Value::from("navi10"))
+        Some(Value::from("navi10")),
+        "{at}"
     );
 
     // The report path from VK_EXT_layer_settings alone.
     let api_report = dir.join("api.jsonl");
-    let out = radv("pipelines", "navi31")
+    let out = radv_with(mesa, "pipelines", "navi31")
         .with_layers(&[LAYER])
         .env("POPS_SCENARIO_SHADERS", "color.frag:1")
         .env(
@@ -889,8 +1013,9 @@ fn settings_precedence_through_the_loader() {
             format!("report={};report_all=true", api_report.display()),
         )
         .run();
-    assert!(check_ok(&out, "api report"));
-    assert!(!read_report(&api_report).is_empty());
+    assert!(check_ok(&out, &format!("api report on {at}")));
+    assert!(!read_report(&api_report).is_empty(), "{at}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The implicit manifest: off unless VK_POPS_INTERLOCK_ENABLE=1, and
@@ -900,6 +1025,14 @@ fn implicit_manifest_enable_and_disable_environment() {
     if !have_icd(RADV_ICD) {
         return;
     }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        implicit_manifest_enable_and_disable_environment_on(&mesa);
+    }
+}
+
+/// The implicit-manifest test on one Mesa's RADV.
+fn implicit_manifest_enable_and_disable_environment_on(mesa: &Mesa) {
+    let at = mesa.label();
     let implicit = layer_manifest_dir()
         .parent()
         .map(|p| p.join("implicit_layer.d"))
@@ -915,7 +1048,7 @@ fn implicit_manifest_enable_and_disable_environment() {
     let run = |enable: bool, disable: bool| -> usize {
         let report = xdg.join("r.jsonl");
         let _ = std::fs::remove_file(&report);
-        let mut s = radv("pipelines", "navi31")
+        let mut s = radv_with(mesa, "pipelines", "navi31")
             .env("VK_LOADER_LAYERS_DISABLE", "")
             .env("XDG_DATA_HOME", &xdg)
             .env("POPS_SCENARIO_SHADERS", "color.frag:1")
@@ -928,19 +1061,20 @@ fn implicit_manifest_enable_and_disable_environment() {
             s = s.env("VK_POPS_INTERLOCK_DISABLE", "1");
         }
         let out = s.run();
-        assert!(check_ok(&out, "implicit"));
+        assert!(check_ok(&out, &format!("implicit on {at}")));
         read_report(&report).len()
     };
     assert_eq!(
         run(false, false),
         0,
-        "implicit layer must be off without the enable variable"
+        "{at}: implicit layer must be off without the enable variable"
     );
     assert!(
         run(true, false) > 0,
-        "VK_POPS_INTERLOCK_ENABLE=1 enables it"
+        "{at}: VK_POPS_INTERLOCK_ENABLE=1 enables it"
     );
-    assert_eq!(run(true, true), 0, "VK_POPS_INTERLOCK_DISABLE=1 wins");
+    assert_eq!(run(true, true), 0, "{at}: VK_POPS_INTERLOCK_DISABLE=1 wins");
+    std::fs::remove_dir_all(&xdg).unwrap();
 }
 
 /// `pops layer install --user` into a temporary HOME puts the layer where the loader finds it
@@ -950,6 +1084,14 @@ fn installed_with_pops_layer_install_user() {
     if !have_icd(RADV_ICD) {
         return;
     }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        installed_with_pops_layer_install_user_on(&mesa);
+    }
+}
+
+/// The installed-layer test on one Mesa's RADV.
+fn installed_with_pops_layer_install_user_on(mesa: &Mesa) {
+    let at = mesa.label();
     let manifests = layer_manifest_dir();
     let lib = manifests
         .parent()
@@ -981,7 +1123,7 @@ fn installed_with_pops_layer_install_user() {
         .is_file());
     let report = home.join("r.jsonl");
     let run = || {
-        let out = radv("pipelines", "navi31")
+        let out = radv_with(mesa, "pipelines", "navi31")
             .env("HOME", &home)
             .env("POPS_SCENARIO_SHADERS", "pixel_interlock_ordered.frag:1")
             .env("VK_INSTANCE_LAYERS", LAYER)
@@ -991,10 +1133,10 @@ fn installed_with_pops_layer_install_user() {
         out
     };
     let out = run();
-    assert!(check_ok(&out, "installed layer"));
+    assert!(check_ok(&out, &format!("installed layer on {at}")));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
-        "the installed layer logged the pipeline"
+        "{at}: the installed layer logged the pipeline"
     );
     pops("uninstall");
     assert!(!home
@@ -1003,8 +1145,9 @@ fn installed_with_pops_layer_install_user() {
     let out = run();
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("pixel-ordered interlock"),
-        "after uninstall the layer is gone"
+        "{at}: after uninstall the layer is gone"
     );
+    std::fs::remove_dir_all(&home).unwrap();
 }
 
 /// The Vulkan specification's ignored members, pointing to an inaccessible page: a render pass
@@ -1014,15 +1157,22 @@ fn installed_with_pops_layer_install_user() {
 /// and every pipeline is still reported.
 #[test]
 fn ignored_create_info_members_are_never_read() {
-    for (icd, family) in [(RADV_ICD, Some("navi21")), (LVP_ICD, None)] {
-        if !have_icd(icd) {
-            continue;
+    // (what, the Mesa of a RADV run): RADV with each Mesa, then lavapipe.
+    let mut drivers: Vec<(String, Option<Mesa>)> = Vec::new();
+    if have_icd(RADV_ICD) {
+        for mesa in pops_testkit::mesa::all_or_skip() {
+            drivers.push((format!("RADV navi21 ({})", mesa.label()), Some(mesa)));
         }
+    }
+    if have_icd(LVP_ICD) {
+        drivers.push(("lavapipe".into(), None));
+    }
+    for (what, mesa) in drivers {
         let scenario = |layer: bool, report: Option<&std::path::Path>| {
-            let mut s = Scenario::new(BIN, "poison", icd);
-            if let Some(f) = family {
-                s = s.env("RADV_FORCE_FAMILY", f);
-            }
+            let mut s = match &mesa {
+                Some(m) => radv_with(m, "poison", "navi21"),
+                None => Scenario::new(BIN, "poison", LVP_ICD),
+            };
             if layer {
                 s = s.with_layers(&[LAYER]);
             }
@@ -1034,31 +1184,32 @@ fn ignored_create_info_members_are_never_read() {
             s.run()
         };
         let plain = scenario(false, None);
-        if !check_ok(&plain, &format!("poison without the layer on {icd}")) {
+        if !check_ok(&plain, &format!("poison without the layer on {what}")) {
             continue;
         }
-        let dir = temp_dir(&format!("poison-{}", family.unwrap_or("lvp")));
+        let dir = temp_dir("poison");
         let report_path = dir.join("report.jsonl");
         let layered = scenario(true, Some(&report_path));
         assert!(
-            check_ok(&layered, &format!("poison with the layer on {icd}")),
-            "the application must survive"
+            check_ok(&layered, &format!("poison with the layer on {what}")),
+            "{what}: the application must survive"
         );
         let cases = json_lines(&plain.stdout);
-        assert_eq!(cases.len(), 4, "{cases:?}");
+        assert_eq!(cases.len(), 4, "{what}: {cases:?}");
         assert_eq!(
             json_lines(&layered.stdout),
             cases,
-            "same results with the layer"
+            "{what}: same results with the layer"
         );
         let created = cases.iter().filter(|c| c["result"] == "created").count();
         let report = std::fs::read_to_string(&report_path).unwrap_or_default();
         assert_eq!(
             read_report(&report_path).len(),
             created,
-            "{report}\n{}",
+            "{what}: {report}\n{}",
             String::from_utf8_lossy(&layered.stderr)
         );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 
@@ -1410,6 +1561,103 @@ fn library_draw_records_with_mixed_samples_agree_with_radv() {
         assert_eq!(rec["registers"], registers_of(&expected), "{family}");
         for (k, at) in run.at.iter().enumerate() {
             assert!(agrees_with_radv(&expected, at, &format!("{family} draw {k}")) > 10);
+        }
+    }
+}
+
+/// The draw scenarios on each Mesa's stock RADV over the amdgpu kernel-interface shim, every
+/// command buffer submitted through libdrm and the kernel's checks: each draw record's decided
+/// fields hold what RADV submitted at one of its POPS draws, each POPS draw RADV submitted has
+/// its record, and the records count the draws submitted. This is the per-draw check on today's
+/// Mesa, whose RADV has no null hardware that records command buffers (the RADV oracle is Mesa
+/// 25.0.7); a submission that runs a secondary command buffer through an IB2 (RADV 26 does so
+/// even without IB chaining) is not recorded by the shim, and is named, not compared.
+#[test]
+fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+        return;
+    };
+    const SCENARIOS: [&str; 6] = [
+        "draws",
+        "draws-depth",
+        "draws-formats",
+        "draws-libraries",
+        "draws-shader-objects",
+        "draws-interleaved",
+    ];
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for chip in ["vega10", "navi10", "navi21", "navi31", "gfx1150"] {
+            let level = pm4::Family::parse(chip).unwrap().gfx_level();
+            for scenario in SCENARIOS {
+                let at = format!("{} {chip} {scenario}", mesa.label());
+                let dir = temp_dir(&format!("submit-{chip}-{scenario}"));
+                let report = dir.join("report.jsonl");
+                let cmd = pops_testkit::shim::on(mesa.command(BIN), &shim, chip, &dir);
+                let out = Scenario::on(cmd, scenario, RADV_ICD)
+                    .with_layers(&[LAYER])
+                    .env("RADV_DEBUG", "noibs,noibchaining")
+                    .env("POPS_SCENARIO_SUBMIT", "1")
+                    .env("VK_POPS_INTERLOCK_REPORT", &report)
+                    .run();
+                assert!(check_ok(&out, &at), "{at}");
+                let events = pops_testkit::shim::events(&dir);
+                assert!(events.is_empty(), "{at}: {events:?}");
+                let draws: Vec<Value> = read_report(&report)
+                    .into_iter()
+                    .filter(|r| r["kind"] == "draw")
+                    .collect();
+                assert!(!draws.is_empty(), "{at}: no draw record");
+                let recording = pops_tests::submitted::draws_but_chained(&dir, level);
+                let submitted: Vec<_> = recording.draws.iter().filter(|d| d.pops()).collect();
+                let chained = !recording.chained.is_empty();
+                assert!(
+                    !chained || (scenario == "draws-depth" && mesa.major() >= Some(26)),
+                    "{at}: only RADV 26's secondary command buffer chains: {:?}",
+                    recording.chained
+                );
+                let recorded: u64 = draws.iter().map(|r| r["draws"].as_u64().unwrap()).sum();
+                if !chained {
+                    assert_eq!(recorded, submitted.len() as u64, "{at}: draws counted");
+                }
+                let agree = |r: &Value, d: &pops_tests::submitted::Draw| {
+                    pops_tests::submitted::agrees(r, d, level)
+                };
+                let mut compared = 0;
+                for r in &draws {
+                    let best = submitted.iter().filter_map(|d| agree(r, d).ok()).max();
+                    match best {
+                        Some(n) => compared += n,
+                        // A record whose draws all ran in the unrecorded secondary (the
+                        // primary's own draws, before it, are compared).
+                        None if chained => {}
+                        None => panic!(
+                            "{at}: no submitted draw has the record's fields: {:?}\n{r}",
+                            submitted
+                                .iter()
+                                .map(|d| agree(r, d).unwrap_err())
+                                .collect::<Vec<_>>()
+                        ),
+                    }
+                }
+                for d in &submitted {
+                    assert!(
+                        draws.iter().any(|r| agree(r, d).is_ok()),
+                        "{at}: submission {}'s POPS draw has no record",
+                        d.submission
+                    );
+                }
+                assert!(compared > 8, "{at}: {compared} fields compared");
+                eprintln!(
+                    "{at}: {} draw record(s), {} POPS draw(s) submitted, {compared} fields compared{}",
+                    draws.len(),
+                    submitted.len(),
+                    if chained { " (a secondary ran in an unrecorded IB)" } else { "" }
+                );
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
         }
     }
 }

@@ -83,16 +83,18 @@ pub fn draws(dir: &Path, level: GfxLevel) -> Result<Vec<RecordedDraw>, RecordedE
 /// What a recording holds where some submissions chain IBs the shim did not record.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Recording {
-    /// The draws of every submission that could be read whole.
+    /// The draws of every submission that could be read whole, and those of a chained
+    /// submission that come before its first chained IB (nothing unrecorded precedes them, so
+    /// their state is exact).
     pub draws: Vec<RecordedDraw>,
-    /// Submissions that chain another IB (INDIRECT_BUFFER): their draws are not in `draws`,
-    /// since the chained dwords (and the state and draws they hold) were not recorded. RADV 26
-    /// runs a secondary command buffer so whatever its debug options.
+    /// Submissions that chain another IB (INDIRECT_BUFFER): their draws from the chain on are
+    /// not in `draws`, since the chained dwords (and the state and draws they hold) were not
+    /// recorded. RADV 26 runs a secondary command buffer so whatever its debug options.
     pub chained: Vec<u64>,
 }
 
 /// Like [`draws`], but a submission that chains an IB is named in [`Recording::chained`] and
-/// left out, rather than failing the whole recording.
+/// read only up to its first chained IB, rather than failing the whole recording.
 pub fn draws_but_chained(dir: &Path, level: GfxLevel) -> Result<Recording, RecordedError> {
     read(dir, level, true)
 }
@@ -148,15 +150,17 @@ fn read(dir: &Path, level: GfxLevel, allow_chained: bool) -> Result<Recording, R
                     .ok_or_else(|| bad("an IB without its \"file\"".into()))?;
                 let path = dir.join(name);
                 match read_ib(&path, level, n, &mut fields, &mut these) {
-                    Err(RecordedError::ChainedIb { .. }) if allow_chained => chained = true,
+                    Err(RecordedError::ChainedIb { .. }) if allow_chained => {
+                        chained = true;
+                        break;
+                    }
                     r => r?,
                 }
             }
             if chained {
                 out.chained.push(n);
-            } else {
-                out.draws.extend(these);
             }
+            out.draws.extend(these);
         }
     }
     Ok(out)
@@ -417,7 +421,8 @@ mod tests {
     }
 
     /// A recording is read from its files: accepted submissions only, draws with the state
-    /// written before them; a chained IB and a missing recording are typed errors.
+    /// written before them; a chained IB (but for the draws before it, where asked) and a
+    /// missing recording are typed errors.
     #[test]
     fn reads_a_recording_and_refuses_what_it_cannot_read() {
         let dir = std::env::temp_dir().join(format!("pops-recorded-{}", std::process::id()));
@@ -450,6 +455,38 @@ mod tests {
         let d = draws(&dir, level).unwrap();
         assert_eq!(d.len(), 1, "the refused submission never ran");
         assert!(d[0].pops());
+        // A draw, a chained IB (a secondary command buffer), a draw: the first is read, the
+        // submission is named chained, and only the whole-recording reader refuses it.
+        let mut cb = pm4::CmdBuf::new(level);
+        cb.set_reg_fields(
+            pm4::Reg::DB_SHADER_CONTROL,
+            &[(pm4::Field::PRIMITIVE_ORDERED_PIXEL_SHADER, 1)],
+        )
+        .unwrap()
+        .draw_index_auto(3)
+        .unwrap()
+        .indirect_buffer(0x1000, 8)
+        .unwrap()
+        .draw_index_auto(3)
+        .unwrap();
+        let bytes: Vec<u8> = cb
+            .into_dwords()
+            .iter()
+            .flat_map(|d| d.to_le_bytes())
+            .collect();
+        std::fs::write(dir.join("ib-1-3-0.bin"), &bytes).unwrap();
+        std::fs::write(
+            dir.join("submissions-1.jsonl"),
+            "{\"submission\":3,\"result\":0,\"ibs\":[{\"file\":\"ib-1-3-0.bin\"}]}\n",
+        )
+        .unwrap();
+        let r = draws_but_chained(&dir, level).unwrap();
+        assert_eq!(r.chained, [3]);
+        assert_eq!(r.draws.len(), 1, "the draw before the chain only");
+        assert!(matches!(
+            draws(&dir, level),
+            Err(RecordedError::ChainedIb { .. })
+        ));
         std::fs::write(dir.join("submissions-1.jsonl"), "not json\n").unwrap();
         assert!(matches!(
             draws(&dir, level),

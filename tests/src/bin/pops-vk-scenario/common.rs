@@ -357,6 +357,39 @@ impl Ctx {
         .map_err(vkerr("vkCreateCommandPool"))
     }
 
+    /// Submits the ended primary command buffer `cb` to the graphics queue and waits for it,
+    /// where `POPS_SCENARIO_SUBMIT=1` asks (a driver with a real winsys, e.g. RADV over the
+    /// amdgpu kernel-interface shim, which records what reaches the kernel); otherwise nothing:
+    /// RADV's null hardware records command buffers but cannot submit them.
+    pub(crate) fn submit_if_asked(&self, cb: vk::CommandBuffer) -> Res<()> {
+        if std::env::var("POPS_SCENARIO_SUBMIT").as_deref() != Ok("1") {
+            return Ok(());
+        }
+        let d = &self.device;
+        // SAFETY: `cb` is an ended primary command buffer of this device; the fence is created,
+        // waited for and destroyed here, so nothing is in flight when this returns.
+        unsafe {
+            let queue = d.get_device_queue(self.queue_family, 0);
+            let fence = d
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(vkerr("vkCreateFence"))?;
+            let cbs = [cb];
+            let submitted = d
+                .queue_submit(
+                    queue,
+                    &[vk::SubmitInfo::default().command_buffers(&cbs)],
+                    fence,
+                )
+                .map_err(vkerr("vkQueueSubmit"))
+                .and_then(|()| {
+                    d.wait_for_fences(&[fence], true, u64::MAX)
+                        .map_err(vkerr("vkWaitForFences"))
+                });
+            d.destroy_fence(fence, None);
+            submitted
+        }
+    }
+
     /// One command buffer of `level` from `pool`.
     pub(crate) fn command_buffer(
         &self,

@@ -60,6 +60,7 @@ pub(crate) fn scenario_draws() -> Res<()> {
         d.cmd_end_rendering(cb);
         d.end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
+        ctx.submit_if_asked(cb)?;
         println!(
             "{}",
             serde_json::json!({"shader": shader, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "command_buffer": format!("0x{:x}", vk::Handle::as_raw(cb)), "samples": DRAW_SAMPLES})

@@ -163,6 +163,7 @@ pub(crate) fn scenario_draws_depth() -> Res<()> {
         d.cmd_end_render_pass2(primary, &vk::SubpassEndInfo::default());
         d.end_command_buffer(primary)
             .map_err(vkerr("vkEndCommandBuffer"))?;
+        ctx.submit_if_asked(primary)?;
         println!(
             "{}",
             serde_json::json!({"shader": shader, "samples": SAMPLES, "pipeline": format!("0x{:x}", vk::Handle::as_raw(pipeline)), "render_pass_pipeline": format!("0x{:x}", vk::Handle::as_raw(rp_pipeline)), "primary": format!("0x{:x}", vk::Handle::as_raw(primary)), "secondary": format!("0x{:x}", vk::Handle::as_raw(secondary))})

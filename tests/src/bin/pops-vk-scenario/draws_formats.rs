@@ -88,6 +88,7 @@ pub(crate) fn scenario_draws_formats() -> Res<()> {
                 .color_attachments(&atts),
         );
         draw_once_and_end(&ctx, cb, pipeline)?;
+        ctx.submit_if_asked(cb)?;
         println!(
             "{}",
             serde_json::json!({

@@ -65,6 +65,9 @@ pub(crate) fn scenario_draws_interleaved() -> Res<()> {
             d.end_command_buffer(cb)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
         }
+        for cb in [a, b, c] {
+            ctx.submit_if_asked(cb)?;
+        }
         let h = |cb: vk::CommandBuffer| format!("0x{:x}", vk::Handle::as_raw(cb));
         println!(
             "{}",

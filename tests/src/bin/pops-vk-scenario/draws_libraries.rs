@@ -77,6 +77,7 @@ pub(crate) fn scenario_draws_libraries() -> Res<()> {
         d.cmd_end_rendering(cb);
         d.end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
+        ctx.submit_if_asked(cb)?;
         println!(
             "{}",
             serde_json::json!({

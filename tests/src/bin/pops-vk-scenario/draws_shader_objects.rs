@@ -91,6 +91,7 @@ pub(crate) fn scenario_draws_shader_objects() -> Res<()> {
         d.cmd_end_rendering(cb);
         d.end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
+        ctx.submit_if_asked(cb)?;
         println!(
             "{}",
             serde_json::json!({"shader": shader, "fragment": format!("0x{:x}", vk::Handle::as_raw(shaders[1])), "command_buffer": format!("0x{:x}", vk::Handle::as_raw(cb))})
