@@ -46,9 +46,10 @@ def disassemble(cpu, insts):
     """The disassembly of each instruction, or None where it is not one. Each is followed by a
     marker (s_endpgm) so that an invalid encoding, after which the disassembler resynchronises
     on the next dword, cannot shift the answers."""
+    cpu, *attrs = cpu.split()
     marker = 0xBFB00000 if cpu.startswith("gfx11") else 0xBF810000
     text = " ".join("0x%02x" % b for ws in insts for w in ws + [marker] for b in w.to_bytes(4, "little")) + "\n"
-    r = subprocess.run([LLVM_MC, "-arch=amdgcn", "-mcpu=" + cpu, "--disassemble"], input=text, capture_output=True, text=True, check=True)
+    r = subprocess.run([LLVM_MC, "-arch=amdgcn", "-mcpu=" + cpu, *attrs, "--disassemble"], input=text, capture_output=True, text=True, check=True)
     res, current = [], []
     for line in r.stdout.splitlines():
         line = line.strip()
@@ -151,8 +152,66 @@ def main():
         rows.append("&[" + ", ".join(str(k) for k in ks) + "]")
         print(f"{cpu} VOP2 with K: {ks}", file=sys.stderr)
     out.append("pub const VOP2_WITH_K: [&[u8]; 3] = [" + ", ".join(rows) + "];")
+    out.extend(valu_sgpr_tables())
     with open("shaders/src/isa/vmem_generated.rs", "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+def is_sgpr(operand, n):
+    """Whether a disassembled operand is SGPR n or a pair starting at it (s5, s[5:6])."""
+    operand = operand.strip().rstrip(",")
+    return operand == f"s{n}" or operand.startswith(f"s[{n}:")
+
+
+def valu_sgpr_tables():
+    """The vector instructions that write an SGPR (wave64, as ACO compiles fragment shaders):
+    VOP1 opcodes whose vdst field names an SGPR (v_readfirstlane_b32), VOP3 opcodes whose vdst
+    does (compares' masks, v_readlane_b32, v_readfirstlane_b32's e64 form), and VOP3B opcodes
+    whose sdst field (bits 14:8) does (carry-outs, v_div_scale). Each is probed with the field
+    set to a register no other operand uses and read back from LLVM's disassembly."""
+    # (generation, CPUs, VOP3 prefix of dword 0).
+    gens = [("Gfx9", ("gfx900",), 0xD0000000), ("Gfx10", ("gfx1010", "gfx1030"), 0xD4000000), ("Gfx11", ("gfx1100",), 0xD4000000)]
+    vop1, vop3, vop3b = [], [], []
+    for gen, cpus, prefix in gens:
+        v1, v3, v3b = set(), set(), set()
+        for cpu in cpus:
+            mcpu = cpu if cpu == "gfx900" else cpu + " -mattr=+wavefrontsize64"
+            # VOP1: vdst 4, src0 v1 (even registers: LLVM prints an odd pair's start aligned).
+            insts = [[0x7E000000 | (op << 9) | (4 << 17) | 0x101] for op in range(256)]
+            for op, text in zip(range(256), disassemble(mcpu, insts)):
+                if text and len(text.split()) > 1 and is_sgpr(text.split()[1], 4):
+                    v1.add(op)
+            # VOP3: vdst 4, src0 v1, src1 v2, src2 s0; bits 14:8 clear (a VOP3A's abs and
+            # op_sel), then 8 (a VOP3B's sdst).
+            srcs = 0x101 | (0x102 << 9)
+            for sdst in (0, 8):
+                insts = [[prefix | (op << 16) | (sdst << 8) | 4, srcs] for op in range(1024)]
+                for op, text in zip(range(1024), disassemble(mcpu, insts)):
+                    if not text:
+                        continue
+                    ops = text.split()[1:]
+                    if ops and is_sgpr(ops[0], 4):
+                        v3.add(op)
+                    if sdst and len(ops) > 1 and is_sgpr(ops[1], sdst):
+                        v3b.add(op)
+        if not v1 or not v3 or not v3b:
+            sys.exit(f"{gen}: no SGPR-writing vector opcodes found ({len(v1)}, {len(v3)}, {len(v3b)})")
+        print(f"{gen}: VOP1 {sorted(v1)}, VOP3 vdst {len(v3)}, VOP3B {sorted(v3b)}", file=sys.stderr)
+        vop1.append(sorted(v1))
+        vop3.append(sorted(v3))
+        vop3b.append(sorted(v3b))
+    row = lambda ops: "&[" + ", ".join(str(o) for o in ops) + "]"
+    return [
+        "",
+        "/// VOP1 opcodes whose vdst field names an SGPR, per generation (GFX9, GFX10, GFX11).",
+        "pub const VOP1_SGPR_VDST: [&[u8]; 3] = [" + ", ".join(row(o) for o in vop1) + "];",
+        "",
+        "/// VOP3 opcodes (10 bits) whose vdst field names an SGPR (or SGPR pair), per generation.",
+        "pub const VOP3_SGPR_VDST: [&[u16]; 3] = [" + ", ".join(row(o) for o in vop3) + "];",
+        "",
+        "/// VOP3B opcodes, whose bits 14:8 are an SGPR destination (a carry-out), per generation.",
+        "pub const VOP3B_SDST: [&[u16]; 3] = [" + ", ".join(row(o) for o in vop3b) + "];",
+    ]
 
 
 # Scalar formats: (name, dword of opcode `op` with sdst s0, src0 s2, src1 s4, opcodes to try).

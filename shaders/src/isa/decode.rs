@@ -305,9 +305,92 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
     Ok(d)
 }
 
+/// Whether the instruction `words` (decoded as `class`) may write the scalar register `n`: from
+/// the encoding's destination fields (a 64-bit destination's second register, up to sixteen
+/// registers of a scalar load), and for vector instructions the opcodes LLVM's disassembler
+/// shows writing an SGPR (`vmem_generated`: v_readfirstlane, v_readlane, a compare's mask, a
+/// carry-out; an SDWA compare's mask; VCC). Whoever follows a value through an SGPR forgets it
+/// at every such instruction.
+pub fn may_write_sgpr(enc: Encoding, class: Class, words: &[u32], n: u8) -> bool {
+    use super::vmem_generated::{VOP1_SGPR_VDST, VOP3B_SDST, VOP3_SGPR_VDST};
+    let pair = |d: u32| d == u32::from(n) || d + 1 == u32::from(n);
+    let w = words.first().copied().unwrap_or(0);
+    let g = enc.index();
+    match class {
+        Class::Sop1 { sdst, .. } | Class::Sop2 { sdst, .. } | Class::Sopk { sdst, .. } => {
+            pair(u32::from(sdst))
+        }
+        Class::Sopc { .. } | Class::Sopp { .. } => false,
+        Class::Smem => {
+            let sdata = ((w >> 6) & 0x7f) as u8;
+            n >= sdata && n - sdata < 16
+        }
+        Class::Ds | Class::Vmem { .. } | Class::Export { .. } => false,
+        Class::Valu => {
+            const VCC_LO: u32 = 106;
+            if pair(VCC_LO) {
+                return true;
+            }
+            if w >> 31 == 0 {
+                let vop1 = (w >> 25) & 0x7f == 0x3f
+                    && VOP1_SGPR_VDST[g].contains(&(((w >> 9) & 0xff) as u8))
+                    && pair((w >> 17) & 0xff);
+                // SDWA compare (VOPC with src0 = 0xf9): its mask destination in dword 1.
+                let sdwa = (w >> 25) & 0x7f == 0x3e
+                    && w & 0x1ff == 0xf9
+                    && words.get(1).is_some_and(|w1| pair((w1 >> 8) & 0x7f));
+                return vop1 || sdwa;
+            }
+            let vop3 = match enc {
+                Encoding::Gfx9 => w >> 26 == 0b110100,
+                Encoding::Gfx10 | Encoding::Gfx11 => w >> 26 == 0b110101,
+            };
+            if !vop3 {
+                return false;
+            }
+            let op = ((w >> 16) & 0x3ff) as u16;
+            (VOP3_SGPR_VDST[g].contains(&op) && pair(w & 0xff))
+                || (VOP3B_SDST[g].contains(&op) && pair((w >> 8) & 0x7f))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The destinations ACO's code writes SGPRs through, read from real encodings (llvm-mc-19:
+    /// `s_load_dwordx4 s[8:11], s[2:3], 0x0`, `v_readfirstlane_b32 s5, v1`,
+    /// `v_cmp_gt_f32_e64 s[20:21], 0, v8`, `s_mov_b32 s0, src_scc`, `s_cmp_lg_i32 s0, 0`,
+    /// `ds_write_b32 v4, v6`) on GFX10.
+    #[test]
+    fn the_sgprs_an_instruction_may_write() {
+        let g10 = Encoding::Gfx10;
+        let may = |words: &[u32], n: u8| {
+            let class = decode(g10, words).unwrap().class;
+            may_write_sgpr(g10, class, words, n)
+        };
+        let load = [0xf4080201, 0xfa000000];
+        assert!((8..=11).all(|n| may(&load, n)));
+        assert!(!may(&load, 0) && !may(&load, 7));
+        let readfirstlane = [0x7e0a0501];
+        assert!(may(&readfirstlane, 5) && !may(&readfirstlane, 0));
+        let cmp_e64 = [0xd4040014, 0x00021080];
+        assert!(may(&cmp_e64, 20) && may(&cmp_e64, 21) && !may(&cmp_e64, 0));
+        let mov_scc = [0xbe8003fd];
+        assert!(may(&mov_scc, 0) && !may(&mov_scc, 2));
+        assert!(!may(&[0xbf018000], 0), "s_cmp writes SCC only");
+        assert!(!may(&[0xd8340000, 0x00000604], 0), "LDS writes no SGPR");
+        // Vector results in v0 and v5 are VGPRs, not s0 or s5.
+        assert!(!may(&[0x7e000201], 0), "v_mov_b32_e32 v0, s1");
+        assert!(
+            !may(&[0xd5850005, 0x08000105], 5),
+            "v_cvt_f32_i32_e64 v5, v5 mul:2"
+        );
+        // v_add_co_u32 v5, s[8:9], v1, v2 (llvm-mc-19, gfx1030 wave64): the carry-out pair.
+        let add_co = [0xd70f0805, 0x00020501];
+        assert!(may(&add_co, 8) && may(&add_co, 9) && !may(&add_co, 5));
+    }
 
     /// Instructions of ACO's real output (stock RADV, navi21 and vega10) decode to their
     /// lengths and classes.

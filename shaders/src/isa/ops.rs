@@ -111,6 +111,8 @@ op_table! {
         AddI32 = "s_add_i32", "s_add_i32", [2, 2, 2], (1, 1, 1);
         SubI32 = "s_sub_i32", "s_sub_i32", [3, 3, 3], (1, 1, 1);
         AddcU32 = "s_addc_u32", "s_addc_u32", [4, 4, 4], (1, 1, 1);
+        CselectB32 = "s_cselect_b32", "s_cselect_b32", [10, 10, 48], (1, 1, 1);
+        CselectB64 = "s_cselect_b64", "s_cselect_b64", [11, 11, 49], (2, 2, 2);
         AndB32 = "s_and_b32", "s_and_b32", [12, 14, 22], (1, 1, 1);
         AndB64 = "s_and_b64", "s_and_b64", [13, 15, 23], (2, 2, 2);
         OrB32 = "s_or_b32", "s_or_b32", [14, 16, 24], (1, 1, 1);

@@ -337,6 +337,8 @@ impl WaveState {
                 let b = self.read(src1, w.src1, env)?;
                 let (a32, b32) = (a as u32, b as u32);
                 let (r, scc): (u64, bool) = match op {
+                    // SCC selects and is left as it was (ISA: "D = SCC ? S0 : S1").
+                    Sop2::CselectB32 | Sop2::CselectB64 => (if self.scc { a } else { b }, self.scc),
                     Sop2::AddU32 => {
                         let (r, c) = a32.overflowing_add(b32);
                         (r as u64, c)

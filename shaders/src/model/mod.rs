@@ -840,6 +840,29 @@ mod tests {
                 0x0000_0100_0000_0000,
             );
             assert_eq!((w.sgpr[4], w.sgpr[5]), (1, 40), "{level}");
+            // s_cselect_b64 vcc, -1, 0 (a lane mask from SCC): SCC chooses and stays.
+            for scc_set in [false, true] {
+                let mut insts = vec![Inst::sopc(Sopc::CmpEqU32, Sgpr(0), Const(0))];
+                insts.push(Inst::sop2(
+                    crate::isa::Sop2::CselectB64,
+                    Vcc,
+                    Const(-1),
+                    Const(0),
+                ));
+                insts.push(Inst::sop2(
+                    crate::isa::Sop2::CselectB32,
+                    Sgpr(2),
+                    Const(7),
+                    Const(9),
+                ));
+                let w = run_scalar(level, &insts, &[u32::from(!scc_set)], 0);
+                let want = if scc_set { (u64::MAX, 7) } else { (0, 9) };
+                assert_eq!(
+                    (w.vcc, w.sgpr[2], w.scc),
+                    (want.0, want.1, scc_set),
+                    "{level}"
+                );
+            }
         }
         // The 32-bit saveexec works on EXEC_LO (wave32, GFX10+).
         let w = run_scalar(

@@ -109,15 +109,27 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             .and_then(|&(_, branch)| code.iter().position(|i| i.addr == branch)),
     };
     let from = waited.map_or(0, |k| k + 1);
-    let end = code[from..]
-        .iter()
-        .position(|i| match i.class {
-            Class::Vmem { .. } | Class::Export { .. } => true,
-            Class::Sopp { op, .. } => Some(op) == sendmsg || Some(op) == endpgm,
-            Class::Sop1 { op, .. } => op == setpc,
-            _ => false,
-        })
-        .map_or(code.len(), |k| from + k);
+    // The ordered section begins where the wait ends: right after GFX11's `s_wait_event`, or
+    // at the wait loop's exit, where the path that waited and the one that did not overlap
+    // meet. What follows is the section's body, whatever lane masks it builds (ACO runs an
+    // atomic in a loop of single lanes). Without a wait, the entry runs up to the first access.
+    let loop_exit = match enc {
+        Encoding::Gfx11 => waited.map(|k| k + 1),
+        _ => super::rules::wait_loops(enc, code)
+            .first()
+            .and_then(|&(head, back)| wait_exit(enc, code, head, back)),
+    };
+    let end = loop_exit.unwrap_or_else(|| {
+        code[from..]
+            .iter()
+            .position(|i| match i.class {
+                Class::Vmem { .. } | Class::Export { .. } => true,
+                Class::Sopp { op, .. } => Some(op) == sendmsg || Some(op) == endpgm,
+                Class::Sop1 { op, .. } => op == setpc,
+                _ => false,
+            })
+            .map_or(code.len(), |k| from + k)
+    });
     let slice = &code[..end];
     let end_addr = slice
         .last()
@@ -253,6 +265,33 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
     Ok((out, skipped))
 }
 
+/// The index of the instruction a wait loop (from `head` to its backward branch at `back`)
+/// exits to: the one after a conditional backward branch (a rotated loop, `s_cbranch_scc0`
+/// back to the `s_sleep`), else the target of its forward branch out of the loop.
+fn wait_exit(enc: Encoding, code: &[Instr], head: u32, back: u32) -> Option<usize> {
+    let at_back = code.iter().position(|i| i.addr == back)?;
+    if let Class::Sopp { op, .. } = code[at_back].class {
+        let conditional = find(Sopp::ALL, enc, op, Sopp::opcode)
+            .is_some_and(|o| o.is_branch() && o != Sopp::Branch);
+        if conditional {
+            return (at_back + 1 < code.len()).then_some(at_back + 1);
+        }
+    }
+    let target = code
+        .iter()
+        .filter(|i| i.addr >= head && i.addr < back)
+        .find_map(|i| match i.class {
+            Class::Sopp { op, simm16 }
+                if find(Sopp::ALL, enc, op, Sopp::opcode).is_some_and(Sopp::is_branch) =>
+            {
+                let t = i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16);
+                (t > i64::from(back)).then_some(t)
+            }
+            _ => None,
+        })?;
+    code.iter().position(|i| i64::from(i.addr) == target)
+}
+
 /// The SGPR the did-overlap test reads (`s_bitcmp1_b32 sN, 31`): where the driver keeps
 /// COLLISION_WAVEID.
 fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
@@ -345,4 +384,42 @@ pub fn run(level: GfxLevel, code: &[Instr]) -> Result<ModelRun, ModelFinding> {
         }
     }
     Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ACO's code (Mesa 26.2.6, navi21) for the corpus's `helper_under_branch`: a rotated wait
+    /// loop (`s_branch` into its compare, `s_cbranch_scc0` back to `s_sleep`), then the ordered
+    /// atomic in a loop of single lanes.
+    const ROTATED: &str = include_str!("../../tests/aco/helper_under_branch_navi21_mesa26.s");
+
+    fn run_text(text: &str) -> Result<ModelRun, ModelFinding> {
+        let (_, code) = super::super::read(Encoding::Gfx10, text).expect("ACO assembly");
+        run(GfxLevel::Gfx10_3, &code)
+    }
+
+    /// The section begins where the wait ends, the rotated loop's fall-through: the entry runs
+    /// in primitive order, and what the body does with lane masks is not the entry's.
+    #[test]
+    fn a_rotated_wait_loop_ends_the_entry_at_its_fall_through() {
+        let m = run_text(ROTATED).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.overlapped_waves > 0 && m.wraps > 0, "{m:?}");
+    }
+
+    /// "It's a volatile operand, and it needs to be read in a loop until its value becomes
+    /// greater than the newest overlapped wave ID (after remapping both to monotonic)": the
+    /// rotated loop's compare reversed lets ordered sections run out of order.
+    #[test]
+    fn a_reversed_exit_compare_in_a_rotated_loop_breaks_the_order() {
+        let line = "s_cmp_lt_u32 s5, s3 ; bf0a0305";
+        assert!(ROTATED.contains(line));
+        let reversed = ROTATED.replacen(line, "s_cmp_lt_u32 s3, s5 ; bf0a0503", 1);
+        assert!(
+            matches!(run_text(&reversed), Err(ModelFinding::Breach { .. })),
+            "{:?}",
+            run_text(&reversed)
+        );
+    }
 }

@@ -147,6 +147,10 @@ struct State {
     overlap: Tri,
     /// SCC holds the did-overlap bit (`Some(true)`: SCC = 1 means overlap), where known.
     scc_overlap: Option<bool>,
+    /// An SGPR holding a copy of that SCC (`s_mov_b32 sN, src_scc`, as ACO keeps the bit for
+    /// later waits): the register, and `v` where the bit is set exactly when (sN != 0) == v.
+    /// Forgotten at any instruction that may write the register.
+    saved_overlap: Option<(u8, bool)>,
     packer: bool,
     /// Past the wait (GFX9–10.3: left a wait loop; GFX11: `s_wait_event` with bit 0 clear).
     waited: bool,
@@ -173,8 +177,19 @@ enum Sem {
     WaitEvent(u16),
     Sleep,
     Sendmsg(u16),
-    Setreg { id: u16, offset: u16, size: u16 },
+    Setreg {
+        id: u16,
+        offset: u16,
+        size: u16,
+    },
     OverlapTest(bool),
+    /// `s_mov_b32 sN, src_scc`.
+    SaveScc(u8),
+    /// `s_cmp_lg_{i,u}32 sN, 0` (`true`: SCC = sN != 0) or `s_cmp_eq_{i,u}32 sN, 0`.
+    TestZero {
+        sgpr: u8,
+        nonzero: bool,
+    },
     SccClobber,
     Vmem(Option<VmemKind>, bool),
     Export(bool),
@@ -226,7 +241,28 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
                 Sem::SccClobber
             }
         }
-        Class::Sopc { op, src0: _, src1 } => {
+        Class::Sopc { op, src0, src1 } => {
+            // `s_cmp_lg_i32 sN, 0` and the like: a test of a saved copy of SCC.
+            const ZERO: u8 = 128;
+            let cmp = |o: Sopc| o.opcode(enc) == Some(op);
+            let sgpr = match (src0, src1) {
+                (s, ZERO) | (ZERO, s) if s < 106 => Some(s),
+                _ => None,
+            };
+            if let Some(sgpr) = sgpr {
+                if cmp(Sopc::CmpLgI32) || cmp(Sopc::CmpLgU32) {
+                    return Sem::TestZero {
+                        sgpr,
+                        nonzero: true,
+                    };
+                }
+                if cmp(Sopc::CmpEqI32) || cmp(Sopc::CmpEqU32) {
+                    return Sem::TestZero {
+                        sgpr,
+                        nonzero: false,
+                    };
+                }
+            }
             // `s_bitcmp1_b32 sN, 31`: SCC = bit 31 (the did-overlap bit of COLLISION_WAVEID).
             if src1 == 128 + 31 {
                 if Sopc::Bitcmp1B32.opcode(enc) == Some(op) {
@@ -238,9 +274,12 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
             }
             Sem::SccClobber
         }
-        Class::Sop1 { op, .. } => {
+        Class::Sop1 { op, sdst, src0 } => {
+            const SRC_SCC: u8 = 253;
             if op == at(opcodes::SETPC_B64, enc) {
                 Sem::EpilogJump
+            } else if Sop1::MovB32.opcode(enc) == Some(op) && src0 == SRC_SCC {
+                Sem::SaveScc(sdst)
             } else if Sop1::MovB32.opcode(enc) == Some(op) || Sop1::MovB64.opcode(enc) == Some(op) {
                 Sem::Other
             } else {
@@ -322,6 +361,7 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
     let start = State {
         overlap: Tri::Unknown,
         scc_overlap: None,
+        saved_overlap: None,
         packer: false,
         waited: false,
         done: 0,
@@ -488,6 +528,13 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
                     Sem::OverlapTest(set) => {
                         s.scc_overlap = Some(*set);
                     }
+                    Sem::TestZero { sgpr, nonzero } => {
+                        // Bit set ⟺ (sN != 0) == v; SCC = (sN != 0) for lg, (sN == 0) for eq.
+                        s.scc_overlap = match s.saved_overlap {
+                            Some((r, v)) if r == *sgpr => Some(if *nonzero { v } else { !v }),
+                            _ => None,
+                        };
+                    }
                     Sem::SccClobber => s.scc_overlap = None,
                     Sem::Vmem(kind, glc) => {
                         let to_vs = enc != Encoding::Gfx9
@@ -523,6 +570,16 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
                 }
                 if reads_exiting_id(enc, i) {
                     s.scc_overlap = None;
+                }
+                // A saved copy of the bit is forgotten where its register may be written; the
+                // copy itself is made from SCC as it stands.
+                if s.saved_overlap.is_some_and(|(r, _)| {
+                    crate::isa::decode::may_write_sgpr(enc, i.class, &i.words, r)
+                }) {
+                    s.saved_overlap = None;
+                }
+                if let Sem::SaveScc(r) = other {
+                    s.saved_overlap = s.scc_overlap.map(|v| (*r, v));
                 }
                 succ(fall, s, &mut next, &mut report);
             }
@@ -572,5 +629,65 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
         exits,
         wait_loops: loops.iter().map(|&(a, _)| a).collect(),
         findings: findings.into_values().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ACO's code (Mesa 25.0.7, navi21) for the corpus's `helper_twice`: the interlock begins
+    /// in a helper called twice, so the second wait is guarded by the did-overlap bit that the
+    /// first test saved (`s_mov_b32 s0, src_scc`) and tests again (`s_cmp_lg_i32 s0, 0`).
+    const HELPER_TWICE: &str = include_str!("../../tests/aco/helper_twice_navi21_mesa25.s");
+
+    fn rules_of(text: &str) -> Vec<Rule> {
+        let (_, code) = super::super::read(Encoding::Gfx10, text).expect("ACO assembly");
+        verify(GfxLevel::Gfx10_3, &code)
+            .findings
+            .iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    fn with(line: &str, replacement: &str) -> String {
+        assert!(HELPER_TWICE.contains(line), "{line}");
+        HELPER_TWICE.replacen(line, replacement, 1)
+    }
+
+    /// "The wait must not be performed if the “did overlap” bit 31 is set to 0": a bit kept in
+    /// an SGPR and tested again guards the second wait as the first test did.
+    #[test]
+    fn a_saved_did_overlap_bit_guards_a_later_wait() {
+        assert_eq!(rules_of(HELPER_TWICE), []);
+    }
+
+    /// The same sentence: the saved bit tested the wrong way round, or the register written
+    /// between the save and the test (scalar ALU, vector to scalar, scalar load), leaves the
+    /// second wait unguarded, and the rule fires.
+    #[test]
+    fn a_saved_bit_overwritten_or_inverted_guards_nothing() {
+        let wait = vec![Rule::WaitWithoutOverlapTest];
+        let cases = [
+            (
+                "s_cmp_lg_i32 s0, 0 ; bf018000",
+                "s_cmp_eq_i32 s0, 0 ; bf008000",
+            ),
+            (
+                "s_movk_i32 s3, 0x8000 ; b0038000",
+                "s_movk_i32 s0, 0x8000 ; b0008000",
+            ),
+            (
+                "v_mov_b32_e32 v0, s1 ; 7e000201",
+                "v_readfirstlane_b32 s0, v1 ; 7e000501",
+            ),
+            (
+                "s_load_dwordx4 s[8:11], s[2:3], null ; f4080201 fa000000",
+                "s_load_dwordx4 s[0:3], s[2:3], null ; f4080001 fa000000",
+            ),
+        ];
+        for (line, replacement) in cases {
+            assert_eq!(rules_of(&with(line, replacement)), wait, "{replacement}");
+        }
     }
 }
