@@ -1,7 +1,9 @@
 //! `pops verify-isa --chip NAME [--json] [--compile] FILE`: the ordered section of machine code a driver
 //! compiled (RADV/ACO's "Assembly" representation — with encodings, or ACO's program listing
-//! where RADV has no disassembler — LLVM disassembly with encodings, or raw code words) checked on every path against the POPS article's rules. Exit status: 0 clean, 1 on a
-//! finding, 2 where the input is not code.
+//! where RADV has no disassembler — LLVM disassembly with encodings, or raw code words) checked
+//! on every path against the POPS article's rules, across the jump into a PS epilog where its
+//! code is known. Exit status: 0 clean, 1 on a finding, 2 where the input is not code, 3 where
+//! the rules hold but the model could not run the entry sequence (not verified).
 
 use pm4::Family;
 use shaders::verify::{self, ExitKind, Report};
@@ -36,96 +38,140 @@ pub struct Args {
     /// without one, RADV_FORCE_FAMILY, which only Mesa up to 25.0 honours).
     #[arg(long, requires = "compile")]
     drm_shim: Option<PathBuf>,
+    /// With --compile: save the code RADV compiled in DIR (`fragment.s`, and with
+    /// --dynamic-blend the PS epilog's `epilog.s`), to verify again as code with --epilog.
+    #[arg(long, value_name = "DIR", requires = "compile")]
+    save_code: Option<PathBuf>,
+    /// The code of the PS epilog the shader jumps into (RADV's, as `--save-code` or
+    /// RADV_DEBUG=epilogs give it): every path is then verified across the jump.
+    #[arg(long, value_name = "FILE", conflicts_with = "compile")]
+    epilog: Option<PathBuf>,
     /// The code (or with --compile the SPIR-V module); `-` reads standard input.
     file: PathBuf,
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let family = match Family::parse_chip_or_level(&a.chip) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("pops verify-isa: --chip: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    match verify_file(&a) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+/// Says why nothing was verified, and gives the status for input that is not code.
+fn refuse(what: impl std::fmt::Display) -> ExitCode {
+    eprintln!("pops verify-isa: {what}");
+    ExitCode::from(2)
+}
+
+/// The code to verify: the shader's text, its PS epilog's where known, and who compiled it.
+struct Input {
+    text: String,
+    epilog: Option<String>,
+    compiled_by: Option<String>,
+}
+
+fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
+    let family =
+        Family::parse_chip_or_level(&a.chip).map_err(|e| refuse(format!("--chip: {e}")))?;
     // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
     // process, so this runs before anything (standard input) is read.
     let device = if a.compile {
-        match null_device(&a, family) {
-            Ok(d) => Some(d),
-            Err(code) => return code,
-        }
+        Some(null_device(a, family)?)
     } else {
         None
     };
-    let bytes = if a.file.as_os_str() == "-" {
+    let bytes = read_input(&a.file)?;
+    let input = match &device {
+        Some(device) => compiled(family, &bytes, a, device)?,
+        None => Input {
+            text: code_text(&bytes).map_err(|e| refuse(format!("{}: {e}", a.file.display())))?,
+            epilog: a.epilog.as_deref().map(read_epilog).transpose()?,
+            compiled_by: None,
+        },
+    };
+    let level = family.gfx_level();
+    let enc = shaders::isa::Encoding::of(level);
+    let (format, code) = verify::read(enc, &input.text).map_err(|e| {
+        refuse(format!(
+            "{}: not {} code: {e}",
+            a.file.display(),
+            family.name()
+        ))
+    })?;
+    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
+        Some(Err(e)) => {
+            return Err(refuse(format!(
+                "the PS epilog is not {} code: {e}",
+                family.name()
+            )))
+        }
+        Some(Ok((_, e))) => Some(e),
+        None => None,
+    };
+    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
+    let model = verify::model::run(level, &code);
+    let src = Source {
+        family,
+        format,
+        compiled_by: input.compiled_by.as_deref(),
+    };
+    if a.json {
+        let doc = document(&src, &report, &model);
+        let s = serde_json::to_string_pretty(&doc).map_err(refuse)?;
+        println!("{s}");
+    } else {
+        print!("{}", render(&src, &report, &model));
+    }
+    Ok(status(&report, &model))
+}
+
+/// The file's bytes (`-`: standard input).
+fn read_input(file: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
+    let bytes = if file.as_os_str() == "-" {
         let mut s = Vec::new();
         std::io::stdin().read_to_end(&mut s).map(|_| s)
     } else {
-        std::fs::read(&a.file)
+        std::fs::read(file)
     };
-    let bytes = match bytes {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("pops verify-isa: cannot read {}: {e}", a.file.display());
-            return ExitCode::from(2);
+    bytes.map_err(|e| refuse(format!("cannot read {}: {e}", file.display())))
+}
+
+/// `--epilog FILE`'s text.
+fn read_epilog(file: &std::path::Path) -> Result<String, ExitCode> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| refuse(format!("cannot read the PS epilog {}: {e}", file.display())))?;
+    code_text(&bytes).map_err(|e| refuse(format!("the PS epilog {}: {e}", file.display())))
+}
+
+/// The module compiled by RADV, its code saved where `--save-code` asks.
+fn compiled(
+    family: Family,
+    bytes: &[u8],
+    a: &Args,
+    device: &crate::null_device::NullDevice,
+) -> Result<Input, ExitCode> {
+    let c = compile(family, bytes, a, device)
+        .map_err(|e| refuse(format!("{}: {e}", a.file.display())))?;
+    eprintln!(
+        "pops verify-isa: compiled by {} on {}",
+        c.driver,
+        device.describe(family)
+    );
+    if let Some(dir) = &a.save_code {
+        let save = |name: &str, text: &str| {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join(name), text))
+                .map_err(|e| refuse(format!("cannot save the code in {}: {e}", dir.display())))
+        };
+        save("fragment.s", &c.assembly)?;
+        if let Some(e) = &c.epilog {
+            save("epilog.s", e)?;
         }
-    };
-    let text = if let Some(device) = &device {
-        match compile(family, &bytes, &a, device) {
-            Ok(c) => {
-                eprintln!(
-                    "pops verify-isa: compiled by {} on {}",
-                    c.driver,
-                    device.describe(family)
-                );
-                c.assembly
-            }
-            Err(e) => {
-                eprintln!("pops verify-isa: {}: {e}", a.file.display());
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        match code_text(&bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("pops verify-isa: {}: {e}", a.file.display());
-                return ExitCode::from(2);
-            }
-        }
-    };
-    let level = family.gfx_level();
-    let (format, code) = match verify::read(shaders::isa::Encoding::of(level), &text) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!(
-                "pops verify-isa: {}: not {} code: {e}",
-                a.file.display(),
-                family.name()
-            );
-            return ExitCode::from(2);
-        }
-    };
-    let report = verify::verify(level, &code);
-    let model = verify::model::run(level, &code);
-    if a.json {
-        let doc = document(family, format, &report, &model);
-        match serde_json::to_string_pretty(&doc) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("pops verify-isa: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        print!("{}", render(family, format, &report, &model));
     }
-    if report.findings.is_empty() && model.is_ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    Ok(Input {
+        text: c.assembly,
+        epilog: c.epilog,
+        compiled_by: Some(c.driver),
+    })
 }
 
 /// The null device this process compiles on: the drm-shim it already runs on, else (after
@@ -196,16 +242,54 @@ fn exit_name(k: ExitKind) -> &'static str {
     }
 }
 
-fn document(
-    family: Family,
-    format: verify::Format,
-    r: &Report,
-    model: &Result<verify::model::ModelRun, verify::model::ModelFinding>,
-) -> pops_report::VerifyIsaDocument {
+/// What the code was and where it came from, for the outputs.
+pub struct Source<'a> {
+    pub family: Family,
+    pub format: verify::Format,
+    /// The driver that compiled it (with `--compile`).
+    pub compiled_by: Option<&'a str>,
+}
+
+type ModelResult = Result<verify::model::ModelRun, verify::model::ModelFinding>;
+
+/// The model's run as the document states it: a breach is a finding, an instruction the model
+/// cannot interpret leaves the ordering not verified.
+fn model_document(model: &ModelResult) -> pops_report::IsaModel {
+    use verify::model::ModelFinding;
+    match model {
+        Ok(m) => pops_report::IsaModel {
+            runs: m.runs,
+            waves: m.waves,
+            wraps: m.wraps,
+            overlapped_waves: m.overlapped_waves,
+            entry_instructions: m.entry_instructions,
+            skipped: m
+                .skipped
+                .iter()
+                .map(|(a, t)| format!("0x{a:x}: {t}"))
+                .collect(),
+            ..Default::default()
+        },
+        Err(e @ ModelFinding::Breach { .. }) => pops_report::IsaModel {
+            finding: Some(e.to_string()),
+            ..Default::default()
+        },
+        Err(e @ ModelFinding::Uninterpreted { .. }) => pops_report::IsaModel {
+            not_verified: Some(e.to_string()),
+            ..Default::default()
+        },
+    }
+}
+
+fn document(src: &Source<'_>, r: &Report, model: &ModelResult) -> pops_report::VerifyIsaDocument {
+    let line = |(addr, text): &(u32, String)| pops_report::IsaLine {
+        addr: *addr,
+        instruction: text.clone(),
+    };
     pops_report::VerifyIsaDocument {
-        chip: family.name().to_string(),
+        chip: src.family.name().to_string(),
         gfx_level: r.level.name().to_string(),
-        input: format.name().to_string(),
+        input: src.format.name().to_string(),
         instructions: r.instructions,
         exits: r
             .exits
@@ -216,25 +300,7 @@ fn document(
             })
             .collect(),
         wait_loops: r.wait_loops.clone(),
-        model: match model {
-            Ok(m) => pops_report::IsaModel {
-                runs: m.runs,
-                waves: m.waves,
-                wraps: m.wraps,
-                overlapped_waves: m.overlapped_waves,
-                entry_instructions: m.entry_instructions,
-                skipped: m
-                    .skipped
-                    .iter()
-                    .map(|(a, t)| format!("0x{a:x}: {t}"))
-                    .collect(),
-                finding: None,
-            },
-            Err(e) => pops_report::IsaModel {
-                finding: Some(e.to_string()),
-                ..Default::default()
-            },
-        },
+        model: model_document(model),
         findings: r
             .findings
             .iter()
@@ -245,27 +311,35 @@ fn document(
                 instruction: f.text.clone(),
                 message: f.message.clone(),
                 path: f.path.clone(),
+                excerpt: f.excerpt.iter().map(line).collect(),
             })
             .collect(),
+        compiled_by: src.compiled_by.map(str::to_string),
+        epilog_base: r.epilog_base,
     }
 }
 
-/// The text report. Pure.
-pub fn render(
-    family: Family,
-    format: verify::Format,
-    r: &Report,
-    model: &Result<verify::model::ModelRun, verify::model::ModelFinding>,
-) -> String {
+/// An address as the text report writes it: the PS epilog's relative to its start.
+fn addr(r: &Report, a: u32) -> String {
+    match r.epilog_base {
+        Some(base) if a >= base => format!("epilog+0x{:x}", a - base),
+        _ => format!("0x{a:04x}"),
+    }
+}
+
+/// The first lines: what was read, and what of it was verified.
+fn render_head(src: &Source<'_>, r: &Report, o: &mut String) {
     use std::fmt::Write;
-    let mut o = String::new();
     let count = |k: ExitKind| r.exits.iter().filter(|e| e.kind == k).count();
+    let by = src
+        .compiled_by
+        .map_or_else(String::new, |d| format!(" compiled by {d}"));
     let _ = writeln!(
         o,
-        "pops verify-isa: {} ({}), {}: {} instructions, {} wait loop(s), exits: {} s_endpgm, {} s_endpgm_ordered_ps_done, {} jump(s) into a PS epilog",
-        family.name(),
+        "pops verify-isa: {} ({}), {}{by}: {} instructions, {} wait loop(s), exits: {} s_endpgm, {} s_endpgm_ordered_ps_done, {} jump(s) into a PS epilog",
+        src.family.name(),
         r.level.name(),
-        format.name(),
+        src.format.name(),
         r.instructions,
         r.wait_loops.len(),
         count(ExitKind::Endpgm),
@@ -273,35 +347,49 @@ pub fn render(
         count(ExitKind::EpilogJump),
     );
     if count(ExitKind::EpilogJump) > 0 {
-        let _ = writeln!(
+        let _ = match r.epilog_base {
+            Some(_) => writeln!(o, "pops verify-isa: the PS epilog RADV compiled for the draw is verified with the shader, every path across the jump (its addresses: epilog+offset)"),
+            None => writeln!(o, "pops verify-isa: the exports of paths that jump into the PS epilog are the epilog's, not in this code: they are not checked here"),
+        };
+    }
+}
+
+/// The model's line.
+fn render_model(model: &ModelResult, o: &mut String) {
+    use std::fmt::Write;
+    use verify::model::ModelFinding;
+    let _ = match model {
+        Ok(m) => writeln!(
             o,
-            "pops verify-isa: the exports of paths that jump into the PS epilog are the epilog's, not in this code: they are not checked here"
-        );
-    }
-    match model {
-        Ok(m) => {
-            let _ = writeln!(
-                o,
-                "pops verify-isa: model: the entry sequence ({} instructions{}) ran {} times, {} waves, {} overlapped, {} wave-ID wraparounds: every ordered section in primitive order, no wait without overlap, no deadlock",
-                m.entry_instructions,
-                if m.skipped.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", {} without scalar effect not run: vector ALU, scalar memory, pacing",
-                        m.skipped.len()
-                    )
-                },
-                m.runs,
-                m.waves,
-                m.overlapped_waves,
-                m.wraps
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(o, "pops verify-isa: model: {e}");
-        }
-    }
+            "pops verify-isa: model: the entry sequence ({} instructions{}) ran {} times, {} waves, {} overlapped, {} wave-ID wraparounds: every ordered section in primitive order, no wait without overlap, no deadlock",
+            m.entry_instructions,
+            if m.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} without scalar effect not run: vector ALU, scalar memory, pacing",
+                    m.skipped.len()
+                )
+            },
+            m.runs,
+            m.waves,
+            m.overlapped_waves,
+            m.wraps
+        ),
+        Err(e @ ModelFinding::Uninterpreted { .. }) => writeln!(
+            o,
+            "pops verify-isa: model: not verified: {e} (the ordering of the entry sequence is unchecked; the rules below hold on every path)"
+        ),
+        Err(e) => writeln!(o, "pops verify-isa: model: {e}"),
+    };
+}
+
+/// The text report. Pure.
+pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    render_head(src, r, &mut o);
+    render_model(model, &mut o);
     if r.findings.is_empty() {
         if model.is_ok() {
             let _ = writeln!(o, "pops verify-isa: clean: every rule holds on every path");
@@ -313,18 +401,41 @@ pub fn render(
         let path = f
             .path
             .iter()
-            .map(|a| format!("0x{a:x}"))
+            .map(|&a| addr(r, a))
             .collect::<Vec<_>>()
             .join(" -> ");
         let _ = writeln!(o, "  {}: {}", f.rule.code(), f.message);
-        let _ = writeln!(o, "    at 0x{:04x}: {}", f.addr, f.text);
+        let _ = writeln!(o, "    at {}: {}", addr(r, f.addr), f.text);
         if !path.is_empty() {
             let _ = writeln!(o, "    path: {path}");
+        }
+        if f.excerpt.len() > 1 {
+            let _ = writeln!(
+                o,
+                "    code (the accesses still outstanding, the jump, the instruction):"
+            );
+            for (a, text) in &f.excerpt {
+                let _ = writeln!(o, "      {:>12}  {}", addr(r, *a), text.trim());
+            }
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
     }
     o
 }
+
+/// The exit status: 0 clean, 1 a finding, 3 clean but the model could not run the entry.
+fn status(r: &Report, model: &ModelResult) -> ExitCode {
+    use verify::model::ModelFinding;
+    match model {
+        _ if !r.findings.is_empty() => ExitCode::FAILURE,
+        Err(ModelFinding::Breach { .. }) => ExitCode::FAILURE,
+        Err(ModelFinding::Uninterpreted { .. }) => ExitCode::from(NOT_VERIFIED),
+        Ok(_) => ExitCode::SUCCESS,
+    }
+}
+
+/// The exit status where the rules hold but the model could not run the entry sequence.
+pub const NOT_VERIFIED: u8 = 3;
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own module (`cmd_*.rs`) with its clap arguments and a `run`
 //! function returning the process exit code; this file only dispatches.
 
+mod captured_stderr;
 mod cmd_chips;
 mod cmd_compare;
 mod cmd_decode;
@@ -19,6 +20,7 @@ mod cmd_verify_isa;
 mod null_device;
 mod progress;
 mod radv_compile;
+mod radv_epilog;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;

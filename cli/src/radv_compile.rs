@@ -27,6 +27,9 @@ pub struct Options<'a> {
 /// RADV's code, and which driver made it.
 pub struct Compiled {
     pub assembly: String,
+    /// With dynamic blending: the PS epilog RADV compiled for the first draw (colour blending
+    /// off, an RGBA8 target), the code the main part jumps into.
+    pub epilog: Option<String>,
     /// The driver's name and version as it reports them (`radv`, `Mesa 26.2.6-1`).
     pub driver: String,
 }
@@ -65,6 +68,10 @@ pub enum CompileError {
     },
     #[error("RADV returned no textual assembly of the fragment shader (representations: {0:?})")]
     NoAssembly(Vec<String>),
+    #[error("RADV's PS epilog could not be read: {0}")]
+    Epilog(#[from] crate::captured_stderr::CaptureError),
+    #[error("no device memory type holds the epilog draw's colour target")]
+    NoMemoryType,
 }
 
 fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {
@@ -120,6 +127,18 @@ pub fn fragment_assembly(
     }
     if *o.device == crate::null_device::NullDevice::ForceFamily {
         std::env::set_var("RADV_FORCE_FAMILY", chip.name());
+    }
+    if o.dynamic_blend {
+        // RADV hands out a PS epilog's code only in its debug dump, read at instance creation.
+        let debug = std::env::var("RADV_DEBUG").unwrap_or_default();
+        if !debug.split(',').any(|d| d == "epilogs") {
+            let joined = if debug.is_empty() {
+                "epilogs".to_string()
+            } else {
+                format!("{debug},epilogs")
+            };
+            std::env::set_var("RADV_DEBUG", joined);
+        }
     }
     // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| CompileError::Loader(e.to_string()))?;
@@ -228,11 +247,13 @@ fn with_instance(instance: &ash::Instance, job: &Job<'_>) -> Result<Compiled, Co
     // SAFETY: a valid create info whose chained structures outlive the call.
     let device = unsafe { instance.create_device(pdev, &dci, None) }
         .map_err(|e| no_device(format!("vkCreateDevice: {e}")))?;
-    let r = with_device(instance, &device, job);
+    let r = with_device(instance, pdev, &device, job);
     // SAFETY: every child of the device was destroyed in with_device.
     unsafe { device.destroy_device(None) };
+    let (assembly, epilog) = r?;
     Ok(Compiled {
-        assembly: r?,
+        assembly,
+        epilog,
         driver: driver_of(instance, pdev),
     })
 }
@@ -340,11 +361,13 @@ impl Drop for Owned<'_> {
     }
 }
 
+/// The fragment shader's assembly, and its PS epilog's where the blending is dynamic.
 fn with_device(
     instance: &ash::Instance,
+    pdev: vk::PhysicalDevice,
     device: &ash::Device,
     job: &Job<'_>,
-) -> Result<String, CompileError> {
+) -> Result<(String, Option<String>), CompileError> {
     let vert = shaders::spirv::module::words_from_bytes(FULLSCREEN_VERT)?;
     let mut own = Owned {
         device,
@@ -464,7 +487,13 @@ fn with_device(
             })?[0];
     let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
     // SAFETY: a live pipeline created with its representations captured.
-    unsafe { assembly(&ext, own.pipeline) }
+    let code = unsafe { assembly(&ext, own.pipeline) }?;
+    let epilog = if job.dynamic_blend {
+        crate::radv_epilog::epilog(instance, pdev, device, own.pipeline, job.samples)?
+    } else {
+        None
+    };
+    Ok((code, epilog))
 }
 
 /// The fragment executable's textual "Assembly" (or "Disassembly") representation.

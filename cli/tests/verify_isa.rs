@@ -78,7 +78,7 @@ fn a_missing_done_is_named_with_its_path() {
         out.contains("ordered-ps-done-missing: s_endpgm after the packer register was set"),
         "{out}"
     );
-    assert!(out.contains("path: 0x0 -> "), "{out}");
+    assert!(out.contains("path: 0x0000 -> "), "{out}");
     assert!(
         out.contains("must not execute s_endpgm without having sent ORDERED_PS_DONE once"),
         "{out}"

@@ -1121,6 +1121,13 @@ pub struct VerifyIsaDocument {
     /// The entry sequence run in the ordering model.
     pub model: IsaModel,
     pub findings: Vec<IsaFinding>,
+    /// With `--compile`: the driver and version that compiled the code (`radv (Mesa 26.2.6-1)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled_by: Option<String>,
+    /// Where the PS epilog's code was verified with the shader's: the address its code was
+    /// placed at (an address from here on is `epilog_base` + its offset in the epilog).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epilog_base: Option<u32>,
 }
 
 /// The driver's entry sequence run in pops' ordering model.
@@ -1135,6 +1142,10 @@ pub struct IsaModel {
     pub skipped: Vec<String>,
     /// Why the model rejected the entry sequence, if it did.
     pub finding: Option<String>,
+    /// Why the entry sequence could not be run in the model (an instruction it does not
+    /// interpret): the ordering is then not verified, which is no finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_verified: Option<String>,
 }
 
 /// An exit of the verified code.
@@ -1156,4 +1167,15 @@ pub struct IsaFinding {
     pub message: String,
     /// A path reaching it: the entry, then each byte address control jumped to.
     pub path: Vec<u32>,
+    /// The smallest part of that path that shows it: the memory accesses still outstanding,
+    /// the jump into the PS epilog, and the instruction itself.
+    #[serde(default)]
+    pub excerpt: Vec<IsaLine>,
+}
+
+/// One instruction of verified code: its byte address and text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsaLine {
+    pub addr: u32,
+    pub instruction: String,
 }

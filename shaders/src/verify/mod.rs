@@ -15,7 +15,7 @@ pub mod rules;
 
 pub use code::{InputError, Instr};
 pub use input::{read, Format};
-pub use rules::{verify, Exit, ExitKind, Finding, Report, Rule};
+pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rule};
 
 /// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,
 /// GFX11); `tests/verify_llvm.rs` checks each against LLVM's disassembler.

@@ -82,7 +82,7 @@ impl Rule {
             Rule::DoneBeforeWait => "[ORDERED_PS_DONE must be sent] especially not before any awaiting of overlapped waves.",
             Rule::CountersBeforeDone => "Before the message is sent, all counters for memory accesses that need to be primitive-ordered, both writes and reads, must be awaited.",
             Rule::DoneMissing => "If the wave has enabled POPS by setting the packer hardware register, it must not execute s_endpgm without having sent ORDERED_PS_DONE once.",
-            Rule::OpenAtEpilogJump => "The message must be sent on all execution paths after the packer register setup [here: before the jump to the PS epilog, which does not send it]; on GFX11 the same requirements for awaiting the memory access counters apply.",
+            Rule::OpenAtEpilogJump => "GFX9\u{2013}10.3: \u{201c}the message must be sent on all execution paths after the packer register setup\u{201d} [before the jump into the PS epilog, which does not send it]. GFX11: \u{201c}The overlapping waves are resumed when the wave performs the last export (with the done flag). The same requirements for awaiting the memory access counters as on GFX9\u{2013}10.3 still apply\u{201d} [the last export is the PS epilog's].",
             Rule::WaitEventBeforeOrderedAccess => "[GFX11:] \u{201c}export ready\u{201d} is awaited by the s_wait_event instruction, with the bit 0 of the immediate operand set to 0.",
             Rule::CountersBeforeLastExport => "[GFX11:] The overlapping waves are resumed when the wave performs the last export (with the done flag). The same requirements for awaiting the memory access counters as on GFX9\u{2013}10.3 still apply.",
             Rule::LastExportWithoutDone => "The overlapping waves are resumed when the wave performs the last export (with the done flag).",
@@ -103,6 +103,9 @@ pub struct Finding {
     pub message: String,
     /// A path that reaches it: the entry, then each address control jumped to.
     pub path: Vec<u32>,
+    /// The smallest part of that path that shows it, by address and text: the memory accesses
+    /// still outstanding, the jump into the PS epilog, and the instruction itself.
+    pub excerpt: Vec<(u32, String)>,
 }
 
 /// How a path leaves the code.
@@ -131,6 +134,9 @@ pub struct Report {
     /// Wait loops found (their first address).
     pub wait_loops: Vec<u32>,
     pub findings: Vec<Finding>,
+    /// Where the PS epilog's code was placed, where it was given (its addresses are this plus
+    /// their offset in the epilog).
+    pub epilog_base: Option<u32>,
 }
 
 /// What the did-overlap test said on a path.
@@ -159,6 +165,8 @@ struct State {
     vs: u8,
     exported: bool,
     last_export_done: bool,
+    /// The path crossed the jump into the PS epilog.
+    crossed: bool,
 }
 
 const CAP: u8 = 63;
@@ -166,6 +174,7 @@ const CAP: u8 = 63;
 const MAX_STATES: usize = 200_000;
 
 /// What an instruction does, for the rules.
+#[derive(Clone, Copy)]
 enum Sem {
     Endpgm,
     EndpgmDone,
@@ -325,26 +334,92 @@ pub fn wait_loops(enc: Encoding, code: &[Instr]) -> Vec<(u32, u32)> {
 
 /// Verifies `code` for `level` on every path from its first instruction.
 pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
-    let enc = Encoding::of(level);
-    let gfx11 = enc == Encoding::Gfx11;
-    let index: HashMap<u32, usize> = code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
-    let sems: Vec<Sem> = code.iter().map(|i| sem(enc, i)).collect();
+    verify_with_epilog(level, code, None)
+}
 
-    let loops = wait_loops(enc, code);
-    let mut findings: BTreeMap<(Rule, u32), Finding> = BTreeMap::new();
-    for &(start, end) in &loops {
-        let span = || {
-            code.iter()
-                .zip(&sems)
-                .filter(|(i, _)| i.addr >= start && i.addr <= end)
-        };
-        if !span().any(|(_, s)| matches!(s, Sem::Sleep)) {
-            // The loop's backward branch, at `end`.
-            let text = code
+/// Where [`verify_with_epilog`] places the PS epilog's code: past the shader's, at the next
+/// multiple of this, so that its addresses read as `EPILOG_ALIGN + offset`.
+pub const EPILOG_ALIGN: u32 = 0x1_0000;
+
+/// Verifies `code`, and where it jumps into a PS epilog and `epilog` is that epilog's code,
+/// every path on across the jump: the export that ends the ordered section is then the
+/// epilog's, and the counters are judged there. The epilog's instructions are placed at
+/// [`Report::epilog_base`].
+pub fn verify_with_epilog(level: GfxLevel, code: &[Instr], epilog: Option<&[Instr]>) -> Report {
+    let end = code.last().map_or(0, |i| i.addr + 4 * i.words.len() as u32);
+    let base = (end / EPILOG_ALIGN + 1) * EPILOG_ALIGN;
+    let mut all: Vec<Instr> = code.to_vec();
+    let epilog_entry = epilog.filter(|e| !e.is_empty()).map(|e| {
+        let entry = all.len();
+        all.extend(e.iter().map(|i| Instr {
+            addr: i.addr + base,
+            ..i.clone()
+        }));
+        entry
+    });
+    let mut w = Walk::new(level, &all, epilog_entry);
+    w.check_wait_loops();
+    w.run();
+    let mut exits: Vec<Exit> = w.exits.iter().copied().collect();
+    exits.sort();
+    Report {
+        level,
+        instructions: all.len(),
+        exits,
+        wait_loops: w.loops.iter().map(|&(a, _)| a).collect(),
+        findings: w.findings.into_values().collect(),
+        epilog_base: epilog_entry.map(|_| base),
+    }
+}
+
+/// One walk of every path: the program, what each instruction means, and what was found.
+struct Walk<'a> {
+    enc: Encoding,
+    gfx11: bool,
+    code: &'a [Instr],
+    sems: Vec<Sem>,
+    index: HashMap<u32, usize>,
+    loops: Vec<(u32, u32)>,
+    /// The first instruction of the PS epilog, where its code was given.
+    epilog_entry: Option<usize>,
+    findings: BTreeMap<(Rule, u32), Finding>,
+    parent: HashMap<(usize, State), (usize, State)>,
+    exits: HashSet<Exit>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(level: GfxLevel, code: &'a [Instr], epilog_entry: Option<usize>) -> Walk<'a> {
+        let enc = Encoding::of(level);
+        Walk {
+            enc,
+            gfx11: enc == Encoding::Gfx11,
+            code,
+            sems: code.iter().map(|i| sem(enc, i)).collect(),
+            index: code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect(),
+            loops: wait_loops(enc, code),
+            epilog_entry,
+            findings: BTreeMap::new(),
+            parent: HashMap::new(),
+            exits: HashSet::new(),
+        }
+    }
+
+    /// "If it's too early for the current wave to enter the ordered section, it needs to yield
+    /// execution to other waves … via s_sleep": every wait loop holds one.
+    fn check_wait_loops(&mut self) {
+        for &(start, end) in &self.loops {
+            let mut span = self
+                .code
                 .iter()
-                .find(|i| i.addr == end)
-                .map_or_else(String::new, |i| i.text.clone());
-            findings.insert(
+                .zip(&self.sems)
+                .filter(|(i, _)| i.addr >= start && i.addr <= end);
+            if span.clone().any(|(_, s)| matches!(s, Sem::Sleep)) {
+                continue;
+            }
+            let text = span
+                .next_back()
+                .map_or_else(String::new, |(i, _)| i.text.clone());
+            self.findings.insert(
                 (Rule::WaitWithoutSleep, end),
                 Finding {
                     rule: Rule::WaitWithoutSleep,
@@ -352,126 +427,139 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
                     text,
                     message: "the wait loop never yields with s_sleep".into(),
                     path: Vec::new(),
+                    excerpt: Vec::new(),
                 },
             );
         }
     }
-    let in_wait = |addr: u32| loops.iter().any(|&(a, b)| addr >= a && addr <= b);
 
-    let start = State {
-        overlap: Tri::Unknown,
-        scc_overlap: None,
-        saved_overlap: None,
-        packer: false,
-        waited: false,
-        done: 0,
-        vm: 0,
-        vs: 0,
-        exported: false,
-        last_export_done: false,
-    };
-    let mut seen: HashSet<(usize, State)> = HashSet::new();
-    let mut parent: HashMap<(usize, State), (usize, State)> = HashMap::new();
-    let mut queue: VecDeque<(usize, State)> = VecDeque::new();
-    let mut exits: HashSet<Exit> = HashSet::new();
-    if !code.is_empty() {
-        seen.insert((0, start));
-        queue.push_back((0, start));
+    fn in_wait(&self, addr: u32) -> bool {
+        self.loops.iter().any(|&(a, b)| addr >= a && addr <= b)
     }
-    let path_to = |parent: &HashMap<(usize, State), (usize, State)>, mut at: (usize, State)| {
+
+    /// Every path from the entry, states merged per instruction so that loops end.
+    fn run(&mut self) {
+        let start = State {
+            overlap: Tri::Unknown,
+            scc_overlap: None,
+            saved_overlap: None,
+            packer: false,
+            waited: false,
+            done: 0,
+            vm: 0,
+            vs: 0,
+            exported: false,
+            last_export_done: false,
+            crossed: false,
+        };
+        let mut seen: HashSet<(usize, State)> = HashSet::new();
+        let mut queue: VecDeque<(usize, State)> = VecDeque::new();
+        if !self.code.is_empty() {
+            seen.insert((0, start));
+            queue.push_back((0, start));
+        }
+        while let Some((k, st)) = queue.pop_front() {
+            if seen.len() > MAX_STATES {
+                break;
+            }
+            for (n, mut ns) in self.step(k, st) {
+                self.entering(k, st, n, &mut ns);
+                if seen.insert((n, ns)) {
+                    self.parent.insert((n, ns), (k, st));
+                    queue.push_back((n, ns));
+                }
+            }
+        }
+    }
+
+    /// The instructions a path to `at` ran, in order.
+    fn trace(&self, mut at: (usize, State)) -> Vec<usize> {
         let mut ks = vec![at.0];
-        while let Some(&p) = parent.get(&at) {
+        while let Some(&p) = self.parent.get(&at) {
             ks.push(p.0);
             at = p;
         }
         ks.reverse();
-        // The entry, then every address control jumped to (not fell through to).
-        let mut out = vec![code[ks[0]].addr];
+        ks
+    }
+
+    /// The entry, then every address control jumped to (not fell through to), the jump into
+    /// the PS epilog included.
+    fn path(&self, ks: &[usize]) -> Vec<u32> {
+        let mut out = vec![self.code[ks[0]].addr];
         for w in ks.windows(2) {
-            if w[1] != w[0] + 1 {
-                out.push(code[w[1]].addr);
+            let (from, to) = (&self.code[w[0]], &self.code[w[1]]);
+            if to.addr != from.addr + 4 * from.words.len() as u32 {
+                out.push(to.addr);
             }
         }
         out
-    };
-    while let Some((k, st)) = queue.pop_front() {
-        if seen.len() > MAX_STATES {
-            break;
+    }
+
+    /// The smallest part of a path that shows a finding at its last instruction: the memory
+    /// accesses since the last wait that emptied the counters, the jump into the epilog, and
+    /// the instruction itself.
+    fn excerpt(&self, ks: &[usize]) -> Vec<(u32, String)> {
+        let since = ks
+            .iter()
+            .rposition(|&k| match &self.sems[k] {
+                Sem::Waitcnt(w) => w.vm == Some(0),
+                Sem::Vscnt(Some(0)) => true,
+                _ => false,
+            })
+            .map_or(0, |p| p + 1);
+        let last = ks.len().saturating_sub(1);
+        let mut out: Vec<(u32, String)> = ks[since..last]
+            .iter()
+            .filter(|&&k| matches!(self.sems[k], Sem::Vmem(..) | Sem::EpilogJump))
+            .map(|&k| (self.code[k].addr, self.code[k].text.clone()))
+            .collect();
+        if let Some(&k) = ks.last() {
+            out.push((self.code[k].addr, self.code[k].text.clone()));
         }
-        let i = &code[k];
-        let mut report = |rule: Rule, message: String| {
-            findings.entry((rule, i.addr)).or_insert_with(|| Finding {
-                rule,
-                addr: i.addr,
-                text: i.text.clone(),
-                message,
-                path: path_to(&parent, (k, st)),
-            });
+        out
+    }
+
+    fn report(&mut self, rule: Rule, k: usize, st: State, message: String) {
+        let addr = self.code[k].addr;
+        if self.findings.contains_key(&(rule, addr)) {
+            return;
+        }
+        let ks = self.trace((k, st));
+        let finding = Finding {
+            rule,
+            addr,
+            text: self.code[k].text.clone(),
+            message,
+            path: self.path(&ks),
+            excerpt: self.excerpt(&ks),
         };
-        let mut s = st;
-        let mut next: Vec<(usize, State)> = Vec::new();
-        let succ = |addr: i64,
-                    s: State,
-                    next: &mut Vec<(usize, State)>,
-                    report: &mut dyn FnMut(Rule, String)| {
-            match u32::try_from(addr).ok().and_then(|a| index.get(&a)) {
-                Some(&n) => next.push((n, s)),
-                None => report(
-                    Rule::BranchOutside,
-                    format!("control reaches byte 0x{addr:x}, where no instruction starts"),
-                ),
-            }
-        };
+        self.findings.insert((rule, addr), finding);
+    }
+
+    /// The successors of instruction `k` in state `st`, with the findings it makes.
+    fn step(&mut self, k: usize, st: State) -> Vec<(usize, State)> {
+        let i = &self.code[k];
         let fall = i64::from(i.addr) + 4 * i.words.len() as i64;
-        match &sems[k] {
-            Sem::Endpgm | Sem::EndpgmDone => {
-                let done_here = matches!(sems[k], Sem::EndpgmDone);
-                if done_here {
-                    if s.done >= 1 {
-                        report(Rule::DoneTwice, "s_endpgm_ordered_ps_done after ORDERED_PS_DONE was already sent on this path".into());
-                    }
-                    if s.packer && s.overlap == Tri::Yes && !s.waited {
-                        report(Rule::DoneBeforeWait, "the wave leaves the ordered section before it waited for the overlapped waves".into());
-                    }
-                } else if !gfx11 && s.packer && s.done == 0 {
-                    report(Rule::DoneMissing, "s_endpgm after the packer register was set, without ORDERED_PS_DONE on this path".into());
-                }
-                if !s.exported {
-                    report(
-                        Rule::NoExport,
-                        "the program ends without any export on this path".into(),
-                    );
-                } else if !s.last_export_done {
-                    report(
-                        Rule::LastExportWithoutDone,
-                        "the last export on this path has no done flag".into(),
-                    );
-                }
-                exits.insert(Exit {
-                    addr: i.addr,
-                    kind: if done_here {
-                        ExitKind::EndpgmOrderedPsDone
-                    } else {
-                        ExitKind::Endpgm
-                    },
-                });
-            }
+        let mut next = Vec::new();
+        match self.sems[k] {
+            Sem::Endpgm | Sem::EndpgmDone => self.end(k, st),
             Sem::EpilogJump => {
-                if !gfx11 && s.packer && s.done == 0 {
-                    report(Rule::OpenAtEpilogJump, "jumps to the PS epilog with the ordered section still open: ORDERED_PS_DONE was not sent on this path".into());
+                self.epilog_jump(k, st);
+                if let Some(e) = self.epilog_entry {
+                    next.push((
+                        e,
+                        State {
+                            crossed: true,
+                            ..st
+                        },
+                    ));
                 }
-                if gfx11 && (s.vm > 0 || s.vs > 0) {
-                    report(Rule::OpenAtEpilogJump, format!("jumps to the PS epilog, whose export resumes the overlapped waves, with memory accesses outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
-                }
-                exits.insert(Exit {
-                    addr: i.addr,
-                    kind: ExitKind::EpilogJump,
-                });
             }
-            Sem::Jump(t) => succ(*t, s, &mut next, &mut report),
+            Sem::Jump(t) => self.to(t, k, st, &mut next),
             Sem::CondJump(t, on_scc) => {
-                let (mut taken, mut fallen) = (s, s);
-                if let (Some(want), Some(scc_is_overlap)) = (on_scc, s.scc_overlap) {
+                let (mut taken, mut fallen) = (st, st);
+                if let (Some(want), Some(scc_is_overlap)) = (on_scc, st.scc_overlap) {
                     // Taken where SCC == want.
                     let overlap_if = |scc: bool| {
                         if scc == scc_is_overlap {
@@ -480,155 +568,278 @@ pub fn verify(level: GfxLevel, code: &[Instr]) -> Report {
                             Tri::No
                         }
                     };
-                    taken.overlap = overlap_if(*want);
-                    fallen.overlap = overlap_if(!*want);
+                    taken.overlap = overlap_if(want);
+                    fallen.overlap = overlap_if(!want);
                 }
-                succ(*t, taken, &mut next, &mut report);
-                succ(fall, fallen, &mut next, &mut report);
+                self.to(t, k, taken, &mut next);
+                self.to(fall, k, fallen, &mut next);
             }
-            other => {
-                match other {
-                    Sem::Waitcnt(w) => {
-                        if let Some(v) = w.vm {
-                            s.vm = s.vm.min(v);
-                            if enc == Encoding::Gfx9 {
-                                s.vs = s.vs.min(v);
-                            }
-                        }
-                    }
-                    Sem::Vscnt(Some(v)) => s.vs = s.vs.min((*v).min(u16::from(CAP)) as u8),
-                    Sem::WaitEvent(imm) if gfx11 && imm & 1 == 0 => s.waited = true,
-                    Sem::Sendmsg(7) if !gfx11 => {
-                        if s.done >= 1 {
-                            report(
-                                Rule::DoneTwice,
-                                "ORDERED_PS_DONE sent a second time on this path".into(),
-                            );
-                        }
-                        if (s.packer && s.overlap == Tri::Yes && !s.waited) || in_wait(i.addr) {
-                            report(Rule::DoneBeforeWait, "ORDERED_PS_DONE before the wave has waited for the overlapped waves".into());
-                        }
-                        if s.vm > 0 || s.vs > 0 {
-                            report(Rule::CountersBeforeDone, format!("ORDERED_PS_DONE with vector memory accesses outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
-                        }
-                        s.done = (s.done + 1).min(2);
-                    }
-                    Sem::Setreg { id, offset, size } => {
-                        let covers = |bit: u16| bit >= *offset && bit < offset + size;
-                        let mode_packer = *id == 1 && (covers(24) || covers(25));
-                        let pops_packer = *id == 25;
-                        match (enc, mode_packer, pops_packer) {
-                            (Encoding::Gfx9, true, _) | (Encoding::Gfx10, _, true) => s.packer = true,
-                            (Encoding::Gfx9, _, true) => report(Rule::PackerRegister, "GFX9 has no HW_REG_POPS_PACKER: the packer is MODE[25:24]".into()),
-                            (Encoding::Gfx10, true, _) => report(Rule::PackerRegister, "writes MODE[25:24], GFX9's packer bits: GFX10+ select the packer with HW_REG_POPS_PACKER".into()),
-                            (Encoding::Gfx11, true, _) | (Encoding::Gfx11, _, true) => report(Rule::PackerRegister, "GFX11 has no POPS packer register: it waits with s_wait_event".into()),
-                            _ => {}
-                        }
-                    }
-                    Sem::OverlapTest(set) => {
-                        s.scc_overlap = Some(*set);
-                    }
-                    Sem::TestZero { sgpr, nonzero } => {
-                        // Bit set ⟺ (sN != 0) == v; SCC = (sN != 0) for lg, (sN == 0) for eq.
-                        s.scc_overlap = match s.saved_overlap {
-                            Some((r, v)) if r == *sgpr => Some(if *nonzero { v } else { !v }),
-                            _ => None,
-                        };
-                    }
-                    Sem::SccClobber => s.scc_overlap = None,
-                    Sem::Vmem(kind, glc) => {
-                        let to_vs = enc != Encoding::Gfx9
-                            && match kind {
-                                Some(VmemKind::Store) => true,
-                                Some(VmemKind::Atomic) => !glc,
-                                _ => false,
-                            };
-                        let ordered =
-                            matches!(kind, Some(VmemKind::Store | VmemKind::Atomic) | None);
-                        if gfx11 && ordered && !s.waited {
-                            report(Rule::WaitEventBeforeOrderedAccess, "a memory write before the wave waited for \u{201c}export ready\u{201d} (s_wait_event with bit 0 clear) on this path".into());
-                        }
-                        if kind.is_none() {
-                            s.vm = (s.vm + 1).min(CAP);
-                            if enc != Encoding::Gfx9 {
-                                s.vs = (s.vs + 1).min(CAP);
-                            }
-                        } else if to_vs {
-                            s.vs = (s.vs + 1).min(CAP);
-                        } else {
-                            s.vm = (s.vm + 1).min(CAP);
-                        }
-                    }
-                    Sem::Export(done) => {
-                        if *done && gfx11 && (s.vm > 0 || s.vs > 0) {
-                            report(Rule::CountersBeforeLastExport, format!("the export with done resumes the overlapped waves while vector memory accesses are outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
-                        }
-                        s.exported = true;
-                        s.last_export_done = *done;
-                    }
-                    _ => {}
-                }
-                if reads_exiting_id(enc, i) {
-                    s.scc_overlap = None;
-                }
-                // A saved copy of the bit is forgotten where its register may be written; the
-                // copy itself is made from SCC as it stands.
-                if s.saved_overlap.is_some_and(|(r, _)| {
-                    crate::isa::decode::may_write_sgpr(enc, i.class, &i.words, r)
-                }) {
-                    s.saved_overlap = None;
-                }
-                if let Sem::SaveScc(r) = other {
-                    s.saved_overlap = s.scc_overlap.map(|v| (*r, v));
-                }
-                succ(fall, s, &mut next, &mut report);
+            _ => {
+                let s = self.effect(k, st);
+                self.to(fall, k, s, &mut next);
             }
         }
-        for (n, mut ns) in next {
-            let (from, to) = (in_wait(i.addr), in_wait(code[n].addr));
-            if !from && to {
-                let mut entering = |rule: Rule, message: &str| {
-                    findings
-                        .entry((rule, code[n].addr))
-                        .or_insert_with(|| Finding {
-                            rule,
-                            addr: code[n].addr,
-                            text: code[n].text.clone(),
-                            message: message.into(),
-                            path: {
-                                let mut p = path_to(&parent, (k, st));
-                                p.push(code[n].addr);
-                                p
-                            },
-                        });
-                };
-                if ns.overlap != Tri::Yes {
-                    entering(Rule::WaitWithoutOverlapTest, "enters the wait loop on a path where the did-overlap bit was not tested set");
-                }
-                if !ns.packer {
-                    entering(
-                        Rule::PackerNotSetBeforeWait,
-                        "enters the wait loop before the packer register is set",
-                    );
-                }
-            }
-            if from && !to {
-                ns.waited = true;
-            }
-            if seen.insert((n, ns)) {
-                parent.insert((n, ns), (k, st));
-                queue.push_back((n, ns));
-            }
+        next
+    }
+
+    /// Control from `k` reaching byte `addr`.
+    fn to(&mut self, addr: i64, k: usize, st: State, next: &mut Vec<(usize, State)>) {
+        match u32::try_from(addr).ok().and_then(|a| self.index.get(&a)) {
+            Some(&n) => next.push((n, st)),
+            None => self.report(
+                Rule::BranchOutside,
+                k,
+                st,
+                format!("control reaches byte 0x{addr:x}, where no instruction starts"),
+            ),
         }
     }
-    let mut exits: Vec<Exit> = exits.into_iter().collect();
-    exits.sort();
-    Report {
-        level,
-        instructions: code.len(),
-        exits,
-        wait_loops: loops.iter().map(|&(a, _)| a).collect(),
-        findings: findings.into_values().collect(),
+
+    /// An `s_endpgm` (or GFX9–10.3's `s_endpgm_ordered_ps_done`).
+    fn end(&mut self, k: usize, st: State) {
+        let done_here = matches!(self.sems[k], Sem::EndpgmDone);
+        if done_here {
+            if st.done >= 1 {
+                self.report(
+                    Rule::DoneTwice,
+                    k,
+                    st,
+                    "s_endpgm_ordered_ps_done after ORDERED_PS_DONE was already sent on this path"
+                        .into(),
+                );
+            }
+            if st.packer && st.overlap == Tri::Yes && !st.waited {
+                self.report(
+                    Rule::DoneBeforeWait,
+                    k,
+                    st,
+                    "the wave leaves the ordered section before it waited for the overlapped waves"
+                        .into(),
+                );
+            }
+        } else if !self.gfx11 && st.packer && st.done == 0 {
+            self.report(
+                Rule::DoneMissing,
+                k,
+                st,
+                "s_endpgm after the packer register was set, without ORDERED_PS_DONE on this path"
+                    .into(),
+            );
+        }
+        if !st.exported {
+            let m = "the program ends without any export on this path".into();
+            self.report(Rule::NoExport, k, st, m);
+        } else if !st.last_export_done {
+            let m = "the last export on this path has no done flag".into();
+            self.report(Rule::LastExportWithoutDone, k, st, m);
+        }
+        let kind = if done_here {
+            ExitKind::EndpgmOrderedPsDone
+        } else {
+            ExitKind::Endpgm
+        };
+        let addr = self.code[k].addr;
+        self.exits.insert(Exit { addr, kind });
+    }
+
+    /// `s_setpc_b64` into the PS epilog. GFX9–10.3 must have sent ORDERED_PS_DONE (the epilog
+    /// does not); on GFX11 the epilog's export resumes the overlapped waves, so the counters
+    /// are judged there where its code was given, and at the jump where not.
+    fn epilog_jump(&mut self, k: usize, st: State) {
+        if !self.gfx11 && st.packer && st.done == 0 {
+            self.report(Rule::OpenAtEpilogJump, k, st, "jumps to the PS epilog with the ordered section still open: ORDERED_PS_DONE was not sent on this path".into());
+        }
+        if self.gfx11 && self.epilog_entry.is_none() && (st.vm > 0 || st.vs > 0) {
+            self.report(Rule::OpenAtEpilogJump, k, st, format!("jumps to the PS epilog, whose export resumes the overlapped waves, with memory accesses outstanding (vmcnt {}, vscnt {})", st.vm, st.vs));
+        }
+        let addr = self.code[k].addr;
+        self.exits.insert(Exit {
+            addr,
+            kind: ExitKind::EpilogJump,
+        });
+    }
+
+    /// What instruction `k` does to the state, reporting what it breaks.
+    fn effect(&mut self, k: usize, st: State) -> State {
+        let (enc, gfx11) = (self.enc, self.gfx11);
+        let mut s = st;
+        match self.sems[k] {
+            Sem::Waitcnt(w) => {
+                if let Some(v) = w.vm {
+                    s.vm = s.vm.min(v);
+                    if enc == Encoding::Gfx9 {
+                        s.vs = s.vs.min(v);
+                    }
+                }
+            }
+            Sem::Vscnt(Some(v)) => s.vs = s.vs.min(v.min(u16::from(CAP)) as u8),
+            Sem::WaitEvent(imm) if gfx11 && imm & 1 == 0 => s.waited = true,
+            Sem::Sendmsg(7) if !gfx11 => s = self.done_message(k, st),
+            Sem::Setreg { id, offset, size } => self.setreg(k, st, &mut s, (id, offset, size)),
+            Sem::OverlapTest(set) => s.scc_overlap = Some(set),
+            Sem::TestZero { sgpr, nonzero } => {
+                // Bit set ⟺ (sN != 0) == v; SCC = (sN != 0) for lg, (sN == 0) for eq.
+                s.scc_overlap = match s.saved_overlap {
+                    Some((r, v)) if r == sgpr => Some(if nonzero { v } else { !v }),
+                    _ => None,
+                };
+            }
+            Sem::SccClobber => s.scc_overlap = None,
+            Sem::Vmem(kind, glc) => self.vmem(k, st, &mut s, (kind, glc)),
+            Sem::Export(done) => {
+                if done && gfx11 && (s.vm > 0 || s.vs > 0) {
+                    let (rule, whose) = if s.crossed {
+                        (Rule::OpenAtEpilogJump, "the PS epilog's export with done")
+                    } else {
+                        (Rule::CountersBeforeLastExport, "the export with done")
+                    };
+                    self.report(rule, k, st, format!("{whose} resumes the overlapped waves while vector memory accesses are outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
+                }
+                s.exported = true;
+                s.last_export_done = done;
+            }
+            _ => {}
+        }
+        let i = &self.code[k];
+        if reads_exiting_id(enc, i) {
+            s.scc_overlap = None;
+        }
+        // A saved copy of the bit is forgotten where its register may be written; the copy
+        // itself is made from SCC as it stands.
+        let clobbered = s
+            .saved_overlap
+            .is_some_and(|(r, _)| crate::isa::decode::may_write_sgpr(enc, i.class, &i.words, r));
+        if clobbered {
+            s.saved_overlap = None;
+        }
+        if let Sem::SaveScc(r) = self.sems[k] {
+            s.saved_overlap = s.scc_overlap.map(|v| (r, v));
+        }
+        s
+    }
+
+    /// GFX9–10.3's ORDERED_PS_DONE message.
+    fn done_message(&mut self, k: usize, st: State) -> State {
+        let mut s = st;
+        if s.done >= 1 {
+            let m = "ORDERED_PS_DONE sent a second time on this path".into();
+            self.report(Rule::DoneTwice, k, st, m);
+        }
+        if (s.packer && s.overlap == Tri::Yes && !s.waited) || self.in_wait(self.code[k].addr) {
+            self.report(
+                Rule::DoneBeforeWait,
+                k,
+                st,
+                "ORDERED_PS_DONE before the wave has waited for the overlapped waves".into(),
+            );
+        }
+        if s.vm > 0 || s.vs > 0 {
+            self.report(
+                Rule::CountersBeforeDone,
+                k,
+                st,
+                format!(
+                    "ORDERED_PS_DONE with vector memory accesses outstanding (vmcnt {}, vscnt {})",
+                    s.vm, s.vs
+                ),
+            );
+        }
+        s.done = (s.done + 1).min(2);
+        s
+    }
+
+    /// `s_setreg`: the packer register, or a generation's wrong one.
+    fn setreg(&mut self, k: usize, st: State, s: &mut State, (id, offset, size): (u16, u16, u16)) {
+        let covers = |bit: u16| bit >= offset && bit < offset + size;
+        let mode_packer = id == 1 && (covers(24) || covers(25));
+        let pops_packer = id == 25;
+        let wrong = match (self.enc, mode_packer, pops_packer) {
+            (Encoding::Gfx9, true, _) | (Encoding::Gfx10, _, true) => {
+                s.packer = true;
+                None
+            }
+            (Encoding::Gfx9, _, true) => {
+                Some("GFX9 has no HW_REG_POPS_PACKER: the packer is MODE[25:24]")
+            }
+            (Encoding::Gfx10, true, _) => Some("writes MODE[25:24], GFX9's packer bits: GFX10+ select the packer with HW_REG_POPS_PACKER"),
+            (Encoding::Gfx11, true, _) | (Encoding::Gfx11, _, true) => {
+                Some("GFX11 has no POPS packer register: it waits with s_wait_event")
+            }
+            _ => None,
+        };
+        if let Some(m) = wrong {
+            self.report(Rule::PackerRegister, k, st, m.into());
+        }
+    }
+
+    /// A vector memory access: the counter it increments, and GFX11's wait before it.
+    fn vmem(&mut self, k: usize, st: State, s: &mut State, (kind, glc): (Option<VmemKind>, bool)) {
+        let to_vs = self.enc != Encoding::Gfx9
+            && match kind {
+                Some(VmemKind::Store) => true,
+                Some(VmemKind::Atomic) => !glc,
+                _ => false,
+            };
+        let ordered = matches!(kind, Some(VmemKind::Store | VmemKind::Atomic) | None);
+        if self.gfx11 && ordered && !s.waited {
+            self.report(Rule::WaitEventBeforeOrderedAccess, k, st, "a memory write before the wave waited for \u{201c}export ready\u{201d} (s_wait_event with bit 0 clear) on this path".into());
+        }
+        if kind.is_none() {
+            s.vm = (s.vm + 1).min(CAP);
+            if self.enc != Encoding::Gfx9 {
+                s.vs = (s.vs + 1).min(CAP);
+            }
+        } else if to_vs {
+            s.vs = (s.vs + 1).min(CAP);
+        } else {
+            s.vm = (s.vm + 1).min(CAP);
+        }
+    }
+
+    /// Control passing from `k` (state `st`) to `n` (state `ns`): entering a wait loop needs
+    /// the did-overlap test and the packer; leaving one is the end of the wait.
+    fn entering(&mut self, k: usize, st: State, n: usize, ns: &mut State) {
+        let (from, to) = (
+            self.in_wait(self.code[k].addr),
+            self.in_wait(self.code[n].addr),
+        );
+        if from && !to {
+            ns.waited = true;
+        }
+        if from || !to {
+            return;
+        }
+        let entering = |w: &mut Self, rule: Rule, message: &str| {
+            let addr = w.code[n].addr;
+            if w.findings.contains_key(&(rule, addr)) {
+                return;
+            }
+            let mut ks = w.trace((k, st));
+            ks.push(n);
+            let finding = Finding {
+                rule,
+                addr,
+                text: w.code[n].text.clone(),
+                message: message.into(),
+                path: w.path(&ks),
+                excerpt: w.excerpt(&ks),
+            };
+            w.findings.insert((rule, addr), finding);
+        };
+        if ns.overlap != Tri::Yes {
+            entering(
+                self,
+                Rule::WaitWithoutOverlapTest,
+                "enters the wait loop on a path where the did-overlap bit was not tested set",
+            );
+        }
+        if !ns.packer {
+            entering(
+                self,
+                Rule::PackerNotSetBeforeWait,
+                "enters the wait loop before the packer register is set",
+            );
+        }
     }
 }
 
