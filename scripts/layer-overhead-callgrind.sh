@@ -38,3 +38,4 @@ echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreat
 run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
 run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
+run "layer verifying the driver's code of each interlocked pipeline (verify_isa)" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1
