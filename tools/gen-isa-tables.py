@@ -17,26 +17,33 @@ import sys
 
 LLVM_MC = "llvm-mc-19"
 
-# (generation, CPU llvm-mc disassembles for, format, dword0 base, opcode pieces, glc bit of
-# dword0). Opcode pieces: (dword, bit, width, opcode bit) — where each part of the opcode lives.
+# (generation, CPU llvm-mc disassembles for, format, base dwords, opcode pieces, the bit that
+# makes an atomic return its old value: (dword, bit) — GLC up to GFX11, th[0] on GFX12).
+# Opcode pieces: (dword, bit, width, opcode bit) — where each part of the opcode lives. GFX12's
+# formats: VBUFFER (buffers and typed buffers, as Mubuf), VIMAGE (as Mimg), VSAMPLE (Vsample),
+# VGLOBAL/VFLAT/VSCRATCH (as Flat), each three dwords.
 FORMATS = [
-    ("Gfx9", "gfx900", "Mubuf", 0xE0000000, [(0, 18, 7, 0)], 14),
-    ("Gfx9", "gfx900", "Mtbuf", 0xE8000000, [(0, 15, 4, 0)], 14),
-    ("Gfx9", "gfx900", "Mimg", 0xF0000100, [(0, 18, 7, 0)], 13),
-    ("Gfx9", "gfx900", "Flat", 0xDC008000, [(0, 18, 7, 0)], 16),
-    ("Gfx10", "gfx1030", "Mubuf", 0xE0000000, [(0, 18, 7, 0), (0, 25, 1, 7)], 14),
-    ("Gfx10", "gfx1030", "Mtbuf", 0xE8000000, [(0, 16, 3, 0), (1, 21, 1, 3)], 14),
-    ("Gfx10", "gfx1030", "Mimg", 0xF0000100, [(0, 18, 7, 0), (0, 0, 1, 7)], 13),
-    ("Gfx10", "gfx1030", "Flat", 0xDC008000, [(0, 18, 7, 0)], 16),
-    ("Gfx11", "gfx1100", "Mubuf", 0xE0000000, [(0, 18, 8, 0)], 14),
-    ("Gfx11", "gfx1100", "Mtbuf", 0xE8000000, [(0, 15, 4, 0)], 14),
-    ("Gfx11", "gfx1100", "Mimg", 0xF0000100, [(0, 18, 8, 0)], 14),
-    ("Gfx11", "gfx1100", "Flat", 0xDC020000, [(0, 18, 7, 0)], 14),
+    ("Gfx9", "gfx900", "Mubuf", [0xE0000000, 0], [(0, 18, 7, 0)], (0, 14)),
+    ("Gfx9", "gfx900", "Mtbuf", [0xE8000000, 0], [(0, 15, 4, 0)], (0, 14)),
+    ("Gfx9", "gfx900", "Mimg", [0xF0000100, 0], [(0, 18, 7, 0)], (0, 13)),
+    ("Gfx9", "gfx900", "Flat", [0xDC008000, 0], [(0, 18, 7, 0)], (0, 16)),
+    ("Gfx10", "gfx1030", "Mubuf", [0xE0000000, 0], [(0, 18, 7, 0), (0, 25, 1, 7)], (0, 14)),
+    ("Gfx10", "gfx1030", "Mtbuf", [0xE8000000, 0], [(0, 16, 3, 0), (1, 21, 1, 3)], (0, 14)),
+    ("Gfx10", "gfx1030", "Mimg", [0xF0000100, 0], [(0, 18, 7, 0), (0, 0, 1, 7)], (0, 13)),
+    ("Gfx10", "gfx1030", "Flat", [0xDC008000, 0], [(0, 18, 7, 0)], (0, 16)),
+    ("Gfx11", "gfx1100", "Mubuf", [0xE0000000, 0], [(0, 18, 8, 0)], (0, 14)),
+    ("Gfx11", "gfx1100", "Mtbuf", [0xE8000000, 0], [(0, 15, 4, 0)], (0, 14)),
+    ("Gfx11", "gfx1100", "Mimg", [0xF0000100, 0], [(0, 18, 8, 0)], (0, 14)),
+    ("Gfx11", "gfx1100", "Flat", [0xDC020000, 0], [(0, 18, 7, 0)], (0, 14)),
+    ("Gfx12", "gfx1200", "Mubuf", [0xC400007C, 0, 0], [(0, 14, 8, 0)], (1, 20)),
+    ("Gfx12", "gfx1200", "Mimg", [0xD0000000, 0, 0], [(0, 14, 8, 0)], (1, 20)),
+    ("Gfx12", "gfx1200", "Vsample", [0xE4000000, 0, 0], [(0, 14, 8, 0)], (1, 20)),
+    ("Gfx12", "gfx1200", "Flat", [0xEE00007C, 0, 0], [(0, 14, 8, 0)], (1, 20)),
 ]
 
 
 def encode(base, pieces, op):
-    w = [base, 0]
+    w = list(base)
     for dword, bit, width, opbit in pieces:
         w[dword] |= ((op >> opbit) & ((1 << width) - 1)) << bit
     return w
@@ -47,7 +54,7 @@ def disassemble(cpu, insts):
     marker (s_endpgm) so that an invalid encoding, after which the disassembler resynchronises
     on the next dword, cannot shift the answers."""
     cpu, *attrs = cpu.split()
-    marker = 0xBFB00000 if cpu.startswith("gfx11") else 0xBF810000
+    marker = 0xBFB00000 if cpu.startswith(("gfx11", "gfx12")) else 0xBF810000
     text = " ".join("0x%02x" % b for ws in insts for w in ws + [marker] for b in w.to_bytes(4, "little")) + "\n"
     r = subprocess.run([LLVM_MC, "-arch=amdgcn", "-mcpu=" + cpu, *attrs, "--disassemble"], input=text, capture_output=True, text=True, check=True)
     res, current = [], []
@@ -89,13 +96,13 @@ def main():
         "/// Where an opcode lives in a format's dwords: (dword, bit, width, opcode bit).",
         "pub type OpPiece = (u8, u8, u8, u8);",
         "",
-        "/// One format of one generation: its opcode pieces, the dword-0 bit of GLC (a returning",
-        "/// atomic), and the kind of each opcode that exists (sorted by opcode).",
+        "/// One format of one generation: its opcode pieces, the (dword, bit) that makes an atomic",
+        "/// return (GLC; GFX12's th[0]), and the kind of each opcode that exists (sorted by opcode).",
         "pub struct FormatTable {",
         "    pub encoding: Encoding,",
         "    pub format: VmemFormat,",
         "    pub pieces: &'static [OpPiece],",
-        "    pub glc_bit: u8,",
+        "    pub glc: (u8, u8),",
         "    pub ops: &'static [(u8, VmemKind)],",
         "}",
         "",
@@ -112,19 +119,19 @@ def main():
                 rows.append((op, k))
         if not rows:
             sys.exit(f"{gen} {fmt}: nothing disassembled")
-        # The GLC bit: the disassembly of a returning atomic says glc.
+        # The return bit: the disassembly of a returning atomic says glc (TH_ATOMIC_RETURN).
         atomic = next((op for op, k in rows if k == "Atomic"), None)
         if atomic is not None:
             w = encode(base, pieces, atomic)
-            w[0] |= 1 << glc
+            w[glc[0]] |= 1 << glc[1]
             text = disassemble(cpu, [w])[0] or ""
-            if " glc" not in text:
-                sys.exit(f"{gen} {fmt}: bit {glc} is not GLC: {text}")
+            if " glc" not in text and "TH_ATOMIC_RETURN" not in text:
+                sys.exit(f"{gen} {fmt}: bit {glc} is not the return bit: {text}")
         out.append(f"    FormatTable {{")
         out.append(f"        encoding: Encoding::{gen},")
         out.append(f"        format: VmemFormat::{fmt},")
         out.append(f"        pieces: &{[tuple(p) for p in pieces]},".replace("[(", "[(").replace(")]", ")]"))
-        out.append(f"        glc_bit: {glc},")
+        out.append(f"        glc: {tuple(glc)},")
         out.append("        ops: &[")
         for op, k in rows:
             out.append(f"            ({op}, VmemKind::{k}),")
@@ -136,10 +143,10 @@ def main():
     # fmamk/fmaak): src0 a VGPR, the constant K in the next dword.
     out.append("")
     out.append("/// VOP2 opcodes with a constant K dword after them (v_madmk/madak/fmamk/fmaak), per")
-    out.append("/// generation: GFX9, GFX10, GFX11.")
+    out.append("/// generation: GFX9, GFX10, GFX11, GFX12.")
     rows = []
     # GFX10 is GFX10.1 and GFX10.3 (which dropped v_madmk/madak_f32): both.
-    for cpus in (("gfx900",), ("gfx1010", "gfx1030"), ("gfx1100",)):
+    for cpus in (("gfx900",), ("gfx1010", "gfx1030"), ("gfx1100",), ("gfx1200",)):
         ks = set()
         for cpu in cpus:
             insts = [[(op << 25) | 0x100, 0x3F800000] for op in range(64)]
@@ -151,7 +158,7 @@ def main():
             sys.exit(f"{cpu}: no VOP2 with a constant")
         rows.append("&[" + ", ".join(str(k) for k in ks) + "]")
         print(f"{cpu} VOP2 with K: {ks}", file=sys.stderr)
-    out.append("pub const VOP2_WITH_K: [&[u8]; 3] = [" + ", ".join(rows) + "];")
+    out.append("pub const VOP2_WITH_K: [&[u8]; 4] = [" + ", ".join(rows) + "];")
     out.extend(valu_sgpr_tables())
     with open("shaders/src/isa/vmem_generated.rs", "w") as f:
         f.write("\n".join(out) + "\n")
@@ -170,7 +177,7 @@ def valu_sgpr_tables():
     whose sdst field (bits 14:8) does (carry-outs, v_div_scale). Each is probed with the field
     set to a register no other operand uses and read back from LLVM's disassembly."""
     # (generation, CPUs, VOP3 prefix of dword 0).
-    gens = [("Gfx9", ("gfx900",), 0xD0000000), ("Gfx10", ("gfx1010", "gfx1030"), 0xD4000000), ("Gfx11", ("gfx1100",), 0xD4000000)]
+    gens = [("Gfx9", ("gfx900",), 0xD0000000), ("Gfx10", ("gfx1010", "gfx1030"), 0xD4000000), ("Gfx11", ("gfx1100",), 0xD4000000), ("Gfx12", ("gfx1200",), 0xD4000000)]
     vop1, vop3, vop3b = [], [], []
     for gen, cpus, prefix in gens:
         v1, v3, v3b = set(), set(), set()
@@ -203,14 +210,14 @@ def valu_sgpr_tables():
     row = lambda ops: "&[" + ", ".join(str(o) for o in ops) + "]"
     return [
         "",
-        "/// VOP1 opcodes whose vdst field names an SGPR, per generation (GFX9, GFX10, GFX11).",
-        "pub const VOP1_SGPR_VDST: [&[u8]; 3] = [" + ", ".join(row(o) for o in vop1) + "];",
+        "/// VOP1 opcodes whose vdst field names an SGPR, per generation (GFX9, GFX10, GFX11, GFX12).",
+        "pub const VOP1_SGPR_VDST: [&[u8]; 4] = [" + ", ".join(row(o) for o in vop1) + "];",
         "",
         "/// VOP3 opcodes (10 bits) whose vdst field names an SGPR (or SGPR pair), per generation.",
-        "pub const VOP3_SGPR_VDST: [&[u16]; 3] = [" + ", ".join(row(o) for o in vop3) + "];",
+        "pub const VOP3_SGPR_VDST: [&[u16]; 4] = [" + ", ".join(row(o) for o in vop3) + "];",
         "",
         "/// VOP3B opcodes, whose bits 14:8 are an SGPR destination (a carry-out), per generation.",
-        "pub const VOP3B_SDST: [&[u16]; 3] = [" + ", ".join(row(o) for o in vop3b) + "];",
+        "pub const VOP3B_SDST: [&[u16]; 4] = [" + ", ".join(row(o) for o in vop3b) + "];",
     ]
 
 
@@ -224,7 +231,7 @@ SCALAR = [
     ("Sopp", lambda op: 0xBF800000 | (op << 16), range(128)),
 ]
 # The CPUs whose disassemblers name each generation's opcodes (GFX10: 10.1 and 10.3 merged).
-SCALAR_CPUS = [("Gfx9", ("gfx900",)), ("Gfx10", ("gfx1010", "gfx1030")), ("Gfx11", ("gfx1100",))]
+SCALAR_CPUS = [("Gfx9", ("gfx900",)), ("Gfx10", ("gfx1010", "gfx1030")), ("Gfx11", ("gfx1100",)), ("Gfx12", ("gfx1200",))]
 PREFIX = {"Sop1": (23, 0x17D), "Sop2": (30, 0b10), "Sopc": (23, 0x17E), "Sopk": (28, 0xB), "Sopp": (23, 0x17F)}
 OPFIELD = {"Sop1": (8, 8), "Sop2": (23, 7), "Sopc": (16, 7), "Sopk": (23, 5), "Sopp": (16, 7)}
 

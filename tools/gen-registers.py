@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "reference", "registers")
-LEVELS = [("GFX9", "gfx9"), ("GFX10", "gfx10"), ("GFX10_3", "gfx103"), ("GFX11", "gfx11"), ("GFX11_5", "gfx115")]
+LEVELS = [("GFX9", "gfx9"), ("GFX10", "gfx10"), ("GFX10_3", "gfx103"), ("GFX11", "gfx11"), ("GFX11_5", "gfx115"), ("GFX12", "gfx12")]
 
 # Registers absent from the database, each {"levels": [...], "address": byte address,
 # "fields": [(name, lo, hi)], "provenance": "..."}. A hand-added register must lie inside the window

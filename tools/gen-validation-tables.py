@@ -41,6 +41,7 @@ LEVELS = [
     ("GFX10_3", "gfx103", "gfx10.3"),
     ("GFX11", "gfx11", "gfx11"),
     ("GFX11_5", "gfx115", "gfx11.5"),
+    ("GFX12", "gfx12", "gfx12"),
 ]
 
 # Which reference streams speak for which level.
@@ -50,6 +51,7 @@ LIBDRM_STREAMS = {
     "gfx103": ["gfx10_draw_ib.bin"],  # libdrm's GFX10 stream serves GFX10.1 and 10.3
     "gfx11": ["gfx11_draw_ib.bin"],
     "gfx115": [],
+    "gfx12": [],
 }
 RADV_CHIPS = {
     "gfx9": ["vega10", "vega20"],
@@ -57,6 +59,7 @@ RADV_CHIPS = {
     "gfx103": ["navi21"],
     "gfx11": ["navi31"],
     "gfx115": [],
+    "gfx12": [],
 }
 
 # Registers the amdgpu kernel driver programs itself. A userspace IB never writes them: either the

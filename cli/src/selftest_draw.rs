@@ -53,6 +53,18 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
         return Err("--runs must be at least 1".into());
     }
     let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir, a.gpu_va_base)?;
+    // The draw is built on a generation's hardware-tested reference draw: without one, say so
+    // once, before anything is submitted.
+    let family = ws.info().family;
+    if draw::reference::steps(family.gfx_level()).is_none() {
+        return Err(format!(
+            "{family} ({}): the POPS draw is not available for this generation: {}",
+            family.gfx_level(),
+            draw::stream::DrawError::NoReference {
+                level: family.gfx_level()
+            }
+        ));
+    }
     let opts = Options {
         runs: a.runs,
         timeout: Duration::from_millis(a.timeout_ms),

@@ -30,7 +30,7 @@ fn reference_present() -> bool {
 #[test]
 fn capture_draw_passes_for_every_family_and_never_claims_execution() {
     let compared = reference_present();
-    for family in pm4::Family::ALL {
+    for family in draw::reference::families() {
         let dir = fresh_path(&format!("draw-{}", family.name()));
         let out = pops()
             .args([
@@ -120,4 +120,29 @@ fn variant_filter_table_output_and_refusals() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no variant starts with 'nonsense'"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A generation without a hardware-tested reference draw (GFX12) is refused in one line naming
+/// why, before anything is submitted, never reported as seventeen failed variants.
+#[test]
+fn a_generation_without_a_reference_draw_is_refused_in_one_line() {
+    for family in pm4::Family::ALL
+        .iter()
+        .filter(|f| draw::reference::steps(f.gfx_level()).is_none())
+    {
+        let dir = fresh_path(&format!("draw-refused-{}", family.name()));
+        let out = pops()
+            .args(["selftest", "--draw", "--chip", family.name(), "--capture"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{family}: {err}");
+        assert!(
+            err.contains("the POPS draw is not available") && err.contains("reference draw"),
+            "{family}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{family}: {err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -7,13 +7,23 @@ pub use crate::step::Step;
 use pm4::{GfxLevel, Opcode};
 use std::collections::BTreeMap;
 
-/// The reference state of `level` (GFX10.3 uses the GFX10 stream, GFX11.5 the GFX11 one).
-pub fn steps(level: GfxLevel) -> &'static [Step] {
+/// The reference state of `level` (GFX10.3 uses the GFX10 stream, GFX11.5 the GFX11 one);
+/// `None` where the reference data holds no hardware-tested draw of the level (GFX12).
+pub fn steps(level: GfxLevel) -> Option<&'static [Step]> {
     match level {
-        GfxLevel::Gfx9 => crate::reference_state::GFX9,
-        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => crate::reference_state::GFX10,
-        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => crate::reference_state::GFX11,
+        GfxLevel::Gfx9 => Some(crate::reference_state::GFX9),
+        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => Some(crate::reference_state::GFX10),
+        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => Some(crate::reference_state::GFX11),
+        GfxLevel::Gfx12 => None,
     }
+}
+
+/// The families the POPS draw is built for: those whose generation has a reference draw.
+pub fn families() -> impl Iterator<Item = pm4::Family> {
+    pm4::Family::ALL
+        .iter()
+        .copied()
+        .filter(|f| steps(f.gfx_level()).is_some())
 }
 
 /// The level whose register names the reference stream of `level` uses.
@@ -22,15 +32,17 @@ pub const fn source_level(level: GfxLevel) -> GfxLevel {
         GfxLevel::Gfx9 => GfxLevel::Gfx9,
         GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => GfxLevel::Gfx10,
         GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => GfxLevel::Gfx11,
+        GfxLevel::Gfx12 => GfxLevel::Gfx12,
     }
 }
 
-/// The reference IB file in `shared/reference/libdrm-draw/` for `level`.
-pub const fn reference_file(level: GfxLevel) -> &'static str {
+/// The reference IB file in `shared/reference/libdrm-draw/` for `level`, where there is one.
+pub const fn reference_file(level: GfxLevel) -> Option<&'static str> {
     match level {
-        GfxLevel::Gfx9 => "gfx9_draw_ib.bin",
-        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => "gfx10_draw_ib.bin",
-        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => "gfx11_draw_ib.bin",
+        GfxLevel::Gfx9 => Some("gfx9_draw_ib.bin"),
+        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => Some("gfx10_draw_ib.bin"),
+        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => Some("gfx11_draw_ib.bin"),
+        GfxLevel::Gfx12 => None,
     }
 }
 

@@ -20,7 +20,6 @@ use shaders::isa::program::{assemble_program, Asm};
 use shaders::isa::vector::{InlineFloat, VInst, VOperand, Vop1, Vop2, Vop3, Vopc};
 use shaders::isa::{
     ordered_section, Inst, IsaError, Label, Listing, Operand, SectionOptions, Sop1, Sop2, Sopp,
-    Waitcnt,
 };
 
 /// Render area in pixels (the reference draw's 32x32 target).
@@ -134,14 +133,7 @@ pub fn pixel_shader(level: GfxLevel, o: &PsOptions) -> Result<Vec<Asm>, IsaError
     }
     // The ordered body: "just the first read and the last write" need GLC/DLC; all are here.
     p.push(GlobalInst::load(5, 2, PS_BUFFER_SGPR, 0, cache).into());
-    p.push(
-        Inst::waitcnt(Waitcnt {
-            vm: Some(0),
-            exp: None,
-            lgkm: None,
-        })
-        .into(),
-    );
+    p.push(Inst::wait_loads(level).into());
     p.push(VInst::vop2(Vop2::MinU32, 6, VOperand::Const(ENTRIES as i8), 5).into());
     p.push(VInst::vop2(Vop2::LshlrevB32, 6, VOperand::Const(2), 6).into());
     p.push(VInst::vop2(Vop2::AddU32, 6, v(2), 6).into());
@@ -365,15 +357,22 @@ mod tests {
                 .iter()
                 .rposition(|t| t.starts_with("global_store"))
                 .unwrap();
+            // (GFX10+ count stores apart: vscnt; GFX12 calls it storecnt.)
+            let store_wait = match level {
+                GfxLevel::Gfx9 => "s_waitcnt vmcnt(0)",
+                GfxLevel::Gfx12 => "s_wait_storecnt 0x0",
+                _ => "s_waitcnt_vscnt null, 0x0",
+            };
             let wait = texts
                 .iter()
                 .skip(last_store)
-                .position(|t| t.starts_with("s_waitcnt vmcnt(0)"));
-            assert!(wait.is_some(), "{level}");
+                .position(|t| t.starts_with(store_wait));
+            assert!(wait.is_some(), "{level}: {texts:?}");
         }
     }
 
-    /// "bypassing L0$ via the GLC flag and L1$ via DLC".
+    /// "bypassing L0$ via the GLC flag and L1$ via DLC"; GFX12 has neither bit, its accesses
+    /// are device-scope (`scope:SCOPE_DEV`, as ACO's ordered accesses on GFX12).
     #[test]
     fn primitive_ordered_accesses_are_glc_and_dlc() {
         for level in GfxLevel::ALL {
@@ -383,6 +382,10 @@ mod tests {
                 .iter()
                 .filter(|t| t.starts_with("global_"))
             {
+                if level == GfxLevel::Gfx12 {
+                    assert!(t.ends_with(" scope:SCOPE_DEV"), "{level}: {t}");
+                    continue;
+                }
                 assert!(t.contains(" glc"), "{level}: {t}");
                 assert_eq!(t.contains(" dlc"), level != GfxLevel::Gfx9, "{level}: {t}");
             }

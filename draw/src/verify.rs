@@ -100,9 +100,9 @@ pub fn verify_capture(
 ) -> Result<Verification, VerifyError> {
     let cap = winsys::capture::load(dir)?;
     let level = cap.gfx_level;
-    let (reference, note) = match reference_dir {
-        Some(d) => {
-            let p = d.join(reference_file(level));
+    let (reference, note) = match reference_dir.zip(reference_file(level)) {
+        Some((d, file)) => {
+            let p = d.join(file);
             match std::fs::read(&p)
                 .map_err(|e| e.to_string())
                 .and_then(|b| dwords_of(&b))
@@ -114,6 +114,12 @@ pub fn verify_capture(
                 ),
             }
         }
+        None if reference_file(level).is_none() => (
+            None,
+            Some(format!(
+                "no reference draw of {level} in the reference data; decode-only verification"
+            )),
+        ),
         None => (
             None,
             Some("no reference folder given; decode-only verification".into()),

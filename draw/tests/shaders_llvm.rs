@@ -4,7 +4,6 @@
 mod common;
 
 use draw::shader::{Programs, PsOptions};
-use pm4::Family;
 use shaders::isa::llvm::{disassemble, normalize, LlvmError, WaveSize};
 
 /// Processors of the chip database that Debian's llvm-19 (what CI installs) predates.
@@ -15,7 +14,7 @@ fn every_draw_program_disassembles_as_intended_on_every_family() {
     let Some(mc) = common::llvm_mc() else { return };
     let mut checked = 0;
     let mut seen = std::collections::HashSet::new();
-    for fam in Family::ALL {
+    for fam in draw::reference::families() {
         if !seen.insert(fam.llvm_processor()) {
             continue;
         }

@@ -21,15 +21,20 @@ pub enum GfxLevel {
     Gfx11,
     /// GFX11.5 (gfx1150–gfx1153): treated like GFX11 for POPS, with its own register database.
     Gfx11_5,
+    /// GFX12 (RDNA4: gfx1200, gfx1201): "export ready" like GFX11; new register addresses, no
+    /// DB_DFSM_CONTROL, and new shader encodings (split wait counters). The article stops at
+    /// GFX11: each GFX12 rule names its source (`docs/state.md`).
+    Gfx12,
 }
 
 impl GfxLevel {
-    pub const ALL: [GfxLevel; 5] = [
+    pub const ALL: [GfxLevel; 6] = [
         GfxLevel::Gfx9,
         GfxLevel::Gfx10,
         GfxLevel::Gfx10_3,
         GfxLevel::Gfx11,
         GfxLevel::Gfx11_5,
+        GfxLevel::Gfx12,
     ];
 
     /// The short name used in reports and on the command line (`gfx9`, `gfx10`, `gfx10.3`, …).
@@ -40,6 +45,7 @@ impl GfxLevel {
             GfxLevel::Gfx10_3 => "gfx10.3",
             GfxLevel::Gfx11 => "gfx11",
             GfxLevel::Gfx11_5 => "gfx11.5",
+            GfxLevel::Gfx12 => "gfx12",
         }
     }
 
@@ -51,12 +57,13 @@ impl GfxLevel {
             GfxLevel::Gfx10_3 => "gfx103",
             GfxLevel::Gfx11 => "gfx11",
             GfxLevel::Gfx11_5 => "gfx115",
+            GfxLevel::Gfx12 => "gfx12",
         }
     }
 
     /// GFX11 and later enter the ordered section on "export ready" instead of wave IDs.
     pub const fn is_gfx11_plus(self) -> bool {
-        matches!(self, GfxLevel::Gfx11 | GfxLevel::Gfx11_5)
+        matches!(self, GfxLevel::Gfx11 | GfxLevel::Gfx11_5 | GfxLevel::Gfx12)
     }
 
     /// A representative family of this level, for when only a level was named.
@@ -67,6 +74,7 @@ impl GfxLevel {
             GfxLevel::Gfx10_3 => Family::Navi21,
             GfxLevel::Gfx11 => Family::Navi31,
             GfxLevel::Gfx11_5 => Family::Gfx1150,
+            GfxLevel::Gfx12 => Family::Gfx1201,
         }
     }
 }
@@ -98,7 +106,7 @@ pub struct Quirks {
 
 macro_rules! families {
     ($( $variant:ident = $name:literal, $llvm:literal, $level:ident, $se:literal; )*) => {
-        /// A graphics-capable AMD GPU family from GFX9 to GFX11.5, as Mesa names them.
+        /// A graphics-capable AMD GPU family from GFX9 to GFX12, as Mesa names them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Family { $( $variant, )* }
 
@@ -153,7 +161,13 @@ families! {
     Gfx1151 = "gfx1151", "gfx1151", Gfx11_5, 2;
     Gfx1152 = "gfx1152", "gfx1152", Gfx11_5, 1;
     Gfx1153 = "gfx1153", "gfx1153", Gfx11_5, 1;
+    Gfx1200 = "gfx1200", "gfx1200", Gfx12, 2;
+    Gfx1201 = "gfx1201", "gfx1201", Gfx12, 4;
 }
+
+/// Other names of families: the code names AMD's RDNA4 chips go by (Mesa and the kernel name
+/// them gfx1200 and gfx1201).
+const ALIASES: &[(&str, Family)] = &[("navi44", Family::Gfx1200), ("navi48", Family::Gfx1201)];
 
 /// Compute-only chips: named so that asking for one gives a precise refusal, not "unknown".
 const COMPUTE_ONLY: &[(&str, &str)] = &[
@@ -184,11 +198,12 @@ pub enum ChipError {
     Unknown { name: String },
 }
 
-/// Every family name, from the chip database, for messages.
+/// Every family name and alias, from the chip database, for messages.
 fn family_names() -> String {
     Family::ALL
         .iter()
         .map(|f| f.name())
+        .chain(ALIASES.iter().map(|(a, _)| *a))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -216,6 +231,9 @@ impl Family {
         let lower = name.trim().to_ascii_lowercase();
         let lower = lower.strip_prefix("chip_").unwrap_or(&lower);
         if let Some(f) = Family::ALL.iter().find(|f| f.name() == lower) {
+            return Ok(*f);
+        }
+        if let Some((_, f)) = ALIASES.iter().find(|(a, _)| *a == lower) {
             return Ok(*f);
         }
         // LLVM processors: the first family with that processor (gfx1103 is phoenix).
@@ -335,6 +353,9 @@ const PCI_IDS: &[(u16, u16, Family)] = &[
     (0x150e, 0x150e, Family::Gfx1150),
     (0x1586, 0x1586, Family::Gfx1151),
     (0x1114, 0x1114, Family::Gfx1152),
+    // RDNA4: Navi 48 (Radeon RX 9070, 9070 XT, 9070 GRE), Navi 44 (Radeon RX 9060 XT).
+    (0x7550, 0x7551, Family::Gfx1201),
+    (0x7590, 0x7590, Family::Gfx1200),
 ];
 
 /// What a PCI id tells of the chip.
@@ -392,6 +413,7 @@ impl GfxLevel {
             "gfx10.3" | "gfx103" => Some(GfxLevel::Gfx10_3),
             "gfx11" => Some(GfxLevel::Gfx11),
             "gfx11.5" | "gfx115" => Some(GfxLevel::Gfx11_5),
+            "gfx12" => Some(GfxLevel::Gfx12),
             _ => None,
         }
     }
@@ -500,7 +522,8 @@ mod tests {
             Ok(Family::Vega10),
             "gfx9 is a level, not gfx900"
         );
-        assert_eq!(GfxLevel::parse("gfx12"), None);
+        assert_eq!(GfxLevel::parse("gfx12"), Some(GfxLevel::Gfx12));
+        assert_eq!(GfxLevel::parse("gfx13"), None);
     }
 
     /// "Early revisions of GFX9 — CHIP_VEGA10 and CHIP_RAVEN — contain a hardware bug that may
@@ -514,6 +537,35 @@ mod tests {
                 "{f}"
             );
         }
+    }
+
+    /// RDNA4 by the names Mesa and the kernel give it, its code names and LLVM processors, and
+    /// by the PCI ids of the products AMD ships with each chip.
+    #[test]
+    fn rdna4_chips_are_known_by_every_name_and_id() {
+        for (name, fam) in [
+            ("gfx1200", Family::Gfx1200),
+            ("navi44", Family::Gfx1200),
+            ("GFX1201", Family::Gfx1201),
+            ("navi48", Family::Gfx1201),
+            ("gfx12", Family::Gfx1201),
+        ] {
+            assert_eq!(Family::parse_chip_or_level(name), Ok(fam), "{name}");
+            assert_eq!(fam.gfx_level(), GfxLevel::Gfx12);
+        }
+        for (id, fam) in [
+            (0x7550, Family::Gfx1201),
+            (0x7551, Family::Gfx1201),
+            (0x7590, Family::Gfx1200),
+        ] {
+            assert_eq!(
+                Family::from_pci(AMD_PCI_VENDOR, id, None),
+                PciChip::Family(fam)
+            );
+        }
+        assert!(GfxLevel::Gfx12.is_gfx11_plus(), "export ready, as GFX11");
+        let e = Family::parse("navi99").unwrap_err().to_string();
+        assert!(e.contains("navi48") && e.contains("gfx1200"), "{e}");
     }
 
     /// "if it's enabled for some reason on GFX10.1 (CHIP_NAVI10, CHIP_NAVI12, CHIP_NAVI14) … see

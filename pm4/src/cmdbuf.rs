@@ -93,11 +93,13 @@ impl ReleaseMemOp {
                 event_index: i,
                 ..Default::default()
             }),
-            GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => ReleaseMemOp::Gfx11(ReleaseMemOpGfx11 {
-                event_type: t,
-                event_index: i,
-                ..Default::default()
-            }),
+            GfxLevel::Gfx11 | GfxLevel::Gfx11_5 | GfxLevel::Gfx12 => {
+                ReleaseMemOp::Gfx11(ReleaseMemOpGfx11 {
+                    event_type: t,
+                    event_index: i,
+                    ..Default::default()
+                })
+            }
         }
     }
 

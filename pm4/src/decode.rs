@@ -493,7 +493,7 @@ pub fn describe_body(level: GfxLevel, opcode: Opcode, body: &[u32]) -> Vec<BodyD
     let release_op: &'static [PacketField] = match level {
         GfxLevel::Gfx9 => ReleaseMemOpGfx9::FIELDS,
         GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => ReleaseMemOpGfx10::FIELDS,
-        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => ReleaseMemOpGfx11::FIELDS,
+        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 | GfxLevel::Gfx12 => ReleaseMemOpGfx11::FIELDS,
     };
     let layout: &[Layout] = match opcode {
         Opcode::CONTEXT_CONTROL => &[

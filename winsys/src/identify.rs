@@ -24,7 +24,7 @@ pub enum AsicClass {
     Graphics(Family),
     /// A compute-only chip (no GFX ring).
     ComputeOnly(&'static str),
-    /// A chip outside GFX9–GFX11.5, or one libdrm could not name.
+    /// A chip outside GFX9–GFX12, or one libdrm could not name.
     Unsupported(String),
 }
 
@@ -58,6 +58,8 @@ pub fn classify_asic(asic: ASIC_NAME) -> AsicClass {
         CHIP_GFX1151 => Family::Gfx1151,
         CHIP_GFX1152 => Family::Gfx1152,
         CHIP_GFX1153 => Family::Gfx1153,
+        CHIP_GFX1200 => Family::Gfx1200,
+        CHIP_GFX1201 => Family::Gfx1201,
         CHIP_ARCTURUS => return AsicClass::ComputeOnly("MI100 (arcturus, gfx908)"),
         CHIP_ALDEBARAN => return AsicClass::ComputeOnly("MI200 (aldebaran, gfx90a)"),
         CHIP_GFX940 => return AsicClass::ComputeOnly("MI300 (gfx940–gfx942)"),
@@ -242,6 +244,8 @@ mod tests {
             CHIP_GFX1151,
             CHIP_GFX1152,
             CHIP_GFX1153,
+            CHIP_GFX1200,
+            CHIP_GFX1201,
         ];
         for f in Family::ALL {
             assert!(
@@ -294,10 +298,10 @@ mod tests {
             classify_asic(ASIC_NAME::CHIP_POLARIS10),
             AsicClass::Unsupported(_)
         ));
-        assert!(matches!(
+        assert_eq!(
             classify_asic(ASIC_NAME::CHIP_GFX1201),
-            AsicClass::Unsupported(_)
-        ));
+            AsicClass::Graphics(Family::Gfx1201)
+        );
     }
 
     #[test]

@@ -23,8 +23,14 @@ const GFX10_ON: &[GfxLevel] = &[
     GfxLevel::Gfx10_3,
     GfxLevel::Gfx11,
     GfxLevel::Gfx11_5,
+    GfxLevel::Gfx12,
 ];
-const GFX10_3_ON: &[GfxLevel] = &[GfxLevel::Gfx10_3, GfxLevel::Gfx11, GfxLevel::Gfx11_5];
+const GFX10_3_ON: &[GfxLevel] = &[
+    GfxLevel::Gfx10_3,
+    GfxLevel::Gfx11,
+    GfxLevel::Gfx11_5,
+    GfxLevel::Gfx12,
+];
 
 /// DB_RENDER_OVERRIDE2.PARTIAL_SQUAD_LAUNCH_CONTROL default.
 pub const PSLC_AUTO: EnumValue = EnumValue {

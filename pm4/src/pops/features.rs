@@ -26,7 +26,9 @@ pub const fn device_features(family: Family) -> Features {
         fragment_shader_sample_interlock: true,
         fragment_shader_shading_rate_interlock: false,
         // GFX9 and GFX10.1 have no VRS at all; GFX10.3 forces 1x1 under POPS; GFX11 keeps
-        // coarse rates unless FORCE_SC_VRS_RATE_FINE_POPS is set.
+        // coarse rates unless FORCE_SC_VRS_RATE_FINE_POPS is set. GFX12: RADV 26 reports the
+        // property (its POPS draws run at 1x1 by the driver's override, which the property
+        // allows).
         fragment_shading_rate_with_fragment_shader_interlock: family.gfx_level().is_gfx11_plus(),
     }
 }
@@ -80,7 +82,7 @@ mod tests {
             let expected = match f.gfx_level() {
                 GfxLevel::Gfx9 | GfxLevel::Gfx10 => false, // no VRS hardware
                 GfxLevel::Gfx10_3 => false,
-                GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => true,
+                GfxLevel::Gfx11 | GfxLevel::Gfx11_5 | GfxLevel::Gfx12 => true,
             };
             assert_eq!(
                 device_features(*f).fragment_shading_rate_with_fragment_shader_interlock,

@@ -1,5 +1,6 @@
 //! POPS driver state: what a driver must program for a draw whose fragment shader uses fragment
-//! shader interlock, on each chip from GFX9 to GFX11.5.
+//! shader interlock, on each chip from GFX9 to GFX12 (the article stops at GFX11: each GFX12
+//! rule's reason names its source, `docs/state.md` lists them).
 //!
 //! [`derive`] is a pure function from (family, interlock description, draw state, experiment
 //! switches) to a [`PopsState`]: the register values, one-line reasons for every POPS-related
@@ -447,11 +448,12 @@ pub enum Code {
     DepthStateWithoutAttachment,
     PixelInterlockWithMsaa,
     ShadingRateInterlock,
+    Gfx12SampleRateUnconfirmed,
 }
 
 impl Code {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 15] = [
+    pub const ALL: [Code; 16] = [
         Code::Gfx11BlendRateWorkaroundSkipped,
         Code::ExperimentUnavailable,
         Code::IntrawaveUnavailable,
@@ -467,6 +469,7 @@ impl Code {
         Code::DepthStateWithoutAttachment,
         Code::PixelInterlockWithMsaa,
         Code::ShadingRateInterlock,
+        Code::Gfx12SampleRateUnconfirmed,
     ];
 
     /// The stable kebab-case identifier (a diagnostic's `code`).
@@ -487,6 +490,7 @@ impl Code {
             Code::DepthStateWithoutAttachment => "depth-state-without-attachment",
             Code::PixelInterlockWithMsaa => "pixel-interlock-with-msaa",
             Code::ShadingRateInterlock => "shading-rate-interlock",
+            Code::Gfx12SampleRateUnconfirmed => "gfx12-sample-rate-unconfirmed",
         }
     }
 }

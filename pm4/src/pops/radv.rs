@@ -40,6 +40,10 @@ fn gfx11_pops_depth_samples_differ(st: &PopsState) -> bool {
         && st.draw.depth_stencil_samples != st.draw.rasterization_samples
 }
 
+fn gfx12_pops(st: &PopsState) -> bool {
+    st.level == GfxLevel::Gfx12 && st.pops_enabled()
+}
+
 fn implicit_out_of_order(st: &PopsState) -> bool {
     st.out_of_order.enabled && st.draw.rasterization_order == super::RasterizationOrder::Strict
 }
@@ -66,6 +70,13 @@ pub const TABLE: &[Difference] = &[
         applies: gfx11_pops_depth_samples_differ,
         mesa: "25.0.7 (26.2.6 writes the article's value)",
         reason: "article over RADV: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES; with a depth attachment of another sample count both cannot hold, pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
+    },
+    Difference {
+        register: Reg::DB_Z_INFO,
+        field: Field::NUM_SAMPLES,
+        applies: gfx12_pops,
+        mesa: "26.2.6 (the first RADV with GFX12 interlock)",
+        reason: "unconfirmed on GFX12: pops carries over the article's GFX11 rule (POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, equal to MSAA_EXPOSED_SAMPLES even with no depth attachment); RADV 26 programs the depth attachment's count, 0 without one, on GFX12. Without a GPU neither is confirmed; pops's value is the one that cannot be wrong if GFX12 reads it as GFX11 does",
     },
     Difference {
         register: Reg::PA_SC_MODE_CNTL_1,

@@ -76,6 +76,9 @@ struct Ctx {
     per_sample: bool,
     log2_samples: u32,
     gfx11: bool,
+    /// GFX10.3 and GFX12 with POPS: the shading rate is kept at 1x1 (GFX10.3: POPS forces it;
+    /// GFX12: AMD's PAL forces it and RADV 26 overrides the rate).
+    force_1x1: bool,
     /// GFX10.3+ with a shader that reads the input coverage mask: the shading rate is kept at
     /// 1x1 through the SAMPLE_ITER combiner, interlock or not (RADV's
     /// force_sample_iter_shading_rate for reads_sample_mask_in).
@@ -102,13 +105,14 @@ pub(crate) fn apply(
         log2_samples: log2_samples(draw.rasterization_samples)
             .ok_or(StateError::RasterizationSamples(draw.rasterization_samples))?,
         gfx11,
+        force_1x1: pops && matches!(st.level, GfxLevel::Gfx10_3 | GfxLevel::Gfx12),
         mask_forces_1x1: has_vrs(st.level) && st.interlock.reads_sample_mask,
         missed_overlap_condition,
         drain: !gfx11 && pops && (missed_overlap_condition || exp.force_drain_ps_on_overlap),
     };
 
     db_shader_control(st, &cx, draw, exp)?;
-    pa_sc_aa_config(st, &cx)?;
+    pa_sc_aa_config(st, &cx, draw)?;
     collision_arguments(st, &cx)?;
     spi_shader_col_format(st, &cx, draw)?;
     db_dfsm_control(st, &cx, exp)?;
@@ -157,6 +161,14 @@ fn db_shader_control(
             ),
         );
     }
+    if cx.pops && cx.per_sample && st.level == GfxLevel::Gfx12 {
+        diag(
+            st,
+            Severity::Warning,
+            Code::Gfx12SampleRateUnconfirmed,
+            "GFX12 sample interlock: the interlock granularity is set to the sample count (OVERRIDE_INTRINSIC_RATE = log2 samples) as on GFX11 and as RADV 26 programs it, but AMD's PAL sets pixel rate only on GFX12; which one the hardware honours is unconfirmed without a GPU (pixel rate is the safe, slower choice)",
+        );
+    }
     let mut w = Writer::new(st, Reg::DB_SHADER_CONTROL)?;
     w.set(
         Field::PRIMITIVE_ORDERED_PIXEL_SHADER,
@@ -189,21 +201,33 @@ fn db_shader_control(
             )?;
         }
     } else if cx.pops {
+        let gfx12 = w.st.level == GfxLevel::Gfx12;
         w.set(
             Field::OVERRIDE_INTRINSIC_RATE_ENABLE,
             1,
-            "GFX11: must be 1 with POPS; the intrinsic rate override sets the interlock granularity",
+            if gfx12 {
+                "GFX12: 1 with POPS, the article's GFX11 rule carried over (the field is unchanged in the GFX12 register database, RADV 26 and AMD's PAL set it)"
+            } else {
+                "GFX11: must be 1 with POPS; the intrinsic rate override sets the interlock granularity"
+            },
         )?;
-        let (v, why) = if cx.per_sample {
-            (
+        let (v, why) = match (cx.per_sample, gfx12) {
+            (true, false) => (
                 cx.log2_samples,
                 "GFX11 sample interlock: intrinsic rate = PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES",
-            )
-        } else {
-            (
+            ),
+            (true, true) => (
+                cx.log2_samples,
+                "GFX12 sample interlock: intrinsic rate = PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES, the article's GFX11 rule, as RADV 26 programs it (AMD's PAL programs pixel rate only: finding gfx12-sample-rate-unconfirmed)",
+            ),
+            (false, false) => (
                 0,
                 "GFX11 pixel interlock: intrinsic rate 1x (one fine pixel); never the blending workaround's rate",
-            )
+            ),
+            (false, true) => (
+                0,
+                "GFX12 pixel interlock: intrinsic rate 1x (one fine pixel), as on GFX11; RADV 26 and AMD's PAL program 0",
+            ),
         };
         w.set(Field::OVERRIDE_INTRINSIC_RATE, v, why)?;
     } else if export_conflict {
@@ -228,8 +252,17 @@ fn db_shader_control(
     Ok(())
 }
 
-fn pa_sc_aa_config(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
+fn pa_sc_aa_config(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
+    let gfx12 = st.level == GfxLevel::Gfx12;
     let mut w = Writer::new(st, Reg::PA_SC_AA_CONFIG)?;
+    if gfx12 {
+        // GFX12 moved the samples shaded per pixel here from DB_EQAA (register database).
+        w.set(
+            Field::PS_ITER_SAMPLES,
+            ps_iter_samples(cx, draw),
+            "GFX12: the samples shaded per pixel live here (the GFX12 register database moved them from DB_EQAA; RADV 26 programs them here)",
+        )?;
+    }
     w.set(
         Field::MSAA_NUM_SAMPLES,
         cx.log2_samples,
@@ -458,8 +491,9 @@ fn db_render_override2(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
 fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
     let ooo = st.out_of_order;
     let gfx10_3_plus = !matches!(st.level, GfxLevel::Gfx9 | GfxLevel::Gfx10);
-    let force_1x1 = st.level == GfxLevel::Gfx10_3 && cx.pops;
+    let force_1x1 = cx.force_1x1;
     let sample_rate = draw.sample_shading && (draw.rasterization_samples > 1 || gfx10_3_plus);
+    let gfx12 = st.level == GfxLevel::Gfx12;
     let mut w = Writer::new(st, Reg::PA_SC_MODE_CNTL_1)?;
     w.set(
         Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
@@ -471,7 +505,12 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(
         OUT_OF_ORDER_WATER_MARK,
         "Mesa's water mark, programmed whether or not out-of-order rasterization is on",
     )?;
-    let (v, why) = if force_1x1 {
+    let (v, why) = if force_1x1 && gfx12 {
+        (
+            1,
+            "GFX12 POPS at 1x1 (AMD's PAL forces it; RADV 26 overrides the rate): PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample, pops's way of keeping 1x1",
+        )
+    } else if force_1x1 {
         (
             1,
             "GFX10.3 POPS forces 1x1: PS_ITER_SAMPLE activates the SAMPLE_ITER combiner even at 1 sample (as RADV does)",
@@ -498,6 +537,15 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(
     Ok(())
 }
 
+/// log2 of the samples shaded per pixel: all of them with sample-rate shading, else one.
+fn ps_iter_samples(cx: &Ctx, draw: &DrawState) -> u32 {
+    if draw.sample_shading {
+        cx.log2_samples
+    } else {
+        0
+    }
+}
+
 /// DB_EQAA's sample counts: the rasterization samples, and the samples shaded per pixel.
 fn db_eqaa(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
     // MASK_EXPORT_NUM_SAMPLES and ALPHA_TO_MASK_NUM_SAMPLES: the rasterization samples (the
@@ -508,6 +556,11 @@ fn db_eqaa(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegErro
         Field::ALPHA_TO_MASK_NUM_SAMPLES,
     ] {
         w.decide(f, cx.log2_samples)?;
+    }
+    if w.st.level == GfxLevel::Gfx12 {
+        // No EQAA anchors on GFX12, and PS_ITER_SAMPLES is PA_SC_AA_CONFIG's there.
+        w.done();
+        return Ok(());
     }
     // EQAA anchors: the larger of the depth/stencil and rasterization samples, with MSAA only.
     let anchors = if draw.rasterization_samples > 1 {
@@ -523,11 +576,7 @@ fn db_eqaa(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegErro
     )?;
     w.set(
         Field::PS_ITER_SAMPLES,
-        if draw.sample_shading {
-            cx.log2_samples
-        } else {
-            0
-        },
+        ps_iter_samples(cx, draw),
         if draw.sample_shading {
             "sample-rate shading: log2 of the samples shaded per pixel"
         } else {
@@ -562,7 +611,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
         }
         return Ok(());
     }
-    let gfx10_3_pops = level == GfxLevel::Gfx10_3 && cx.pops;
+    let gfx10_3_pops = cx.force_1x1;
     let sample_rate = draw.sample_shading;
     if cx.pops && draw.vrs_in_use {
         if level == GfxLevel::Gfx10_3 {
@@ -571,6 +620,13 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
                 Severity::Warning,
                 Code::PopsForcesVrs1X1,
                 "GFX10.3: POPS forces the shading rate to 1x1 (fragmentShadingRateWithFragmentShaderInterlock is false); the requested coarse rate is not used",
+            );
+        } else if level == GfxLevel::Gfx12 {
+            diag(
+                st,
+                Severity::Warning,
+                Code::PopsForcesVrs1X1,
+                "GFX12: POPS draws run at a 1x1 shading rate (AMD's PAL forces it, RADV 26 overrides the rate): the requested coarse rate is not used",
             );
         } else if force_fine {
             diag(
@@ -590,7 +646,13 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
         }
     }
     let mut w = Writer::new(st, Reg::PA_CL_VRS_CNTL)?;
-    if gfx10_3_pops {
+    if gfx10_3_pops && level == GfxLevel::Gfx12 {
+        w.set_enum(
+            Field::SAMPLE_ITER_COMBINER_MODE,
+            enums::SC_VRS_COMB_MODE_OVERRIDE,
+            "GFX12: POPS at 1x1 (AMD's PAL forces it, RADV 26 overrides the rate with PA_SC_VRS_OVERRIDE_CNTL), so the SAMPLE_ITER combiner overrides any coarse rate",
+        )?;
+    } else if gfx10_3_pops {
         w.set_enum(
             Field::SAMPLE_ITER_COMBINER_MODE,
             enums::SC_VRS_COMB_MODE_OVERRIDE,
@@ -635,12 +697,18 @@ fn db_z_info(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegEr
             Severity::Error,
             Code::Gfx11DepthSamplesMismatch,
             format!(
-                "GFX11 POPS needs DB_Z_INFO.NUM_SAMPLES = MSAA_EXPOSED_SAMPLES ({} samples), but the depth/stencil target has {ds}: both cannot hold",
+                "{} POPS needs DB_Z_INFO.NUM_SAMPLES = MSAA_EXPOSED_SAMPLES ({} samples), but the depth/stencil target has {ds}: both cannot hold",
+                st.level,
                 draw.rasterization_samples
             ),
         );
     }
-    let (v, why) = if cx.pops {
+    let (v, why) = if cx.pops && st.level == GfxLevel::Gfx12 {
+        (
+            cx.log2_samples,
+            "GFX12: the article's GFX11 rule carried over (POPS reads the coverage sample count here, equal to MSAA_EXPOSED_SAMPLES even with no depth/stencil target); RADV 26 does not program it on GFX12 (pm4::pops::radv lists it): unconfirmed without a GPU",
+        )
+    } else if cx.pops {
         (
             cx.log2_samples,
             "GFX11: POPS reads the coverage sample count here; must equal PA_SC_AA_CONFIG.MSAA_EXPOSED_SAMPLES, even with no depth/stencil target",
@@ -1106,6 +1174,70 @@ mod tests {
                             .fragment_shading_rate_with_fragment_shader_interlock
                     );
                 }
+                // GFX12: both AMD drivers keep POPS draws at 1x1 (PAL forces it, RADV 26
+                // overrides the rate), pops by sample iteration as on GFX10.3.
+                GfxLevel::Gfx12 => {
+                    assert_eq!(comb, Some(enums::SC_VRS_COMB_MODE_OVERRIDE.value), "{f}");
+                    assert_eq!(
+                        s.field(Reg::PA_SC_MODE_CNTL_1, Field::PS_ITER_SAMPLE),
+                        Some(1)
+                    );
+                    assert!(s
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == "pops-forces-vrs-1x1" && d.message.contains("PAL")));
+                    let why = s
+                        .reason(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE)
+                        .unwrap();
+                    assert!(why.contains("PAL") && why.contains("RADV 26"), "{why}");
+                }
+            }
+        }
+    }
+
+    /// GFX12 (the article stops at GFX11; each rule names its source): POPS and the intrinsic
+    /// rate override as on GFX11 (the GFX12 register database keeps the fields; RADV 26 and
+    /// AMD's PAL set them); sample interlock at the sample count as RADV 26 programs it, with a
+    /// finding because PAL sets pixel rate only; no DB_DFSM_CONTROL and no collision wave IDs;
+    /// DB_Z_INFO.NUM_SAMPLES as the article's GFX11 rule, which RADV 26 does not follow there.
+    #[test]
+    fn gfx12_rules_name_their_sources() {
+        for f in [Family::Gfx1200, Family::Gfx1201] {
+            for (m, samples) in [
+                ("pixel-ordered", 4),
+                ("sample-ordered", 4),
+                ("sample-unordered", 8),
+            ] {
+                let s = state(f, m, samples);
+                let dsc = s.register(Reg::DB_SHADER_CONTROL).unwrap();
+                assert_eq!(dsc.get(Field::PRIMITIVE_ORDERED_PIXEL_SHADER), Ok(1));
+                assert_eq!(dsc.get(Field::OVERRIDE_INTRINSIC_RATE_ENABLE), Ok(1));
+                let sample = m.starts_with("sample");
+                let log2 = samples.trailing_zeros();
+                assert_eq!(
+                    dsc.get(Field::OVERRIDE_INTRINSIC_RATE),
+                    Ok(if sample { log2 } else { 0 })
+                );
+                let why = s
+                    .reason(Reg::DB_SHADER_CONTROL, Field::OVERRIDE_INTRINSIC_RATE)
+                    .unwrap();
+                assert!(why.contains("GFX12") && why.contains("RADV 26"), "{why}");
+                assert_eq!(
+                    s.diagnostics
+                        .iter()
+                        .any(|d| d.code == "gfx12-sample-rate-unconfirmed"),
+                    sample,
+                    "{f} {m}"
+                );
+                assert_eq!(s.register(Reg::DB_DFSM_CONTROL).map(|r| r.value), None);
+                assert!(s.register(Reg::PA_SC_SHADER_CONTROL).is_none());
+                assert_eq!(s.field(Reg::DB_Z_INFO, Field::NUM_SAMPLES), Some(log2));
+                let z = s.reason(Reg::DB_Z_INFO, Field::NUM_SAMPLES).unwrap();
+                assert!(
+                    z.contains("carried over") && z.contains("unconfirmed"),
+                    "{z}"
+                );
+                assert!(crate::pops::radv::find(&s, Reg::DB_Z_INFO, Field::NUM_SAMPLES).is_some());
             }
         }
     }
@@ -1142,9 +1274,11 @@ mod tests {
                         .any(|d| d.code == "pops-interlock-per-fine-pixel"),
                     "{f} {m}"
                 );
-                // Without the read, GFX11 leaves the combiner in passthrough.
+                // Without the read, GFX11 leaves the combiner in passthrough (GFX12 keeps a
+                // POPS draw at 1x1 anyway).
                 let plain = state(*f, m, 1);
-                if f.gfx_level().is_gfx11_plus() {
+                let gfx12_pops = f.gfx_level() == GfxLevel::Gfx12 && m != "none";
+                if f.gfx_level().is_gfx11_plus() && !gfx12_pops {
                     assert_eq!(
                         plain.field(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE),
                         Some(enums::SC_VRS_COMB_MODE_PASSTHRU.value),
@@ -1188,10 +1322,14 @@ mod tests {
                     .diagnostics
                     .iter()
                     .any(|x| x.code == "pops-forces-vrs-1x1"));
-                assert!(!d
-                    .diagnostics
-                    .iter()
-                    .any(|x| x.code == "pops-forces-vrs-1x1"));
+                // (GFX12's drivers keep POPS at 1x1 whatever the kernel sets.)
+                assert_eq!(
+                    d.diagnostics
+                        .iter()
+                        .any(|x| x.code == "pops-forces-vrs-1x1"),
+                    f.gfx_level() == GfxLevel::Gfx12,
+                    "{f}"
+                );
             } else {
                 assert!(k
                     .diagnostics

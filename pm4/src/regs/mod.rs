@@ -173,6 +173,7 @@ impl GfxLevel {
             GfxLevel::Gfx10_3 => &generated::GFX10_3,
             GfxLevel::Gfx11 => &generated::GFX11,
             GfxLevel::Gfx11_5 => &generated::GFX11_5,
+            GfxLevel::Gfx12 => &generated::GFX12,
         }
     }
 
@@ -183,6 +184,7 @@ impl GfxLevel {
             GfxLevel::Gfx10_3 => &generated::GFX10_3_INDEX,
             GfxLevel::Gfx11 => &generated::GFX11_INDEX,
             GfxLevel::Gfx11_5 => &generated::GFX11_5_INDEX,
+            GfxLevel::Gfx12 => &generated::GFX12_INDEX,
         }
     }
 

@@ -120,6 +120,7 @@ impl LevelTables {
             GfxLevel::Gfx10_3 => &tables::GFX10_3,
             GfxLevel::Gfx11 => &tables::GFX11,
             GfxLevel::Gfx11_5 => &tables::GFX11_5,
+            GfxLevel::Gfx12 => &tables::GFX12,
         }
     }
 

@@ -14,8 +14,17 @@ const SET_CONFIG_REG: u8 = 0x68;
 const RELEASE_MEM: u8 = 0x49;
 const DRAW_INDEX_AUTO: u8 = 0x2D;
 
-/// DB_SHADER_CONTROL is 0x2880C on every level (register database).
+/// DB_SHADER_CONTROL is 0x2880C from GFX9 to GFX11.5, 0x2806C on GFX12 (register database).
 const DB_SHADER_CONTROL: u32 = 0x2880C;
+const DB_SHADER_CONTROL_GFX12: u32 = 0x2806C;
+
+fn db_shader_control(level: GfxLevel) -> u32 {
+    if level == GfxLevel::Gfx12 {
+        DB_SHADER_CONTROL_GFX12
+    } else {
+        DB_SHADER_CONTROL
+    }
+}
 
 fn set_context(address: u32, values: &[u32]) -> Vec<u32> {
     let mut v = vec![
@@ -29,7 +38,7 @@ fn set_context(address: u32, values: &[u32]) -> Vec<u32> {
 #[test]
 fn a_write_to_a_database_register_passes_on_every_level() {
     for level in GfxLevel::ALL {
-        let r = validate(level, &set_context(DB_SHADER_CONTROL, &[0x10]));
+        let r = validate(level, &set_context(db_shader_control(level), &[0x10]));
         assert!(r.is_ok(), "{level}: {:?}", r.violations);
         assert_eq!((r.packets, r.register_writes), (1, 1));
     }

@@ -136,7 +136,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         let imm32 = match enc {
             Encoding::Gfx9 => op == 20,
             Encoding::Gfx10 => op == 21,
-            Encoding::Gfx11 => op == 19,
+            Encoding::Gfx11 | Encoding::Gfx12 => op == 19,
         };
         return Ok(Decoded {
             words: 1 + usize::from(imm32),
@@ -165,13 +165,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         let src0 = (w & 0x1ff) as u16;
         let vop2_op = ((w >> 25) & 0x3f) as u8;
         let is_vop2 = (w >> 25) & 0x7f != 0x3f && (w >> 25) & 0x7f != 0x3e;
-        let k_const = is_vop2
-            && super::vmem_generated::VOP2_WITH_K[match enc {
-                Encoding::Gfx9 => 0,
-                Encoding::Gfx10 => 1,
-                Encoding::Gfx11 => 2,
-            }]
-            .contains(&vop2_op);
+        let k_const = is_vop2 && super::vmem_generated::VOP2_WITH_K[enc.index()].contains(&vop2_op);
         let extra = match src0 {
             _ if k_const => 1,
             0xff | 0xf9 | 0xfa => 1,
@@ -207,12 +201,14 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
                     .binary_search_by_key(&op, |&(o, _)| o)
                     .ok()
                     .map(|i| t.ops[i].1);
-                (kind, (w >> t.glc_bit) & 1 == 1)
+                let (dword, bit) = t.glc;
+                (kind, (dw[usize::from(dword)] >> bit) & 1 == 1)
             }
             None => (None, false),
         };
         Decoded {
-            words: 2,
+            // GFX12's memory formats are three dwords.
+            words: if enc == Encoding::Gfx12 { 3 } else { 2 },
             class: Class::Vmem { format, kind, glc },
         }
     };
@@ -224,6 +220,11 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         },
     };
     let d = match (enc, top6) {
+        // GFX12: VBUFFER, VIMAGE, VSAMPLE, VGLOBAL/VFLAT/VSCRATCH (the latter also 0b111011).
+        (Encoding::Gfx12, 0b110001) => vmem(VmemFormat::Mubuf),
+        (Encoding::Gfx12, 0b110100) => vmem(VmemFormat::Mimg),
+        (Encoding::Gfx12, 0b111001) => vmem(VmemFormat::Vsample),
+        (Encoding::Gfx12, 0b111011) => vmem(VmemFormat::Flat),
         (Encoding::Gfx9, 0b110000) => Decoded {
             words: 2,
             class: Class::Smem,
@@ -245,12 +246,12 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         (_, 0b110101) | (_, 0b110011) => Decoded {
             // VOP3 / VOP3P (GFX11: also VINTERP 0xCD, LDSDIR 0xCE share 0b1100_11).
             words: match (enc, w >> 24) {
-                (Encoding::Gfx11, 0xce) => 1,
-                (Encoding::Gfx11, 0xcd) => 2,
+                (Encoding::Gfx11 | Encoding::Gfx12, 0xce) => 1,
+                (Encoding::Gfx11 | Encoding::Gfx12, 0xcd) => 2,
                 _ => {
                     2 + vop3_literal(w1)
                         + usize::from(
-                            enc == Encoding::Gfx11
+                            enc.is_gfx11_plus()
                                 && matches!(w1.map(|x| x & 0x1ff), Some(0xfa | 0xe9 | 0xea)),
                         )
                 }
@@ -261,7 +262,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
             words: 1,
             class: Class::Valu,
         },
-        (Encoding::Gfx11, 0b110010) => {
+        (Encoding::Gfx11 | Encoding::Gfx12, 0b110010) => {
             // VOPD: two dwords, and a literal where either X or Y source 0 is 255.
             let srcx0 = w & 0x1ff;
             let srcy0 = w1.map_or(0, |x| x & 0x1ff);
@@ -274,6 +275,12 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
             words: 2,
             class: Class::Ds,
         },
+        (Encoding::Gfx12, _) => {
+            return Err(DecodeError::UnknownFormat {
+                word: w,
+                encoding: enc,
+            })
+        }
         (_, 0b110111) => vmem(VmemFormat::Flat),
         (_, 0b111000) => vmem(VmemFormat::Mubuf),
         (_, 0b111010) => vmem(VmemFormat::Mtbuf),
@@ -281,7 +288,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
             let nsa = match enc {
                 Encoding::Gfx9 => 0,
                 Encoding::Gfx10 => ((w >> 1) & 3) as usize,
-                Encoding::Gfx11 => {
+                Encoding::Gfx11 | Encoding::Gfx12 => {
                     if w & 1 == 1 {
                         return Err(DecodeError::Nsa {
                             word: w,
@@ -343,7 +350,7 @@ pub fn may_write_sgpr(enc: Encoding, class: Class, words: &[u32], n: u8) -> bool
             }
             let vop3 = match enc {
                 Encoding::Gfx9 => w >> 26 == 0b110100,
-                Encoding::Gfx10 | Encoding::Gfx11 => w >> 26 == 0b110101,
+                Encoding::Gfx10 | Encoding::Gfx11 | Encoding::Gfx12 => w >> 26 == 0b110101,
             };
             if !vop3 {
                 return false;

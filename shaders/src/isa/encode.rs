@@ -22,7 +22,7 @@ const LITERAL: u8 = 255;
 pub const fn max_sgpr(level: GfxLevel) -> u8 {
     match Encoding::of(level) {
         Encoding::Gfx9 => 101,
-        Encoding::Gfx10 | Encoding::Gfx11 => 105,
+        Encoding::Gfx10 | Encoding::Gfx11 | Encoding::Gfx12 => 105,
     }
 }
 
@@ -182,13 +182,13 @@ fn operand_code(
         }
         Operand::Vcc => 106,
         Operand::M0 => match enc {
-            Encoding::Gfx11 => 125,
+            e if e.is_gfx11_plus() => 125,
             _ => 124,
         },
         Operand::Null => match enc {
             Encoding::Gfx9 => return Err(unsupported()),
             Encoding::Gfx10 => 125,
-            Encoding::Gfx11 => 124,
+            Encoding::Gfx11 | Encoding::Gfx12 => 124,
         },
         Operand::Exec => 126,
         _ if is_dst => {
@@ -205,7 +205,7 @@ fn operand_code(
         Operand::Literal(v) => return Ok((LITERAL, Some(v))),
         Operand::Scc => 253,
         Operand::PopsExitingWaveId => match enc {
-            Encoding::Gfx11 => return Err(unsupported()),
+            e if e.is_gfx11_plus() => return Err(unsupported()),
             _ => 239,
         },
     };
@@ -260,6 +260,13 @@ pub(crate) fn waitcnt_simm16(level: GfxLevel, w: Waitcnt) -> Result<u16, IsaErro
         }
         // expcnt [2:0], lgkmcnt [9:4], vmcnt [15:10].
         Encoding::Gfx11 => exp | (lgkm << 4) | (vm << 10),
+        // GFX12 has no s_waitcnt: each counter has its own s_wait_* instruction.
+        Encoding::Gfx12 => {
+            return Err(IsaError::Unsupported {
+                mnemonic: "s_waitcnt",
+                level,
+            })
+        }
     })
 }
 

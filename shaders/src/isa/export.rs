@@ -37,7 +37,7 @@ impl ExpTarget {
             ExpTarget::Mrt(n) if n <= 7 => n as u32,
             ExpTarget::Mrt(n) => return Err(bad(7, n)),
             // GFX11 dropped the null target; a null export there is `exp mrt0 off, off, off, off`.
-            ExpTarget::Null if enc == Encoding::Gfx11 => {
+            ExpTarget::Null if enc.is_gfx11_plus() => {
                 return Err(IsaError::Unsupported {
                     mnemonic: "exp null",
                     level,
@@ -46,7 +46,7 @@ impl ExpTarget {
             ExpTarget::Null => 9,
             ExpTarget::Pos(n) if n <= 3 => 12 + n as u32,
             ExpTarget::Pos(n) => return Err(bad(3, n)),
-            ExpTarget::Param(_) if enc == Encoding::Gfx11 => {
+            ExpTarget::Param(_) if enc.is_gfx11_plus() => {
                 return Err(IsaError::Unsupported {
                     mnemonic: "exp param",
                     level,
@@ -119,7 +119,7 @@ impl ExportInst {
     pub fn encode(&self, level: GfxLevel) -> Result<[u32; 2], IsaError> {
         let enc = Encoding::of(level);
         let tgt = self.target.code(level)?;
-        if self.vm && enc == Encoding::Gfx11 {
+        if self.vm && enc.is_gfx11_plus() {
             return Err(IsaError::OperandUnsupported {
                 operand: "vm".into(),
                 mnemonic: "exp",
@@ -136,7 +136,7 @@ impl ExportInst {
         }
         let prefix = match enc {
             Encoding::Gfx9 => EXP_PREFIX_GFX9,
-            Encoding::Gfx10 | Encoding::Gfx11 => EXP_PREFIX_GFX10,
+            Encoding::Gfx10 | Encoding::Gfx11 | Encoding::Gfx12 => EXP_PREFIX_GFX10,
         };
         let w0 = prefix | (self.vm as u32) << 12 | (self.done as u32) << 11 | tgt << 4 | en;
         Ok([w0, w1])

@@ -159,7 +159,10 @@ impl Waitcnt {
                 (simm16 >> 4) & 7,
                 (simm16 >> 8) & 0x3f,
             ),
-            Encoding::Gfx11 => ((simm16 >> 10) & 0x3f, simm16 & 7, (simm16 >> 4) & 0x3f),
+            // GFX12 has no s_waitcnt to decode; its layout would be GFX11's.
+            Encoding::Gfx11 | Encoding::Gfx12 => {
+                ((simm16 >> 10) & 0x3f, simm16 & 7, (simm16 >> 4) & 0x3f)
+            }
         };
         let pick = |v: u16, max: u8| if v as u8 >= max { None } else { Some(v as u8) };
         Waitcnt {
@@ -173,7 +176,7 @@ impl Waitcnt {
     pub const fn limits(enc: Encoding) -> (u8, u8, u8) {
         match enc {
             Encoding::Gfx9 => (63, 7, 15),
-            Encoding::Gfx10 | Encoding::Gfx11 => (63, 7, 63),
+            Encoding::Gfx10 | Encoding::Gfx11 | Encoding::Gfx12 => (63, 7, 63),
         }
     }
 }
@@ -213,7 +216,7 @@ impl Msg {
 
     pub const fn exists_on(self, enc: Encoding) -> bool {
         match self {
-            Msg::OrderedPsDone => !matches!(enc, Encoding::Gfx11),
+            Msg::OrderedPsDone => !enc.is_gfx11_plus(),
         }
     }
 }
@@ -344,6 +347,18 @@ impl Inst {
             imm: SoppImm::Waitcnt(w),
         }
     }
+    /// Waits until every vector memory load has returned: `s_waitcnt vmcnt(0)`, or on GFX12,
+    /// which counts loads apart, `s_wait_loadcnt 0x0`.
+    pub const fn wait_loads(level: pm4::GfxLevel) -> Inst {
+        match level {
+            pm4::GfxLevel::Gfx12 => Inst::sopp(Sopp::WaitLoadcnt, 0),
+            _ => Inst::waitcnt(Waitcnt {
+                vm: Some(0),
+                exp: None,
+                lgkm: None,
+            }),
+        }
+    }
     pub const fn sendmsg(msg: Msg) -> Inst {
         Inst::Sopp {
             op: Sopp::Sendmsg,
@@ -430,7 +445,18 @@ impl Inst {
                     SoppImm::Simm16(v) => match op {
                         Sopp::Endpgm => m.to_string(),
                         Sopp::Nop => format!("{m} {v}"),
-                        _ if v <= 64 && op != Sopp::WaitEvent => format!("{m} {v}"),
+                        // LLVM prints counts and event masks in hex.
+                        Sopp::WaitEvent
+                        | Sopp::WaitLoadcnt
+                        | Sopp::WaitStorecnt
+                        | Sopp::WaitSamplecnt
+                        | Sopp::WaitBvhcnt
+                        | Sopp::WaitExpcnt
+                        | Sopp::WaitDscnt
+                        | Sopp::WaitKmcnt
+                        | Sopp::WaitLoadcntDscnt
+                        | Sopp::WaitStorecntDscnt => format!("{m} 0x{v:x}"),
+                        _ if v <= 64 => format!("{m} {v}"),
                         _ => format!("{m} 0x{v:x}"),
                     },
                 }

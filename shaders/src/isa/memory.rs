@@ -21,8 +21,8 @@ impl GlobalOp {
 
     pub const fn mnemonic(self, enc: Encoding) -> &'static str {
         match (self, enc) {
-            (GlobalOp::LoadDword, Encoding::Gfx11) => "global_load_b32",
-            (GlobalOp::StoreDword, Encoding::Gfx11) => "global_store_b32",
+            (GlobalOp::LoadDword, Encoding::Gfx11 | Encoding::Gfx12) => "global_load_b32",
+            (GlobalOp::StoreDword, Encoding::Gfx11 | Encoding::Gfx12) => "global_store_b32",
             (GlobalOp::LoadDword, _) => "global_load_dword",
             (GlobalOp::StoreDword, _) => "global_store_dword",
         }
@@ -33,10 +33,10 @@ impl GlobalOp {
         match (self, enc) {
             (GlobalOp::LoadDword, Encoding::Gfx9) => 0x14,
             (GlobalOp::LoadDword, Encoding::Gfx10) => 0x0c,
-            (GlobalOp::LoadDword, Encoding::Gfx11) => 0x14,
+            (GlobalOp::LoadDword, Encoding::Gfx11 | Encoding::Gfx12) => 0x14,
             (GlobalOp::StoreDword, Encoding::Gfx9) => 0x1c,
             (GlobalOp::StoreDword, Encoding::Gfx10) => 0x1c,
-            (GlobalOp::StoreDword, Encoding::Gfx11) => 0x1a,
+            (GlobalOp::StoreDword, Encoding::Gfx11 | Encoding::Gfx12) => 0x1a,
         }
     }
 
@@ -106,11 +106,24 @@ impl GlobalInst {
         }
     }
 
-    /// The signed immediate offset range per generation (13 bits on GFX9 and GFX11, 12 on GFX10).
+    /// The signed immediate offset range per generation (13 bits on GFX9 and GFX11, 12 on GFX10;
+    /// GFX12's 24 bits hold every `i16`).
     pub const fn offset_range(enc: Encoding) -> (i16, i16) {
         match enc {
             Encoding::Gfx10 => (-2048, 2047),
             Encoding::Gfx9 | Encoding::Gfx11 => (-4096, 4095),
+            Encoding::Gfx12 => (i16::MIN, i16::MAX),
+        }
+    }
+
+    /// GFX12's cache scope for the policy (GFX12 has no GLC/DLC bits): device scope where the
+    /// shader-array cache is bypassed, shader-engine scope where only the CU's, CU scope
+    /// otherwise; ACO's ordered accesses on GFX12 are `scope:SCOPE_DEV`.
+    const fn scope(&self) -> (u32, &'static str) {
+        match (self.cache.glc, self.cache.dlc) {
+            (_, true) => (2, "SCOPE_DEV"),
+            (true, false) => (1, "SCOPE_SE"),
+            (false, false) => (0, "SCOPE_CU"),
         }
     }
 
@@ -126,6 +139,12 @@ impl GlobalInst {
         if self.offset != 0 {
             t.push_str(&format!(" offset:{}", self.offset));
         }
+        if enc == Encoding::Gfx12 {
+            if self.scope().0 != 0 {
+                t.push_str(&format!(" scope:{}", self.scope().1));
+            }
+            return t;
+        }
         if self.cache.glc {
             t.push_str(" glc");
         }
@@ -135,7 +154,8 @@ impl GlobalInst {
         t
     }
 
-    pub fn encode(&self, level: GfxLevel) -> Result<[u32; 2], IsaError> {
+    /// The instruction's dwords: two, or three on GFX12 (VGLOBAL).
+    pub fn encode(&self, level: GfxLevel) -> Result<Vec<u32>, IsaError> {
         let enc = Encoding::of(level);
         let m = self.op.mnemonic(enc);
         let max = super::encode::max_sgpr(level);
@@ -194,6 +214,7 @@ impl GlobalInst {
                     | dlc << 13
                     | (self.offset as u32 & 0x1fff)
             }
+            Encoding::Gfx12 => return Ok(self.encode_gfx12(op)),
         };
         let (data, vdst) = if self.op.is_store() {
             (self.vdata as u32, 0)
@@ -201,7 +222,23 @@ impl GlobalInst {
             (0, self.vdata as u32)
         };
         let w1 = self.vaddr as u32 | data << 8 | (self.saddr as u32) << 16 | vdst << 24;
-        Ok([w0, w1])
+        Ok(vec![w0, w1])
+    }
+
+    /// GFX12's VGLOBAL (llvm-mc-19, gfx1200): dword 0 the prefix 0xEE, the opcode [21:14] and
+    /// saddr [6:0]; dword 1 vdst [7:0], scope [19:18], th [22:20], the data VGPR [30:23];
+    /// dword 2 vaddr [7:0] and the signed 24-bit offset [31:8].
+    fn encode_gfx12(&self, op: u32) -> Vec<u32> {
+        const VGLOBAL_PREFIX: u32 = 0xee << 24;
+        let (data, vdst) = if self.op.is_store() {
+            (self.vdata as u32, 0)
+        } else {
+            (0, self.vdata as u32)
+        };
+        let w0 = VGLOBAL_PREFIX | op << 14 | self.saddr as u32;
+        let w1 = vdst | self.scope().0 << 18 | data << 23;
+        let w2 = self.vaddr as u32 | ((self.offset as i32 as u32) & 0xff_ffff) << 8;
+        vec![w0, w1, w2]
     }
 }
 
@@ -237,6 +274,17 @@ mod tests {
         assert_eq!(
             st(GfxLevel::Gfx11).encode(GfxLevel::Gfx11).unwrap(),
             [0xdc6a_6004, 0x0000_0706]
+        );
+        // llvm-mc-19 -mcpu=gfx1200: `global_load_b32 v5, v2, s[0:1] scope:SCOPE_DEV` and
+        // `global_store_b32 v6, v7, s[0:1] offset:4 scope:SCOPE_DEV`.
+        let g12 = GfxLevel::Gfx12;
+        assert_eq!(
+            ld(g12).encode(g12).unwrap(),
+            [0xee05_0000, 0x0008_0005, 0x0000_0002]
+        );
+        assert_eq!(
+            st(g12).encode(g12).unwrap(),
+            [0xee06_8000, 0x0388_0000, 0x0000_0406]
         );
     }
 

@@ -8,12 +8,16 @@
 
 use pm4::GfxLevel;
 
-/// The three encoding generations of the scalar formats.
+/// The encoding generations of the shader instruction formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Gfx9,
     Gfx10,
     Gfx11,
+    /// GFX12 (RDNA4): GFX11's scalar and vector ALU opcodes, split wait counters
+    /// (`s_wait_loadcnt`, `s_wait_storecnt`, …) instead of `s_waitcnt`, and new memory formats
+    /// (VBUFFER, VIMAGE, VSAMPLE, VGLOBAL/VFLAT/VSCRATCH, SMEM).
+    Gfx12,
 }
 
 impl Encoding {
@@ -22,14 +26,33 @@ impl Encoding {
             GfxLevel::Gfx9 => Encoding::Gfx9,
             GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => Encoding::Gfx10,
             GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => Encoding::Gfx11,
+            GfxLevel::Gfx12 => Encoding::Gfx12,
         }
     }
 
-    pub(crate) const fn index(self) -> usize {
+    /// GFX11 and later: "export ready" instead of wave IDs, no packer register, GFX11's scalar
+    /// operand numbering (M0 125, null 124).
+    pub const fn is_gfx11_plus(self) -> bool {
+        matches!(self, Encoding::Gfx11 | Encoding::Gfx12)
+    }
+
+    /// Whether `s_wait_event imm` waits for "export ready": on GFX11 with "bit 0 ("don't wait
+    /// for export_ready") of the immediate operand set to 0" (the article); GFX12 inverted it,
+    /// waiting where bit 1 is set (Mesa's ACO, `wait_event_imm_wait_export_ready_gfx12 = 0x2`).
+    pub const fn waits_for_export_ready(self, imm: u16) -> bool {
+        match self {
+            Encoding::Gfx12 => imm & 2 != 0,
+            Encoding::Gfx11 => imm & 1 == 0,
+            Encoding::Gfx9 | Encoding::Gfx10 => false,
+        }
+    }
+
+    pub const fn index(self) -> usize {
         match self {
             Encoding::Gfx9 => 0,
             Encoding::Gfx10 => 1,
             Encoding::Gfx11 => 2,
+            Encoding::Gfx12 => 3,
         }
     }
 }
@@ -48,7 +71,7 @@ pub struct Widths {
 macro_rules! op_table {
     (
         $(#[$meta:meta])* $enum:ident {
-            $( $variant:ident = $name:literal, $name11:literal, [$g9:expr, $g10:expr, $g11:expr], ($d:expr, $s0:expr, $s1:expr); )*
+            $( $variant:ident = $name:literal, $name11:literal, [$g9:expr, $g10:expr, $g11:expr, $g12:expr], ($d:expr, $s0:expr, $s1:expr); )*
         }
     ) => {
         $(#[$meta])*
@@ -58,17 +81,17 @@ macro_rules! op_table {
         impl $enum {
             pub const ALL: &'static [$enum] = &[ $( $enum::$variant, )* ];
 
-            /// The LLVM mnemonic on `enc` (GFX11 renamed a few instructions).
+            /// The LLVM mnemonic on `enc` (GFX11 renamed a few instructions; GFX12 keeps GFX11's).
             pub const fn mnemonic(self, enc: Encoding) -> &'static str {
                 match (self, enc) {
-                    $( ($enum::$variant, Encoding::Gfx11) => $name11,
+                    $( ($enum::$variant, Encoding::Gfx11 | Encoding::Gfx12) => $name11,
                        ($enum::$variant, _) => $name, )*
                 }
             }
 
             /// The opcode on `enc`, or `None` where the generation lacks the instruction.
             pub const fn opcode(self, enc: Encoding) -> Option<u8> {
-                let table: [u8; 3] = match self { $( $enum::$variant => [$g9, $g10, $g11], )* };
+                let table: [u8; 4] = match self { $( $enum::$variant => [$g9, $g10, $g11, $g12], )* };
                 let op = table[enc.index()];
                 if op == NONE { None } else { Some(op) }
             }
@@ -84,96 +107,106 @@ macro_rules! op_table {
 op_table! {
     /// SOP1: `sdst = op(ssrc0)`.
     Sop1 {
-        MovB32 = "s_mov_b32", "s_mov_b32", [0, 3, 0], (1, 1, 0);
-        MovB64 = "s_mov_b64", "s_mov_b64", [1, 4, 1], (2, 2, 0);
-        NotB32 = "s_not_b32", "s_not_b32", [4, 7, 30], (1, 1, 0);
-        NotB64 = "s_not_b64", "s_not_b64", [5, 8, 31], (2, 2, 0);
-        Bcnt1I32B32 = "s_bcnt1_i32_b32", "s_bcnt1_i32_b32", [12, 15, 24], (1, 1, 0);
-        Bcnt1I32B64 = "s_bcnt1_i32_b64", "s_bcnt1_i32_b64", [13, 16, 25], (1, 2, 0);
-        AndSaveexecB64 = "s_and_saveexec_b64", "s_and_saveexec_b64", [32, 36, 33], (2, 2, 0);
-        OrSaveexecB64 = "s_or_saveexec_b64", "s_or_saveexec_b64", [33, 37, 35], (2, 2, 0);
-        Andn2SaveexecB64 = "s_andn2_saveexec_b64", "s_and_not1_saveexec_b64", [35, 39, 49], (2, 2, 0);
-        AndSaveexecB32 = "s_and_saveexec_b32", "s_and_saveexec_b32", [NONE, 60, 32], (1, 1, 0);
-        OrSaveexecB32 = "s_or_saveexec_b32", "s_or_saveexec_b32", [NONE, 61, 34], (1, 1, 0);
-        Andn2SaveexecB32 = "s_andn2_saveexec_b32", "s_and_not1_saveexec_b32", [NONE, 63, 48], (1, 1, 0);
-        Ff1I32B32 = "s_ff1_i32_b32", "s_ctz_i32_b32", [16, 19, 8], (1, 1, 0);
-        Ff1I32B64 = "s_ff1_i32_b64", "s_ctz_i32_b64", [17, 20, 9], (1, 2, 0);
-        Bitset0B32 = "s_bitset0_b32", "s_bitset0_b32", [24, 27, 16], (1, 1, 0);
-        Bitset1B32 = "s_bitset1_b32", "s_bitset1_b32", [26, 29, 18], (1, 1, 0);
+        MovB32 = "s_mov_b32", "s_mov_b32", [0, 3, 0, 0], (1, 1, 0);
+        MovB64 = "s_mov_b64", "s_mov_b64", [1, 4, 1, 1], (2, 2, 0);
+        NotB32 = "s_not_b32", "s_not_b32", [4, 7, 30, 30], (1, 1, 0);
+        NotB64 = "s_not_b64", "s_not_b64", [5, 8, 31, 31], (2, 2, 0);
+        Bcnt1I32B32 = "s_bcnt1_i32_b32", "s_bcnt1_i32_b32", [12, 15, 24, 24], (1, 1, 0);
+        Bcnt1I32B64 = "s_bcnt1_i32_b64", "s_bcnt1_i32_b64", [13, 16, 25, 25], (1, 2, 0);
+        AndSaveexecB64 = "s_and_saveexec_b64", "s_and_saveexec_b64", [32, 36, 33, 33], (2, 2, 0);
+        OrSaveexecB64 = "s_or_saveexec_b64", "s_or_saveexec_b64", [33, 37, 35, 35], (2, 2, 0);
+        Andn2SaveexecB64 = "s_andn2_saveexec_b64", "s_and_not1_saveexec_b64", [35, 39, 49, 49], (2, 2, 0);
+        AndSaveexecB32 = "s_and_saveexec_b32", "s_and_saveexec_b32", [NONE, 60, 32, 32], (1, 1, 0);
+        OrSaveexecB32 = "s_or_saveexec_b32", "s_or_saveexec_b32", [NONE, 61, 34, 34], (1, 1, 0);
+        Andn2SaveexecB32 = "s_andn2_saveexec_b32", "s_and_not1_saveexec_b32", [NONE, 63, 48, 48], (1, 1, 0);
+        Ff1I32B32 = "s_ff1_i32_b32", "s_ctz_i32_b32", [16, 19, 8, 8], (1, 1, 0);
+        Ff1I32B64 = "s_ff1_i32_b64", "s_ctz_i32_b64", [17, 20, 9, 9], (1, 2, 0);
+        Bitset0B32 = "s_bitset0_b32", "s_bitset0_b32", [24, 27, 16, 16], (1, 1, 0);
+        Bitset1B32 = "s_bitset1_b32", "s_bitset1_b32", [26, 29, 18, 18], (1, 1, 0);
     }
 }
 
 op_table! {
     /// SOP2: `sdst = op(ssrc0, ssrc1)`, SCC as a side output.
     Sop2 {
-        AddU32 = "s_add_u32", "s_add_u32", [0, 0, 0], (1, 1, 1);
-        SubU32 = "s_sub_u32", "s_sub_u32", [1, 1, 1], (1, 1, 1);
-        AddI32 = "s_add_i32", "s_add_i32", [2, 2, 2], (1, 1, 1);
-        SubI32 = "s_sub_i32", "s_sub_i32", [3, 3, 3], (1, 1, 1);
-        AddcU32 = "s_addc_u32", "s_addc_u32", [4, 4, 4], (1, 1, 1);
-        CselectB32 = "s_cselect_b32", "s_cselect_b32", [10, 10, 48], (1, 1, 1);
-        CselectB64 = "s_cselect_b64", "s_cselect_b64", [11, 11, 49], (2, 2, 2);
-        AndB32 = "s_and_b32", "s_and_b32", [12, 14, 22], (1, 1, 1);
-        AndB64 = "s_and_b64", "s_and_b64", [13, 15, 23], (2, 2, 2);
-        OrB32 = "s_or_b32", "s_or_b32", [14, 16, 24], (1, 1, 1);
-        OrB64 = "s_or_b64", "s_or_b64", [15, 17, 25], (2, 2, 2);
-        Andn2B32 = "s_andn2_b32", "s_and_not1_b32", [18, 20, 34], (1, 1, 1);
-        Andn2B64 = "s_andn2_b64", "s_and_not1_b64", [19, 21, 35], (2, 2, 2);
-        NandB32 = "s_nand_b32", "s_nand_b32", [22, 24, 28], (1, 1, 1);
-        LshlB32 = "s_lshl_b32", "s_lshl_b32", [28, 30, 8], (1, 1, 1);
-        LshlB64 = "s_lshl_b64", "s_lshl_b64", [29, 31, 9], (2, 2, 1);
-        LshrB32 = "s_lshr_b32", "s_lshr_b32", [30, 32, 10], (1, 1, 1);
-        BfeU32 = "s_bfe_u32", "s_bfe_u32", [37, 39, 38], (1, 1, 1);
-        Lshl1AddU32 = "s_lshl1_add_u32", "s_lshl1_add_u32", [46, 46, 14], (1, 1, 1);
+        AddU32 = "s_add_u32", "s_add_u32", [0, 0, 0, 0], (1, 1, 1);
+        SubU32 = "s_sub_u32", "s_sub_u32", [1, 1, 1, 1], (1, 1, 1);
+        AddI32 = "s_add_i32", "s_add_i32", [2, 2, 2, 2], (1, 1, 1);
+        SubI32 = "s_sub_i32", "s_sub_i32", [3, 3, 3, 3], (1, 1, 1);
+        AddcU32 = "s_addc_u32", "s_addc_u32", [4, 4, 4, 4], (1, 1, 1);
+        CselectB32 = "s_cselect_b32", "s_cselect_b32", [10, 10, 48, 48], (1, 1, 1);
+        CselectB64 = "s_cselect_b64", "s_cselect_b64", [11, 11, 49, 49], (2, 2, 2);
+        AndB32 = "s_and_b32", "s_and_b32", [12, 14, 22, 22], (1, 1, 1);
+        AndB64 = "s_and_b64", "s_and_b64", [13, 15, 23, 23], (2, 2, 2);
+        OrB32 = "s_or_b32", "s_or_b32", [14, 16, 24, 24], (1, 1, 1);
+        OrB64 = "s_or_b64", "s_or_b64", [15, 17, 25, 25], (2, 2, 2);
+        Andn2B32 = "s_andn2_b32", "s_and_not1_b32", [18, 20, 34, 34], (1, 1, 1);
+        Andn2B64 = "s_andn2_b64", "s_and_not1_b64", [19, 21, 35, 35], (2, 2, 2);
+        NandB32 = "s_nand_b32", "s_nand_b32", [22, 24, 28, 28], (1, 1, 1);
+        LshlB32 = "s_lshl_b32", "s_lshl_b32", [28, 30, 8, 8], (1, 1, 1);
+        LshlB64 = "s_lshl_b64", "s_lshl_b64", [29, 31, 9, 9], (2, 2, 1);
+        LshrB32 = "s_lshr_b32", "s_lshr_b32", [30, 32, 10, 10], (1, 1, 1);
+        BfeU32 = "s_bfe_u32", "s_bfe_u32", [37, 39, 38, 38], (1, 1, 1);
+        Lshl1AddU32 = "s_lshl1_add_u32", "s_lshl1_add_u32", [46, 46, 14, 14], (1, 1, 1);
     }
 }
 
 op_table! {
     /// SOPC: `SCC = op(ssrc0, ssrc1)`.
     Sopc {
-        CmpEqI32 = "s_cmp_eq_i32", "s_cmp_eq_i32", [0, 0, 0], (0, 1, 1);
-        CmpLgI32 = "s_cmp_lg_i32", "s_cmp_lg_i32", [1, 1, 1], (0, 1, 1);
-        CmpGtI32 = "s_cmp_gt_i32", "s_cmp_gt_i32", [2, 2, 2], (0, 1, 1);
-        CmpGeI32 = "s_cmp_ge_i32", "s_cmp_ge_i32", [3, 3, 3], (0, 1, 1);
-        CmpLtI32 = "s_cmp_lt_i32", "s_cmp_lt_i32", [4, 4, 4], (0, 1, 1);
-        CmpLeI32 = "s_cmp_le_i32", "s_cmp_le_i32", [5, 5, 5], (0, 1, 1);
-        CmpEqU32 = "s_cmp_eq_u32", "s_cmp_eq_u32", [6, 6, 6], (0, 1, 1);
-        CmpLgU32 = "s_cmp_lg_u32", "s_cmp_lg_u32", [7, 7, 7], (0, 1, 1);
-        CmpGtU32 = "s_cmp_gt_u32", "s_cmp_gt_u32", [8, 8, 8], (0, 1, 1);
-        CmpGeU32 = "s_cmp_ge_u32", "s_cmp_ge_u32", [9, 9, 9], (0, 1, 1);
-        CmpLtU32 = "s_cmp_lt_u32", "s_cmp_lt_u32", [10, 10, 10], (0, 1, 1);
-        CmpLeU32 = "s_cmp_le_u32", "s_cmp_le_u32", [11, 11, 11], (0, 1, 1);
-        Bitcmp0B32 = "s_bitcmp0_b32", "s_bitcmp0_b32", [12, 12, 12], (0, 1, 1);
-        Bitcmp1B32 = "s_bitcmp1_b32", "s_bitcmp1_b32", [13, 13, 13], (0, 1, 1);
-        CmpEqU64 = "s_cmp_eq_u64", "s_cmp_eq_u64", [18, 18, 16], (0, 2, 2);
-        CmpLgU64 = "s_cmp_lg_u64", "s_cmp_lg_u64", [19, 19, 17], (0, 2, 2);
+        CmpEqI32 = "s_cmp_eq_i32", "s_cmp_eq_i32", [0, 0, 0, 0], (0, 1, 1);
+        CmpLgI32 = "s_cmp_lg_i32", "s_cmp_lg_i32", [1, 1, 1, 1], (0, 1, 1);
+        CmpGtI32 = "s_cmp_gt_i32", "s_cmp_gt_i32", [2, 2, 2, 2], (0, 1, 1);
+        CmpGeI32 = "s_cmp_ge_i32", "s_cmp_ge_i32", [3, 3, 3, 3], (0, 1, 1);
+        CmpLtI32 = "s_cmp_lt_i32", "s_cmp_lt_i32", [4, 4, 4, 4], (0, 1, 1);
+        CmpLeI32 = "s_cmp_le_i32", "s_cmp_le_i32", [5, 5, 5, 5], (0, 1, 1);
+        CmpEqU32 = "s_cmp_eq_u32", "s_cmp_eq_u32", [6, 6, 6, 6], (0, 1, 1);
+        CmpLgU32 = "s_cmp_lg_u32", "s_cmp_lg_u32", [7, 7, 7, 7], (0, 1, 1);
+        CmpGtU32 = "s_cmp_gt_u32", "s_cmp_gt_u32", [8, 8, 8, 8], (0, 1, 1);
+        CmpGeU32 = "s_cmp_ge_u32", "s_cmp_ge_u32", [9, 9, 9, 9], (0, 1, 1);
+        CmpLtU32 = "s_cmp_lt_u32", "s_cmp_lt_u32", [10, 10, 10, 10], (0, 1, 1);
+        CmpLeU32 = "s_cmp_le_u32", "s_cmp_le_u32", [11, 11, 11, 11], (0, 1, 1);
+        Bitcmp0B32 = "s_bitcmp0_b32", "s_bitcmp0_b32", [12, 12, 12, 12], (0, 1, 1);
+        Bitcmp1B32 = "s_bitcmp1_b32", "s_bitcmp1_b32", [13, 13, 13, 13], (0, 1, 1);
+        CmpEqU64 = "s_cmp_eq_u64", "s_cmp_eq_u64", [18, 18, 16, 16], (0, 2, 2);
+        CmpLgU64 = "s_cmp_lg_u64", "s_cmp_lg_u64", [19, 19, 17, 17], (0, 2, 2);
     }
 }
 
 op_table! {
     /// SOPK: a 16-bit immediate with `sdst` (which is a *source* for s_setreg_b32).
     Sopk {
-        MovkI32 = "s_movk_i32", "s_movk_i32", [0, 0, 0], (1, 0, 0);
-        GetregB32 = "s_getreg_b32", "s_getreg_b32", [17, 18, 17], (1, 0, 0);
-        SetregB32 = "s_setreg_b32", "s_setreg_b32", [18, 19, 18], (1, 0, 0);
-        WaitcntVscnt = "s_waitcnt_vscnt", "s_waitcnt_vscnt", [NONE, 23, 24], (1, 0, 0);
+        MovkI32 = "s_movk_i32", "s_movk_i32", [0, 0, 0, 0], (1, 0, 0);
+        GetregB32 = "s_getreg_b32", "s_getreg_b32", [17, 18, 17, 17], (1, 0, 0);
+        SetregB32 = "s_setreg_b32", "s_setreg_b32", [18, 19, 18, 18], (1, 0, 0);
+        WaitcntVscnt = "s_waitcnt_vscnt", "s_waitcnt_vscnt", [NONE, 23, 24, NONE], (1, 0, 0);
     }
 }
 
 op_table! {
     /// SOPP: program control with a 16-bit immediate.
     Sopp {
-        Nop = "s_nop", "s_nop", [0, 0, 0], (0, 0, 0);
-        Endpgm = "s_endpgm", "s_endpgm", [1, 1, 48], (0, 0, 0);
-        Branch = "s_branch", "s_branch", [2, 2, 32], (0, 0, 0);
-        CbranchScc0 = "s_cbranch_scc0", "s_cbranch_scc0", [4, 4, 33], (0, 0, 0);
-        CbranchScc1 = "s_cbranch_scc1", "s_cbranch_scc1", [5, 5, 34], (0, 0, 0);
-        CbranchExecz = "s_cbranch_execz", "s_cbranch_execz", [8, 8, 37], (0, 0, 0);
-        CbranchExecnz = "s_cbranch_execnz", "s_cbranch_execnz", [9, 9, 38], (0, 0, 0);
-        Waitcnt = "s_waitcnt", "s_waitcnt", [12, 12, 9], (0, 0, 0);
-        Sleep = "s_sleep", "s_sleep", [14, 14, 3], (0, 0, 0);
-        Sendmsg = "s_sendmsg", "s_sendmsg", [16, 16, 54], (0, 0, 0);
-        WaitEvent = "s_wait_event", "s_wait_event", [NONE, NONE, 11], (0, 0, 0);
+        Nop = "s_nop", "s_nop", [0, 0, 0, 0], (0, 0, 0);
+        Endpgm = "s_endpgm", "s_endpgm", [1, 1, 48, 48], (0, 0, 0);
+        Branch = "s_branch", "s_branch", [2, 2, 32, 32], (0, 0, 0);
+        CbranchScc0 = "s_cbranch_scc0", "s_cbranch_scc0", [4, 4, 33, 33], (0, 0, 0);
+        CbranchScc1 = "s_cbranch_scc1", "s_cbranch_scc1", [5, 5, 34, 34], (0, 0, 0);
+        CbranchExecz = "s_cbranch_execz", "s_cbranch_execz", [8, 8, 37, 37], (0, 0, 0);
+        CbranchExecnz = "s_cbranch_execnz", "s_cbranch_execnz", [9, 9, 38, 38], (0, 0, 0);
+        Waitcnt = "s_waitcnt", "s_waitcnt", [12, 12, 9, NONE], (0, 0, 0);
+        Sleep = "s_sleep", "s_sleep", [14, 14, 3, 3], (0, 0, 0);
+        Sendmsg = "s_sendmsg", "s_sendmsg", [16, 16, 54, 54], (0, 0, 0);
+        WaitEvent = "s_wait_event", "s_wait_event", [NONE, NONE, 11, 11], (0, 0, 0);
+        // GFX12's split counters, each waited for on its own (its simm16: the count to reach).
+        WaitLoadcnt = "s_wait_loadcnt", "s_wait_loadcnt", [NONE, NONE, NONE, 64], (0, 0, 0);
+        WaitStorecnt = "s_wait_storecnt", "s_wait_storecnt", [NONE, NONE, NONE, 65], (0, 0, 0);
+        WaitSamplecnt = "s_wait_samplecnt", "s_wait_samplecnt", [NONE, NONE, NONE, 66], (0, 0, 0);
+        WaitBvhcnt = "s_wait_bvhcnt", "s_wait_bvhcnt", [NONE, NONE, NONE, 67], (0, 0, 0);
+        WaitExpcnt = "s_wait_expcnt", "s_wait_expcnt", [NONE, NONE, NONE, 68], (0, 0, 0);
+        WaitDscnt = "s_wait_dscnt", "s_wait_dscnt", [NONE, NONE, NONE, 70], (0, 0, 0);
+        WaitKmcnt = "s_wait_kmcnt", "s_wait_kmcnt", [NONE, NONE, NONE, 71], (0, 0, 0);
+        WaitLoadcntDscnt = "s_wait_loadcnt_dscnt", "s_wait_loadcnt_dscnt", [NONE, NONE, NONE, 72], (0, 0, 0);
+        WaitStorecntDscnt = "s_wait_storecnt_dscnt", "s_wait_storecnt_dscnt", [NONE, NONE, NONE, 73], (0, 0, 0);
     }
 }
 

@@ -208,6 +208,21 @@ pub fn ordered_section(level: GfxLevel, opts: &SectionOptions) -> Result<Ordered
 /// The memory counters the article requires before resuming overlapping waves ("vm, vs, and in
 /// some cases lgkm").
 fn await_memory(level: GfxLevel) -> Vec<Inst> {
+    if level == GfxLevel::Gfx12 {
+        // GFX12 splits the counters: vm into loads, samples and BVH queries, lgkm into LDS and
+        // scalar memory; stores keep their own (GFX10's vs).
+        return [
+            Sopp::WaitLoadcnt,
+            Sopp::WaitSamplecnt,
+            Sopp::WaitBvhcnt,
+            Sopp::WaitStorecnt,
+            Sopp::WaitDscnt,
+            Sopp::WaitKmcnt,
+        ]
+        .into_iter()
+        .map(|op| Inst::sopp(op, 0))
+        .collect();
+    }
     let mut v = vec![Inst::waitcnt(Waitcnt::VM_LGKM_ZERO)];
     if level != GfxLevel::Gfx9 {
         v.push(Inst::waitcnt_vscnt(0));
@@ -215,11 +230,20 @@ fn await_memory(level: GfxLevel) -> Vec<Inst> {
     v
 }
 
+/// The immediate of `s_wait_event` that awaits "export ready".
+const fn export_ready(level: GfxLevel) -> u16 {
+    match level {
+        // GFX12 waits where bit 1 is set: ACO's wait_event_imm_wait_export_ready_gfx12.
+        GfxLevel::Gfx12 => 0x2,
+        // "awaited by the s_wait_event instruction, with the bit 0 ("don't wait for
+        // export_ready") of the immediate operand set to 0. On GFX11 specifically, AMD passes 0
+        // as the whole immediate operand."
+        _ => 0,
+    }
+}
+
 fn gfx11(level: GfxLevel) -> (Vec<Inst>, Vec<Inst>) {
-    // "awaited by the s_wait_event instruction, with the bit 0 ("don't wait for export_ready")
-    // of the immediate operand set to 0. On GFX11 specifically, AMD passes 0 as the whole
-    // immediate operand."
-    let enter = vec![Inst::sopp(Sopp::WaitEvent, 0)];
+    let enter = vec![Inst::sopp(Sopp::WaitEvent, export_ready(level))];
     (enter, await_memory(level))
 }
 
@@ -417,7 +441,7 @@ mod tests {
     /// different waves."
     #[test]
     fn intrawave_is_refused_on_gfx11_and_wave32_on_gfx9() {
-        for level in [GfxLevel::Gfx11, GfxLevel::Gfx11_5] {
+        for level in [GfxLevel::Gfx11, GfxLevel::Gfx11_5, GfxLevel::Gfx12] {
             assert_eq!(
                 ordered_section(level, &opts(true, true)),
                 Err(IsaError::IntrawaveUnsupported { level })

@@ -113,7 +113,7 @@ const NONE: u16 = 0xffff;
 macro_rules! vop_table {
     (
         $(#[$meta:meta])* $enum:ident {
-            $( $(#[$vm:meta])* $variant:ident = [$n9:literal, $n10:literal, $n11:literal], [$g9:expr, $g10:expr, $g11:expr]; )*
+            $( $(#[$vm:meta])* $variant:ident = [$n9:literal, $n10:literal, $n11:literal], [$g9:expr, $g10:expr, $g11:expr, $g12:expr]; )*
         }
     ) => {
         $(#[$meta])*
@@ -128,13 +128,13 @@ macro_rules! vop_table {
                 match (self, enc) {
                     $( ($enum::$variant, Encoding::Gfx9) => $n9,
                        ($enum::$variant, Encoding::Gfx10) => $n10,
-                       ($enum::$variant, Encoding::Gfx11) => $n11, )*
+                       ($enum::$variant, Encoding::Gfx11 | Encoding::Gfx12) => $n11, )*
                 }
             }
 
             /// The opcode on `enc`, or `None` where the generation lacks the instruction.
             pub const fn opcode(self, enc: Encoding) -> Option<u16> {
-                let table: [u16; 3] = match self { $( $enum::$variant => [$g9, $g10, $g11], )* };
+                let table: [u16; 4] = match self { $( $enum::$variant => [$g9, $g10, $g11, $g12], )* };
                 let op = table[enc.index()];
                 if op == NONE { None } else { Some(op) }
             }
@@ -145,39 +145,39 @@ macro_rules! vop_table {
 vop_table! {
     /// VOP1: `vdst = op(src0)`.
     Vop1 {
-        MovB32 = ["v_mov_b32", "v_mov_b32", "v_mov_b32"], [1, 1, 1];
-        ReadfirstlaneB32 = ["v_readfirstlane_b32", "v_readfirstlane_b32", "v_readfirstlane_b32"], [2, 2, 2];
-        CvtU32F32 = ["v_cvt_u32_f32", "v_cvt_u32_f32", "v_cvt_u32_f32"], [7, 7, 7];
+        MovB32 = ["v_mov_b32", "v_mov_b32", "v_mov_b32"], [1, 1, 1, 1];
+        ReadfirstlaneB32 = ["v_readfirstlane_b32", "v_readfirstlane_b32", "v_readfirstlane_b32"], [2, 2, 2, 2];
+        CvtU32F32 = ["v_cvt_u32_f32", "v_cvt_u32_f32", "v_cvt_u32_f32"], [7, 7, 7, 7];
     }
 }
 
 vop_table! {
     /// VOP2: `vdst = op(src0, vsrc1)`; src1 must be a VGPR.
     Vop2 {
-        CndmaskB32 = ["v_cndmask_b32", "v_cndmask_b32", "v_cndmask_b32"], [0, 1, 1];
-        MulU32U24 = ["v_mul_u32_u24", "v_mul_u32_u24", "v_mul_u32_u24"], [8, 0xb, 0xb];
-        MinU32 = ["v_min_u32", "v_min_u32", "v_min_u32"], [0xe, 0x13, 0x13];
-        LshlrevB32 = ["v_lshlrev_b32", "v_lshlrev_b32", "v_lshlrev_b32"], [0x12, 0x1a, 0x18];
+        CndmaskB32 = ["v_cndmask_b32", "v_cndmask_b32", "v_cndmask_b32"], [0, 1, 1, 1];
+        MulU32U24 = ["v_mul_u32_u24", "v_mul_u32_u24", "v_mul_u32_u24"], [8, 0xb, 0xb, 0xb];
+        MinU32 = ["v_min_u32", "v_min_u32", "v_min_u32"], [0xe, 0x13, 0x13, 0x13];
+        LshlrevB32 = ["v_lshlrev_b32", "v_lshlrev_b32", "v_lshlrev_b32"], [0x12, 0x1a, 0x18, 0x18];
         /// 32-bit add without carry out (GFX9 `v_add_u32`, GFX10+ `v_add_nc_u32`).
-        AddU32 = ["v_add_u32", "v_add_nc_u32", "v_add_nc_u32"], [0x34, 0x25, 0x25];
+        AddU32 = ["v_add_u32", "v_add_nc_u32", "v_add_nc_u32"], [0x34, 0x25, 0x25, 0x25];
     }
 }
 
 vop_table! {
     /// VOPC: `vcc = op(src0, vsrc1)` for every active lane.
     Vopc {
-        CmpEqU32 = ["v_cmp_eq_u32", "v_cmp_eq_u32", "v_cmp_eq_u32"], [0xca, 0xc2, 0x4a];
-        CmpGtU32 = ["v_cmp_gt_u32", "v_cmp_gt_u32", "v_cmp_gt_u32"], [0xcc, 0xc4, 0x4c];
+        CmpEqU32 = ["v_cmp_eq_u32", "v_cmp_eq_u32", "v_cmp_eq_u32"], [0xca, 0xc2, 0x4a, 0x4a];
+        CmpGtU32 = ["v_cmp_gt_u32", "v_cmp_gt_u32", "v_cmp_gt_u32"], [0xcc, 0xc4, 0x4c, 0x4c];
     }
 }
 
 vop_table! {
     /// VOP3 (three sources, the 64-bit encoding), for instructions that have no shorter form.
     Vop3 {
-        MadU32U24 = ["v_mad_u32_u24", "v_mad_u32_u24", "v_mad_u32_u24"], [0x1c3, 0x143, 0x20b];
-        BfeU32 = ["v_bfe_u32", "v_bfe_u32", "v_bfe_u32"], [0x1c8, 0x148, 0x210];
-        MbcntLoU32B32 = ["v_mbcnt_lo_u32_b32", "v_mbcnt_lo_u32_b32", "v_mbcnt_lo_u32_b32"], [0x28c, 0x365, 0x31f];
-        MbcntHiU32B32 = ["v_mbcnt_hi_u32_b32", "v_mbcnt_hi_u32_b32", "v_mbcnt_hi_u32_b32"], [0x28d, 0x366, 0x320];
+        MadU32U24 = ["v_mad_u32_u24", "v_mad_u32_u24", "v_mad_u32_u24"], [0x1c3, 0x143, 0x20b, 0x20b];
+        BfeU32 = ["v_bfe_u32", "v_bfe_u32", "v_bfe_u32"], [0x1c8, 0x148, 0x210, 0x210];
+        MbcntLoU32B32 = ["v_mbcnt_lo_u32_b32", "v_mbcnt_lo_u32_b32", "v_mbcnt_lo_u32_b32"], [0x28c, 0x365, 0x31f, 0x31f];
+        MbcntHiU32B32 = ["v_mbcnt_hi_u32_b32", "v_mbcnt_hi_u32_b32", "v_mbcnt_hi_u32_b32"], [0x28d, 0x366, 0x320, 0x320];
     }
 }
 
@@ -390,7 +390,7 @@ impl VInst {
                 }
                 let prefix = match enc {
                     Encoding::Gfx9 => VOP3_PREFIX_GFX9,
-                    Encoding::Gfx10 | Encoding::Gfx11 => VOP3_PREFIX_GFX10,
+                    Encoding::Gfx10 | Encoding::Gfx11 | Encoding::Gfx12 => VOP3_PREFIX_GFX10,
                 };
                 let mut w = vec![
                     prefix | code << 16 | dst as u32,

@@ -494,6 +494,41 @@ impl WaveState {
                     }
                     Ok(Event::None)
                 }
+                // GFX12's split waits: loads, samples and BVH queries on the model's vm,
+                // stores on vs, LDS and scalar memory on lgkm.
+                (
+                    Sopp::WaitLoadcnt
+                    | Sopp::WaitSamplecnt
+                    | Sopp::WaitBvhcnt
+                    | Sopp::WaitStorecnt
+                    | Sopp::WaitDscnt
+                    | Sopp::WaitKmcnt
+                    | Sopp::WaitLoadcntDscnt
+                    | Sopp::WaitStorecntDscnt
+                    | Sopp::WaitExpcnt,
+                    SoppImm::Simm16(v),
+                ) => {
+                    let c = &mut self.counters;
+                    let (low, high) = (u32::from(v), u32::from((v >> 8) & 0x3f));
+                    let ds = u32::from(v & 0x3f);
+                    match op {
+                        Sopp::WaitLoadcnt | Sopp::WaitSamplecnt | Sopp::WaitBvhcnt => {
+                            c.vm = c.vm.min(low)
+                        }
+                        Sopp::WaitStorecnt => c.vs = c.vs.min(low),
+                        Sopp::WaitDscnt | Sopp::WaitKmcnt => c.lgkm = c.lgkm.min(low),
+                        Sopp::WaitLoadcntDscnt => {
+                            c.vm = c.vm.min(high);
+                            c.lgkm = c.lgkm.min(ds);
+                        }
+                        Sopp::WaitStorecntDscnt => {
+                            c.vs = c.vs.min(high);
+                            c.lgkm = c.lgkm.min(ds);
+                        }
+                        _ => {}
+                    }
+                    Ok(Event::None)
+                }
                 (Sopp::Sendmsg, SoppImm::Msg(m)) => Ok(Event::Message(m)),
                 (Sopp::Nop, _) => Ok(Event::None),
                 (Sopp::Sleep, SoppImm::Simm16(v)) => Ok(Event::Sleep(v)),
@@ -502,7 +537,7 @@ impl WaveState {
                     Ok(Event::End)
                 }
                 (Sopp::WaitEvent, SoppImm::Simm16(v)) => {
-                    if enc != Encoding::Gfx11 {
+                    if !enc.is_gfx11_plus() {
                         return Err(unsupported("s_wait_event exists on GFX11 only").into());
                     }
                     self.pc = pc;

@@ -24,7 +24,7 @@
 pub mod interp;
 pub mod raster;
 
-use crate::isa::{Inst, Msg, SectionOptions};
+use crate::isa::{Encoding, Inst, Msg, SectionOptions};
 use interp::{Counters, Env, Event, InterpError, Program, StepError, WaveState, SGPRS};
 use pm4::{GfxLevel, Granularity};
 pub use raster::{
@@ -526,8 +526,8 @@ impl<'a> Sim<'a> {
                 wave.last_sleep = Some(snap);
             }
             Event::WaitEvent(imm) => {
-                // Bit 0: "don't wait for export_ready".
-                let ready = imm & 1 == 1
+                // GFX11 bit 0: "don't wait for export_ready"; GFX12 waits with bit 1.
+                let ready = !Encoding::of(level).waits_for_export_ready(imm)
                     || self.waves[w]
                         .overlapped
                         .iter()

@@ -294,7 +294,7 @@ fn operand(enc: Encoding, tok: &str) -> Result<(u8, Option<u32>), String> {
 /// as the operand field's code for `enc` (GFX11 swapped m0 and null).
 fn register(enc: Encoding, r: &str) -> Result<u8, String> {
     let name = r.rsplit_once(':').map_or(r, |(_, n)| n).trim();
-    let gfx11 = enc == Encoding::Gfx11;
+    let gfx11 = enc.is_gfx11_plus();
     Ok(match name {
         "vcc" | "vcc_lo" => 106,
         "vcc_hi" => 107,
@@ -328,6 +328,7 @@ fn waitcnt(enc: Encoding, waits: &[(&str, u8)]) -> Result<u16, String> {
         Encoding::Gfx9 => GfxLevel::Gfx9,
         Encoding::Gfx10 => GfxLevel::Gfx10,
         Encoding::Gfx11 => GfxLevel::Gfx11,
+        Encoding::Gfx12 => GfxLevel::Gfx12,
     };
     crate::isa::encode::waitcnt_simm16(level, w).map_err(|e| e.to_string())
 }

@@ -18,34 +18,30 @@ pub use input::{read, Format};
 pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rule};
 
 /// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,
-/// GFX11); `tests/verify_llvm.rs` checks each against LLVM's disassembler.
+/// GFX11, GFX12); `tests/verify_llvm.rs` checks each against LLVM's disassembler.
 pub mod opcodes {
     use crate::isa::Encoding;
 
     /// SOP1 `s_setpc_b64`: a jump to a computed address (RADV's PS epilogs).
-    pub const SETPC_B64: [u8; 3] = [29, 32, 72];
+    pub const SETPC_B64: [u8; 4] = [29, 32, 72, 72];
     /// SOP1 `s_swappc_b64` (a call).
-    pub const SWAPPC_B64: [u8; 3] = [30, 33, 73];
+    pub const SWAPPC_B64: [u8; 4] = [30, 33, 73, 73];
     /// SOPP `s_endpgm_ordered_ps_done` (GFX9–10.3).
-    pub const ENDPGM_ORDERED_PS_DONE: [Option<u8>; 3] = [Some(30), Some(30), None];
+    pub const ENDPGM_ORDERED_PS_DONE: [Option<u8>; 4] = [Some(30), Some(30), None, None];
     /// SOPP `s_cbranch_vccz`, `s_cbranch_vccnz`.
-    pub const CBRANCH_VCCZ: [u8; 3] = [6, 6, 35];
-    pub const CBRANCH_VCCNZ: [u8; 3] = [7, 7, 36];
+    pub const CBRANCH_VCCZ: [u8; 4] = [6, 6, 35, 35];
+    pub const CBRANCH_VCCNZ: [u8; 4] = [7, 7, 36, 36];
     /// SOPK `s_setreg_imm32_b32`.
-    pub const SETREG_IMM32_B32: [u8; 3] = [20, 21, 19];
+    pub const SETREG_IMM32_B32: [u8; 4] = [20, 21, 19, 19];
 
     /// SOPP instructions that only pace the wave (hazard waits, clauses, prefetch, scheduling
     /// priority), touching no scalar state and ordering nothing: `s_setprio` (15 on GFX9 and
-    /// GFX10, 53 on GFX11, as llvm-mc encodes it; ACO raises the priority of GFX11.5 fragment
-    /// shaders around their exports), `s_inst_prefetch`/`s_set_inst_prefetch_distance`,
-    /// `s_clause`, `s_waitcnt_depctr`, `s_delay_alu`.
-    pub const PACING: [&[u8]; 3] = [&[15], &[15, 32, 33, 35], &[4, 5, 7, 8, 53]];
+    /// GFX10, 53 on GFX11 and GFX12, as llvm-mc encodes it; ACO raises the priority of GFX11.5
+    /// fragment shaders around their exports), `s_inst_prefetch`/`s_set_inst_prefetch_distance`,
+    /// `s_clause`, `s_waitcnt_depctr` (GFX12: `s_wait_alu`), `s_delay_alu`.
+    pub const PACING: [&[u8]; 4] = [&[15], &[15, 32, 33, 35], &[4, 5, 7, 8, 53], &[5, 7, 8, 53]];
 
-    pub const fn at<T: Copy>(table: [T; 3], enc: Encoding) -> T {
-        table[match enc {
-            Encoding::Gfx9 => 0,
-            Encoding::Gfx10 => 1,
-            Encoding::Gfx11 => 2,
-        }]
+    pub const fn at<T: Copy>(table: [T; 4], enc: Encoding) -> T {
+        table[enc.index()]
     }
 }

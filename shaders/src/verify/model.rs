@@ -65,14 +65,14 @@ fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, S
     Ok(match code {
         c if c <= max => Operand::Sgpr(c),
         106 => Operand::Vcc,
-        124 if enc != Encoding::Gfx11 => Operand::M0,
-        125 if enc == Encoding::Gfx11 => Operand::M0,
+        124 if !enc.is_gfx11_plus() => Operand::M0,
+        125 if enc.is_gfx11_plus() => Operand::M0,
         125 => Operand::Null,
         124 => Operand::Null,
         126 => Operand::Exec,
         128..=192 => Operand::Const((code - 128) as i8),
         193..=208 => Operand::Const(-((code - 192) as i8)),
-        239 if enc != Encoding::Gfx11 => Operand::PopsExitingWaveId,
+        239 if !enc.is_gfx11_plus() => Operand::PopsExitingWaveId,
         253 => Operand::Scc,
         255 => Operand::Literal(literal.ok_or("a literal operand without its dword")?),
         c => return Err(format!("operand {c} is not modelled")),
@@ -101,8 +101,9 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
     // instruction of the wait loop (the backward branch whose span reads the exiting wave ID).
     // Memory accesses before it are outside the ordered section: skipped, not run.
     let waited = match enc {
-        Encoding::Gfx11 => code.iter().position(|i| {
-            matches!(i.class, Class::Sopp { op, simm16 } if Some(op) == wait_event && simm16 & 1 == 0)
+        Encoding::Gfx11 | Encoding::Gfx12 => code.iter().position(|i| {
+            matches!(i.class, Class::Sopp { op, simm16 }
+                if Some(op) == wait_event && enc.waits_for_export_ready(simm16))
         }),
         _ => super::rules::wait_loops(enc, code)
             .first()
@@ -114,7 +115,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
     // meet. What follows is the section's body, whatever lane masks it builds (ACO runs an
     // atomic in a loop of single lanes). Without a wait, the entry runs up to the first access.
     let loop_exit = match enc {
-        Encoding::Gfx11 => waited.map(|k| k + 1),
+        Encoding::Gfx11 | Encoding::Gfx12 => waited.map(|k| k + 1),
         _ => super::rules::wait_loops(enc, code)
             .first()
             .and_then(|&(head, back)| wait_exit(enc, code, head, back)),

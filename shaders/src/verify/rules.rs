@@ -9,7 +9,7 @@
 
 use super::code::Instr;
 use super::opcodes::{self, at};
-use crate::isa::decode::{Class, VmemKind};
+use crate::isa::decode::{Class, VmemFormat, VmemKind};
 use crate::isa::{Encoding, Sop1, Sopc, Sopk, Sopp, Waitcnt};
 use pm4::GfxLevel;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -161,8 +161,12 @@ struct State {
     /// Past the wait (GFX9–10.3: left a wait loop; GFX11: `s_wait_event` with bit 0 clear).
     waited: bool,
     done: u8,
+    /// Outstanding vector memory accesses: loads (and returning atomics; GFX9 also stores),
+    /// stores (and other atomics, GFX10+), and GFX12's samples and BVH queries, which it
+    /// counts apart.
     vm: u8,
     vs: u8,
+    vt: u8,
     exported: bool,
     last_export_done: bool,
     /// The path crossed the jump into the PS epilog.
@@ -183,6 +187,12 @@ enum Sem {
     CondJump(i64, Option<bool>),
     Waitcnt(Waitcnt),
     Vscnt(Option<u16>),
+    /// GFX12's split waits (`s_wait_loadcnt` …, `s_wait_idle`): the counts to reach.
+    Wait12 {
+        vm: Option<u8>,
+        vs: Option<u8>,
+        vt: Option<u8>,
+    },
     WaitEvent(u16),
     Sleep,
     Sendmsg(u16),
@@ -200,7 +210,7 @@ enum Sem {
         nonzero: bool,
     },
     SccClobber,
-    Vmem(Option<VmemKind>, bool),
+    Vmem(Option<VmemKind>, bool, VmemFormat),
     Export(bool),
     Other,
 }
@@ -219,9 +229,15 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
                     Sem::CondJump(target(simm16), None)
                 }
                 Some(Sopp::Waitcnt) => Sem::Waitcnt(Waitcnt::from_simm16(enc, simm16)),
+                Some(&o) if wait12(o, simm16).is_some() => wait12(o, simm16).unwrap_or(Sem::Other),
+                None if enc == Encoding::Gfx12 && op == WAIT_IDLE_GFX12 => Sem::Wait12 {
+                    vm: Some(0),
+                    vs: Some(0),
+                    vt: Some(0),
+                },
                 Some(Sopp::Sleep) => Sem::Sleep,
                 Some(Sopp::Sendmsg) => {
-                    Sem::Sendmsg(simm16 & if enc == Encoding::Gfx11 { 0xff } else { 0xf })
+                    Sem::Sendmsg(simm16 & if enc.is_gfx11_plus() { 0xff } else { 0xf })
                 }
                 Some(Sopp::WaitEvent) => Sem::WaitEvent(simm16),
                 _ if Some(op) == at(opcodes::ENDPGM_ORDERED_PS_DONE, enc) => Sem::EndpgmDone,
@@ -242,7 +258,7 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
             if Sopk::SetregB32.opcode(enc) == Some(op) || op == at(opcodes::SETREG_IMM32_B32, enc) {
                 hwreg(simm16)
             } else if Sopk::WaitcntVscnt.opcode(enc) == Some(op) {
-                let null = if enc == Encoding::Gfx11 { 124 } else { 125 };
+                let null = if enc.is_gfx11_plus() { 124 } else { 125 };
                 Sem::Vscnt((sdst == null).then_some(simm16))
             } else if Sopk::MovkI32.opcode(enc) == Some(op) {
                 Sem::Other
@@ -296,16 +312,54 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
             }
         }
         Class::Sop2 { .. } => Sem::SccClobber,
-        Class::Vmem { kind, glc, .. } => Sem::Vmem(kind, glc),
+        Class::Vmem { kind, glc, format } => Sem::Vmem(kind, glc, format),
         Class::Export { done, .. } => Sem::Export(done),
         Class::Smem | Class::Ds | Class::Valu => Sem::Other,
+    }
+}
+
+/// A vector memory access as the walk counts it: kind, returning (GLC), format.
+type VmemAccess = (Option<VmemKind>, bool, VmemFormat);
+
+/// SOPP `s_wait_idle` on GFX12 (llvm-mc-19): waits for every counter.
+const WAIT_IDLE_GFX12: u8 = 10;
+
+/// GFX12's split waits: what each makes the counters reach (the combined ones' load or store
+/// count in bits [13:8], as LLVM encodes `s_wait_loadcnt_dscnt`).
+fn wait12(op: Sopp, simm16: u16) -> Option<Sem> {
+    let n = Some(simm16.min(u16::from(CAP)) as u8);
+    let high = Some(((simm16 >> 8) & 0x3f) as u8);
+    let (vm, vs, vt) = match op {
+        Sopp::WaitLoadcnt => (n, None, None),
+        Sopp::WaitStorecnt => (None, n, None),
+        Sopp::WaitSamplecnt | Sopp::WaitBvhcnt => (None, None, n),
+        Sopp::WaitLoadcntDscnt => (high, None, None),
+        Sopp::WaitStorecntDscnt => (None, high, None),
+        _ => return None,
+    };
+    Some(Sem::Wait12 { vm, vs, vt })
+}
+
+/// The outstanding counts in a finding's words, by each generation's counter names.
+fn counts(enc: Encoding, s: &State) -> String {
+    if enc == Encoding::Gfx12 {
+        format!("loadcnt {}, storecnt {}, samplecnt {}", s.vm, s.vs, s.vt)
+    } else {
+        format!("vmcnt {}, vscnt {}", s.vm, s.vs)
+    }
+}
+
+impl State {
+    /// Any vector memory access outstanding.
+    fn outstanding(&self) -> bool {
+        self.vm > 0 || self.vs > 0 || self.vt > 0
     }
 }
 
 /// Whether the instruction reads `src_pops_exiting_wave_id` (operand 239, GFX9–10.3).
 fn reads_exiting_id(enc: Encoding, i: &Instr) -> bool {
     const EXITING: u8 = 239;
-    enc != Encoding::Gfx11
+    !enc.is_gfx11_plus()
         && match i.class {
             Class::Sop2 { src0, src1, .. } | Class::Sopc { src0, src1, .. } => {
                 src0 == EXITING || src1 == EXITING
@@ -392,7 +446,7 @@ impl<'a> Walk<'a> {
         let enc = Encoding::of(level);
         Walk {
             enc,
-            gfx11: enc == Encoding::Gfx11,
+            gfx11: enc.is_gfx11_plus(),
             code,
             sems: code.iter().map(|i| sem(enc, i)).collect(),
             index: code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect(),
@@ -448,6 +502,7 @@ impl<'a> Walk<'a> {
             done: 0,
             vm: 0,
             vs: 0,
+            vt: 0,
             exported: false,
             last_export_done: false,
             crossed: false,
@@ -505,6 +560,7 @@ impl<'a> Walk<'a> {
             .rposition(|&k| match &self.sems[k] {
                 Sem::Waitcnt(w) => w.vm == Some(0),
                 Sem::Vscnt(Some(0)) => true,
+                Sem::Wait12 { vm, vs, .. } => *vm == Some(0) || *vs == Some(0),
                 _ => false,
             })
             .map_or(0, |p| p + 1);
@@ -649,8 +705,8 @@ impl<'a> Walk<'a> {
         if !self.gfx11 && st.packer && st.done == 0 {
             self.report(Rule::OpenAtEpilogJump, k, st, "jumps to the PS epilog with the ordered section still open: ORDERED_PS_DONE was not sent on this path".into());
         }
-        if self.gfx11 && self.epilog_entry.is_none() && (st.vm > 0 || st.vs > 0) {
-            self.report(Rule::OpenAtEpilogJump, k, st, format!("jumps to the PS epilog, whose export resumes the overlapped waves, with memory accesses outstanding (vmcnt {}, vscnt {})", st.vm, st.vs));
+        if self.gfx11 && self.epilog_entry.is_none() && st.outstanding() {
+            self.report(Rule::OpenAtEpilogJump, k, st, format!("jumps to the PS epilog, whose export resumes the overlapped waves, with memory accesses outstanding ({})", counts(self.enc, &st)));
         }
         let addr = self.code[k].addr;
         self.exits.insert(Exit {
@@ -673,7 +729,12 @@ impl<'a> Walk<'a> {
                 }
             }
             Sem::Vscnt(Some(v)) => s.vs = s.vs.min(v.min(u16::from(CAP)) as u8),
-            Sem::WaitEvent(imm) if gfx11 && imm & 1 == 0 => s.waited = true,
+            Sem::Wait12 { vm, vs, vt } => {
+                s.vm = vm.map_or(s.vm, |n| s.vm.min(n));
+                s.vs = vs.map_or(s.vs, |n| s.vs.min(n));
+                s.vt = vt.map_or(s.vt, |n| s.vt.min(n));
+            }
+            Sem::WaitEvent(imm) if enc.waits_for_export_ready(imm) => s.waited = true,
             Sem::Sendmsg(7) if !gfx11 => s = self.done_message(k, st),
             Sem::Setreg { id, offset, size } => self.setreg(k, st, &mut s, (id, offset, size)),
             Sem::OverlapTest(set) => s.scc_overlap = Some(set),
@@ -685,15 +746,15 @@ impl<'a> Walk<'a> {
                 };
             }
             Sem::SccClobber => s.scc_overlap = None,
-            Sem::Vmem(kind, glc) => self.vmem(k, st, &mut s, (kind, glc)),
+            Sem::Vmem(kind, glc, format) => self.vmem(k, st, &mut s, (kind, glc, format)),
             Sem::Export(done) => {
-                if done && gfx11 && (s.vm > 0 || s.vs > 0) {
+                if done && gfx11 && s.outstanding() {
                     let (rule, whose) = if s.crossed {
                         (Rule::OpenAtEpilogJump, "the PS epilog's export with done")
                     } else {
                         (Rule::CountersBeforeLastExport, "the export with done")
                     };
-                    self.report(rule, k, st, format!("{whose} resumes the overlapped waves while vector memory accesses are outstanding (vmcnt {}, vscnt {})", s.vm, s.vs));
+                    self.report(rule, k, st, format!("{whose} resumes the overlapped waves while vector memory accesses are outstanding ({})", counts(enc, &s)));
                 }
                 s.exported = true;
                 s.last_export_done = done;
@@ -733,14 +794,14 @@ impl<'a> Walk<'a> {
                 "ORDERED_PS_DONE before the wave has waited for the overlapped waves".into(),
             );
         }
-        if s.vm > 0 || s.vs > 0 {
+        if s.outstanding() {
             self.report(
                 Rule::CountersBeforeDone,
                 k,
                 st,
                 format!(
-                    "ORDERED_PS_DONE with vector memory accesses outstanding (vmcnt {}, vscnt {})",
-                    s.vm, s.vs
+                    "ORDERED_PS_DONE with vector memory accesses outstanding ({})",
+                    counts(self.enc, &s)
                 ),
             );
         }
@@ -773,7 +834,7 @@ impl<'a> Walk<'a> {
     }
 
     /// A vector memory access: the counter it increments, and GFX11's wait before it.
-    fn vmem(&mut self, k: usize, st: State, s: &mut State, (kind, glc): (Option<VmemKind>, bool)) {
+    fn vmem(&mut self, k: usize, st: State, s: &mut State, (kind, glc, format): VmemAccess) {
         let to_vs = self.enc != Encoding::Gfx9
             && match kind {
                 Some(VmemKind::Store) => true,
@@ -782,17 +843,29 @@ impl<'a> Walk<'a> {
             };
         let ordered = matches!(kind, Some(VmemKind::Store | VmemKind::Atomic) | None);
         if self.gfx11 && ordered && !s.waited {
-            self.report(Rule::WaitEventBeforeOrderedAccess, k, st, "a memory write before the wave waited for \u{201c}export ready\u{201d} (s_wait_event with bit 0 clear) on this path".into());
+            let wait = if self.enc == Encoding::Gfx12 {
+                "s_wait_event with bit 1 set"
+            } else {
+                "s_wait_event with bit 0 clear"
+            };
+            self.report(Rule::WaitEventBeforeOrderedAccess, k, st, format!("a memory write before the wave waited for \u{201c}export ready\u{201d} ({wait}) on this path"));
         }
+        let inc = |c: &mut u8| *c = (*c + 1).min(CAP);
         if kind.is_none() {
-            s.vm = (s.vm + 1).min(CAP);
+            // Unknown: counted on every counter it could be.
+            inc(&mut s.vm);
             if self.enc != Encoding::Gfx9 {
-                s.vs = (s.vs + 1).min(CAP);
+                inc(&mut s.vs);
+            }
+            if self.enc == Encoding::Gfx12 {
+                inc(&mut s.vt);
             }
         } else if to_vs {
-            s.vs = (s.vs + 1).min(CAP);
+            inc(&mut s.vs);
+        } else if self.enc == Encoding::Gfx12 && format == VmemFormat::Vsample {
+            inc(&mut s.vt);
         } else {
-            s.vm = (s.vm + 1).min(CAP);
+            inc(&mut s.vm);
         }
     }
 
