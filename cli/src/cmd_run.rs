@@ -158,10 +158,10 @@ pub fn child_env(
                         crate::null_device::MARKER.into(),
                         library.as_os_str().to_owned(),
                     ));
-                    env.push((
-                        "AMDGPU_GPU_ID".into(),
-                        crate::null_device::gpu_id(library, *chip).into(),
-                    ));
+                    // (choose_target checked that the shim has a device of the chip.)
+                    let id = crate::null_device::gpu_id(library, *chip)
+                        .unwrap_or_else(|_| chip.name().to_string());
+                    env.push(("AMDGPU_GPU_ID".into(), id.into()));
                 }
             }
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
@@ -358,14 +358,18 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
         Target::Real { device: d.clone() }
     } else {
         match find_radv_icd() {
-            Some(icd) => Target::Null {
-                chip: chip.unwrap_or(DEFAULT_NULL_CHIP),
-                icd,
-                device: crate::null_device::find_drm_shim(None)
-                    .map_or(NullDevice::ForceFamily, |library| NullDevice::DrmShim {
-                        library,
-                    }),
-            },
+            Some(icd) => {
+                let chip = chip.unwrap_or(DEFAULT_NULL_CHIP);
+                let device = match crate::null_device::find_drm_shim(None) {
+                    Some(library) => {
+                        // A shim without a device of the chip is named now, not left to abort.
+                        crate::null_device::gpu_id(&library, chip)?;
+                        NullDevice::DrmShim { library }
+                    }
+                    None => NullDevice::ForceFamily,
+                };
+                Target::Null { chip, icd, device }
+            }
             None => Target::NoInterlock,
         }
     })

@@ -185,7 +185,23 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
         return Ok(NullDevice::ForceFamily);
     };
     Err(match reexec(&lib, family) {
-        Ok(s) => ExitCode::from(crate::cmd_run::exit_code_of(s)),
+        Ok(s) => {
+            // A crash of the compiling process (the driver on the shim) is named, never left as
+            // a bare status with no output; as any failure to compile, it is status 2.
+            use std::os::unix::process::ExitStatusExt;
+            if s.signal().is_some() {
+                let how = crate::cmd_run::how_it_ended("the driver compiling on the drm-shim", s)
+                    .unwrap_or_default();
+                eprintln!(
+                    "pops verify-isa: nothing was verified: {how} ({} as {})",
+                    lib.display(),
+                    family.name()
+                );
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(crate::cmd_run::exit_code_of(s))
+            }
+        }
         Err(e) => {
             eprintln!("pops verify-isa: {e}");
             ExitCode::from(2)

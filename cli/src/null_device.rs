@@ -87,19 +87,29 @@ fn shim_names(chip: Family) -> &'static [&'static str] {
 }
 
 /// The `AMDGPU_GPU_ID` for `chip` in the shim `library`: the first of the chip's names that
-/// the library's own device table holds (a NUL-terminated string in its file), else the
-/// family's name.
-pub fn gpu_id(library: &Path, chip: Family) -> String {
-    let names = shim_names(chip);
-    if names.is_empty() {
-        return chip.name().to_string();
-    }
-    let bytes = std::fs::read(library).unwrap_or_default();
+/// the library's own device table holds (a NUL-terminated string in its file). A library that
+/// holds none of them has no device of the chip (Mesa's no-op shim knows only the chips Mesa
+/// has device dumps of: no gfx1200): named as such, rather than left to abort in the shim. An
+/// unreadable library gets the family's name.
+pub fn gpu_id(library: &Path, chip: Family) -> Result<String, String> {
+    let own = [chip.name()];
+    let names = match shim_names(chip) {
+        [] => &own[..],
+        n => n,
+    };
+    let Ok(bytes) = std::fs::read(library) else {
+        return Ok(names[0].to_string());
+    };
     names
         .iter()
         .find(|n| contains_c_string(&bytes, n))
-        .unwrap_or(&names[0])
-        .to_string()
+        .map(|n| n.to_string())
+        .ok_or_else(|| {
+            format!(
+                "the drm-shim {} has no {chip} device (it knows the chips its Mesa has device dumps of); name one that does with --drm-shim, such as the amdgpu kernel-interface shim",
+                library.display()
+            )
+        })
 }
 
 /// Whether `bytes` hold `name` as a whole C string (NUL before and after).
@@ -119,10 +129,11 @@ pub fn reexec(library: &Path, chip: Family) -> Result<std::process::ExitStatus, 
         preload.push(":");
         preload.push(p);
     }
+    let id = gpu_id(library, chip)?;
     std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
         .env("LD_PRELOAD", preload)
-        .env("AMDGPU_GPU_ID", gpu_id(library, chip))
+        .env("AMDGPU_GPU_ID", id)
         .env(MARKER, library)
         .env_remove("RADV_FORCE_FAMILY")
         .status()
@@ -146,12 +157,16 @@ mod tests {
         std::fs::write(&mesa26, b"\0navi31\0strix1\0gfx1201\0").unwrap();
         let mesa25 = dir.join("25.so");
         std::fs::write(&mesa25, b"\0navi31\0gfx1150\0").unwrap();
-        assert_eq!(gpu_id(&mesa26, Family::Gfx1150), "strix1");
-        assert_eq!(gpu_id(&mesa25, Family::Gfx1150), "gfx1150");
-        assert_eq!(gpu_id(&mesa26, Family::Navi31), "navi31");
+        assert_eq!(gpu_id(&mesa26, Family::Gfx1150).unwrap(), "strix1");
+        assert_eq!(gpu_id(&mesa25, Family::Gfx1150).unwrap(), "gfx1150");
+        assert_eq!(gpu_id(&mesa26, Family::Navi31).unwrap(), "navi31");
+        assert_eq!(gpu_id(&mesa26, Family::Gfx1201).unwrap(), "gfx1201");
+        // A chip the shim has no device of is named, never handed to it.
+        let e = gpu_id(&mesa26, Family::Gfx1200).unwrap_err();
+        assert!(e.contains("has no gfx1200 device"), "{e}");
         // A name inside another string is not the name.
         std::fs::write(&mesa26, b"\0xstrix1\0").unwrap();
-        assert_eq!(gpu_id(&mesa26, Family::Gfx1150), "gfx1150");
+        assert!(gpu_id(&mesa26, Family::Gfx1150).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

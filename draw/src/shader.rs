@@ -339,7 +339,10 @@ mod tests {
         for level in GfxLevel::ALL {
             let ps = Programs::build(level, &opts(true, false)).unwrap().ps;
             let texts = ps.instruction_texts();
-            let exp = texts.iter().position(|t| t.starts_with("exp ")).unwrap();
+            let exp = texts
+                .iter()
+                .position(|t| t.starts_with("exp ") || t.starts_with("export "))
+                .unwrap();
             assert!(texts[exp].contains("done"), "{level}");
             assert_eq!(texts.last().map(String::as_str), Some("s_endpgm"));
             let msg = texts.iter().position(|t| t.contains("MSG_ORDERED_PS_DONE"));

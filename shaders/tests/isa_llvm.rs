@@ -73,8 +73,9 @@ fn every_ordered_section_disassembles_as_intended() {
             checked += 1;
         }
     }
-    // gfx9 ×2 (wave64, intrawave on/off), gfx10/10.3 ×4 each, gfx11/11.5 ×2 (wave32/64).
-    assert_eq!(checked, 2 * 2 + 4 * 2 + 2 * 2);
+    // gfx9 ×2 (wave64, intrawave on/off), gfx10/10.3 ×4 each, gfx11/11.5 and both GFX12 chips
+    // ×2 (wave32/64).
+    assert_eq!(checked, 2 * 2 + 4 * 2 + 2 * 2 + 2 * 2);
 }
 
 fn sample(enc: Encoding, inst: InstKind) -> Vec<Inst> {
@@ -156,7 +157,12 @@ fn every_opcode_row_matches_llvm() {
     kinds.extend(Sopc::ALL.iter().map(|&o| InstKind::Sopc(o)));
     kinds.extend(Sopk::ALL.iter().map(|&o| InstKind::Sopk(o)));
     kinds.extend(Sopp::ALL.iter().map(|&o| InstKind::Sopp(o)));
-    for fam in [Family::Vega10, Family::Navi10, Family::Navi31] {
+    for fam in [
+        Family::Vega10,
+        Family::Navi10,
+        Family::Navi31,
+        Family::Gfx1201,
+    ] {
         let level = fam.gfx_level();
         let enc = Encoding::of(level);
         let mut batch = Vec::new();

@@ -46,6 +46,7 @@ fn verifier_opcodes_are_llvms() {
         (Encoding::Gfx9, "gfx900"),
         (Encoding::Gfx10, "gfx1030"),
         (Encoding::Gfx11, "gfx1100"),
+        (Encoding::Gfx12, "gfx1201"),
     ] {
         let sop1 = |op: u8| (0x17d << 23) | (u32::from(op) << 8);
         let sopp = |op: u8| (0x17f << 23) | (u32::from(op) << 16);
@@ -90,6 +91,7 @@ fn verifier_opcodes_are_llvms() {
                     "s_set_inst_prefetch_distance",
                     "s_clause",
                     "s_waitcnt_depctr",
+                    "s_wait_alu",
                     "s_delay_alu"
                 ]
                 .iter()
@@ -129,4 +131,38 @@ fn waitcnt_fields_decode_as_llvm_prints_them() {
             }
         }
     }
+}
+
+/// GFX12's waits, decoded from their encodings: each split counter's instruction (and
+/// `s_wait_idle`) is the one LLVM names, and `s_wait_event`'s export-ready bit is bit 1.
+#[test]
+fn gfx12_waits_decode_as_llvm_names_them() {
+    let Some(mc) = common::llvm_mc() else {
+        return;
+    };
+    use shaders::isa::Sopp;
+    let enc = Encoding::Gfx12;
+    for (op, name) in [
+        (Sopp::WaitLoadcnt, "s_wait_loadcnt"),
+        (Sopp::WaitStorecnt, "s_wait_storecnt"),
+        (Sopp::WaitSamplecnt, "s_wait_samplecnt"),
+        (Sopp::WaitBvhcnt, "s_wait_bvhcnt"),
+        (Sopp::WaitExpcnt, "s_wait_expcnt"),
+        (Sopp::WaitDscnt, "s_wait_dscnt"),
+        (Sopp::WaitKmcnt, "s_wait_kmcnt"),
+        (Sopp::WaitLoadcntDscnt, "s_wait_loadcnt_dscnt"),
+        (Sopp::WaitStorecntDscnt, "s_wait_storecnt_dscnt"),
+        (Sopp::WaitEvent, "s_wait_event"),
+    ] {
+        let code = op.opcode(enc).expect("a GFX12 opcode");
+        let text = disassemble(
+            &mc,
+            "gfx1201",
+            &[(0x17f << 23) | (u32::from(code) << 16) | 0x102],
+        );
+        assert!(text.starts_with(name), "{name}: {text}");
+        assert!(text.contains("0x102"), "{name}: {text}");
+    }
+    assert_eq!(Sopp::Waitcnt.opcode(enc), None, "no s_waitcnt on GFX12");
+    assert!(enc.waits_for_export_ready(0x2) && !enc.waits_for_export_ready(0x1));
 }

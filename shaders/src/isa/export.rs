@@ -100,13 +100,19 @@ impl ExportInst {
         }
     }
 
-    pub fn text(&self, _level: GfxLevel) -> String {
+    pub fn text(&self, level: GfxLevel) -> String {
         let srcs: Vec<String> = self
             .src
             .iter()
             .map(|s| s.map_or_else(|| "off".to_string(), |v| format!("v{v}")))
             .collect();
-        let mut t = format!("exp {} {}", self.target.text(), srcs.join(", "));
+        // GFX12 spells the instruction out (llvm-mc-19: `export mrt0 …`).
+        let m = if level == GfxLevel::Gfx12 {
+            "export"
+        } else {
+            "exp"
+        };
+        let mut t = format!("{m} {} {}", self.target.text(), srcs.join(", "));
         if self.done {
             t.push_str(" done");
         }

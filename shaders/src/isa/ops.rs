@@ -57,6 +57,19 @@ impl Encoding {
     }
 }
 
+/// GFX12's names of the GFX11 mnemonics it renamed (the carry-out adds and subtracts), as
+/// llvm-mc-19 prints them for gfx1200/gfx1201 (`tests/isa_llvm.rs` checks each).
+const fn gfx12_name(gfx11: &'static str) -> &'static str {
+    match gfx11.as_bytes() {
+        b"s_add_u32" => "s_add_co_u32",
+        b"s_sub_u32" => "s_sub_co_u32",
+        b"s_add_i32" => "s_add_co_i32",
+        b"s_sub_i32" => "s_sub_co_i32",
+        b"s_addc_u32" => "s_add_co_ci_u32",
+        _ => gfx11,
+    }
+}
+
 /// Marks an opcode slot of a generation that lacks the instruction.
 pub(crate) const NONE: u8 = 0xff;
 
@@ -81,10 +94,11 @@ macro_rules! op_table {
         impl $enum {
             pub const ALL: &'static [$enum] = &[ $( $enum::$variant, )* ];
 
-            /// The LLVM mnemonic on `enc` (GFX11 renamed a few instructions; GFX12 keeps GFX11's).
+            /// The LLVM mnemonic on `enc` (GFX11 renamed a few instructions, GFX12 a few more).
             pub const fn mnemonic(self, enc: Encoding) -> &'static str {
                 match (self, enc) {
-                    $( ($enum::$variant, Encoding::Gfx11 | Encoding::Gfx12) => $name11,
+                    $( ($enum::$variant, Encoding::Gfx12) => gfx12_name($name11),
+                       ($enum::$variant, Encoding::Gfx11) => $name11,
                        ($enum::$variant, _) => $name, )*
                 }
             }

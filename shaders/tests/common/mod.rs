@@ -66,8 +66,8 @@ pub fn compile_glsl(stage: &str, source: &str) -> Result<Vec<u32>, Skip> {
         .collect())
 }
 
-/// The processors the ISA issues name, plus GFX11.5 (encoded like GFX11): the chips whose code
-/// LLVM reads back in the ISA tests.
+/// The processors the ISA issues name, plus GFX11.5 (encoded like GFX11) and RDNA4 (GFX12): the
+/// chips whose code LLVM reads back in the ISA tests.
 pub const ISA_CHIPS: &[Family] = &[
     Family::Vega10,
     Family::Raven,
@@ -75,6 +75,8 @@ pub const ISA_CHIPS: &[Family] = &[
     Family::Navi21,
     Family::Navi31,
     Family::Gfx1150,
+    Family::Gfx1200,
+    Family::Gfx1201,
 ];
 
 /// Debian llvm-19's `llvm-mc` (or `POPS_LLVM_MC`); absent: SKIPPED, or a failure in CI.
