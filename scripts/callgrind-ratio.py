@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Ratios of two functions' inclusive callgrind events (used by layer-overhead-callgrind.sh).
 
-usage: callgrind-ratio.py ANNOTATED STDOUT NAME [UNIT LAYERED PLAIN]
+usage: callgrind-ratio.py ANNOTATED STDOUT NAME [UNIT LAYERED PLAIN [PART]]
   ANNOTATED: `callgrind_annotate --inclusive=yes --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw` output
   STDOUT:    what the scenario printed (its last line's UNIT key gives the count; default
              `pipelines`, from `pops-vk-scenario bench`)
   NAME:      the configuration's name, for the printed line
   LAYERED, PLAIN: the two measured functions (default bench_create_layered, bench_create_plain)
+  PART:      a function inside LAYERED whose own share is printed too (its inclusive instructions
+             per unit and against PLAIN): what of the difference is the layer's own work
 """
 import json
 import re
@@ -57,6 +59,15 @@ def main():
         f"({(w[0] - wo[0]) / n:+,.0f}); "
         f"estimated-cycle ratio {c:.4f} ({(c - 1) * 100:+.2f} %); {n} {unit} per device"
     )
+    if len(sys.argv) > 7:
+        part = sys.argv[7]
+        p = events(text, part)[0]
+        rest = w[0] - wo[0] - p
+        print(
+            f"  of which {part}: {p / n:+,.0f} instructions per {unit[:-1]} "
+            f"({p / wo[0] * 100:+.2f} % of {plain}); the rest of the difference: "
+            f"{rest / n:+,.0f} ({rest / wo[0] * 100:+.2f} %)"
+        )
 
 
 main()

@@ -38,4 +38,9 @@ echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreat
 run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
 run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
-run "layer verifying the driver's code of each interlocked pipeline (verify_isa)" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1
+# verify_isa: pops's own verification (diagnostics_cached) apart from what the driver does more
+# when asked to keep its code (RADV disassembles the shader and prints its NIR and ACO IR).
+callgrind_run "layer verifying the driver's code of each interlocked pipeline (verify_isa)" \
+    bench pipelines bench_create_layered bench_create_plain diagnostics_cached -- \
+    VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
+    RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1

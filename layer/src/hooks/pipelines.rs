@@ -254,7 +254,7 @@ unsafe fn verify_code(
 ) -> Vec<pops_report::Diagnostic> {
     // SAFETY: per the caller.
     match unsafe { fragment_assembly(x, device, pipeline) } {
-        Some(text) => crate::model::isa::diagnostics(chip.gfx_level(), &text),
+        Some(text) => crate::model::isa::diagnostics_cached(chip.gfx_level(), &text).to_vec(),
         None => vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
             "isa-not-verified",

@@ -7,6 +7,43 @@ use pm4::GfxLevel;
 use pops_report::{Diagnostic, Severity};
 use shaders::isa::Encoding;
 use shaders::verify;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+type Verified = Mutex<(
+    HashMap<(GfxLevel, Arc<str>), Arc<[Diagnostic]>, super::analysis::FastHash>,
+    usize,
+)>;
+
+/// How many bytes of code text [`diagnostics_cached`] keeps (4 MiB).
+pub const VERIFIED_CACHE_BYTES: usize = 4 << 20;
+
+/// [`diagnostics`] of `text`, or those of the same text verified before in this process. The
+/// verdict is a function of the code alone, and drivers return the same code for pipelines that
+/// share a fragment shader and the state it is compiled with (engines create many such
+/// pipelines). At most [`VERIFIED_CACHE_BYTES`] of text are kept; when full it starts over.
+pub fn diagnostics_cached(level: GfxLevel, text: &str) -> Arc<[Diagnostic]> {
+    static CACHE: OnceLock<Verified> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (level, Arc::<str>::from(text));
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).0.get(&key) {
+        return hit.clone();
+    }
+    // Verified outside the lock: other threads keep creating pipelines meanwhile.
+    let out: Arc<[Diagnostic]> = diagnostics(level, text).into();
+    if text.len() <= VERIFIED_CACHE_BYTES {
+        let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+        let (map, held) = &mut *guard;
+        if *held + text.len() > VERIFIED_CACHE_BYTES {
+            map.clear();
+            *held = 0;
+        }
+        if map.insert(key, out.clone()).is_none() {
+            *held += text.len();
+        }
+    }
+    out
+}
 
 /// The diagnostics of the code `text` the driver compiled for `level`: one error per broken
 /// rule, one for the model rejecting the entry sequence, or one note that it keeps every rule.
@@ -102,5 +139,27 @@ mod tests {
         assert!(!d.is_empty());
         let d = diagnostics(GfxLevel::Gfx10_3, "no code here");
         assert_eq!(d[0].code, "isa-not-verified");
+    }
+
+    /// A verdict kept is the verdict of that very text and chip: the same again, while a text
+    /// that differs in one instruction, or the same text for another chip, is verified anew.
+    #[test]
+    fn kept_verdicts_are_per_text_and_chip() {
+        let text = include_str!("../../../cli/tests/data/aco-navi21-discards.txt");
+        let clean = diagnostics_cached(GfxLevel::Gfx10_3, text);
+        assert_eq!(clean[0].code, "isa-verified");
+        let broken = text.replacen(
+            "\ts_sendmsg sendmsg(MSG_ORDERED_PS_DONE)                      ; bf900007",
+            "\ts_nop 0 ; bf800000",
+            1,
+        );
+        assert!(diagnostics_cached(GfxLevel::Gfx10_3, &broken)
+            .iter()
+            .all(|x| x.severity == Severity::Error));
+        assert_eq!(diagnostics_cached(GfxLevel::Gfx10_3, text), clean);
+        assert_eq!(
+            &*diagnostics_cached(GfxLevel::Gfx11, text),
+            &diagnostics(GfxLevel::Gfx11, text)[..]
+        );
     }
 }

@@ -23,7 +23,7 @@ pub const LABEL_LAYER_EXEC: Label = Label("pops_layer_exec");
 pub const LABEL_NEXT_LAYER: Label = Label("pops_next_layer");
 
 /// How to build an ordered section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SectionOptions {
     /// Resolve intrawave collisions (GFX9–10.3 only): run the body once per layer of quads given
     /// by the INTRAWAVE_COLLISION argument.

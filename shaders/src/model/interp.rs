@@ -89,10 +89,12 @@ impl Counters {
 }
 
 /// The architectural state of one wave.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WaveState {
     pub pc: usize,
-    pub sgpr: Vec<u32>,
+    /// In place, not on the heap: the model keeps a copy of a sleeping wave's state to tell
+    /// whether it polls the same values again, thousands of times per run.
+    pub sgpr: [u32; SGPRS],
     pub scc: bool,
     pub exec: u64,
     pub vcc: u64,
@@ -105,12 +107,14 @@ pub struct WaveState {
 }
 
 impl WaveState {
-    pub fn new(sgpr: Vec<u32>, exec: u64) -> WaveState {
-        let mut sgpr = sgpr;
-        sgpr.resize(SGPRS, 0);
+    /// A wave at its start with `sgpr` in its first scalar registers (the rest 0).
+    pub fn new(sgpr: &[u32], exec: u64) -> WaveState {
+        let mut regs = [0; SGPRS];
+        let n = sgpr.len().min(SGPRS);
+        regs[..n].copy_from_slice(&sgpr[..n]);
         WaveState {
             pc: 0,
-            sgpr,
+            sgpr: regs,
             scc: false,
             exec,
             vcc: 0,

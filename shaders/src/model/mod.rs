@@ -28,9 +28,10 @@ use crate::isa::{Encoding, Inst, Msg, SectionOptions};
 use interp::{Counters, Env, Event, InterpError, Program, StepError, WaveState, SGPRS};
 use pm4::{GfxLevel, Granularity};
 pub use raster::{
-    generate_stream, pack_waves, Fragment, Key, Packing, Primitive, Rng, StreamShape, WavePlan,
+    generate_stream, pack_waves, Fragment, Key, KeySpace, Packing, Primitive, Rng, StreamShape,
+    WavePlan,
 };
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// One invocation: a lane of a wave (waves numbered in launch order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -143,8 +144,6 @@ pub enum ModelError {
 
 struct LaneRt {
     inv: Invocation,
-    /// (key, index of this invocation in the key's primitive-ordered list).
-    keys: Vec<(Key, usize)>,
     bodies: u8,
 }
 
@@ -221,29 +220,117 @@ impl Env for StepEnv<'_> {
 /// Runs `program` (entry, [`crate::isa::Marker::OrderedBody`], exit; `s_endpgm` is appended) on
 /// every wave of `prims` under `cfg`.
 pub fn simulate(cfg: &Config, program: &[Inst], prims: &[Primitive]) -> Result<Report, ModelError> {
-    Sim::new(cfg, program, prims)?.run()
+    simulate_scene(cfg, program, &Scene::new(prims, cfg.packing()))
+}
+
+/// Runs `program` on the waves of `scene`, which must have been packed as `cfg` packs
+/// ([`Config::packing`]). A scene serves any number of programs and wave-ID starts.
+pub fn simulate_scene(cfg: &Config, program: &[Inst], scene: &Scene) -> Result<Report, ModelError> {
+    if scene.packing != cfg.packing() {
+        return Err(ModelError::Config(format!(
+            "the scene was packed as {:?}, the run packs as {:?}",
+            scene.packing,
+            cfg.packing()
+        )));
+    }
+    Sim::new(cfg, program, scene)?.run()
+}
+
+impl Config {
+    /// How the hardware packs quads into waves under this configuration.
+    pub fn packing(&self) -> Packing {
+        Packing {
+            wave64: self.section.wave64,
+            intrawave: self.section.intrawave,
+            granularity: self.granularity,
+            packers: if self.level.is_gfx11_plus() {
+                1
+            } else {
+                self.packers
+            },
+        }
+    }
+}
+
+/// A primitive stream packed into waves, with each invocation's predecessor on each of its keys
+/// in primitive order: all that a run takes from the stream, and the same for every program run
+/// on it.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    packing: Packing,
+    plans: Vec<WavePlan>,
+    space: KeySpace,
+    /// Per wave, for the keys of its lanes in order (lane by lane, each lane's keys in order), the
+    /// invocation that covers the key just before this one in primitive order, if any.
+    before: Vec<Vec<Option<Invocation>>>,
+}
+
+impl Scene {
+    pub fn new(prims: &[Primitive], packing: Packing) -> Scene {
+        let plans = pack_waves(prims, packing);
+        let space = KeySpace::of(prims);
+        // Every (key, invocation) in launch order, then stably in primitive order per key: the
+        // invocations of one primitive on a key keep their launch order.
+        let mut all: Vec<(usize, Invocation, usize)> = Vec::new();
+        for (w, plan) in plans.iter().enumerate() {
+            let mut slot = 0;
+            for (l, lane) in plan.lanes.iter().enumerate() {
+                for (k, prim) in lane.iter().flat_map(|p| p.keys.iter().map(|k| (k, p.prim))) {
+                    let inv = Invocation {
+                        wave: w,
+                        lane: l as u8,
+                        prim,
+                    };
+                    all.push((space.index(*k), inv, slot));
+                    slot += 1;
+                }
+            }
+        }
+        all.sort_by_key(|&(key, inv, _)| (key, inv.prim));
+        let mut before: Vec<Vec<Option<Invocation>>> = plans
+            .iter()
+            .map(|p| vec![None; p.lanes.iter().flatten().map(|l| l.keys.len()).sum()])
+            .collect();
+        for pair in all.windows(2) {
+            let ((k0, earlier, _), (k1, later, slot)) = (pair[0], pair[1]);
+            if k0 == k1 {
+                before[later.wave][slot] = Some(earlier);
+            }
+        }
+        Scene {
+            packing,
+            plans,
+            space,
+            before,
+        }
+    }
+
+    /// The waves in launch order.
+    pub fn waves(&self) -> usize {
+        self.plans.len()
+    }
 }
 
 struct Sim<'a> {
     cfg: &'a Config,
     prog: Program,
-    plans: Vec<WavePlan>,
+    scene: &'a Scene,
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
-    /// Per key, the invocations covering it in primitive order.
-    key_lists: HashMap<Key, Vec<Invocation>>,
-    /// Where each (wave, lane, key) sits in its key's list.
-    key_pos: HashMap<(usize, u8, Key), usize>,
-    /// Per key, the last wave (launch index) that covered it.
-    last_cover: HashMap<Key, usize>,
+    /// Per key index, the last wave (launch index) that covered it.
+    last_cover: Vec<Option<usize>>,
     live: Vec<usize>,
+    /// The live waves not blocked in this epoch, in launch order; rebuilt only when a wave
+    /// launches, blocks or the epoch changes (most steps change none of it).
+    runnable: Vec<usize>,
+    runnable_stale: bool,
     rng: Rng,
     epoch: u64,
     report: Report,
 }
 
 impl<'a> Sim<'a> {
-    fn new(cfg: &'a Config, program: &[Inst], prims: &[Primitive]) -> Result<Sim<'a>, ModelError> {
+    fn new(cfg: &'a Config, program: &[Inst], scene: &'a Scene) -> Result<Sim<'a>, ModelError> {
         let level = cfg.level;
         let gfx11 = level.is_gfx11_plus();
         if cfg.granularity == Granularity::ShadingRate {
@@ -273,36 +360,6 @@ impl<'a> Sim<'a> {
             ));
         }
         let prog = Program::new(level, program).map_err(ModelError::Program)?;
-        let plans = pack_waves(
-            prims,
-            Packing {
-                wave64: cfg.section.wave64,
-                intrawave: cfg.section.intrawave,
-                granularity: cfg.granularity,
-                packers: if gfx11 { 1 } else { cfg.packers },
-            },
-        );
-        let mut key_lists: HashMap<Key, Vec<Invocation>> = HashMap::new();
-        for (w, plan) in plans.iter().enumerate() {
-            for (l, lane) in plan.lanes.iter().enumerate() {
-                if let Some(lane) = lane {
-                    for k in &lane.keys {
-                        key_lists.entry(*k).or_default().push(Invocation {
-                            wave: w,
-                            lane: l as u8,
-                            prim: lane.prim,
-                        });
-                    }
-                }
-            }
-        }
-        let mut key_pos = HashMap::new();
-        for (key, list) in key_lists.iter_mut() {
-            list.sort_by_key(|i| i.prim);
-            for (pos, inv) in list.iter().enumerate() {
-                key_pos.insert((inv.wave, inv.lane, *key), pos);
-            }
-        }
         let packers = (0..cfg.packers.max(1))
             .map(|_| PackerRt {
                 order: VecDeque::new(),
@@ -312,13 +369,13 @@ impl<'a> Sim<'a> {
         Ok(Sim {
             cfg,
             prog,
-            plans,
+            scene,
             waves: Vec::new(),
             packers,
-            key_lists,
-            key_pos,
-            last_cover: HashMap::new(),
+            last_cover: vec![None; scene.space.len()],
             live: Vec::new(),
+            runnable: Vec::new(),
+            runnable_stale: true,
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -328,7 +385,8 @@ impl<'a> Sim<'a> {
     fn launch(&mut self) {
         let level = self.cfg.level;
         let seq = self.waves.len();
-        let plan = &self.plans[seq];
+        let space = self.scene.space;
+        let plan = &self.scene.plans[seq];
         let p = plan.packer as usize;
         let id = self.packers[p].next_id;
         self.packers[p].next_id = (id + 1) & 0x3ff;
@@ -344,15 +402,12 @@ impl<'a> Sim<'a> {
                 lanes.push(None);
                 continue;
             };
-            let mut keys = Vec::new();
             for k in &lane.keys {
-                if let Some(&w) = self.last_cover.get(k) {
+                if let Some(w) = self.last_cover[space.index(*k)] {
                     if w != seq && !self.waves[w].ended && !overlapped.contains(&w) {
                         overlapped.push(w);
                     }
                 }
-                let pos = self.key_pos.get(&(seq, l as u8, *k)).copied().unwrap_or(0);
-                keys.push((*k, pos));
             }
             lanes.push(Some(LaneRt {
                 inv: Invocation {
@@ -360,13 +415,12 @@ impl<'a> Sim<'a> {
                     lane: l as u8,
                     prim: lane.prim,
                 },
-                keys,
                 bodies: 0,
             }));
         }
         for lane in plan.lanes.iter().flatten() {
             for k in &lane.keys {
-                self.last_cover.insert(*k, seq);
+                self.last_cover[space.index(*k)] = Some(seq);
             }
         }
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
@@ -397,12 +451,14 @@ impl<'a> Sim<'a> {
         let intrawave = (plan.layer_mask as u32 & ((1 << quad_bits) - 1))
             | ((self.rng.next_u64() as u32) << quad_bits);
 
-        let mut sgpr: Vec<u32> = (0..SGPRS).map(|_| self.rng.next_u64() as u32).collect();
+        let mut sgpr = [0u32; SGPRS];
+        sgpr.iter_mut()
+            .for_each(|r| *r = self.rng.next_u64() as u32);
         sgpr[self.cfg.section.collision_sgpr as usize % SGPRS] = collision;
         if self.cfg.section.intrawave {
             sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
         }
-        let mut state = WaveState::new(sgpr, plan.exec());
+        let mut state = WaveState::new(&sgpr, plan.exec());
         state.scc = self.rng.next_u64() & 1 == 1;
 
         self.report.waves += 1;
@@ -443,7 +499,7 @@ impl<'a> Sim<'a> {
     }
 
     fn run(mut self) -> Result<Report, ModelError> {
-        let total = self.plans.len();
+        let total = self.scene.plans.len();
         let mut exiting = self.exiting_ids();
         loop {
             self.report.steps += 1;
@@ -452,15 +508,20 @@ impl<'a> Sim<'a> {
                     steps: self.report.steps,
                 });
             }
-            let epoch = self.epoch;
-            let runnable: Vec<usize> = self
-                .live
-                .iter()
-                .copied()
-                .filter(|&w| self.waves[w].blocked_at != Some(epoch))
-                .collect();
+            if self.runnable_stale {
+                let epoch = self.epoch;
+                let waves = &self.waves;
+                self.runnable.clear();
+                self.runnable.extend(
+                    self.live
+                        .iter()
+                        .copied()
+                        .filter(|&w| waves[w].blocked_at != Some(epoch)),
+                );
+                self.runnable_stale = false;
+            }
             let can_launch = self.waves.len() < total && self.live.len() < self.cfg.max_in_flight;
-            let choices = runnable.len() + can_launch as usize;
+            let choices = self.runnable.len() + can_launch as usize;
             if choices == 0 {
                 if self.live.is_empty() {
                     break;
@@ -472,15 +533,18 @@ impl<'a> Sim<'a> {
                 });
             }
             let pick = self.rng.below(choices as u64) as usize;
-            if pick == runnable.len() {
+            let Some(w) = self.runnable.get(pick).copied() else {
                 self.launch();
+                self.runnable_stale = true;
                 continue;
-            }
-            let w = runnable[pick];
+            };
             let before = self.epoch;
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 exiting = self.exiting_ids();
+                self.runnable_stale = true;
+            } else if self.waves[w].blocked_at == Some(self.epoch) {
+                self.runnable_stale = true;
             }
         }
         Ok(self.report)
@@ -517,7 +581,7 @@ impl<'a> Sim<'a> {
             Event::Sleep(_) => {
                 self.report.sleeps += 1;
                 let wave = &mut self.waves[w];
-                let snap = (wave.state.clone(), self.epoch);
+                let snap = (wave.state, self.epoch);
                 if wave.last_sleep.as_ref() == Some(&snap) {
                     // Same registers, same hardware state as the last sleep: it will poll the
                     // same values again, so it only becomes runnable when something exits.
@@ -585,6 +649,32 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
+    /// Why `earlier`, which covers a key just before an invocation of wave `w`, keeps that
+    /// invocation from running its ordered section now, if it does.
+    fn unfinished(&self, w: usize, earlier: Invocation) -> Option<&'static str> {
+        let wave = &self.waves[w];
+        if earlier.wave == w {
+            let other = wave.lanes[earlier.lane as usize]
+                .as_ref()
+                .map_or(0, |l| l.bodies);
+            return if other == 0 {
+                Some("an overlapping invocation of an earlier layer of the same wave has not run")
+            } else if !wave.state.counters.is_zero() {
+                Some("the memory accesses of the earlier layer are still outstanding")
+            } else {
+                None
+            };
+        }
+        match self.waves.get(earlier.wave) {
+            None => Some("the earlier wave has not even launched"),
+            Some(ew) if !ew.done => Some("the earlier wave has not left its ordered section"),
+            Some(ew) => match &ew.lanes[earlier.lane as usize] {
+                Some(l) if l.bodies > 0 => None,
+                _ => Some("the earlier invocation never ran its ordered section"),
+            },
+        }
+    }
+
     fn exit_section(&mut self, w: usize) -> Result<(), ModelError> {
         let wave = &mut self.waves[w];
         if wave.done {
@@ -604,7 +694,7 @@ impl<'a> Sim<'a> {
     }
 
     fn body(&mut self, w: usize, exec: u64) -> Result<(), ModelError> {
-        let plan_exec = self.plans[self.waves[w].plan].exec();
+        let plan_exec = self.scene.plans[self.waves[w].plan].exec();
         if exec & !plan_exec != 0 {
             return Err(ModelError::PhantomLanes {
                 wave: w,
@@ -616,45 +706,26 @@ impl<'a> Sim<'a> {
         }
         self.report.bodies += 1;
         let wave = &self.waves[w];
-        for lane in wave.lanes.iter().flatten() {
+        let plan = &self.scene.plans[wave.plan];
+        let before = &self.scene.before[wave.plan];
+        let mut slot = 0;
+        for (lane, lane_plan) in wave.lanes.iter().zip(&plan.lanes) {
+            let (Some(lane), Some(lane_plan)) = (lane, lane_plan) else {
+                continue;
+            };
+            // This lane's keys' predecessors, passed over whether or not the lane runs now.
+            let preds = &before[slot..slot + lane_plan.keys.len()];
+            slot += lane_plan.keys.len();
             if exec >> lane.inv.lane & 1 == 0 {
                 continue;
             }
             if lane.bodies > 0 {
                 return Err(ModelError::BodyTwice(lane.inv));
             }
-            for &(key, pos) in &lane.keys {
-                if pos == 0 {
-                    continue;
-                }
-                // By induction, checking the immediate predecessor on the key suffices.
-                let earlier = self.key_lists[&key][pos - 1];
-                let why = if earlier.wave == w {
-                    let other = wave.lanes[earlier.lane as usize]
-                        .as_ref()
-                        .map(|l| l.bodies)
-                        .unwrap_or(0);
-                    if other == 0 {
-                        Some("an overlapping invocation of an earlier layer of the same wave has not run")
-                    } else if !wave.state.counters.is_zero() {
-                        Some("the memory accesses of the earlier layer are still outstanding")
-                    } else {
-                        None
-                    }
-                } else {
-                    let ew = &self.waves.get(earlier.wave);
-                    match ew {
-                        None => Some("the earlier wave has not even launched"),
-                        Some(ew) if !ew.done => {
-                            Some("the earlier wave has not left its ordered section")
-                        }
-                        Some(ew) => match &ew.lanes[earlier.lane as usize] {
-                            Some(l) if l.bodies > 0 => None,
-                            _ => Some("the earlier invocation never ran its ordered section"),
-                        },
-                    }
-                };
-                if let Some(why) = why {
+            // By induction, checking the immediate predecessor on each key suffices.
+            for (&key, earlier) in lane_plan.keys.iter().zip(preds) {
+                let Some(earlier) = *earlier else { continue };
+                if let Some(why) = self.unfinished(w, earlier) {
                     return Err(ModelError::OutOfOrder {
                         key,
                         earlier,
@@ -718,7 +789,7 @@ mod tests {
         let mut sgpr = vec![0xdead_beefu32; SGPRS];
         sgpr[opts.collision_sgpr as usize] = 0x0000_0005; // bit 31 clear
         sgpr[opts.intrawave_sgpr as usize] = mask;
-        let mut w = WaveState::new(sgpr, exec);
+        let mut w = WaveState::new(&sgpr, exec);
         let mut bodies = Vec::new();
         for _ in 0..10_000 {
             match w.step(&prog, &mut NoHw).unwrap() {
@@ -766,9 +837,7 @@ mod tests {
         let mut all = insts.to_vec();
         all.push(Inst::sopp(crate::isa::Sopp::Endpgm, 0));
         let prog = Program::new(level, &all).unwrap();
-        let mut regs = vec![0u32; SGPRS];
-        regs[..sgpr.len()].copy_from_slice(sgpr);
-        let mut w = WaveState::new(regs, exec);
+        let mut w = WaveState::new(sgpr, exec);
         for _ in 0..100 {
             if w.step(&prog, &mut NoHw).unwrap() == Event::End {
                 return w;
@@ -880,5 +949,71 @@ mod tests {
         assert_eq!(got, vec![0xf0], "quads 0-1 hold the only active lanes");
         let got = layers(GfxLevel::Gfx9, true, 0, 0x1234);
         assert_eq!(got, vec![0x1234], "no collision: one layer, the whole wave");
+    }
+
+    /// A scene is packed once and serves any program and wave-ID start: the runs on it equal
+    /// runs that pack the stream anew; a run packed otherwise than the scene is refused.
+    #[test]
+    fn a_scene_serves_every_run_packed_like_it() {
+        let level = GfxLevel::Gfx10_3;
+        let opts = SectionOptions {
+            intrawave: false,
+            wave64: true,
+            collision_sgpr: 2,
+            intrawave_sgpr: 3,
+            scratch_sgprs: 96,
+        };
+        let program = wave_program(&ordered_section(level, &opts).unwrap());
+        let shape = StreamShape {
+            primitives: 24,
+            width: 12,
+            height: 8,
+            max_side: 5,
+            samples: 4,
+        };
+        let prims = generate_stream(7, shape);
+        let mut cfg = Config::new(level, opts);
+        cfg.granularity = Granularity::Sample;
+        let scene = Scene::new(&prims, cfg.packing());
+        for first in [0, 1012] {
+            cfg.first_wave_id = first;
+            let anew = simulate(&cfg, &program, &prims).unwrap();
+            assert_eq!(simulate_scene(&cfg, &program, &scene).unwrap(), anew);
+            assert!(anew.waves > 0 && anew.overlapped_waves > 0, "{anew:?}");
+        }
+        cfg.granularity = Granularity::Pixel;
+        assert!(matches!(
+            simulate_scene(&cfg, &program, &scene),
+            Err(ModelError::Config(_))
+        ));
+    }
+
+    /// Every key of a stream's screen has its own index.
+    #[test]
+    fn key_indices_are_distinct() {
+        let prims = vec![Primitive {
+            fragments: vec![
+                Fragment {
+                    x: 2,
+                    y: 1,
+                    coverage: 1,
+                },
+                Fragment {
+                    x: 0,
+                    y: 0,
+                    coverage: 1,
+                },
+            ],
+        }];
+        let space = KeySpace::of(&prims);
+        let mut seen = std::collections::HashSet::new();
+        for y in 0..2 {
+            for x in 0..3 {
+                for s in (0..8).chain([raster::PIXEL]) {
+                    let i = space.index((x, y, s));
+                    assert!(i < space.len() && seen.insert(i), "{x},{y},{s}");
+                }
+            }
+        }
     }
 }

@@ -2,7 +2,6 @@
 //! must pack them for POPS, with the INTRAWAVE_COLLISION layer mask.
 
 use pm4::Granularity;
-use std::collections::{HashMap, HashSet};
 
 /// A covered pixel of a primitive with its sample coverage mask (bit i: sample i).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,6 +22,67 @@ pub type Key = (u16, u16, u8);
 
 /// The sample slot of a pixel-granularity key.
 pub const PIXEL: u8 = 0xff;
+
+/// The keys of a stream's screen numbered densely (pixel-major, eight sample slots and the
+/// pixel's own), so that the per-key bookkeeping of packing and simulation is an array lookup:
+/// the model runs many times per verified shader, and hashing keys was most of its cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeySpace {
+    width: usize,
+    height: usize,
+}
+
+impl KeySpace {
+    /// Slots per pixel: samples 0–7 and the whole pixel.
+    const SLOTS: usize = 9;
+
+    /// The smallest space holding every fragment of `prims`.
+    pub fn of(prims: &[Primitive]) -> KeySpace {
+        let (mut width, mut height) = (0, 0);
+        for f in prims.iter().flat_map(|p| &p.fragments) {
+            width = width.max(usize::from(f.x) + 1);
+            height = height.max(usize::from(f.y) + 1);
+        }
+        KeySpace { width, height }
+    }
+
+    pub fn len(&self) -> usize {
+        self.width * self.height * Self::SLOTS
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index of a key of a fragment in the space (samples are 0–7 or [`PIXEL`]).
+    pub fn index(&self, k: Key) -> usize {
+        let slot = if k.2 == PIXEL {
+            8
+        } else {
+            usize::from(k.2 & 7)
+        };
+        (usize::from(k.1) * self.width + usize::from(k.0)) * Self::SLOTS + slot
+    }
+}
+
+/// A set of keys of one [`KeySpace`] as bits.
+#[derive(Clone, Debug)]
+struct KeySet(Vec<u64>);
+
+impl KeySet {
+    fn new(space: KeySpace) -> KeySet {
+        KeySet(vec![0; space.len().div_ceil(64)])
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(|w| *w = 0);
+    }
+}
 
 /// One fragment shader invocation as placed in a wave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,17 +134,17 @@ pub fn packer_of(qx: u16, qy: u16, packers: u8) -> u8 {
 
 struct Open {
     quads: Vec<[Option<LanePlan>; 4]>,
-    all: HashSet<Key>,
-    layer: HashSet<Key>,
+    all: KeySet,
+    layer: KeySet,
     layer_mask: u16,
 }
 
 impl Open {
-    fn new() -> Open {
+    fn new(space: KeySpace) -> Open {
         Open {
             quads: Vec::new(),
-            all: HashSet::new(),
-            layer: HashSet::new(),
+            all: KeySet::new(space),
+            layer: KeySet::new(space),
             layer_mask: 0,
         }
     }
@@ -100,64 +160,88 @@ fn close(open: &mut Open, packer: u8, out: &mut Vec<WavePlan>) {
         lanes: quads.into_iter().flatten().collect(),
         layer_mask: open.layer_mask,
     });
-    *open = Open::new();
+    open.all.clear();
+    open.layer.clear();
+    open.layer_mask = 0;
+}
+
+/// The quads a primitive covers in first-appearance order, with each pixel's coverage (duplicate
+/// pixels merge their coverage).
+fn quads_of(prim: &Primitive) -> Vec<((u16, u16), [u8; 4])> {
+    let mut quads: Vec<((u16, u16), [u8; 4])> = Vec::new();
+    for f in prim.fragments.iter().filter(|f| f.coverage != 0) {
+        let q = (f.x / 2, f.y / 2);
+        // Fragments come in rasterization order: the quad is almost always the last or near it.
+        let k = match quads.iter().rposition(|(at, _)| *at == q) {
+            Some(k) => k,
+            None => {
+                quads.push((q, [0; 4]));
+                quads.len() - 1
+            }
+        };
+        quads[k].1[((f.x & 1) + 2 * (f.y & 1)) as usize] |= f.coverage;
+    }
+    quads
+}
+
+/// The lanes of a quad with the coverage `cov` of its pixels, and their keys.
+fn quad_lanes(
+    prim: usize,
+    (qx, qy): (u16, u16),
+    cov: [u8; 4],
+    granularity: Granularity,
+) -> ([Option<LanePlan>; 4], Vec<Key>) {
+    let mut lanes: [Option<LanePlan>; 4] = Default::default();
+    let mut keys = Vec::new();
+    for (i, &c) in cov.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let x = qx * 2 + (i as u16 & 1);
+        let y = qy * 2 + (i as u16 >> 1);
+        let lane_keys: Vec<Key> = match granularity {
+            Granularity::Sample => (0..8)
+                .filter(|s| c >> s & 1 == 1)
+                .map(|s| (x, y, s))
+                .collect(),
+            _ => vec![(x, y, PIXEL)],
+        };
+        keys.extend(lane_keys.iter().copied());
+        lanes[i] = Some(LanePlan {
+            prim,
+            x,
+            y,
+            keys: lane_keys,
+        });
+    }
+    (lanes, keys)
 }
 
 /// Packs the quads of `prims` into waves in launch order.
 pub fn pack_waves(prims: &[Primitive], p: Packing) -> Vec<WavePlan> {
     let quads_per_wave = if p.wave64 { 16 } else { 8 };
-    let mut open: Vec<Open> = (0..p.packers.max(1)).map(|_| Open::new()).collect();
+    let space = KeySpace::of(prims);
+    let mut open: Vec<Open> = (0..p.packers.max(1)).map(|_| Open::new(space)).collect();
     let mut out = Vec::new();
     for (pi, prim) in prims.iter().enumerate() {
-        // Quads of this primitive in first-appearance order; duplicate pixels merge coverage.
-        let mut order: Vec<(u16, u16)> = Vec::new();
-        let mut quads: HashMap<(u16, u16), [u8; 4]> = HashMap::new();
-        for f in prim.fragments.iter().filter(|f| f.coverage != 0) {
-            let q = (f.x / 2, f.y / 2);
-            let e = quads.entry(q).or_insert_with(|| {
-                order.push(q);
-                [0; 4]
-            });
-            e[((f.x & 1) + 2 * (f.y & 1)) as usize] |= f.coverage;
-        }
-        for (qx, qy) in order {
-            let cov = quads[&(qx, qy)];
-            let mut lanes: [Option<LanePlan>; 4] = Default::default();
-            let mut keys = HashSet::new();
-            for (i, &c) in cov.iter().enumerate() {
-                if c == 0 {
-                    continue;
-                }
-                let x = qx * 2 + (i as u16 & 1);
-                let y = qy * 2 + (i as u16 >> 1);
-                let lane_keys: Vec<Key> = match p.granularity {
-                    Granularity::Sample => (0..8)
-                        .filter(|s| c >> s & 1 == 1)
-                        .map(|s| (x, y, s))
-                        .collect(),
-                    _ => vec![(x, y, PIXEL)],
-                };
-                keys.extend(lane_keys.iter().copied());
-                lanes[i] = Some(LanePlan {
-                    prim: pi,
-                    x,
-                    y,
-                    keys: lane_keys,
-                });
-            }
-            let packer = packer_of(qx, qy, p.packers);
+        for (q, cov) in quads_of(prim) {
+            let (lanes, keys) = quad_lanes(pi, q, cov, p.granularity);
+            let keys: Vec<usize> = keys.into_iter().map(|k| space.index(k)).collect();
+            let packer = packer_of(q.0, q.1, p.packers);
             let o = &mut open[packer as usize];
-            let overlaps_wave = !o.all.is_disjoint(&keys);
+            let overlaps_wave = keys.iter().any(|&k| o.all.contains(k));
             if (overlaps_wave && !p.intrawave) || o.quads.len() == quads_per_wave {
                 close(o, packer, &mut out);
             }
-            if !o.layer.is_disjoint(&keys) {
+            if keys.iter().any(|&k| o.layer.contains(k)) {
                 // This quad overlaps the current layer: it starts the next one.
                 o.layer_mask |= 1 << o.quads.len();
                 o.layer.clear();
             }
-            o.all.extend(keys.iter().copied());
-            o.layer.extend(keys);
+            for &k in &keys {
+                o.all.insert(k);
+                o.layer.insert(k);
+            }
             o.quads.push(lanes);
         }
     }
