@@ -69,9 +69,7 @@ pub enum CompileError {
     #[error("RADV returned no textual assembly of the fragment shader (representations: {0:?})")]
     NoAssembly(Vec<String>),
     #[error("RADV's PS epilog could not be read: {0}")]
-    Epilog(#[from] crate::captured_stderr::CaptureError),
-    #[error("no device memory type holds the epilog draw's colour target")]
-    NoMemoryType,
+    Epilog(#[from] crate::radv_epilog::EpilogError),
 }
 
 fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {

@@ -3,8 +3,21 @@
 //! (`RADV_DEBUG=epilogs`, on standard error): one draw is recorded into a colour target of the
 //! pipeline's format (nothing is submitted), and the dump is read back.
 
-use crate::radv_compile::CompileError;
 use ash::vk;
+
+/// Why the epilog could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum EpilogError {
+    #[error("{what} failed: {result}")]
+    Vulkan {
+        what: &'static str,
+        result: vk::Result,
+    },
+    #[error("RADV's debug dump could not be read: {0}")]
+    Capture(#[from] crate::captured_stderr::CaptureError),
+    #[error("no device memory type holds the epilog draw's colour target")]
+    NoMemoryType,
+}
 
 /// The colour target's format and size (the pipeline is built for one RGBA8 attachment).
 const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
@@ -17,7 +30,7 @@ pub fn epilog(
     device: &ash::Device,
     pipeline: vk::Pipeline,
     samples: vk::SampleCountFlags,
-) -> Result<Option<String>, CompileError> {
+) -> Result<Option<String>, EpilogError> {
     let mut draw = Objects {
         device,
         image: vk::Image::null(),
@@ -70,8 +83,8 @@ fn disasm_after(dump: &str, what: &str) -> Option<String> {
     Some(text.join("\n") + "\n")
 }
 
-fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {
-    move |result| CompileError::Vulkan { what, result }
+fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> EpilogError {
+    move |result| EpilogError::Vulkan { what, result }
 }
 
 /// One draw of `pipeline` into `view`, blending off: RADV compiles the epilog for it.
@@ -85,7 +98,7 @@ unsafe fn record(
     cb: vk::CommandBuffer,
     pipeline: vk::Pipeline,
     view: vk::ImageView,
-) -> Result<(), CompileError> {
+) -> Result<(), EpilogError> {
     let area = vk::Rect2D::default().extent(vk::Extent2D {
         width: SIZE,
         height: SIZE,
@@ -140,7 +153,7 @@ impl Objects<'_> {
         &mut self,
         memory: &vk::PhysicalDeviceMemoryProperties,
         samples: vk::SampleCountFlags,
-    ) -> Result<(), CompileError> {
+    ) -> Result<(), EpilogError> {
         let d = self.device;
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
@@ -161,7 +174,7 @@ impl Objects<'_> {
         let req = unsafe { d.get_image_memory_requirements(self.image) };
         let index = (0..memory.memory_type_count)
             .find(|i| req.memory_type_bits & (1 << i) != 0)
-            .ok_or(CompileError::NoMemoryType)?;
+            .ok_or(EpilogError::NoMemoryType)?;
         let alloc = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(index);
