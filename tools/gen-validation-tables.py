@@ -10,7 +10,9 @@ material nobody in this project wrote:
   and per space the window the database populates (rounded out to 4 KiB pages).
 - Addresses outside the database that real drivers write: every register address written by
   libdrm's hardware-tested draw streams (shared/reference/libdrm-draw) and by the command buffers
-  and preambles Mesa's RADV records (shared/reference/radv/ib), with the file that proves it.
+  and preambles Mesa's RADV records (shared/reference/radv/ib), with the file that proves it; and
+  those RADV from today's Mesa writes (pm4/data/radv-26-stream-addresses.json: read from the IBs
+  it submits on the amdgpu shim, which the loader test validates on every run).
 - Packet body lengths: every body length each opcode has in those streams, per level, and the
   minimum length implied by the packet field layouts of shared/reference/registers/pkt3.json.
 - Kernel-owned registers: KERNEL_OWNED below, each with its provenance.
@@ -186,6 +188,14 @@ def parse_stream(path, opcodes):
         i += 2 + count
 
 
+# Addresses RADV from today's Mesa writes outside the database, per database file.
+RADV_CURRENT_FILE = os.path.join(ROOT, "pm4", "data", "radv-26-stream-addresses.json")
+RADV_CURRENT = {
+    {"gfx10.3": "gfx103", "gfx11.5": "gfx115"}.get(level, level): addresses
+    for level, addresses in json.load(open(RADV_CURRENT_FILE))["levels"].items()
+}
+
+
 def main():
     opcodes = load_pm4()
     pkt3 = json.load(open(os.path.join(REF, "registers", "pkt3.json")))
@@ -252,6 +262,11 @@ def main():
         for chip in RADV_CHIPS[file]:
             files += sorted(glob.glob(os.path.join(REF, "radv", "ib", f"{chip}_*.bin")))
         extra = {}
+        for a, why in RADV_CURRENT.get(file, {}).items():
+            a = int(a, 16)
+            if a in regs:
+                raise SystemExit(f"{file}: 0x{a:05X} is in the database: drop it from {RADV_CURRENT_FILE}")
+            extra[a] = why
         lengths = {}
         for path in files:
             rel = os.path.relpath(path, REF)

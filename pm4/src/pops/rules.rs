@@ -500,11 +500,18 @@ fn pa_sc_mode_cntl_1(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(
         ooo.enabled as u32,
         ooo.reason,
     )?;
-    w.set(
-        Field::OUT_OF_ORDER_WATER_MARK,
-        OUT_OF_ORDER_WATER_MARK,
-        "Mesa's water mark, programmed whether or not out-of-order rasterization is on",
-    )?;
+    let (mark, why) = if gfx12 && !ooo.enabled {
+        (
+            0,
+            "GFX12 without out-of-order rasterization: no water mark, as RADV 26.2.6 programs it on gfx1200 and gfx1201 (its recorded command streams)",
+        )
+    } else {
+        (
+            OUT_OF_ORDER_WATER_MARK,
+            "Mesa's water mark, programmed whether or not out-of-order rasterization is on",
+        )
+    };
+    w.set(Field::OUT_OF_ORDER_WATER_MARK, mark, why)?;
     let (v, why) = if force_1x1 && gfx12 {
         (
             1,
@@ -1238,6 +1245,15 @@ mod tests {
                     "{z}"
                 );
                 assert!(crate::pops::radv::find(&s, Reg::DB_Z_INFO, Field::NUM_SAMPLES).is_some());
+                // RADV 26's GFX12 streams program no out-of-order water mark.
+                assert_eq!(
+                    s.field(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_WATER_MARK),
+                    Some(0)
+                );
+                let why = s
+                    .reason(Reg::PA_SC_MODE_CNTL_1, Field::OUT_OF_ORDER_WATER_MARK)
+                    .unwrap();
+                assert!(why.contains("RADV 26.2.6"), "{why}");
             }
         }
     }

@@ -7819,15 +7819,10 @@ static GFX11_REGISTERS: [(u32, &str); 1690] = [
     (0x378C8, "SDMA1_PERFCOUNTER1_SELECT"),
     (0x378CC, "SDMA1_PERFCOUNTER1_SELECT1"),
 ];
-static GFX11_STREAM_ADDRESSES: [StreamAddress; 2] = [
-    StreamAddress {
-        address: 0x28060,
-        provenance: "libdrm-draw/gfx11_draw_ib.bin",
-    },
-    StreamAddress {
-        address: 0x3098C,
-        provenance: "radv/ib/navi31_none_1x.bin",
-    },
+static GFX11_STREAM_ADDRESSES: [StreamAddress; 3] = [
+    StreamAddress { address: 0x28060, provenance: "libdrm-draw/gfx11_draw_ib.bin" },
+    StreamAddress { address: 0x286DC, provenance: "RADV 26.2.6 on navi31 (amdgpu shim): SPI_BARYC_SSAA_CNTL, which the GFX11.5 database lists at this address" },
+    StreamAddress { address: 0x3098C, provenance: "radv/ib/navi31_none_1x.bin" },
 ];
 static GFX11_KERNEL_OWNED: [KernelOwned; 1] = [
     KernelOwned { address: 0x2A580, name: "PA_SC_VRS_SURFACE_CNTL_1", provenance: "amdgpu gc_11_0 headers (regPA_SC_VRS_SURFACE_CNTL_1 = 0xa960, FORCE_SC_VRS_RATE_FINE_POPS bit 7), programmed by the kernel through the gfx_v11_0 golden settings; absent from the AMD register database" },
@@ -11560,7 +11555,14 @@ static GFX12_REGISTERS: [(u32, &str); 1675] = [
     (0x378C8, "SDMA1_PERFCOUNTER1_SELECT"),
     (0x378CC, "SDMA1_PERFCOUNTER1_SELECT1"),
 ];
-static GFX12_STREAM_ADDRESSES: [StreamAddress; 0] = [];
+static GFX12_STREAM_ADDRESSES: [StreamAddress; 6] = [
+    StreamAddress { address: 0x28338, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+    StreamAddress { address: 0x2833C, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+    StreamAddress { address: 0x28340, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+    StreamAddress { address: 0x28344, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+    StreamAddress { address: 0x28348, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+    StreamAddress { address: 0x2834C, provenance: "RADV 26.2.6 on gfx1201 and gfx1200 (amdgpu shim), in every draw scenario: the tail of its 16 viewport depth-range pairs (0.0, 1.0) written from 0x282D0 on, the GFX11 PA_SC_VPORT_ZMIN_n/ZMAX_n layout; the GFX12 database lists PA_CL_UCP_0_X..PA_RATE_CNTL at 0x282D0-0x28334 and nothing here" },
+];
 static GFX12_KERNEL_OWNED: [KernelOwned; 0] = [];
 static GFX12_BODY_LENGTHS: [BodyLength; 27] = [
     BodyLength {
