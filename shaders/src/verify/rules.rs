@@ -552,28 +552,67 @@ impl<'a> Walk<'a> {
     }
 
     /// The smallest part of a path that shows a finding at its last instruction: the memory
-    /// accesses since the last wait that emptied the counters, the jump into the epilog, and
-    /// the instruction itself.
+    /// accesses on it still counted when it is reached (each dropped once a wait empties every
+    /// counter it counts on), the jump into the epilog, and the instruction itself.
     fn excerpt(&self, ks: &[usize]) -> Vec<(u32, String)> {
-        let since = ks
-            .iter()
-            .rposition(|&k| match &self.sems[k] {
-                Sem::Waitcnt(w) => w.vm == Some(0),
-                Sem::Vscnt(Some(0)) => true,
-                Sem::Wait12 { vm, vs, .. } => *vm == Some(0) || *vs == Some(0),
-                _ => false,
-            })
-            .map_or(0, |p| p + 1);
         let last = ks.len().saturating_sub(1);
-        let mut out: Vec<(u32, String)> = ks[since..last]
+        // (index, counted on [vm, vs, vt]) of the accesses not yet awaited, and the jumps.
+        let mut shown: Vec<(usize, [bool; 3])> = Vec::new();
+        for &k in &ks[..last] {
+            let emptied = match &self.sems[k] {
+                Sem::Vmem(kind, glc, format) => {
+                    shown.push((k, self.counters((*kind, *glc, *format))));
+                    continue;
+                }
+                Sem::EpilogJump => {
+                    shown.push((k, [true; 3]));
+                    continue;
+                }
+                Sem::Waitcnt(w) => [w.vm == Some(0), false, false],
+                Sem::Vscnt(v) => [false, *v == Some(0), false],
+                Sem::Wait12 { vm, vs, vt } => [*vm == Some(0), *vs == Some(0), *vt == Some(0)],
+                _ => continue,
+            };
+            for (k, counted) in &mut shown {
+                if matches!(self.sems[*k], Sem::Vmem(..)) {
+                    for (c, e) in counted.iter_mut().zip(emptied) {
+                        *c &= !e;
+                    }
+                }
+            }
+            shown.retain(|(_, counted)| counted.iter().any(|&c| c));
+        }
+        let mut out: Vec<(u32, String)> = shown
             .iter()
-            .filter(|&&k| matches!(self.sems[k], Sem::Vmem(..) | Sem::EpilogJump))
-            .map(|&k| (self.code[k].addr, self.code[k].text.clone()))
+            .map(|&(k, _)| (self.code[k].addr, self.code[k].text.clone()))
             .collect();
         if let Some(&k) = ks.last() {
             out.push((self.code[k].addr, self.code[k].text.clone()));
         }
         out
+    }
+
+    /// The counters a vector memory access counts on, as [vm, vs, vt]: loads (and before GFX10
+    /// stores) on vm (GFX12's loadcnt), stores and atomics without return on vs (storecnt), and
+    /// on GFX12 sampler accesses on vt (samplecnt); one whose kind is unknown on every counter.
+    fn counters(&self, (kind, glc, format): VmemAccess) -> [bool; 3] {
+        let gfx12 = self.enc == Encoding::Gfx12;
+        if kind.is_none() {
+            return [true, self.enc != Encoding::Gfx9, gfx12];
+        }
+        let to_vs = self.enc != Encoding::Gfx9
+            && match kind {
+                Some(VmemKind::Store) => true,
+                Some(VmemKind::Atomic) => !glc,
+                _ => false,
+            };
+        if to_vs {
+            [false, true, false]
+        } else if gfx12 && format == VmemFormat::Vsample {
+            [false, false, true]
+        } else {
+            [true, false, false]
+        }
     }
 
     fn report(&mut self, rule: Rule, k: usize, st: State, message: String) {
@@ -835,12 +874,6 @@ impl<'a> Walk<'a> {
 
     /// A vector memory access: the counter it increments, and GFX11's wait before it.
     fn vmem(&mut self, k: usize, st: State, s: &mut State, (kind, glc, format): VmemAccess) {
-        let to_vs = self.enc != Encoding::Gfx9
-            && match kind {
-                Some(VmemKind::Store) => true,
-                Some(VmemKind::Atomic) => !glc,
-                _ => false,
-            };
         let ordered = matches!(kind, Some(VmemKind::Store | VmemKind::Atomic) | None);
         if self.gfx11 && ordered && !s.waited {
             let wait = if self.enc == Encoding::Gfx12 {
@@ -851,21 +884,15 @@ impl<'a> Walk<'a> {
             self.report(Rule::WaitEventBeforeOrderedAccess, k, st, format!("a memory write before the wave waited for \u{201c}export ready\u{201d} ({wait}) on this path"));
         }
         let inc = |c: &mut u8| *c = (*c + 1).min(CAP);
-        if kind.is_none() {
-            // Unknown: counted on every counter it could be.
+        let [vm, vs, vt] = self.counters((kind, glc, format));
+        if vm {
             inc(&mut s.vm);
-            if self.enc != Encoding::Gfx9 {
-                inc(&mut s.vs);
-            }
-            if self.enc == Encoding::Gfx12 {
-                inc(&mut s.vt);
-            }
-        } else if to_vs {
+        }
+        if vs {
             inc(&mut s.vs);
-        } else if self.enc == Encoding::Gfx12 && format == VmemFormat::Vsample {
+        }
+        if vt {
             inc(&mut s.vt);
-        } else {
-            inc(&mut s.vm);
         }
     }
 
