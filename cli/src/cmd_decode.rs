@@ -23,7 +23,7 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// GPU generation (gfx9, gfx10, gfx10.3/gfx103, gfx11, gfx11.5) or any chip name (vega10,
+    /// GPU generation (gfx9, gfx10, gfx10.3/gfx103, gfx11, gfx11.5, gfx12) or any chip name (vega10,
     /// navi21, gfx1100, …).
     #[arg(long = "gfx", value_name = "LEVEL_OR_CHIP")]
     gfx: String,

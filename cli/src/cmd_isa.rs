@@ -7,7 +7,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Chip: a family (vega10, navi21, …), an LLVM processor (gfx1030, …) or a level (gfx9,
-    /// gfx10, gfx10.3, gfx11).
+    /// gfx10, gfx10.3, gfx11, gfx12).
     #[arg(long)]
     chip: String,
     /// Resolve intrawave collisions (GFX9–10.3): run the ordered section once per layer of quads.
@@ -81,7 +81,13 @@ fn run_inner(args: &Args) -> Result<(), String> {
         if opts.wave64 { 64 } else { 32 },
         if opts.intrawave { "on" } else { "off" }
     );
-    if level.is_gfx11_plus() {
+    if level == pm4::GfxLevel::Gfx12 {
+        println!(
+            "; GFX12, as GFX11: \"export ready\" replaces wave IDs; no SGPR arguments are read;"
+        );
+        println!("; s_wait_event waits for it with bit 1 set (GFX11: bit 0 clear), and the memory");
+        println!("; counters are awaited one by one (s_wait_loadcnt, s_wait_storecnt, …)");
+    } else if level.is_gfx11_plus() {
         println!("; GFX11: \"export ready\" replaces wave IDs; no SGPR arguments are read");
     } else {
         let n = opts.scratch_count(level);
@@ -110,7 +116,12 @@ fn run_inner(args: &Args) -> Result<(), String> {
     }
     if level.is_gfx11_plus() {
         println!(
-            "; GFX11: the overlapping waves resume at this wave's last export with the done flag;"
+            "; {}: the overlapping waves resume at this wave's last export with the done flag;",
+            if level == pm4::GfxLevel::Gfx12 {
+                "GFX12, as GFX11"
+            } else {
+                "GFX11"
+            }
         );
         println!("; the exit only awaits the memory counters before it (no ORDERED_PS_DONE).");
     } else if opts.intrawave {

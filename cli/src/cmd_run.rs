@@ -55,6 +55,8 @@ pub const SHIM_CHIPS: &[Family] = &[
     Family::RaphaelMendocino,
     Family::Navi31,
     Family::Gfx1150,
+    Family::Gfx1201,
+    Family::Gfx1200,
 ];
 
 /// Where the layer is and what it runs: the arguments `pops run` and `pops compare` share.

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Chip the code was compiled for: a family (vega10, navi21, …), an LLVM processor
-    /// (gfx1030, …) or a level (gfx9, gfx10, gfx10.3, gfx11).
+    /// (gfx1030, …) or a level (gfx9, gfx10, gfx10.3, gfx11, gfx12).
     #[arg(long)]
     chip: String,
     /// Print JSON: {"chip", "gfx_level", "input", "instructions", "exits", "wait_loops", "findings"}.

@@ -27,6 +27,8 @@ fn json_gives_chip_level_and_the_encoded_dwords() {
         ("navi10", pm4::GfxLevel::Gfx10, true, true),
         ("gfx1030", pm4::GfxLevel::Gfx10_3, false, true),
         ("navi31", pm4::GfxLevel::Gfx11, false, false),
+        ("gfx1201", pm4::GfxLevel::Gfx12, false, false),
+        ("navi44", pm4::GfxLevel::Gfx12, false, true),
     ] {
         let mut args = vec!["--chip", chip, "--json"];
         if intrawave {
@@ -86,6 +88,13 @@ fn text_shows_each_levels_sequence_with_encodings() {
     let t = stdout(&pops(&["--chip", "gfx11"]));
     assert!(t.contains("s_wait_event 0x0"), "{t}");
     assert!(t.contains("last export"), "{t}");
+    assert!(!t.contains("MSG_ORDERED_PS_DONE"), "{t}");
+
+    // GFX12 (RDNA4): export_ready is bit 1 of s_wait_event, and the split waits.
+    let t = stdout(&pops(&["--chip", "gfx1201"]));
+    assert!(t.contains("s_wait_event 0x2"), "{t}");
+    assert!(t.contains("s_wait_storecnt 0x0"), "{t}");
+    assert!(!t.contains("s_waitcnt"), "{t}");
     assert!(!t.contains("MSG_ORDERED_PS_DONE"), "{t}");
 }
 

@@ -94,7 +94,9 @@ fn a_valid_stream_passes_and_bad_arguments_are_clear() {
 /// Every stream `pops state` prints passes `pops lint` (the command line end to end).
 #[test]
 fn pops_state_pm4_passes_pops_lint() {
-    for chip in ["vega10", "raven", "navi10", "navi21", "navi31", "gfx1150"] {
+    for chip in [
+        "vega10", "raven", "navi10", "navi21", "navi31", "gfx1150", "gfx1200", "gfx1201",
+    ] {
         for mode in ["none", "pixel-ordered", "sample-unordered"] {
             let o = pops(
                 &[

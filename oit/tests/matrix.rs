@@ -209,7 +209,7 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
         Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
     };
     for mesa in pops_testkit::mesa::all_or_skip() {
-        for chip in pops_testkit::shim::CHIPS {
+        for chip in pops_testkit::shim::chips_for(&mesa) {
             let at = format!("{} {chip}", mesa.label());
             let out = shim_matrix(&mesa, &pops, &shim, chip, &at);
             check_shim_matrix(&mesa, chip, &at, &out);

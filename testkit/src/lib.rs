@@ -72,7 +72,7 @@ pub mod shim {
     use std::path::{Path, PathBuf};
     use std::process::Command;
 
-    /// The chips of the shim that have POPS (GFX9 to GFX11.5), by the shim's names.
+    /// The chips of the shim that have POPS (GFX9 to GFX12), by the shim's names.
     pub const CHIPS: &[&str] = &[
         "vega10",
         "raven",
@@ -84,7 +84,24 @@ pub mod shim {
         "raphael_mendocino",
         "navi31",
         "gfx1150",
+        "gfx1201",
+        "gfx1200",
     ];
+
+    /// The shim's GFX12 (RDNA4) chips. RADV 25.0.7's GFX12 support is young (the shim's
+    /// README): RADV is run on them with today's Mesa only ([`chips_for`]).
+    pub const GFX12_CHIPS: &[&str] = &["gfx1201", "gfx1200"];
+
+    /// The POPS chips to run `mesa`'s RADV on: all of [`CHIPS`] from Mesa 26 on, without
+    /// [`GFX12_CHIPS`] before.
+    pub fn chips_for(mesa: &crate::mesa::Mesa) -> Vec<&'static str> {
+        let gfx12 = mesa.major() >= Some(26);
+        CHIPS
+            .iter()
+            .copied()
+            .filter(|c| gfx12 || !GFX12_CHIPS.contains(c))
+            .collect()
+    }
 
     /// The shim library: `POPS_AMDGPU_SHIM`, else the test command's build in the workspace's
     /// `target/amdgpu-shim`. `None` where it is not built.
