@@ -25,7 +25,7 @@ pub enum DrawError {
     Encode(#[from] pm4::EncodeError),
     #[error("{variant}: {what}")]
     Unsupported { variant: String, what: String },
-    #[error("no hardware-tested reference draw of {level} in the reference data (shared/reference/libdrm-draw has GFX9, GFX10 and GFX11): the POPS draw is built on one")]
+    #[error("pops builds its POPS draw on a hardware-tested reference draw of the generation (libdrm's), and has one of GFX9, GFX10 and GFX11 but not of {level}")]
     NoReference { level: GfxLevel },
 }
 
