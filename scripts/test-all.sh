@@ -65,6 +65,10 @@ bash scripts/package.sh > target/package.log 2>&1 \
 export POPS_SKIP_LOG="$PWD/target/skipped.log"
 rm -f "$POPS_SKIP_LOG"
 status=0
+# What the temporary directory holds of pops's before the tests: they must leave nothing new.
+tmp=${TMPDIR:-/tmp}
+pops_tmp() { find "$tmp" -maxdepth 1 -name 'pops-*' -printf '%f\n' 2>/dev/null | sort; }
+tmp_before=$(pops_tmp)
 # Lines that drivers and LLVM print on their own, saying nothing about pops (RADV on a drm-shim
 # device without a PCI bus, LLVM 19 not knowing gfx1150, the shim's unhandled capability query):
 # kept whole in target/test-all.log and listed in target/test-chatter.log, not shown here.
@@ -73,6 +77,15 @@ cargo test --workspace --locked --no-fail-fast 2>&1 | tee target/test-all.log \
   | { grep -v -E "$chatter" || true; } || status=$?
 grep -E "$chatter" target/test-all.log > target/test-chatter.log || true
 echo "== $(wc -l < target/test-chatter.log) line(s) of driver and LLVM chatter kept in target/test-chatter.log"
+
+left=$(comm -13 <(echo "$tmp_before") <(pops_tmp))
+if [ -n "$left" ]; then
+  echo "== The tests left these in $tmp (a test must remove what it makes):"
+  echo "$left" | sed 's/^/   /'
+  status=1
+else
+  echo "== The tests left nothing in $tmp"
+fi
 
 echo "== Tests that skipped themselves (test: reason):"
 if [ -s "$POPS_SKIP_LOG" ]; then

@@ -483,7 +483,7 @@ mod tests {
     /// Files of a folder are found (sorted); a file the run did not write is told apart.
     #[test]
     fn outputs_are_hashed_and_dated() {
-        let dir = std::env::temp_dir().join(format!("pops-compare-test-{}", std::process::id()));
+        let dir = pops_testkit::scratch("compare-test");
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("b.png"), b"b").unwrap();

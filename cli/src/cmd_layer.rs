@@ -233,7 +233,7 @@ mod tests {
     use super::*;
 
     fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("pops-cmd-layer-{}-{name}", std::process::id()));
+        let d = pops_testkit::scratch(&format!("cmd-layer-{name}"));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d

@@ -1026,7 +1026,7 @@ mod tests {
 
     #[test]
     fn a_report_with_garbled_bytes_keeps_its_good_lines() {
-        let dir = std::env::temp_dir().join(format!("pops-run-garbled-{}", std::process::id()));
+        let dir = pops_testkit::scratch("run-garbled");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.jsonl");
         let mut bytes = RECORD.as_bytes().to_vec();

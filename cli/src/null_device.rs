@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_chip_takes_the_name_the_shim_knows() {
-        let dir = std::env::temp_dir().join(format!("pops-null-device-{}", std::process::id()));
+        let dir = pops_testkit::scratch("null-device");
         std::fs::create_dir_all(&dir).unwrap();
         let mesa26 = dir.join("26.so");
         std::fs::write(&mesa26, b"\0navi31\0strix1\0gfx1201\0").unwrap();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pops-inspect-{}", std::process::id()));
+    let dir = pops_testkit::scratch("inspect");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -165,7 +165,7 @@ fn malformed_files_fail_with_a_message() {
     bound[12..16].copy_from_slice(&2u32.to_le_bytes());
     assert_fails("bound.spv", &bound, "not below the module's <id> bound 2");
 
-    let missing = std::env::temp_dir().join("pops-inspect-no-such-file.spv");
+    let missing = pops_testkit::scratch("inspect-missing").join("no-such-file.spv");
     let out = pops(&[missing.as_os_str()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));

@@ -20,7 +20,12 @@ fn in_terminal(args: &str) -> String {
 
 #[test]
 fn compare_shows_each_run_on_a_terminal_only() {
-    let args = "compare --experiment pixel-to-sample --runs 2 -- true";
+    let reports = pops_testkit::scratch("progress-compare");
+    let args = format!(
+        "compare --experiment pixel-to-sample --runs 2 --reports {} -- true",
+        reports.display()
+    );
+    let args = args.as_str();
     let tty = in_terminal(args);
     for want in [
         "pops compare: run 1 of 4 (without the experiment), ",

@@ -63,7 +63,7 @@ fn a_missing_or_empty_report_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/report.jsonl"), "{err}");
-    let empty = std::env::temp_dir().join(format!("pops-empty-{}.jsonl", std::process::id()));
+    let empty = pops_testkit::scratch("empty").join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let out = pops(&["report", empty.to_str().unwrap()]);
     std::fs::remove_file(&empty).ok();

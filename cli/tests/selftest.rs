@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fresh_path, pops, temp_path};
+use common::{fresh_path, pops};
 
 #[test]
 fn capture_selftest_passes_for_every_family() {
@@ -54,7 +54,7 @@ fn text_output_says_nothing_ran() {
 
 #[test]
 fn without_a_gpu_the_hardware_selftest_fails_with_the_reason() {
-    let dri = temp_path("selftest-dri");
+    let dri = fresh_path("selftest-dri");
     std::fs::create_dir_all(&dri).unwrap();
     let out = pops()
         .args(["selftest", "--dri-dir"])
@@ -77,7 +77,7 @@ fn without_a_gpu_the_hardware_selftest_fails_with_the_reason() {
 
 #[test]
 fn unknown_and_compute_only_chips_are_refused() {
-    let dir = temp_path("selftest-bad");
+    let dir = fresh_path("selftest-bad");
     for (chip, msg) in [("navi99", "unknown chip"), ("mi200", "compute-only")] {
         let out = pops()
             .args(["selftest", "--chip", chip, "--capture"])

@@ -238,7 +238,7 @@ fn every_kernel_error_at_every_position_is_typed_named_and_leak_free() {
             let lib = &lib;
             s.spawn(move || {
                 for chip in chunk {
-                    let dir = common::temp_path(&format!("faults-{t}"));
+                    let dir = common::fresh_path(&format!("faults-{t}"));
                     for ioctl in IOCTLS {
                         for errno in ["EIO", "ENOMEM"] {
                             sweep(lib, chip, ioctl, errno, &dir);

@@ -165,7 +165,7 @@ fn a_spirv_module_is_compiled_by_radv_and_verified() {
         assert!(std::env::var("CI").is_err(), "RADV missing in CI");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("pops-verify-compile-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-compile");
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str| {
         let s = shaders::corpus::get(name).unwrap();
@@ -246,7 +246,7 @@ fn a_spirv_module_is_compiled_by_radv_and_verified() {
 #[test]
 fn the_embedded_vertex_stage_is_its_source_compiled() {
     let dir = env!("CARGO_MANIFEST_DIR");
-    let out = std::env::temp_dir().join(format!("pops-fullscreen-{}.spv", std::process::id()));
+    let out = pops_testkit::scratch("fullscreen").join("fullscreen.spv");
     let st = std::process::Command::new("glslangValidator")
         .args(["-V", "--target-env", "vulkan1.2", "-o"])
         .arg(&out)
@@ -287,7 +287,7 @@ fn compile_on(
 /// the host's Mesa (25.0.7) and of today's (26.x), and the output names the driver and device.
 #[test]
 fn a_spirv_module_compiles_on_a_drm_shim_device_with_each_mesa() {
-    let dir = std::env::temp_dir().join(format!("pops-verify-shim-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-shim");
     std::fs::create_dir_all(&dir).unwrap();
     let oit = dir.join("oit.spv");
     std::fs::write(
@@ -324,7 +324,7 @@ fn a_spirv_module_compiles_on_a_drm_shim_device_with_each_mesa() {
 /// (RADV on GFX9–GFX11 offers no shading-rate interlock, and crashes when asked for it anyway).
 #[test]
 fn an_interlock_the_driver_does_not_offer_is_refused() {
-    let dir = std::env::temp_dir().join(format!("pops-verify-refuse-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-refuse");
     std::fs::create_dir_all(&dir).unwrap();
     for mesa in pops_testkit::mesa::all_or_skip() {
         for name in [
@@ -349,7 +349,7 @@ fn an_interlock_the_driver_does_not_offer_is_refused() {
 /// A binary file is named as binary data, its bytes never echoed into the message.
 #[test]
 fn a_binary_file_is_named_not_echoed() {
-    let dir = std::env::temp_dir().join(format!("pops-verify-binary-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-binary");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("x.bin");
     std::fs::write(&p, [0x03u8, 0x02, 0x23, 0x07, 0xff, 0xfe, 0x00, 0x01]).unwrap();

@@ -159,7 +159,7 @@ fn check_chip(mesa: &Mesa, chip: &str, entries: &[Entry]) -> (usize, usize) {
 
 #[test]
 fn the_corpus_is_clean_on_both_compilers_but_for_todays_epilog_store_gap() {
-    let dir = std::env::temp_dir().join(format!("pops-verify-corpus-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-corpus");
     std::fs::create_dir_all(&dir).unwrap();
     let entries = entries(&dir);
     assert!(entries.len() >= 19, "{}", entries.len());
@@ -209,7 +209,7 @@ fn the_saved_code_reproduces_the_gap_and_the_missing_wait_fixes_it() {
     else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("pops-verify-saved-{}", std::process::id()));
+    let dir = pops_testkit::scratch("verify-saved");
     std::fs::create_dir_all(&dir).unwrap();
     let module = dir.join("pixel_interlock_ordered.spv");
     let shader = shaders::corpus::get("pixel_interlock_ordered.frag").unwrap();

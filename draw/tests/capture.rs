@@ -14,7 +14,7 @@ fn every_family_records_decodes_and_matches_the_reference() {
     let reference = common::reference("libdrm-draw/gfx9_draw_ib.bin", "capture run")
         .map(|p| p.parent().expect("folder").to_path_buf());
     for fam in draw::reference::families() {
-        let dir = common::temp_dir(fam.name());
+        let dir = pops_testkit::scratch(fam.name());
         let cap_dir = dir.join("capture");
         let mut ws = CaptureWinsys::create(&cap_dir, fam).expect("capture winsys");
         let report = run(&mut ws, &standard(), &Options::default()).expect("run");

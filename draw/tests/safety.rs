@@ -12,7 +12,7 @@ use winsys::ResetKind;
 mod common;
 
 fn run_with(fault: Fault, tag: &str) -> (draw::run::Report, usize) {
-    let dir = common::temp_dir(tag);
+    let dir = pops_testkit::scratch(tag);
     let inner = CaptureWinsys::create(&dir.join("capture"), pm4::Family::Navi21).unwrap();
     let mut ws = FaultInjector::new(inner, fault);
     let report = run(&mut ws, &standard(), &Options::default()).unwrap();

@@ -362,7 +362,7 @@ mod tests {
     }
 
     fn fresh(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pops-layer-{name}-{}", std::process::id()));
+        let dir = pops_testkit::scratch(&format!("layer-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir.join("r.jsonl")
@@ -552,7 +552,7 @@ mod tests {
     /// for the buffer.
     #[test]
     fn warning_lines_are_written_at_once() {
-        let dir = std::env::temp_dir().join(format!("pops-layer-urgent-{}", std::process::id()));
+        let dir = pops_testkit::scratch("layer-urgent");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.jsonl");
         let _ = std::fs::remove_file(&path);
@@ -567,7 +567,7 @@ mod tests {
 
     #[test]
     fn append_writes_whole_lines() {
-        let dir = std::env::temp_dir().join(format!("pops-layer-report-{}", std::process::id()));
+        let dir = pops_testkit::scratch("layer-report");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.jsonl");
         let _ = std::fs::remove_file(&path);

@@ -436,8 +436,7 @@ mod tests {
 
     #[test]
     fn a_garbled_or_unreadable_settings_file_is_reported_not_fatal() {
-        let dir =
-            std::env::temp_dir().join(format!("pops-settings-garbage-{}", std::process::id()));
+        let dir = pops_testkit::scratch("settings-garbage");
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("vk_layer_settings.txt");
         let mut bytes = b"\xff\xfe\x00garbage = = =\npops_interlock.log = \xc3(\n".to_vec();

@@ -49,7 +49,7 @@ mod tests {
 
     #[test]
     fn png_round_trips() {
-        let dir = std::env::temp_dir().join(format!("pops-oit-png-{}", std::process::id()));
+        let dir = pops_testkit::scratch("oit-png");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.png");
         let rgba: Vec<u8> = (0..2 * 3 * 4).map(|i| i as u8 * 10).collect();

@@ -39,7 +39,7 @@ fn an_image_is_written_only_where_asked() {
     if !Path::new(LAVAPIPE).is_file() {
         return skip(&format!("lavapipe ({LAVAPIPE}) not installed"));
     }
-    let dir = pops_tests::temp_dir("oit-no-image");
+    let dir = pops_testkit::scratch("oit-no-image");
     let run = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_pops-oit"))
             .args([
@@ -306,7 +306,7 @@ fn dynamic_samples_and_shader_objects_render_the_same_image_on_lavapipe() {
     if !Path::new(LAVAPIPE).is_file() {
         return skip(&format!("lavapipe ({LAVAPIPE}) not installed"));
     }
-    let dir = std::env::temp_dir().join(format!("pops-oit-dynamic-{}", std::process::id()));
+    let dir = pops_testkit::scratch("oit-dynamic");
     std::fs::create_dir_all(&dir).unwrap();
     let render = |aa: &str, path: Option<&str>| {
         let png = dir.join(format!("{aa}-{}.png", path.unwrap_or("static")));

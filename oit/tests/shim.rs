@@ -22,7 +22,7 @@ fn skip(reason: &str) {
 
 fn check_chip(mesa: &Mesa, shim: &Path, chip: &str) {
     let at = format!("{} {chip}", mesa.label());
-    let dir = pops_tests::temp_dir(&format!("oit-shim-{chip}"));
+    let dir = pops_testkit::scratch(&format!("oit-shim-{chip}"));
     let report = dir.join("report.jsonl");
     let out = pops_tests::radv_shim::command(
         mesa,
@@ -194,7 +194,7 @@ fn a_device_loss_during_the_matrix_names_its_draws_and_changes_nothing_else() {
                 ("AMDGPU_ORACLE_FAIL", "cs:ETIME:11"),
             ] {
                 let at = format!("{} {chip} {}={}", mesa.label(), inject.0, inject.1);
-                let dir = pops_tests::temp_dir(&format!("oit-lost-{chip}"));
+                let dir = pops_testkit::scratch(&format!("oit-lost-{chip}"));
                 let plain = oit_run(&mesa, &shim, chip, &dir, &["--matrix"], inject, false);
                 let (code, out, report) =
                     oit_run(&mesa, &shim, chip, &dir, &["--matrix"], inject, true);
@@ -260,7 +260,7 @@ fn a_device_loss_during_the_matrix_names_its_draws_and_changes_nothing_else() {
                 std::fs::remove_dir_all(&dir).unwrap();
             }
             // No interlock anywhere: the line says so.
-            let dir = pops_tests::temp_dir(&format!("oit-lost-plain-{chip}"));
+            let dir = pops_testkit::scratch(&format!("oit-lost-plain-{chip}"));
             let args = [
                 "--algorithm",
                 "linkedlist",

@@ -73,7 +73,7 @@ fn tables_match_the_reference() {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = std::env::temp_dir().join(format!("pops-validate-tables-{}.rs", std::process::id()));
+    let out = pops_testkit::scratch("validate-tables").join("validate-tables.rs");
     let st = Command::new("python3")
         .arg(root.join("tools/gen-validation-tables.py"))
         .arg("--out")

@@ -176,7 +176,7 @@ fn helper_sites_name_their_function() {
 
 #[test]
 fn every_module_passes_spirv_val() {
-    let dir = std::env::temp_dir().join(format!("pops-spirv-val-{}", std::process::id()));
+    let dir = pops_testkit::scratch("spirv-val");
     std::fs::create_dir_all(&dir).unwrap();
     for s in corpus::all() {
         let path = dir.join(format!("{}.spv", s.name));

@@ -60,7 +60,7 @@ fn untouched(words: &[u32]) -> Vec<Vec<u32>> {
 }
 
 fn spirv_val(name: &str, words: &[u32]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pops-rewrite-{}-{name}.spv", std::process::id()));
+    let path = pops_testkit::scratch("rewrite").join(format!("{name}.spv"));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).unwrap();
     let out = Command::new("spirv-val")

@@ -74,10 +74,8 @@ fn oit_interlock_variants() -> Vec<(String, Vec<u32>)> {
     for ordered in 0..2 {
         for sample in 0..2 {
             for per_sample in 0..2 {
-                let spv = std::env::temp_dir().join(format!(
-                    "pops-verify-oit-{}-{ordered}{sample}{per_sample}.spv",
-                    std::process::id()
-                ));
+                let spv = pops_testkit::scratch("verify-oit")
+                    .join(format!("oit-{ordered}{sample}{per_sample}.spv"));
                 let r = std::process::Command::new("glslangValidator")
                     .args(["-V", "--target-env", "vulkan1.2"])
                     .arg(format!("-DORDERED={ordered}"))

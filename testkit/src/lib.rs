@@ -8,7 +8,8 @@
 //! all (it is not under `CI=true`, except a missing amdgpu render node) stays with the caller.
 //!
 //! [`shim`] finds the amdgpu kernel-interface oracle the test command builds, for tests that run
-//! pops's amdgpu paths against it.
+//! pops's amdgpu paths against it. [`scratch`] gives a test a directory of its own that is gone
+//! when the test process ends.
 //!
 //! Dev-dependency only, of every crate whose tests can skip; it uses nothing of pops.
 
@@ -62,6 +63,39 @@ pub fn skipped(reason: impl std::fmt::Display) {
             );
         }
     }
+}
+
+/// A fresh, empty directory for one test (or one part of a test), named after `name`. Every scratch
+/// directory of a test process lives under one directory of the system's temporary directory,
+/// `pops-test-<pid>`, which is removed when the process exits — libtest exits through `exit`
+/// whether its tests passed or failed, and so does a child process a test starts — so a test run
+/// leaves nothing behind in the temporary directory.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    // Numbered, so that tests running in parallel under one name never share a directory.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch_root().join(format!("{name}-{n}"));
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create the scratch directory {}: {e}", dir.display()));
+    dir
+}
+
+/// This process's directory of scratch directories, made (and its removal at exit registered)
+/// on first use.
+fn scratch_root() -> &'static std::path::Path {
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("pops-test-{}", std::process::id()));
+        // SAFETY: registers a plain `extern "C"` function without arguments, as atexit(3)
+        // requires; it removes this process's root and unwinds nothing.
+        unsafe { libc::atexit(remove_scratch_root) };
+        root
+    })
+}
+
+extern "C" fn remove_scratch_root() {
+    let root = std::env::temp_dir().join(format!("pops-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(root);
 }
 
 /// The amdgpu kernel interface without a GPU: `shared/tools/amdgpu-shim`, Mesa's drm-shim with

@@ -53,7 +53,7 @@ fn main() {
     let iters = env_num("POPS_BENCH_ITERS", 5);
     let family = std::env::var("POPS_BENCH_FAMILY").unwrap_or_else(|_| "navi31".into());
     let manifests = layer_manifest_dir();
-    let dir = temp_dir("bench");
+    let dir = pops_testkit::scratch("bench");
     let report = dir.join("bench.jsonl");
     let configs: Vec<Config> = vec![
         (

@@ -231,14 +231,6 @@ pub fn assert_report_line(line: &serde_json::Value) {
     );
 }
 
-/// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pops-tests-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
-}
-
 /// A little-endian dword file (RADV's recorded command buffers).
 pub fn read_dwords(path: &Path) -> Vec<u32> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -107,7 +107,7 @@ fn expected(lines: &[Value], keep: impl Fn(u64, &Value) -> bool) -> BTreeSet<(u6
 
 fn check(mesa: &Mesa, shim: &Path, chip: &str, inject: (&str, &str)) {
     let at = format!("{} {chip} {}={}", mesa.label(), inject.0, inject.1);
-    let dir = pops_tests::temp_dir(&format!("lost-{chip}-{}", inject.1.replace(':', "-")));
+    let dir = pops_testkit::scratch(&format!("lost-{chip}-{}", inject.1.replace(':', "-")));
     let plain = run(mesa, shim, chip, &dir.join("plain"), inject, false);
     let with = run(mesa, shim, chip, &dir.join("layer"), inject, true);
     assert_eq!(plain.code, Some(0), "{at}: {}", plain.stderr);
@@ -265,7 +265,7 @@ fn a_device_loss_names_the_interlocked_draws_in_flight_at_the_loss_and_just_befo
 /// device status check), so the application sees no loss, and neither does the layer.
 fn innocent(mesa: &Mesa, shim: &Path, chip: &str) {
     let inject = ("AMDGPU_ORACLE_RESET", "3:innocent");
-    let dir = pops_tests::temp_dir(&format!("lost-{chip}-innocent"));
+    let dir = pops_testkit::scratch(&format!("lost-{chip}-innocent"));
     let plain = run(mesa, shim, chip, &dir.join("plain"), inject, false);
     let with = run(mesa, shim, chip, &dir.join("layer"), inject, true);
     assert_eq!(with.code, Some(0), "{chip}: {}", with.stderr);

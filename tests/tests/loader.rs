@@ -194,7 +194,7 @@ fn radv_on_a_drm_shim_places_every_chip_with_each_mesa() {
     for mesa in pops_testkit::mesa::all_or_skip() {
         for family in FAMILIES.iter().copied().chain(["gfx1150"]) {
             let at = format!("{} {family}", mesa.label());
-            let dir = temp_dir(&format!("shim-{family}"));
+            let dir = pops_testkit::scratch(&format!("shim-{family}"));
             let report_path = dir.join("report.jsonl");
             let out = Scenario::on(
                 mesa.command_preloaded(BIN, mesa.noop_shim()),
@@ -350,7 +350,7 @@ fn radv_null_hardware_every_way_every_family() {
         return;
     }
     for family in FAMILIES {
-        let dir = temp_dir(&format!("radv-{family}"));
+        let dir = pops_testkit::scratch(&format!("radv-{family}"));
         let report_path = dir.join("report.jsonl");
         let out = radv("pipelines", family)
             .with_layers(&[LAYER])
@@ -449,7 +449,7 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
         ) {
             continue;
         }
-        let dir = temp_dir(&format!("entries-{family}"));
+        let dir = pops_testkit::scratch(&format!("entries-{family}"));
         let report_path = dir.join("report.jsonl");
         let out = base()
             .with_layers(&[LAYER])
@@ -562,7 +562,7 @@ fn lavapipe_frame_is_byte_identical_with_and_without_the_layer() {
     if !have_icd(LVP_ICD) {
         return;
     }
-    let dir = temp_dir("lavapipe");
+    let dir = pops_testkit::scratch("lavapipe");
     let without = dir.join("without.rgba");
     let with = dir.join("with.rgba");
     let out = Scenario::new(BIN, "render", LVP_ICD)
@@ -703,7 +703,7 @@ fn has_overlay(mesa: &Mesa) -> bool {
 
 fn stacked_on(mesa: &Mesa) {
     let at = mesa.label();
-    let layers_dir = temp_dir("stack-layers");
+    let layers_dir = pops_testkit::scratch("stack-layers");
     let validation = validation_layer_for(mesa, &layers_dir);
     let shaders = "pixel_interlock_ordered.frag:4,color.frag:1";
     let base = |stack: &[&str]| {
@@ -753,7 +753,7 @@ fn stacked_on(mesa: &Mesa) {
         ));
     }
     for stack in stacks {
-        let dir = temp_dir("stack");
+        let dir = pops_testkit::scratch("stack");
         let report = dir.join("r.jsonl");
         let out = base(&stack)
             .env("VK_POPS_INTERLOCK_REPORT", &report)
@@ -814,7 +814,7 @@ fn timing_adds_no_validation_findings() {
         }
     }
     if have_icd(LVP_ICD) {
-        let out = temp_dir("validation").join("frame.rgba");
+        let out = pops_testkit::scratch("validation").join("frame.rgba");
         for scenario in ["render", "present"] {
             let out = out.clone();
             runs.push((
@@ -847,7 +847,7 @@ fn sixteen_threads_creating_pipelines() {
     }
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = format!("threads on {}", mesa.label());
-        let dir = temp_dir("threads");
+        let dir = pops_testkit::scratch("threads");
         let report = dir.join("r.jsonl");
         let out = radv_with(&mesa, "threads", "navi21")
             .with_layers(&[LAYER])
@@ -904,7 +904,7 @@ fn two_instances_two_devices_and_exit_with_live_device() {
     }
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = mesa.label();
-        let dir = temp_dir("two");
+        let dir = pops_testkit::scratch("two");
         let report = dir.join("r.jsonl");
         let out = radv_with(&mesa, "two", "navi31")
             .with_layers(&[LAYER])
@@ -952,7 +952,7 @@ fn settings_precedence_through_the_loader() {
 /// The settings test on one Mesa's RADV.
 fn settings_precedence_through_the_loader_on(mesa: &Mesa) {
     let at = mesa.label();
-    let dir = temp_dir("settings");
+    let dir = pops_testkit::scratch("settings");
     let run = |env_chip: Option<&str>, file: Option<&str>, api: Option<&str>| -> Vec<Value> {
         let report = dir.join("r.jsonl");
         let _ = std::fs::remove_file(&report);
@@ -1037,7 +1037,7 @@ fn implicit_manifest_enable_and_disable_environment_on(mesa: &Mesa) {
         .parent()
         .map(|p| p.join("implicit_layer.d"))
         .expect("profile dir");
-    let xdg = temp_dir("implicit");
+    let xdg = pops_testkit::scratch("implicit");
     let vk_dir = xdg.join("vulkan/implicit_layer.d");
     std::fs::create_dir_all(&vk_dir).unwrap();
     std::fs::copy(
@@ -1097,7 +1097,7 @@ fn installed_with_pops_layer_install_user_on(mesa: &Mesa) {
         .parent()
         .expect("profile dir")
         .join("libVkLayer_pops_interlock.so");
-    let home = temp_dir("install-home");
+    let home = pops_testkit::scratch("install-home");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let pops = |action: &str| {
         let mut c = std::process::Command::new(&cargo);
@@ -1187,7 +1187,7 @@ fn ignored_create_info_members_are_never_read() {
         if !check_ok(&plain, &format!("poison without the layer on {what}")) {
             continue;
         }
-        let dir = temp_dir("poison");
+        let dir = pops_testkit::scratch("poison");
         let report_path = dir.join("report.jsonl");
         let layered = scenario(true, Some(&report_path));
         assert!(
@@ -1274,7 +1274,7 @@ fn run_on_oracle(icd: &Path, family: &str, scenario: &str) -> OracleRun {
 
 /// [`run_on_oracle`] with more environment (layer settings).
 fn run_on_oracle_with(icd: &Path, family: &str, scenario: &str, env: &[(&str, &str)]) -> OracleRun {
-    let dir = temp_dir(&format!("{scenario}-{family}"));
+    let dir = pops_testkit::scratch(&format!("{scenario}-{family}"));
     let report_path = dir.join("report.jsonl");
     let ibs = dir.join("ib");
     std::fs::create_dir_all(&ibs).unwrap();
@@ -1600,7 +1600,7 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
             let level = pm4::Family::parse(chip).unwrap().gfx_level();
             for scenario in SCENARIOS {
                 let at = format!("{} {chip} {scenario}", mesa.label());
-                let dir = temp_dir(&format!("submit-{chip}-{scenario}"));
+                let dir = pops_testkit::scratch(&format!("submit-{chip}-{scenario}"));
                 let report = dir.join("report.jsonl");
                 let cmd = pops_testkit::shim::on(mesa.command(BIN), &shim, chip, &dir);
                 let out = Scenario::on(cmd, scenario, RADV_ICD)
@@ -1760,7 +1760,7 @@ fn a_panic_degrades_only_its_instance() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    let dir = temp_dir("fault-two-instances");
+    let dir = pops_testkit::scratch("fault-two-instances");
     let report_path = dir.join("report.jsonl");
     let out = radv("fault-two-instances", "navi31")
         .with_layers(&[LAYER])
@@ -2023,7 +2023,7 @@ fn pixel_to_sample_experiment_reaches_every_way() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    let dir = temp_dir("experiment-ways");
+    let dir = pops_testkit::scratch("experiment-ways");
     let report_path = dir.join("report.jsonl");
     let out = radv("pipelines", "navi31")
         .with_layers(&[LAYER])
@@ -2071,7 +2071,7 @@ fn draw_counts_survive_interleaved_recording() {
     let Some(icd) = oracle_icd() else {
         return;
     };
-    let dir = temp_dir("draws-interleaved");
+    let dir = pops_testkit::scratch("draws-interleaved");
     let report_path = dir.join("report.jsonl");
     let ibs = dir.join("ib");
     std::fs::create_dir_all(&ibs).unwrap();
@@ -2440,7 +2440,7 @@ fn timing_frames_are_the_submissions_between_presents_on_lavapipe() {
     if !have_icd(LVP_ICD) {
         return;
     }
-    let dir = temp_dir("present");
+    let dir = pops_testkit::scratch("present");
     let report = dir.join("report.jsonl");
     let out = Scenario::new(BIN, "present", LVP_ICD)
         .with_layers(&[LAYER])
@@ -2494,7 +2494,7 @@ fn verify_isa_reports_on_the_drivers_code() {
     };
     if have_icd(RADV_ICD) {
         for family in ["vega10", "navi21", "navi31"] {
-            let dir = temp_dir(&format!("verify-isa-{family}"));
+            let dir = pops_testkit::scratch(&format!("verify-isa-{family}"));
             let report_path = dir.join("report.jsonl");
             let out = radv("pipelines", family)
                 .with_layers(&[LAYER])

@@ -70,7 +70,7 @@ fn the_package_installs_the_layer_where_the_loader_finds_it() {
     if !Path::new(LAVAPIPE).is_file() {
         return skip("lavapipe not installed");
     }
-    let root = pops_tests::temp_dir("package-root");
+    let root = pops_testkit::scratch("package-root");
     let x = Command::new("dpkg-deb")
         .arg("-x")
         .arg(&deb)

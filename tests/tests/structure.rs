@@ -357,7 +357,7 @@ fn no_module_imports_one_that_imports_it_back() {
 /// `super::`, and none where a path only sits in a comment or a string.
 #[test]
 fn the_cycle_checker_sees_groups_super_and_ignores_comments() {
-    let dir = std::env::temp_dir().join(format!("pops-structure-{}", std::process::id()));
+    let dir = pops_testkit::scratch("structure");
     let src = dir.join("src");
     std::fs::create_dir_all(src.join("m")).unwrap();
     let write = |p: &str, t: &str| std::fs::write(src.join(p), t).unwrap();

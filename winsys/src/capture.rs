@@ -417,7 +417,7 @@ mod tests {
     use pm4::fields::WriteDataControl;
 
     fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("pops-capture-{name}-{}", std::process::id()));
+        let d = pops_testkit::scratch(&format!("capture-{name}"));
         let _ = std::fs::remove_dir_all(&d);
         d
     }

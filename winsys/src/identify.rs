@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn an_empty_or_missing_dri_directory_has_no_render_node() {
-        let dir = std::env::temp_dir().join(format!("pops-dri-empty-{}", std::process::id()));
+        let dir = pops_testkit::scratch("dri-empty");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("card0"), b"").unwrap();
         assert_eq!(
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn render_nodes_are_ordered_by_minor() {
-        let dir = std::env::temp_dir().join(format!("pops-dri-order-{}", std::process::id()));
+        let dir = pops_testkit::scratch("dri-order");
         std::fs::create_dir_all(&dir).unwrap();
         for n in [
             "renderD129",
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn sysfs_describes_only_the_real_dri_directory() {
-        let dir = std::env::temp_dir().join(format!("pops-dri-sysfs-{}", std::process::id()));
+        let dir = pops_testkit::scratch("dri-sysfs");
         std::fs::create_dir_all(&dir).unwrap();
         assert_eq!(sysfs_driver(&dir.join("renderD128")), None);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn paths_that_are_not_drm_devices_are_named_for_what_they_are() {
-        let file = std::env::temp_dir().join(format!("pops-not-drm-{}", std::process::id()));
+        let file = pops_testkit::scratch("not-drm").join("not-drm");
         std::fs::write(&file, b"x").unwrap();
         assert!(matches!(
             check_drm_node(&file),

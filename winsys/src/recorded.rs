@@ -425,7 +425,7 @@ mod tests {
     /// missing recording are typed errors.
     #[test]
     fn reads_a_recording_and_refuses_what_it_cannot_read() {
-        let dir = std::env::temp_dir().join(format!("pops-recorded-{}", std::process::id()));
+        let dir = pops_testkit::scratch("recorded");
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         assert!(matches!(

@@ -4,18 +4,11 @@
 //! runs again in a child process with the shim preloaded, which must pass and leave no VIOLATION
 //! or LEAK line). Set POPS_REQUIRE_AMDGPU=1 (the hardware CI does) to require a real GPU.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use winsys::amdgpu::AmdgpuWinsys;
 use winsys::identify::DEFAULT_DRI_DIR;
 use winsys::{selftest, Domain, Readback, Submission, Winsys, WinsysError};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pops-winsys-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Set in the child process a test runs in on the shim (to the chip's name).
 const SHIM_CHILD: &str = "POPS_WINSYS_SHIM_CHILD";
@@ -48,7 +41,7 @@ fn amdgpu_or_skip(test: &str) -> Option<AmdgpuWinsys> {
 fn on_every_shim_chip(lib: &Path, test: &str) {
     let exe = std::env::current_exe().expect("the test binary");
     for chip in pops_testkit::shim::CHIPS {
-        let dir = temp_dir(&format!("shim-{test}-{chip}"));
+        let dir = pops_testkit::scratch(&format!("shim-{test}-{chip}"));
         let out = pops_testkit::shim::command(lib, &exe, chip, &dir)
             .args([test, "--exact", "--nocapture", "--test-threads=1"])
             .env(SHIM_CHILD, chip)
@@ -72,7 +65,7 @@ fn on_every_shim_chip(lib: &Path, test: &str) {
 
 #[test]
 fn an_empty_dri_directory_has_no_render_node() {
-    let dir = temp_dir("empty");
+    let dir = pops_testkit::scratch("empty");
     assert_eq!(
         AmdgpuWinsys::open_first(&dir).err(),
         Some(WinsysError::NoRenderNode { dir: dir.clone() })
@@ -86,7 +79,7 @@ fn an_empty_dri_directory_has_no_render_node() {
 
 #[test]
 fn a_missing_dri_directory_has_no_render_node() {
-    let dir = std::env::temp_dir().join(format!("pops-winsys-none-{}", std::process::id()));
+    let dir = pops_testkit::scratch("winsys-none");
     assert!(matches!(
         AmdgpuWinsys::open_first(&dir),
         Err(WinsysError::NoRenderNode { .. })
@@ -95,7 +88,7 @@ fn a_missing_dri_directory_has_no_render_node() {
 
 #[test]
 fn a_regular_file_is_not_a_drm_device() {
-    let dir = temp_dir("regular");
+    let dir = pops_testkit::scratch("regular");
     let f = dir.join("renderD128");
     std::fs::write(&f, b"not a device").unwrap();
     match AmdgpuWinsys::open(&f) {
@@ -133,7 +126,7 @@ fn a_missing_path_is_named() {
 /// driver's node. Enumeration skips it and says what it skipped.
 #[test]
 fn non_amdgpu_nodes_are_skipped_and_reported() {
-    let dir = temp_dir("other");
+    let dir = pops_testkit::scratch("other");
     std::os::unix::fs::symlink("/dev/null", dir.join("renderD128")).unwrap();
     match AmdgpuWinsys::open_first(&dir) {
         Err(WinsysError::NoAmdgpuNode { others, .. }) => {
@@ -235,7 +228,7 @@ fn hardware_fence_test_writes_and_reads_back() {
 #[test]
 fn a_drm_node_without_a_device_behind_it_fails_to_open_with_the_errno() {
     use nix::sys::stat::{makedev, mknod, Mode, SFlag};
-    let dir = temp_dir("orphan");
+    let dir = pops_testkit::scratch("orphan");
     let node = dir.join("renderD200");
     if let Err(e) = mknod(
         &node,

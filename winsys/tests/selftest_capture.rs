@@ -8,7 +8,7 @@ use winsys::selftest::{self, Options, Outcome, ReadbackResult};
 use winsys::Winsys;
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pops-selftest-{name}-{}", std::process::id()));
+    let d = pops_testkit::scratch(&format!("selftest-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

@@ -9,7 +9,7 @@ use winsys::selftest::{self, Options, Outcome};
 use winsys::ResetKind;
 
 fn run_with(fault: Fault, name: &str) -> (selftest::Report, usize) {
-    let dir = std::env::temp_dir().join(format!("pops-faults-{name}-{}", std::process::id()));
+    let dir = pops_testkit::scratch(&format!("faults-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     let mut ws = FaultInjector::new(
         CaptureWinsys::create(&dir, pm4::Family::Navi10).unwrap(),

@@ -11,15 +11,10 @@ pub fn pops() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pops"))
 }
 
-/// `<tmp>/pops-cli-<name>-<pid>`, not created.
-pub fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("pops-cli-{name}-{}", std::process::id()))
-}
-
-/// [`temp_path`] with whatever an earlier run left there removed, not created (the capture
-/// backend creates its own directory).
+/// A path of its own for a test's output, not created (the capture backend creates its own
+/// directory): inside this process's scratch directories, gone when the process ends.
 pub fn fresh_path(name: &str) -> PathBuf {
-    let dir = temp_path(name);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = pops_testkit::scratch(name);
+    std::fs::remove_dir(&dir).expect("an empty scratch directory");
     dir
 }

@@ -31,18 +31,6 @@ pub fn read_dwords(path: &Path) -> Vec<u32> {
         .collect()
 }
 
-pub fn temp_dir(tag: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pops-draw-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
 /// Debian llvm-19's llvm-mc (or POPS_LLVM_MC); absent: SKIPPED, or a failure in CI.
 pub fn llvm_mc() -> Option<PathBuf> {
     match shaders::isa::llvm::find_llvm_mc() {

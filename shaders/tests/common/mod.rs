@@ -21,22 +21,9 @@ pub fn skip(reason: &str) {
     pops_testkit::skipped(reason);
 }
 
-/// A fresh private directory under the system temporary directory.
-pub fn temp_dir(tag: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "pops-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
 /// Compiles GLSL with Debian's `glslangValidator -V` into SPIR-V words.
 pub fn compile_glsl(stage: &str, source: &str) -> Result<Vec<u32>, Skip> {
-    let dir = temp_dir("glsl");
+    let dir = pops_testkit::scratch("glsl");
     let src = dir.join(format!("shader.{stage}"));
     let out = dir.join(format!("{stage}.spv"));
     std::fs::write(&src, source).expect("write shader source");
