@@ -8,9 +8,9 @@
 //! read-modify-write: a command buffer's draws, its state changes and its end are never
 //! concurrent.
 
+use parking_lot::Mutex;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// A slot's key while its command buffer's draws may not be counted lock-free. Never a valid
 /// handle, so no lookup matches it.
@@ -96,7 +96,7 @@ pub struct Counter(&'static Slot);
 
 impl Counter {
     pub fn new() -> Counter {
-        let reused = FREE.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let reused = FREE.lock().pop();
         Counter(reused.unwrap_or_else(|| {
             Box::leak(Box::new(Slot {
                 key: AtomicU64::new(IDLE),
@@ -131,7 +131,7 @@ impl Default for Counter {
 impl Drop for Counter {
     fn drop(&mut self) {
         self.absorb();
-        FREE.lock().unwrap_or_else(|p| p.into_inner()).push(self.0);
+        FREE.lock().push(self.0);
     }
 }
 

@@ -19,8 +19,8 @@ use crate::boundary::{ffi_boundary, guarded};
 use crate::device::Device;
 use crate::registry;
 use ash::vk;
+use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
-use std::sync::Mutex;
 
 /// Serialises [`retarget`]: the targets always reflect the last device set and armed count.
 static RETARGET: Mutex<()> = Mutex::new(());
@@ -149,7 +149,7 @@ macro_rules! draw_paths {
         /// stage bound, else to the counting path. Called when devices come and go and when a
         /// device's armed count leaves or reaches zero.
         pub fn retarget() {
-            let _g = RETARGET.lock().unwrap_or_else(|p| p.into_inner());
+            let _g = RETARGET.lock();
             registry::with_sole(|sole| {
                 if sole.is_none() {
                     // Several devices (or none): no slot may stay ready, since the counting

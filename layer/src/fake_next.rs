@@ -5,9 +5,9 @@
 
 use crate::ffi;
 use ash::vk;
+use parking_lot::Mutex;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::sync::Mutex;
 
 /// Dispatchable fake objects: the first word is the dispatch key, as the loader lays them out.
 #[repr(C)]
@@ -32,13 +32,12 @@ static PIPELINE_RESULT: AtomicUsize = AtomicUsize::new(0);
 static PIPELINE_PARTIAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn record(name: &'static str, args: &[usize]) {
-    CALLS.lock().unwrap().push((name, args.to_vec()));
+    CALLS.lock().push((name, args.to_vec()));
 }
 
 fn calls(name: &str) -> Vec<Vec<usize>> {
     CALLS
         .lock()
-        .unwrap()
         .iter()
         .filter(|(n, _)| *n == name)
         .map(|(_, a)| a.clone())

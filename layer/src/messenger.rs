@@ -10,10 +10,10 @@
 //! per command buffer, a message per frame would drown the application's log.
 
 use ash::vk;
+use parking_lot::Mutex;
 use pops_report::{Diagnostic, Severity};
 use std::collections::HashSet;
 use std::ffi::CString;
-use std::sync::Mutex;
 
 /// One messenger the application created.
 #[derive(Clone, Copy)]
@@ -84,20 +84,17 @@ impl Messengers {
             callback: info.pfn_user_callback,
             user_data: info.p_user_data as usize,
         };
-        self.list.lock().unwrap_or_else(|p| p.into_inner()).push(m);
+        self.list.lock().push(m);
     }
 
     pub fn remove(&self, handle: vk::DebugUtilsMessengerEXT) {
-        self.list
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|m| m.handle != handle);
+        self.list.lock().retain(|m| m.handle != handle);
     }
 
     /// Sends each diagnostic to every messenger that wants its severity, once per (code,
     /// object, samples, name). No lock is held while the application's callbacks run.
     pub fn deliver(&self, subject: &Subject, diagnostics: &[Diagnostic]) {
-        let list: Vec<Messenger> = self.list.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let list: Vec<Messenger> = self.list.lock().clone();
         if list.is_empty() || diagnostics.is_empty() {
             return;
         }
@@ -110,7 +107,7 @@ impl Messengers {
             if wanted.is_empty() {
                 continue;
             }
-            let first = self.said.lock().unwrap_or_else(|p| p.into_inner()).insert((
+            let first = self.said.lock().insert((
                 d.code.clone(),
                 subject.handle,
                 subject.samples,
@@ -189,7 +186,7 @@ mod tests {
             let s = |p: *const std::ffi::c_char| {
                 std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
             };
-            got.0.lock().unwrap().push((
+            got.0.lock().push((
                 s(d.p_message_id_name),
                 d.message_id_number,
                 s(d.p_message),
@@ -234,13 +231,13 @@ mod tests {
         )];
         ms.deliver(&subject, &diag);
         ms.deliver(&subject, &diag);
-        let g = got.0.lock().unwrap();
+        let g = got.0.lock();
         assert_eq!(g.len(), 1, "once per object and samples");
         assert_eq!(g[0].0, "POPS-pixel-interlock-with-msaa");
         assert_eq!(g[0].1, message_id("pixel-interlock-with-msaa").1);
         assert_eq!(g[0].3, 0x1234);
         assert_eq!(g[0].4.as_deref(), Some("oit colour pass"));
-        assert!(errors.0.lock().unwrap().is_empty());
+        assert!(errors.0.lock().is_empty());
         drop(g);
         ms.remove(vk::Handle::from_raw(1));
         let other = Subject {
@@ -248,10 +245,6 @@ mod tests {
             ..subject
         };
         ms.deliver(&other, &diag);
-        assert_eq!(
-            got.0.lock().unwrap().len(),
-            1,
-            "a removed messenger hears nothing"
-        );
+        assert_eq!(got.0.lock().len(), 1, "a removed messenger hears nothing");
     }
 }

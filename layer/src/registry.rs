@@ -10,9 +10,10 @@ use crate::device::Device;
 use crate::ffi::dispatch_key;
 use crate::instance::Instance;
 use ash::vk;
+use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 type Map<T> = RwLock<HashMap<usize, Arc<T>>>;
 
@@ -27,17 +28,17 @@ fn devices() -> &'static Map<Device> {
 }
 
 pub fn insert_instance(key: usize, data: Instance) {
-    let mut m = instances().write().unwrap_or_else(|p| p.into_inner());
+    let mut m = instances().write();
     m.insert(key, Arc::new(data));
 }
 
 pub fn instance(key: usize) -> Option<Arc<Instance>> {
-    let m = instances().read().unwrap_or_else(|p| p.into_inner());
+    let m = instances().read();
     m.get(&key).cloned()
 }
 
 pub fn remove_instance(key: usize) -> Option<Arc<Instance>> {
-    let mut m = instances().write().unwrap_or_else(|p| p.into_inner());
+    let mut m = instances().write();
     m.remove(&key)
 }
 
@@ -67,7 +68,7 @@ fn update_sole(m: &HashMap<usize, Arc<Device>>) {
 }
 
 pub fn insert_device(key: usize, data: Device) {
-    let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
+    let mut m = devices().write();
     m.insert(key, Arc::new(data));
     update_sole(&m);
 }
@@ -107,7 +108,7 @@ pub fn is_sole(d: &Device) -> bool {
 /// Runs `f` with the process's only device through the layer, if there is exactly one; the
 /// device cannot leave while `f` runs.
 pub fn with_sole<T>(f: impl FnOnce(Option<&Device>) -> T) -> T {
-    let m = devices().read().unwrap_or_else(|p| p.into_inner());
+    let m = devices().read();
     let sole = match m.values().next() {
         Some(d) if m.len() == 1 => Some(&**d),
         _ => None,
@@ -116,12 +117,12 @@ pub fn with_sole<T>(f: impl FnOnce(Option<&Device>) -> T) -> T {
 }
 
 pub fn device(key: usize) -> Option<Arc<Device>> {
-    let m = devices().read().unwrap_or_else(|p| p.into_inner());
+    let m = devices().read();
     m.get(&key).cloned()
 }
 
 pub fn remove_device(key: usize) -> Option<Arc<Device>> {
-    let mut m = devices().write().unwrap_or_else(|p| p.into_inner());
+    let mut m = devices().write();
     let d = m.remove(&key);
     update_sole(&m);
     d

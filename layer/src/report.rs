@@ -8,6 +8,7 @@
 //! while they change and whenever the file is flushed at a device's or the process's end.
 
 use crate::model::record::{text_id, Record, Shared};
+use parking_lot::Mutex;
 use pops_report::{Count, Counts, CountsKind, Kind, Severity, State, StateKind, SCHEMA_VERSION};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -15,7 +16,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// A report line as written: the record's JSON and a newline (its registers inline: for the
@@ -124,7 +125,7 @@ fn sinks() -> &'static Sinks {
 }
 
 fn sink(path: &Path) -> std::io::Result<Arc<Mutex<Sink>>> {
-    let mut map = sinks().lock().unwrap_or_else(|p| p.into_inner());
+    let mut map = sinks().lock();
     if let Some(f) = map.get(path) {
         return Ok(f.clone());
     }
@@ -156,7 +157,7 @@ pub fn append(path: &Path, record: &Record) -> std::io::Result<u64> {
         .iter()
         .any(|d| matches!(d.severity, Severity::Warning | Severity::Error));
     let sink = sink(path)?;
-    let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+    let mut s = sink.lock();
     if s.buf.is_empty() {
         s.last_flush = Instant::now();
     }
@@ -236,7 +237,7 @@ pub fn append(path: &Path, record: &Record) -> std::io::Result<u64> {
 /// Appends any other report line (timing, device lost); `urgent` writes it at once.
 pub fn append_line(path: &Path, line: &impl Serialize, urgent: bool) -> std::io::Result<()> {
     let sink = sink(path)?;
-    let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+    let mut s = sink.lock();
     if s.buf.is_empty() {
         s.last_flush = Instant::now();
     }
@@ -255,12 +256,12 @@ pub fn tick() {
         return;
     }
     let all: Vec<Arc<Mutex<Sink>>> = match sinks().try_lock() {
-        Ok(m) => m.values().cloned().collect(),
-        Err(_) => return,
+        Some(m) => m.values().cloned().collect(),
+        None => return,
     };
     let mut pending = false;
     for sink in all {
-        if let Ok(mut s) = sink.try_lock() {
+        if let Some(mut s) = sink.try_lock() {
             if s.changed && s.last_counts.elapsed() >= COUNTS_AGE {
                 let _ = s.flush(true);
             }
@@ -277,25 +278,20 @@ pub fn tick() {
 pub fn flush_all(blocking: bool) {
     let all: Vec<Arc<Mutex<Sink>>> = {
         let map = if blocking {
-            sinks().lock().unwrap_or_else(|p| p.into_inner())
+            sinks().lock()
         } else {
             match sinks().try_lock() {
-                Ok(m) => m,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => return,
+                Some(m) => m,
+                None => return,
             }
         };
         map.values().cloned().collect()
     };
     for sink in all {
         let guard = if blocking {
-            Some(sink.lock().unwrap_or_else(|p| p.into_inner()))
+            Some(sink.lock())
         } else {
-            match sink.try_lock() {
-                Ok(g) => Some(g),
-                Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
-                Err(std::sync::TryLockError::WouldBlock) => None,
-            }
+            sink.try_lock()
         };
         if let Some(mut s) = guard {
             let _ = s.flush(true);

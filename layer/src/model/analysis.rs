@@ -1,9 +1,10 @@
 //! What the SPIR-V analysis (`shaders`) says of a fragment stage, as the layer keeps it: one
 //! entry per entry point, analysed once per distinct module in the process.
 
+use parking_lot::Mutex;
 use pm4::{Granularity, InterlockMode};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// One entry point's interlock use, as the SPIR-V analysis found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,13 +85,13 @@ type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, 
 pub fn analyze_module_cached(words: &[u32]) -> Arc<ModuleAnalysis> {
     static CACHE: OnceLock<AnalysisCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).0.get(words) {
+    if let Some(hit) = cache.lock().0.get(words) {
         return hit.clone();
     }
     // Analysed outside the lock: other threads keep creating pipelines meanwhile.
     let out = Arc::new(analyze_module(words));
     if words.len() <= ANALYSIS_CACHE_WORDS {
-        let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = cache.lock();
         let (map, held) = &mut *guard;
         if *held + words.len() > ANALYSIS_CACHE_WORDS {
             map.clear();

@@ -3,12 +3,13 @@
 //! `pops verify-isa` checks it — every path against the article's rules, the entry sequence in
 //! the ordering model — turned into the record's diagnostics. Pure: text in, diagnostics out.
 
+use parking_lot::Mutex;
 use pm4::GfxLevel;
 use pops_report::{Diagnostic, Severity};
 use shaders::isa::Encoding;
 use shaders::verify;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 type Verified = Mutex<(
     HashMap<(GfxLevel, Arc<str>), Arc<[Diagnostic]>, super::analysis::FastHash>,
@@ -26,13 +27,13 @@ pub fn diagnostics_cached(level: GfxLevel, text: &str) -> Arc<[Diagnostic]> {
     static CACHE: OnceLock<Verified> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (level, Arc::<str>::from(text));
-    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).0.get(&key) {
+    if let Some(hit) = cache.lock().0.get(&key) {
         return hit.clone();
     }
     // Verified outside the lock: other threads keep creating pipelines meanwhile.
     let out: Arc<[Diagnostic]> = diagnostics(level, text).into();
     if text.len() <= VERIFIED_CACHE_BYTES {
-        let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = cache.lock();
         let (map, held) = &mut *guard;
         if *held + text.len() > VERIFIED_CACHE_BYTES {
             map.clear();

@@ -4,8 +4,9 @@
 
 use super::analysis::ModuleAnalysis;
 use super::capture::{DrawState, Dynamic};
+use parking_lot::Mutex;
 use pops_report::{Bound, Experiment, Source};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A fragment stage: its analysis and entry point, where its SPIR-V came from.
 #[derive(Clone, Debug)]
@@ -39,11 +40,11 @@ pub struct LiveName(Mutex<Option<String>>);
 
 impl LiveName {
     pub fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.lock().clone()
     }
 
     pub fn set(&self, name: Option<String>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = name;
+        *self.0.lock() = name;
     }
 }
 

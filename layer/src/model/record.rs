@@ -5,12 +5,13 @@
 use super::analysis::{EntryAnalysis, InterlockFeatures};
 use super::capture::{DrawState, Samples};
 use super::findings;
+use parking_lot::Mutex;
 use pm4::pops;
 use pm4::{Family, InterlockMode};
 use pops_report::{Diagnostic, Interlock, Kind, Source};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// A JSON value computed at most once, on first use, and shared by every record that has it.
 pub trait LazyJson: Send + Sync {
@@ -128,11 +129,11 @@ fn cached_state(
     const MAX_ENTRIES: usize = 4096;
     let key = (family, desc, state);
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+    if let Some(hit) = cache.lock().get(&key) {
         return Ok(hit.clone());
     }
     let out = Arc::new(derive(family, &key.1, &key.2)?);
-    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let mut map = cache.lock();
     if map.len() >= MAX_ENTRIES {
         map.clear();
     }

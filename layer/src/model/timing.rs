@@ -32,9 +32,10 @@
 
 use super::object::Interlocked;
 use ash::vk;
+use parking_lot::Mutex;
 use pops_report::{TimedObject, Timing as Line, TimingKind, TimingScope};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Queries in one command buffer's slice.
 pub const SLICE: u32 = 64;
@@ -72,10 +73,7 @@ impl Slice {
 
 impl Drop for Slice {
     fn drop(&mut self) {
-        self.free
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((self.pool, self.first));
+        self.free.lock().push((self.pool, self.first));
     }
 }
 

@@ -20,8 +20,8 @@ pub use stats::Stats;
 pub use submissions::Submissions;
 pub use timing::Timing;
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
 
 /// Values by Vulkan handle, behind their own lock.
 pub struct Keyed<V>(Mutex<HashMap<u64, V>>);
@@ -34,7 +34,7 @@ impl<V> Default for Keyed<V> {
 
 impl<V: Clone> Keyed<V> {
     fn map(&self) -> MutexGuard<'_, HashMap<u64, V>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.lock()
     }
 
     pub fn get(&self, handle: u64) -> Option<V> {

@@ -6,9 +6,10 @@ use crate::counter::Counter;
 use crate::model::analysis::FastHash;
 use crate::model::draws::{CmdState, DrawGroup, Rendering};
 use crate::model::object::Interlocked;
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// One command buffer's state and its lock-free draw counter, once one was needed.
 #[derive(Default)]
@@ -57,11 +58,11 @@ impl Recordings {
     }
 
     fn states(&self) -> MutexGuard<'_, HashMap<u64, Entry, FastHash>> {
-        self.states.lock().unwrap_or_else(|p| p.into_inner())
+        self.states.lock()
     }
 
     fn secondaries(&self) -> MutexGuard<'_, HashSet<u64>> {
-        self.secondaries.lock().unwrap_or_else(|p| p.into_inner())
+        self.secondaries.lock()
     }
 
     /// How many command buffers have an interlocked fragment stage bound.

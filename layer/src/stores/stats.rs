@@ -1,9 +1,9 @@
 //! The device's counts, for the summary logged at vkDestroyDevice.
 
+use parking_lot::Mutex;
 use pm4::InterlockMode;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 #[derive(Default)]
 pub struct Stats {
@@ -34,12 +34,7 @@ impl Stats {
         }
         if let Some(m) = a.mode {
             self.interlocked.fetch_add(1, Ordering::Relaxed);
-            *self
-                .by_mode
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(m)
-                .or_default() += 1;
+            *self.by_mode.lock().entry(m).or_default() += 1;
             if a.flagged {
                 self.flagged.fetch_add(1, Ordering::Relaxed);
             }
@@ -59,7 +54,7 @@ impl Stats {
 
     /// The summary lines of a device.
     pub fn summary(&self, device: &str) -> [String; 2] {
-        let by_mode = self.by_mode.lock().unwrap_or_else(|p| p.into_inner());
+        let by_mode = self.by_mode.lock();
         let mut modes: Vec<String> = by_mode.iter().map(|(m, n)| format!("{m}: {n}")).collect();
         modes.sort();
         [

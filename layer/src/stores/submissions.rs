@@ -7,9 +7,10 @@ use crate::model::analysis::FastHash;
 use crate::model::in_flight::{Batch, InFlight, Loss, Submitted};
 use crate::model::lost::Recorded;
 use crate::model::record::Record;
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 type Draws = Vec<Arc<Record>>;
 type Map<V> = HashMap<u64, V, FastHash>;
@@ -40,11 +41,11 @@ pub struct Submissions {
 
 impl Submissions {
     fn buffers(&self) -> MutexGuard<'_, Buffers> {
-        self.buffers.lock().unwrap_or_else(|p| p.into_inner())
+        self.buffers.lock()
     }
 
     fn in_flight(&self) -> MutexGuard<'_, InFlight<Recorded>> {
-        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+        self.in_flight.lock()
     }
 
     fn recount(&self, b: &Buffers) {
@@ -53,7 +54,7 @@ impl Submissions {
     }
 
     fn timelines(&self) -> MutexGuard<'_, HashSet<u64>> {
-        self.timelines.lock().unwrap_or_else(|p| p.into_inner())
+        self.timelines.lock()
     }
 
     pub fn timeline_created(&self, semaphore: u64) {

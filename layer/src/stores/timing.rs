@@ -9,8 +9,9 @@ use crate::model::timing::{
 };
 use crate::next::Next;
 use ash::vk;
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The next layer's functions timing calls, taken from the device's [`Next`].
 struct Fns {
@@ -100,13 +101,13 @@ impl Timing {
         })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn state(&self) -> parking_lot::MutexGuard<'_, State> {
+        self.state.lock()
     }
 
     /// A free slice, creating a query pool when none is left (calls down, outside the lock).
     fn slice(&self) -> Option<Arc<Slice>> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        let mut free = self.free.lock();
         if free.is_empty() {
             drop(free);
             let info = vk::QueryPoolCreateInfo::default()
@@ -122,7 +123,7 @@ impl Timing {
                 return None;
             }
             self.state().pools.push(pool);
-            free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+            free = self.free.lock();
             free.extend((0..SLICES_PER_POOL).map(|i| (pool, i * SLICE)));
         }
         let (pool, first) = free.pop()?;

@@ -16,8 +16,9 @@ use crate::isa::{
     Sop2, Sopc, Sopk, SopkImm, Sopp, SoppImm, Waitcnt,
 };
 use crate::model::{generate_stream, simulate_scene, Config, Packing, Scene, StreamShape};
+use parking_lot::Mutex;
 use pm4::{GfxLevel, Granularity};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// What running the entry sequence showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -330,7 +331,7 @@ fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
             .find(|(s, p, _)| *s == seed && *p == packing)
             .map(|(_, _, scene)| scene.clone())
     };
-    if let Some(hit) = kept(&scenes.lock().unwrap_or_else(|p| p.into_inner())) {
+    if let Some(hit) = kept(&scenes.lock()) {
         return hit;
     }
     let prims = generate_stream(
@@ -338,7 +339,7 @@ fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
         stream_shape(packing.granularity == Granularity::Sample),
     );
     let scene = Arc::new(Scene::new(&prims, packing));
-    let mut all = scenes.lock().unwrap_or_else(|p| p.into_inner());
+    let mut all = scenes.lock();
     if let Some(raced) = kept(&all) {
         return raced;
     }
@@ -398,7 +399,7 @@ struct Totals {
 /// A program with what it was run with: the key of [`simulate_all`]'s outcomes.
 type ProgramKey = (GfxLevel, SectionOptions, Vec<Inst>);
 type Outcomes =
-    std::sync::Mutex<std::collections::HashMap<ProgramKey, Result<Totals, ModelFinding>>>;
+    parking_lot::Mutex<std::collections::HashMap<ProgramKey, Result<Totals, ModelFinding>>>;
 
 /// Programs whose outcome is kept, at most; when full, the store starts over.
 const OUTCOMES_KEPT: usize = 256;
@@ -415,12 +416,12 @@ fn simulate_all(
     static OUTCOMES: OnceLock<Outcomes> = OnceLock::new();
     let store = OUTCOMES.get_or_init(Default::default);
     let key = (level, opts, program);
-    if let Some(hit) = store.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+    if let Some(hit) = store.lock().get(&key) {
         return hit.clone();
     }
     // Run outside the lock: other threads keep verifying meanwhile.
     let outcome = simulate_uncached(level, opts, &key.2);
-    let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
+    let mut store = store.lock();
     if store.len() >= OUTCOMES_KEPT {
         store.clear();
     }
