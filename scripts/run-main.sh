@@ -32,6 +32,7 @@ cargo build --release --locked -p pops-cli -p pops-oit -p pops-layer
 T=target/release
 
 status=0
+lines=()
 if "$T/pops-oit" --probe 2>/dev/null | grep -q "pixel-interlock=true"; then
   chip=()
   if [ -n "${POPS_CHIP:-}" ]; then chip=(--chip "$POPS_CHIP"); fi
@@ -81,12 +82,45 @@ fi
 
 # Without a real interlock device nothing above was rendered: render on lavapipe too.
 lvp=/usr/share/vulkan/icd.d/lvp_icd.json
+rendered=""
 if [ -f "$lvp" ]; then
   echo
   echo "== no interlock GPU: rendering what lavapipe can, checked against the CPU reference"
   echo "== VK_DRIVER_FILES=$lvp pops-oit --matrix $*"
-  VK_DRIVER_FILES="$lvp" "$T/pops-oit" --matrix "$@" || status=$?
+  VK_DRIVER_FILES="$lvp" "$T/pops-oit" --matrix "$@" | tee target/main-job/lavapipe.log || status=$?
+  rendered=$(grep -E '^summary: ' target/main-job/lavapipe.log | tail -n 1)
 else
   echo "== no interlock GPU and no lavapipe ($lvp): nothing was rendered" >&2
+fi
+
+# One verdict, in words, for the whole job.
+echo
+echo "== Verdict"
+if [ "${#lines[@]}" -gt 0 ]; then
+  for l in "${lines[@]}"; do
+    c=$(sed -E 's/^pops run: ([^:]+): .*/\1/' <<<"$l")
+    if [[ $l =~ ([0-9]+)\ of\ ([0-9]+)\ draw\ records\ programmed\ identically ]] \
+      && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+      same="   $c: ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} interlocked draws: RADV programmed every POPS register field as pops derives it"
+      if [[ $l == *"apart from"* ]]; then
+        same+=", but for the fields where pops follows the article over RADV (named, with the reason, under $c's table)"
+      fi
+      echo "$same"
+    else
+      echo "   $c: the draw records and what RADV programmed disagree, or were not checked: $l"
+      status=1
+    fi
+  done
+  echo "   (on the amdgpu shim shaders do not run: the draws were submitted and checked, nothing was rendered there)"
+fi
+if [ -n "$rendered" ]; then
+  read -r pass fail err unsup <<<"$(sed -E 's/^summary: ([0-9]+) pass, ([0-9]+) fail, ([0-9]+) error, ([0-9]+) unsupported.*/\1 \2 \3 \4/' <<<"$rendered")"
+  echo "   lavapipe: $pass rendered image(s) match the CPU reference, $fail differ, $err failed to run; $unsup combination(s) need fragment shader interlock or 8x MSAA, which lavapipe lacks"
+  if [ "$fail" != 0 ] || [ "$err" != 0 ]; then status=1; fi
+fi
+if [ "$status" -eq 0 ]; then
+  echo "== OK: everything checked agrees"
+else
+  echo "== FAILED: see the lines above"
 fi
 exit "$status"

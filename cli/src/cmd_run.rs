@@ -563,6 +563,11 @@ pub fn how_it_ended(program: &str, status: std::process::ExitStatus) -> Option<S
         return None;
     }
     Some(match (status.code(), status.signal()) {
+        // pops-oit's own verdict where no shader can run (null hardware, the amdgpu shim): not a
+        // failure, and said as what it means.
+        (Some(3), _) if is_pops_oit(program) => format!(
+            "{program} exited with status 3: every combination was submitted, and none could run its shaders here, so nothing was rendered"
+        ),
         (Some(c), _) => format!("{program} exited with status {c}"),
         (None, Some(sig)) => {
             let name = match sig {
@@ -579,6 +584,13 @@ pub fn how_it_ended(program: &str, status: std::process::ExitStatus) -> Option<S
         }
         _ => format!("{program} ended without an exit status"),
     })
+}
+
+/// Whether `program` is pops's own OIT application (by its file name).
+fn is_pops_oit(program: &str) -> bool {
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n == "pops-oit")
 }
 
 /// After a run on the amdgpu shim: what the shim refused or found leaked, then every draw
@@ -1136,6 +1148,14 @@ mod tests {
         assert_eq!(
             how_it_ended("x", std::process::ExitStatus::from_raw(0)),
             None
+        );
+        // pops-oit's status 3 where shaders cannot run is said as what it means.
+        let three = std::process::ExitStatus::from_raw(3 << 8);
+        let said = how_it_ended("target/release/pops-oit", three).unwrap();
+        assert!(said.contains("nothing was rendered"), "{said}");
+        assert_eq!(
+            how_it_ended("other", three).as_deref(),
+            Some("other exited with status 3")
         );
     }
 
