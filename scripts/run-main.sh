@@ -24,11 +24,27 @@ cd "$(dirname "$0")/.."
 
 # System packages (Mesa 25's RADV and lavapipe, the Vulkan loader, glslang, …): Debian 12 +
 # bookworm-backports. Without root, install them once with sudo and set POPS_SKIP_INSTALL=1.
+mkdir -p target/main-job
+# quietly WHAT LOG COMMAND...: runs COMMAND with its output in LOG, one line before and one after
+# (with the time it took); on failure the log's end and its path.
+quietly() {
+  local what=$1 log=$2 start=$SECONDS
+  shift 2
+  echo "== $what (output in $log) ..."
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 30 "$log"
+    echo "run-main: $what failed after $((SECONDS - start)) s; the whole output: $log" >&2
+    exit 1
+  fi
+  echo "   done in $((SECONDS - start)) s"
+}
 if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
-  bash scripts/install-deps.sh
+  quietly "installing the Debian packages (a few minutes the first time)" \
+    target/main-job/install.log bash scripts/install-deps.sh
 fi
 
-cargo build --release --locked -p pops-cli -p pops-oit -p pops-layer
+quietly "building pops, pops-oit and the layer (release; several minutes the first time)" \
+  target/main-job/build.log cargo build --release --locked -p pops-cli -p pops-oit -p pops-layer
 T=target/release
 
 status=0
@@ -53,7 +69,6 @@ if [ -f "$shim_build" ] && [ -f "$radv" ]; then
   lines=()
   for c in ${POPS_CHIP:-vega10 navi10 navi21 navi31 gfx1150}; do
     report="target/main-job/$c.jsonl"
-    mkdir -p target/main-job
     echo
     echo "== pops run --amdgpu-shim --chip $c -- pops-oit --matrix $*"
     log="target/main-job/$c.log"
