@@ -874,15 +874,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         2,
     ));
     o.push_str(&crate::timing_stats::render(&s.timing, who));
-    let _ = writeln!(
-        o,
-        "Key: PRIMITIVE_ORDERED_PIXEL_SHADER=1 turns POPS on for the draw; POPS_OVERLAP_NUM_SAMPLES \
-         (GFX9-10.3) or OVERRIDE_INTRINSIC_RATE (GFX11) is the rate at which overlap is detected \
-         (pixel vs sample interlock); POPS_DRAIN_PS_ON_OVERLAP and PUNCHOUT_MODE are the \
-         missed-overlap workaround (>= 8 samples on affected chips); LOAD_COLLISION_WAVEID / \
-         LOAD_INTRAWAVE_COLLISION give the shader its overlap wave ID. Full state: the report's \
-         \"state\" lines (\"registers\" and \"pm4\")."
-    );
+    let _ = writeln!(o, "Key: {}", crate::summary::KEY);
     o
 }
 

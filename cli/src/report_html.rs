@@ -22,6 +22,8 @@ code { font: 12px ui-monospace, monospace; }
 .sev { display: inline-block; border-radius: 3px; padding: 0 5px; margin: 1px; font-size: 12px; }
 .error { background: #c0392b; color: #fff; } .warning { background: #e67e22; color: #fff; }
 .info { background: #d6e4f0; color: #1d1d1f; }
+td.mode { white-space: nowrap; } .key { color: #333; max-width: 70em; }
+dt { font-weight: 600; margin-top: 6px; } dd { margin: 2px 0 0 18px; }
 .bar { fill: #2e86c1; } .axis { stroke: #888; stroke-width: 1; } .label { font-size: 11px; fill: #333; }
 ";
 
@@ -41,6 +43,11 @@ pub fn page(title: &str, s: &Summary, timings: &[(String, Vec<pops_report::Timin
                 div.sub { (title) }
                 @for l in &s.device_lost { (device_lost(l)) }
                 (objects(s))
+                p.key { b { "Key: " } (crate::summary::KEY) }
+                (findings(s))
+                @if timings.iter().all(|(_, lines)| lines.is_empty()) {
+                    p.no-timing { "No GPU time was recorded: the layer measures the GPU time of interlocked draws with its " code { "timing" } " setting (" code { "VK_POPS_INTERLOCK_TIMING=1" } "; " code { "pops compare" } " turns it on), on a device that executes them." }
+                }
                 @for (name, lines) in timings {
                     (chart(name, &RunTiming::from_lines(lines)))
                 }
@@ -104,7 +111,7 @@ fn row(r: &PipelineRow) -> Markup {
         tr {
             td { (r.kind) " " (r.name.as_deref().map_or_else(|| r.handle.clone(), |n| format!("'{n}'"))) }
             td { code { (r.stage_hash) } }
-            td { (r.interlock) @if let Some(e) = &r.experiment { br; small { (e) } } }
+            td.mode { (r.interlock) @if let Some(e) = &r.experiment { br; small { (e) } } }
             td.num { (r.samples.map_or("?".to_string(), |n| n.to_string())) }
             td { @if r.per_sample { "sample" } @else { "pixel" } }
             td { (r.chip.as_deref().unwrap_or("-")) }
@@ -123,6 +130,22 @@ fn objects(s: &Summary) -> Markup {
             tr { th { "object" } th { "stage hash" } th { "interlock" } th { "samples" } th { "rate" }
                  th { "chip" } th { "draws (records)" } th { "POPS fields" } th { "findings" } }
             @for r in &s.interlocked { (row(r)) }
+        }
+    }
+}
+
+/// Each finding code of the rows, with what it says.
+fn findings(s: &Summary) -> Markup {
+    if s.findings.is_empty() {
+        return html! {};
+    }
+    html! {
+        h2 { "Findings" }
+        dl id="findings" {
+            @for f in &s.findings {
+                dt { span class={ "sev " (f.severity) } { (f.code) } }
+                dd { (f.message) }
+            }
         }
     }
 }

@@ -57,7 +57,26 @@ pub struct Summary {
     pub timing: Vec<pops_report::Timing>,
     /// Records of objects the layer's interlock experiment changed.
     pub experimented: usize,
+    /// Each finding code met, once, with its severity and the message of its first record: what
+    /// the code in a row means.
+    pub findings: Vec<Finding>,
 }
+
+/// A finding code as the report explains it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// What the POPS fields of the tables mean (the terminal's key, and the page's).
+pub const KEY: &str = "PRIMITIVE_ORDERED_PIXEL_SHADER=1 turns POPS on for the draw; \
+POPS_OVERLAP_NUM_SAMPLES (GFX9-10.3) or OVERRIDE_INTRINSIC_RATE (GFX11 and later) is the rate at \
+which overlap is detected (pixel vs sample interlock); POPS_DRAIN_PS_ON_OVERLAP and PUNCHOUT_MODE \
+are the missed-overlap workaround (>= 8 samples on affected chips); LOAD_COLLISION_WAVEID / \
+LOAD_INTRAWAVE_COLLISION give the shader its overlap wave ID. Full state: the report's \"state\" \
+lines (\"registers\" and \"pm4\").";
 
 /// The register fields a reader of the table needs to see, in the order shown: whether POPS is
 /// on, how overlap is detected and at what rate, and the hardware-bug workarounds.
@@ -206,6 +225,15 @@ impl Summarizer {
         }
         if r.interlock == pops_report::Interlock::None {
             return;
+        }
+        for d in &r.diagnostics {
+            if !self.s.findings.iter().any(|f| f.code == d.code) {
+                self.s.findings.push(Finding {
+                    severity: d.severity.name().to_string(),
+                    code: d.code.clone(),
+                    message: d.message.clone(),
+                });
+            }
         }
         let draws = r.draws.map(|n| (n, recordings));
         let key = PipelineRow {

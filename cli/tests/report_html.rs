@@ -164,6 +164,24 @@ fn the_report_page_shows_the_loss_the_table_and_the_chart_in_a_browser() {
     ] {
         assert!(dom.contains(want), "the page lacks {want:?}");
     }
+    // What the terminal has: the key to the fields, and each finding explained in words.
+    assert!(
+        dom.contains("Key: ") && dom.contains("turns POPS on for the draw"),
+        "the page lacks the key"
+    );
+    let finding = rec["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "pixel-interlock-with-msaa")
+        .expect("the record's finding");
+    let said = maud::html! { (finding["message"].as_str().unwrap()) }.into_string();
+    assert!(
+        dom.contains("id=\"findings\"") && dom.contains(&said),
+        "the page does not explain the finding: {said}"
+    );
+    assert!(dom.contains("<td class=\"mode\">"), "mode names may wrap");
+    assert!(!dom.contains("No GPU time was recorded"));
     let ms = interlocked_ms(&lines);
     assert!(!ms.is_empty());
     let median = if ms.len() % 2 == 1 {
@@ -267,5 +285,38 @@ fn the_compare_page_shows_both_sides_in_a_browser() {
         "bars: {blue} blue, {orange} orange px"
     );
     assert!(header > 10_000, "no table header drawn ({header} px)");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A report without timing lines: the page says that no GPU time was recorded and how to record
+/// it, instead of leaving the chart out without a word.
+#[test]
+fn a_page_without_timing_says_so() {
+    let dir = common::fresh_path("report-html-no-timing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines: String = std::fs::read_to_string(NVPRO)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"kind\":\"timing\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let report = dir.join("no-timing.jsonl");
+    std::fs::write(&report, lines).unwrap();
+    let page = dir.join("report.html");
+    let out = common::pops()
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("No GPU time was recorded"), "{html}");
+    assert!(html.contains("VK_POPS_INTERLOCK_TIMING=1"), "{html}");
+    assert!(!html.contains("<svg"), "{html}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
