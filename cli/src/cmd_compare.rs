@@ -8,7 +8,7 @@
 //! only the experiment differs. The program runs on the device it finds (never on null
 //! hardware, where nothing executes and nothing can be timed).
 
-use crate::cmd_run::{self, Target};
+use crate::launch::{self, Target};
 use crate::timing_stats::{render_compare, RunTiming, Side};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, requires = "reports")]
     from_reports: bool,
     #[command(flatten)]
-    launch: cmd_run::Launch,
+    launch: launch::Launch,
 }
 
 /// The files `--image` names: a file itself, a folder's files (sorted). Missing paths are
@@ -214,7 +214,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
     if args.from_reports {
         return replay(&args, experiment.name());
     }
-    let chip = cmd_run::chip_arg(args.chip.as_deref())?;
+    let chip = launch::chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
     let reports = args.reports.clone().unwrap_or_else(|| {
@@ -227,7 +227,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         )
     })?;
     // Null hardware executes nothing: there would be nothing to time.
-    let target = match cmd_run::interlock_devices().first() {
+    let target = match launch::interlock_devices().first() {
         Some(d) => Target::Real { device: d.clone() },
         None => Target::NoInterlock,
     };
@@ -250,7 +250,7 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             let report = reports.join(format!("{label}_{k}.jsonl"));
             std::fs::write(&report, b"")
                 .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
-            let mut env = cmd_run::child_env(
+            let mut env = launch::child_env(
                 &layer_dir,
                 existing_path.as_deref(),
                 existing.as_deref(),
@@ -283,10 +283,10 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
                 true,
             );
             let started = SystemTime::now();
-            let status = cmd_run::spawn(program, program_args, &env)?;
+            let status = launch::spawn(program, program_args, &env)?;
             // A program that checks its own output may fail under an experiment that breaks
             // it: the run still counts, its status is reported.
-            let code = cmd_run::exit_code_of(status);
+            let code = launch::exit_code_of(status);
             if code != 0 {
                 eprintln!(
                     "pops compare: run {k} ({label}): {} exited with status {code}",

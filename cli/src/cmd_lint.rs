@@ -3,7 +3,7 @@
 //! registers and windows, the addresses libdrm's and RADV's streams write, kernel-owned
 //! registers, and the body length each opcode requires. Input as for `pops decode`.
 
-use crate::cmd_decode::{parse_input, read_all, Format};
+use crate::stream_input::{parse_input, read_all, Format};
 use pm4::validate::{validate, Report, Violation};
 use pm4::{Family, GfxLevel};
 use serde_json::{json, Value};

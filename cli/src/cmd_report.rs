@@ -4,8 +4,8 @@
 //! with the interlocked draws it names. With `--html`, the same as one self-contained page, with
 //! the interlocked GPU time per frame as a chart.
 
-use crate::cmd_run::{render_bad_lines, render_device_lost, render_table};
 use crate::summary::Summarizer;
+use crate::summary_text::{render_bad_lines, render_device_lost, render_table};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -190,7 +190,7 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
             // a bare status with no output; as any failure to compile, it is status 2.
             use std::os::unix::process::ExitStatusExt;
             if s.signal().is_some() {
-                let how = crate::cmd_run::how_it_ended("the driver compiling on the drm-shim", s)
+                let how = crate::launch::how_it_ended("the driver compiling on the drm-shim", s)
                     .unwrap_or_default();
                 eprintln!(
                     "pops verify-isa: nothing was verified: {how} ({} as {})",
@@ -199,7 +199,7 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
                 );
                 ExitCode::from(2)
             } else {
-                ExitCode::from(crate::cmd_run::exit_code_of(s))
+                ExitCode::from(crate::launch::exit_code_of(s))
             }
         }
         Err(e) => {

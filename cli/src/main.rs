@@ -17,6 +17,7 @@ mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod cmd_verify_isa;
+mod launch;
 mod null_device;
 mod progress;
 mod radv_compile;
@@ -24,8 +25,10 @@ mod radv_epilog;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;
+mod stream_input;
 mod submitted_check;
 mod summary;
+mod summary_text;
 mod table;
 mod timing_stats;
 

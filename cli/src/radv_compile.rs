@@ -120,7 +120,7 @@ pub fn fragment_assembly(
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
     if !chosen {
-        let icd = crate::cmd_run::find_radv_icd().ok_or(CompileError::NoRadv)?;
+        let icd = crate::launch::find_radv_icd().ok_or(CompileError::NoRadv)?;
         std::env::set_var("VK_DRIVER_FILES", &icd);
     }
     if *o.device == crate::null_device::NullDevice::ForceFamily {

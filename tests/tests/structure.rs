@@ -1,7 +1,7 @@
 //! The shape of the workspace's code, checked from its sources: no module of any crate imports
-//! another that imports it back (directly or around a longer cycle), the layer's functions stay
-//! short, and the layer's hooks reach the device's state only through its stores (no lock is
-//! taken in a hook).
+//! another that imports it back (directly or around a longer cycle), no subcommand of `pops`
+//! imports another, the layer's functions stay short, and the layer's hooks reach the device's
+//! state only through its stores (no lock is taken in a hook).
 //!
 //! A module's imports are the `crate::…` and `super::…` paths its file names outside comments
 //! and string literals (in `use` items, groups included, and in expressions), each resolved to
@@ -351,6 +351,33 @@ fn no_module_imports_one_that_imports_it_back() {
         }
     }
     assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+/// `pops`'s subcommands are thin front-ends: no `cmd_*` module imports another (what two of them
+/// share lives in a module named for what it is, such as `launch` or `stream_input`).
+#[test]
+fn no_subcommand_imports_another() {
+    let src = workspace().join("cli/src");
+    let g = graph(&src);
+    let cmd = |m: &Vec<String>| m.first().is_some_and(|n| n.starts_with("cmd_"));
+    let found: Vec<String> = g
+        .iter()
+        .filter(|(m, _)| cmd(m))
+        .flat_map(|(m, to)| {
+            to.iter()
+                .filter(|t| cmd(t))
+                .map(move |t| format!("{} -> {}", m.join("::"), t.join("::")))
+        })
+        .collect();
+    assert!(
+        g.keys().filter(|m| cmd(m)).count() > 5,
+        "no cmd_* modules found"
+    );
+    assert!(
+        found.is_empty(),
+        "subcommands importing each other:\n{}",
+        found.join("\n")
+    );
 }
 
 /// The checker finds what it must: a two-module cycle, one through a `use` group, one through
