@@ -327,9 +327,10 @@ pub fn run(args: Args) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+    let stream = pops::emit(&st);
     if args.json {
         // The register shape the layer records (pops_report::Register), in pops_report::StateDocument.
-        match serde_json::to_string(&pops_report::StateDocument::from_state(&st)) {
+        match serde_json::to_string(&pops_report::StateDocument::from_state(&st, stream)) {
             Ok(text) => println!("{text}"),
             Err(e) => {
                 eprintln!("pops state: cannot write the JSON document: {e}");
@@ -337,7 +338,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     } else {
-        print_text(&st, &pops::emit(&st));
+        print_text(&st, &stream);
     }
     if st.has_errors() {
         for d in st

@@ -808,14 +808,16 @@ pub fn features(f: &pm4::pops::Features) -> BTreeMap<String, bool> {
 }
 
 impl StateDocument {
-    pub fn from_state(st: &PopsState) -> StateDocument {
+    /// The document of `st`, with `pm4` the stream the caller emitted for it (this crate
+    /// describes documents; emitting PM4 is `pm4::pops::emit`'s).
+    pub fn from_state(st: &PopsState, pm4: Vec<u32>) -> StateDocument {
         StateDocument {
             chip: st.family.name().to_string(),
             gfx_level: st.level.name().to_string(),
             interlock: Interlock::of(st.interlock.mode),
             samples: st.draw.rasterization_samples,
             registers: registers(st),
-            pm4: pm4::pops::emit(st),
+            pm4,
             features: features(&st.features),
             kernel_assumptions: KernelAssumptions {
                 force_vrs_rate_fine_pops: st.kernel.force_vrs_rate_fine_pops,
@@ -931,7 +933,7 @@ mod tests {
     #[test]
     fn documents_round_trip() {
         let st = raven_8x();
-        let doc = StateDocument::from_state(&st);
+        let doc = StateDocument::from_state(&st, pm4::pops::emit(&st));
         let text = serde_json::to_string(&doc).unwrap();
         assert_eq!(serde_json::from_str::<StateDocument>(&text).unwrap(), doc);
         assert!(text.contains("\"severity\":\"warning\"") || doc.diagnostics.is_empty());
