@@ -1,14 +1,24 @@
 //! The layer's draw records against what the driver really submitted: with `pops run
 //! --amdgpu-shim`, stock RADV submits every command buffer through libdrm to the amdgpu
 //! kernel-interface shim, which records each IB; every draw record's decided register fields are
-//! compared with the fields RADV programmed at its draws (`winsys::recorded`), the deliberate
+//! compared with the fields RADV programmed at its draws (`winsys::recorded` reads them, `pm4::pops::agreement` compares), the deliberate
 //! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
 
+use pm4::pops::agreement::{self, Comparison, Context};
 use pm4::pops::radv::Rate1x1Way;
 use pops_report::read::Resolved as Record;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use winsys::recorded::{compare, Comparison, Context, RecordedDraw};
+use winsys::recorded::RecordedDraw;
+
+/// `record`'s decided fields against what the driver programmed at `draw`.
+fn compare<'a>(
+    decided: impl IntoIterator<Item = (&'a str, &'a str, Option<u64>)>,
+    draw: &RecordedDraw,
+    cx: Context,
+) -> Comparison {
+    agreement::compare(decided, &|r, f| draw.field(r, f), cx)
+}
 
 /// How one draw record compares with the draws the driver submitted.
 #[derive(Clone, Debug, PartialEq, Eq)]

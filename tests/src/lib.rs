@@ -404,12 +404,12 @@ pub mod submitted {
                 (reg.as_str(), f, r["fields"][f].as_u64())
             })
         });
-        let cx = winsys::recorded::Context {
+        let cx = pm4::pops::agreement::Context {
             level,
             per_sample_msaa: record["per_sample"].as_bool() == Some(true)
                 && record["samples"].as_u64().is_some_and(|n| n > 1),
         };
-        let c = winsys::recorded::compare(decided, draw, cx);
+        let c = pm4::pops::agreement::compare(decided, &|r, f| draw.field(r, f), cx);
         if c.agrees() {
             Ok(c.compared)
         } else {

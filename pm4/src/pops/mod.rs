@@ -18,6 +18,7 @@
 //! - [`enums`]: the register-database enum constants the rules use.
 //! - [`radv`]: where pops deliberately differs from what RADV programs, with the reasons.
 
+pub mod agreement;
 pub mod color;
 pub mod emit;
 pub mod enums;
