@@ -142,8 +142,14 @@ pub fn render(lines: &[Timing], who: &str) -> String {
             f.min, f.median, f.max, g.min, g.median, g.max
         );
     }
-    for (key, (ns, mode)) in &r.objects {
-        let _ = writeln!(o, "{who}:   {key:<30} {mode:<40} {:>12.3} ms", ms(*ns));
+    let rows: Vec<Vec<String>> = r
+        .objects
+        .iter()
+        .map(|(key, (ns, mode))| vec![key.clone(), mode.clone(), format!("{:.3} ms", ms(*ns))])
+        .collect();
+    use crate::table::Align::{Left, Right};
+    for line in crate::table::render(&rows, &[Left, Left, Right], 2).lines() {
+        let _ = writeln!(o, "{who}:   {line}");
     }
     o
 }
@@ -277,20 +283,25 @@ pub fn render_compare(experiment: &str, base: &Side, exp: &Side) -> String {
         base.runs.len(),
         exp.runs.len()
     );
-    let _ = writeln!(
-        o,
-        "  {:<44} {:>30} {:>30} {:>7}",
-        "", "none", experiment, "ratio"
-    );
+    use crate::table::Align::{Left, Right};
+    let mut rows = vec![vec![
+        String::new(),
+        "none".to_string(),
+        experiment.to_string(),
+        "ratio".to_string(),
+    ]];
     for r in compare_rows(base, exp) {
-        let _ = writeln!(
-            o,
-            "  {:<44} {:>30} {:>30} {:>7}",
+        rows.push(vec![
             r.label,
             cell(r.base),
             cell(r.exp),
-            r.ratio.map_or("-".to_string(), |x| format!("{x:.3}"))
-        );
+            r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
+        ]);
+    }
+    // Columns as wide as their widest cell: an object's label (its name, mode and the
+    // experiment's change) never pushes the numbers out of line.
+    for line in crate::table::render(&rows, &[Left, Right, Right, Right], 3).lines() {
+        let _ = writeln!(o, "  {line}");
     }
     let untimed: u64 = base
         .runs
@@ -415,5 +426,39 @@ mod tests {
             t.contains("interlocked work, per interlocked submission"),
             "{t}"
         );
+    }
+
+    /// An object with a long name and mode keeps the table in line: every row's ratio ends in
+    /// the same column as the header's.
+    #[test]
+    fn a_long_object_label_keeps_the_columns_in_line() {
+        let run = |ns: u64, mode: &str| {
+            RunTiming::from_lines(&[
+                line(TimingScope::Submission, Some(0), ns, vec![]),
+                line(
+                    TimingScope::Object,
+                    None,
+                    ns,
+                    vec![object("interlock-pixel-ordered_msaa8/colour", ns, mode)],
+                ),
+            ])
+        };
+        let base = Side {
+            runs: vec![run(4_000_000, "pixel-ordered")],
+        };
+        let exp = Side {
+            runs: vec![run(2_000_000, "sample-ordered")],
+        };
+        let t = render_compare("pixel-to-sample", &base, &exp);
+        let table: Vec<&str> = t
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .collect();
+        assert!(table.len() >= 3, "{t}");
+        let end = table[0].chars().count();
+        for l in &table {
+            assert_eq!(l.chars().count(), end, "{t}");
+        }
     }
 }
