@@ -4,7 +4,7 @@
 //! memory grows with the distinct objects, states and rows, not with the report's length.
 
 use pops_report::read::{Item, Reader, Resolved};
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::path::Path;
 
 /// One interlocked pipeline of the report.

@@ -5,7 +5,7 @@
 
 use crate::{Counts, DeviceLost, LostDraw, Record, Registers, State, Timing};
 use serde_json::value::RawValue;
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::sync::Arc;
 
 /// A record with its registers resolved, shared between the records of one state.

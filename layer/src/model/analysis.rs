@@ -49,32 +49,12 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
         .collect())
 }
 
-/// A fast, non-keyed hash (FxHash's mixing step over 8-byte chunks) for the layer's per-pipeline
-/// caches and per-command-buffer maps: SipHash over a few KiB of SPIR-V, or over the many small
-/// fields of a state key, costs a noticeable share of the work the cache saves. The keys come
-/// from the application, not from an adversary, and collisions only cost a comparison.
-#[derive(Default)]
-pub struct FastHasher(u64);
-
-pub type FastHash = std::hash::BuildHasherDefault<FastHasher>;
-
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-}
+/// The layer's hash for its per-pipeline caches and per-command-buffer maps: rustc's FxHash
+/// (`rustc-hash`). SipHash over a few KiB of SPIR-V, or over the many small fields of a state
+/// key, costs a noticeable share of the work the cache saves, and a draw looks its command
+/// buffer up by handle; the keys come from the application, not from an adversary, and a
+/// collision only costs a comparison.
+pub type FastHash = rustc_hash::FxBuildHasher;
 
 type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, usize)>;
 
