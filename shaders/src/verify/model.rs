@@ -90,10 +90,11 @@ fn find<T: Copy>(
     all.iter().copied().find(|&o| opcode(o, enc) == Some(op))
 }
 
-/// Converts the entry sequence: the code before its first vector memory access, export or
+/// Where the entry sequence ends: the code before its first vector memory access, export or
 /// message (a section with no memory access ends at its ORDERED_PS_DONE, or on GFX11 at its
-/// export or its jump into the PS epilog that exports).
-fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+/// export or its jump into the PS epilog that exports) — or, where the code waits, where the
+/// wait ends.
+fn entry_end(level: GfxLevel, code: &[Instr]) -> usize {
     let enc = Encoding::of(level);
     let sendmsg = Sopp::Sendmsg.opcode(enc);
     let endpgm = Sopp::Endpgm.opcode(enc);
@@ -133,11 +134,15 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             })
             .map_or(code.len(), |k| from + k)
     });
-    let slice = &code[..end];
+    end
+}
+
+/// The addresses branches of `slice` jump to inside it, each to be a label of the model's
+/// program (branches past its end, discard exits, are not).
+fn branch_targets(enc: Encoding, slice: &[Instr]) -> Result<Vec<u32>, ModelFinding> {
     let end_addr = slice
         .last()
         .map_or(0, |i| i.addr + 4 * i.words.len() as u32);
-    // Branch targets inside the entry get labels; others (discard exits) go past its end.
     let mut targets: Vec<u32> = Vec::new();
     for i in slice {
         if let Class::Sopp { op, simm16 } = i.class {
@@ -159,6 +164,34 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             ),
         });
     }
+    Ok(targets)
+}
+
+/// A SOPK instruction's immediate: the hardware register `s_setreg`/`s_getreg` name (the model
+/// knows MODE and POPS_PACKER), else the plain 16 bits.
+fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, String> {
+    if o != Sopk::SetregB32 && o != Sopk::GetregB32 {
+        return Ok(SopkImm::Simm16(simm16));
+    }
+    let id = match simm16 & 0x3f {
+        1 => HwregId::Mode,
+        25 => HwregId::PopsPacker,
+        other => return Err(format!("hardware register {other} is not modelled")),
+    };
+    Ok(SopkImm::Hwreg(Hwreg {
+        id,
+        offset: ((simm16 >> 6) & 0x1f) as u8,
+        size: (((simm16 >> 11) & 0x1f) + 1) as u8,
+    }))
+}
+
+/// Converts the entry sequence ([`entry_end`]) into the model's instructions, with those it
+/// does not run.
+fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+    let enc = Encoding::of(level);
+    let end = entry_end(level, code);
+    let slice = &code[..end];
+    let targets = branch_targets(enc, slice)?;
     let label_of = |t: i64| -> Label {
         match targets.iter().position(|&x| i64::from(x) == t) {
             Some(k) => Label(LABELS[k]),
@@ -207,22 +240,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             Class::Sopk { op, sdst, simm16 } => {
                 let o = find(Sopk::ALL, enc, op, Sopk::opcode)
                     .ok_or_else(|| bad("a SOPK opcode the model does not know".into()))?;
-                let imm = if o == Sopk::SetregB32 || o == Sopk::GetregB32 {
-                    let id = match simm16 & 0x3f {
-                        1 => HwregId::Mode,
-                        25 => HwregId::PopsPacker,
-                        other => {
-                            return Err(bad(format!("hardware register {other} is not modelled")))
-                        }
-                    };
-                    SopkImm::Hwreg(Hwreg {
-                        id,
-                        offset: ((simm16 >> 6) & 0x1f) as u8,
-                        size: (((simm16 >> 11) & 0x1f) + 1) as u8,
-                    })
-                } else {
-                    SopkImm::Simm16(simm16)
-                };
+                let imm = sopk_imm(o, simm16).map_err(bad)?;
                 Inst::Sopk {
                     op: o,
                     reg: op_of(sdst)?,
