@@ -270,6 +270,31 @@ pub(crate) fn waitcnt_simm16(level: GfxLevel, w: Waitcnt) -> Result<u16, IsaErro
     })
 }
 
+/// A SOPK instruction's 16-bit immediate: the value, or a hardware register field that must
+/// exist on the level and lie within 32 bits.
+fn sopk_simm16(level: GfxLevel, m: &'static str, imm: SopkImm) -> Result<u16, IsaError> {
+    let h = match imm {
+        SopkImm::Simm16(v) => return Ok(v),
+        SopkImm::Hwreg(h) => h,
+    };
+    if !h.id.exists_on(Encoding::of(level)) {
+        return Err(IsaError::OperandUnsupported {
+            operand: h.to_string(),
+            mnemonic: m,
+            level,
+        });
+    }
+    if h.size == 0 || h.size > 32 || h.offset > 31 || h.offset as u32 + h.size as u32 > 32 {
+        return Err(IsaError::FieldOutOfRange {
+            field: "hwreg bit field",
+            value: ((h.offset as u32) << 8) | h.size as u32,
+            max: 32,
+            level,
+        });
+    }
+    Ok(h.simm16())
+}
+
 fn encode_one(level: GfxLevel, inst: &Inst) -> Result<Vec<u32>, IsaError> {
     let enc = Encoding::of(level);
     let mut out = Vec::with_capacity(2);
@@ -315,31 +340,7 @@ fn encode_one(level: GfxLevel, inst: &Inst) -> Result<Vec<u32>, IsaError> {
             // s_setreg reads the SDST field; it must still be a register.
             let is_dst = true;
             let (r, _) = operand_code(level, m, reg, 1, is_dst)?;
-            let simm = match imm {
-                SopkImm::Simm16(v) => v,
-                SopkImm::Hwreg(h) => {
-                    if !h.id.exists_on(enc) {
-                        return Err(IsaError::OperandUnsupported {
-                            operand: h.to_string(),
-                            mnemonic: m,
-                            level,
-                        });
-                    }
-                    if h.size == 0
-                        || h.size > 32
-                        || h.offset > 31
-                        || h.offset as u32 + h.size as u32 > 32
-                    {
-                        return Err(IsaError::FieldOutOfRange {
-                            field: "hwreg bit field",
-                            value: ((h.offset as u32) << 8) | h.size as u32,
-                            max: 32,
-                            level,
-                        });
-                    }
-                    h.simm16()
-                }
-            };
+            let simm = sopk_simm16(level, m, imm)?;
             if op == Sopk::WaitcntVscnt && reg != super::Operand::Null {
                 return Err(IsaError::BadImmediate {
                     mnemonic: m,

@@ -124,21 +124,16 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
     Ok(out)
 }
 
-/// One instruction line: its definitions (`s1: %4:s[0], s1: %5:scc = `), mnemonic, operands.
-fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
-    let (defs, body) = match t.split_once(" = ") {
-        Some((d, b)) if d.contains('%') => (d, b),
-        _ => ("", t),
-    };
-    let (mnemonic, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-    let tokens: Vec<&str> = rest
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let placeholder = |class: Class| Line {
-        words: vec![0],
-        class: Some(class),
-        target: None,
+/// An instruction other than a scalar ALU or program-control one — an export, a vector or
+/// scalar memory access, LDS, vector ALU — as its class alone (a placeholder word: only the
+/// class is read); `None` for a scalar instruction.
+fn not_scalar(t: &str, mnemonic: &str, tokens: &[&str]) -> Result<Option<Line>, String> {
+    let placeholder = |class: Class| {
+        Some(Line {
+            words: vec![0],
+            class: Some(class),
+            target: None,
+        })
     };
     if mnemonic == "exp" {
         let target = tokens
@@ -166,6 +161,23 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
     }
     if mnemonic.starts_with("v_") || mnemonic.starts_with("lds_") {
         return Ok(placeholder(Class::Valu));
+    }
+    Ok(None)
+}
+
+/// One instruction line: its definitions (`s1: %4:s[0], s1: %5:scc = `), mnemonic, operands.
+fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
+    let (defs, body) = match t.split_once(" = ") {
+        Some((d, b)) if d.contains('%') => (d, b),
+        _ => ("", t),
+    };
+    let (mnemonic, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+    let tokens: Vec<&str> = rest
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let Some(line) = not_scalar(t, mnemonic, &tokens)? {
+        return Ok(line);
     }
     let (format, op) = SCALAR_OPS
         .iter()
