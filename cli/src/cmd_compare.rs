@@ -204,6 +204,96 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// What every run of one comparison shares.
+struct Runs<'a> {
+    args: &'a Args,
+    /// The experiment's name.
+    name: &'a str,
+    program: &'a OsString,
+    program_args: &'a [OsString],
+    layer_dir: PathBuf,
+    reports: PathBuf,
+    chip: Option<pm4::Family>,
+    target: Target,
+    /// The caller's own layers and layer path, kept.
+    existing: Option<String>,
+    existing_path: Option<String>,
+}
+
+impl Runs<'_> {
+    /// Run `k` (from 1), with or without the experiment: its timing, the hashes of the output
+    /// files it wrote, and the program's exit status (a program that checks its own output may
+    /// fail under an experiment that breaks it: the run still counts, its status is reported).
+    fn one(
+        &self,
+        k: u32,
+        with: bool,
+        progress: &crate::progress::Progress,
+    ) -> Result<(RunTiming, BTreeMap<PathBuf, Output>, u8), String> {
+        let name = self.name;
+        let label = if with { name } else { "none" };
+        let report = self.reports.join(format!("{label}_{k}.jsonl"));
+        std::fs::write(&report, b"")
+            .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
+        let mut env = launch::child_env(
+            &self.layer_dir,
+            self.existing_path.as_deref(),
+            self.existing.as_deref(),
+            &report,
+            self.chip,
+            &self.target,
+        );
+        env.push(("VK_POPS_INTERLOCK_TIMING".into(), "1".into()));
+        // Set on both sides, so that an experiment in the caller's environment never leaks into
+        // the baseline.
+        env.push((
+            "VK_POPS_INTERLOCK_EXPERIMENT".into(),
+            if with { name.into() } else { OsString::new() },
+        ));
+        if let Some(t) = &self.args.targets {
+            env.push(("VK_POPS_INTERLOCK_EXPERIMENT_TARGETS".into(), t.into()));
+        }
+        // The program's own output follows: the line stays.
+        let side = if with {
+            format!("with {name}")
+        } else {
+            "without the experiment".to_string()
+        };
+        progress.step(
+            &format!(
+                "run {} of {} ({side})",
+                2 * k - u32::from(!with),
+                2 * self.args.runs
+            ),
+            true,
+        );
+        let started = SystemTime::now();
+        let status = launch::spawn(self.program, self.program_args, &env)?;
+        let code = launch::exit_code_of(status);
+        if code != 0 {
+            eprintln!(
+                "pops compare: run {k} ({label}): {} exited with status {code}",
+                self.program.to_string_lossy()
+            );
+        }
+        let summary = crate::summary::summarize_files(&[&report])?;
+        if summary.bad_lines > 0 {
+            eprintln!(
+                "pops compare: {}: {} line(s) are not report lines",
+                report.display(),
+                summary.bad_lines
+            );
+        }
+        if with && summary.experimented == 0 {
+            eprintln!(
+                "pops compare: run {k}: {name} changed no shader (nothing interlocked, or the device refused it: see the layer's messages above)"
+            );
+        }
+        let timing = RunTiming::from_lines(&summary.timing);
+        Ok((timing, hash_outputs(&self.args.images, started), code))
+    }
+}
+
 fn run_inner(args: Args) -> Result<ExitCode, String> {
     let experiment = shaders::spirv::rewrite::Experiment::parse(&args.experiment).ok_or_else(|| {
         format!(
@@ -238,88 +328,33 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         ),
     }
     let name = experiment.name();
-    let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
-    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
+    let runs = Runs {
+        args: &args,
+        name,
+        program,
+        program_args,
+        layer_dir,
+        reports: reports.clone(),
+        chip,
+        target,
+        existing: std::env::var("VK_INSTANCE_LAYERS").ok(),
+        existing_path: std::env::var("VK_ADD_LAYER_PATH").ok(),
+    };
     let (mut base, mut exp) = (Side::default(), Side::default());
     let (mut base_out, mut exp_out) = (Vec::new(), Vec::new());
     let (mut base_codes, mut exp_codes) = (Vec::new(), Vec::new());
     let progress = crate::progress::Progress::new("pops compare");
     for k in 1..=args.runs {
         for with in [false, true] {
-            let label = if with { name } else { "none" };
-            let report = reports.join(format!("{label}_{k}.jsonl"));
-            std::fs::write(&report, b"")
-                .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
-            let mut env = launch::child_env(
-                &layer_dir,
-                existing_path.as_deref(),
-                existing.as_deref(),
-                &report,
-                chip,
-                &target,
-            );
-            env.push(("VK_POPS_INTERLOCK_TIMING".into(), "1".into()));
-            // Set on both sides, so that an experiment in the caller's environment never leaks
-            // into the baseline.
-            env.push((
-                "VK_POPS_INTERLOCK_EXPERIMENT".into(),
-                if with { name.into() } else { OsString::new() },
-            ));
-            if let Some(t) = &args.targets {
-                env.push(("VK_POPS_INTERLOCK_EXPERIMENT_TARGETS".into(), t.into()));
-            }
-            // The program's own output follows: the line stays.
-            let side = if with {
-                format!("with {name}")
+            let (timing, outputs, code) = runs.one(k, with, &progress)?;
+            let (side, out, codes) = if with {
+                (&mut exp, &mut exp_out, &mut exp_codes)
             } else {
-                "without the experiment".to_string()
+                (&mut base, &mut base_out, &mut base_codes)
             };
-            progress.step(
-                &format!(
-                    "run {} of {} ({side})",
-                    2 * k - u32::from(!with),
-                    2 * args.runs
-                ),
-                true,
-            );
-            let started = SystemTime::now();
-            let status = launch::spawn(program, program_args, &env)?;
-            // A program that checks its own output may fail under an experiment that breaks
-            // it: the run still counts, its status is reported.
-            let code = launch::exit_code_of(status);
-            if code != 0 {
-                eprintln!(
-                    "pops compare: run {k} ({label}): {} exited with status {code}",
-                    program.to_string_lossy()
-                );
-            }
-            if with {
-                exp_codes.push(code);
-            } else {
-                base_codes.push(code);
-            }
-            let summary = crate::summary::summarize_files(&[&report])?;
-            if summary.bad_lines > 0 {
-                eprintln!(
-                    "pops compare: {}: {} line(s) are not report lines",
-                    report.display(),
-                    summary.bad_lines
-                );
-            }
-            if with && summary.experimented == 0 {
-                eprintln!(
-                    "pops compare: run {k}: {name} changed no shader (nothing interlocked, or the device refused it: see the layer's messages above)"
-                );
-            }
-            let timing = RunTiming::from_lines(&summary.timing);
-            let outputs = hash_outputs(&args.images, started);
-            if with {
-                exp.runs.push(timing);
-                exp_out.push(outputs);
-            } else {
-                base.runs.push(timing);
-                base_out.push(outputs);
-            }
+            side.runs.push(timing);
+            out.push(outputs);
+            codes.push(code);
         }
     }
     println!(
