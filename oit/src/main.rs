@@ -122,6 +122,65 @@ fn probe(validate: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The device, with what the options ask of it (dynamic sample counts, shader objects), or why
+/// it cannot do that.
+fn open_gpu(args: &Args, null_hw: bool) -> Result<Gpu, String> {
+    let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
+    gpu.executes = !(args.create_only || null_hw);
+    if args.dynamic {
+        if !gpu.caps.dynamic_samples {
+            return Err(format!(
+                "--dynamic: device '{}' lacks extendedDynamicState3RasterizationSamples",
+                gpu.caps.name
+            ));
+        }
+        gpu.dynamic_samples = true;
+    }
+    if args.shader_objects {
+        if !gpu.caps.shader_object {
+            return Err(format!(
+                "--shader-objects: device '{}' lacks VK_EXT_shader_object's shaderObject",
+                gpu.caps.name
+            ));
+        }
+        gpu.shader_objects = true;
+    }
+    Ok(gpu)
+}
+
+/// Says which device runs, what it offers for interlock, and whether anything will render.
+fn announce(gpu: &Gpu, create_only: bool, null_hw: bool) {
+    let c = &gpu.caps;
+    println!(
+        "device {}: {} ({}; {})",
+        gpu.index, c.name, c.device_type, c.driver
+    );
+    println!(
+        "  interlock: pixel={} sample={} shading-rate={}; sampleRateShading={}; standardSampleLocations={}; subPixelPrecisionBits={}",
+        c.pixel_interlock,
+        c.sample_interlock,
+        c.shading_rate_interlock,
+        c.sample_rate_shading,
+        c.standard_sample_locations,
+        c.sub_pixel_precision_bits
+    );
+    if !c.standard_sample_locations {
+        println!(
+            "  warning: non-standard sample locations; MSAA edges may differ from the reference"
+        );
+    }
+    if create_only {
+        println!(
+            "  create-only: pipelines are created and nothing is submitted or rendered{}",
+            if null_hw {
+                " (a null device: RADV without its GPU cannot execute)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
 fn run(args: Args) -> Result<ExitCode, String> {
     if args.probe {
         return probe(args.validate);
@@ -147,56 +206,10 @@ fn run(args: Args) -> Result<ExitCode, String> {
     let null_hw = ["RADV_FORCE_FAMILY", "POPS_NULL_DEVICE"]
         .iter()
         .any(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()));
-    let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
-    gpu.executes = !(args.create_only || null_hw);
-    if args.dynamic {
-        if !gpu.caps.dynamic_samples {
-            return Err(format!(
-                "--dynamic: device '{}' lacks extendedDynamicState3RasterizationSamples",
-                gpu.caps.name
-            ));
-        }
-        gpu.dynamic_samples = true;
-    }
-    if args.shader_objects {
-        if !gpu.caps.shader_object {
-            return Err(format!(
-                "--shader-objects: device '{}' lacks VK_EXT_shader_object's shaderObject",
-                gpu.caps.name
-            ));
-        }
-        gpu.shader_objects = true;
-    }
-    let c = &gpu.caps;
-    println!(
-        "device {}: {} ({}; {})",
-        gpu.index, c.name, c.device_type, c.driver
-    );
-    println!(
-        "  interlock: pixel={} sample={} shading-rate={}; sampleRateShading={}; standardSampleLocations={}; subPixelPrecisionBits={}",
-        c.pixel_interlock,
-        c.sample_interlock,
-        c.shading_rate_interlock,
-        c.sample_rate_shading,
-        c.standard_sample_locations,
-        c.sub_pixel_precision_bits
-    );
-    if !c.standard_sample_locations {
-        println!(
-            "  warning: non-standard sample locations; MSAA edges may differ from the reference"
-        );
-    }
+    let gpu = open_gpu(&args, null_hw)?;
     let create_only = args.create_only || null_hw;
-    if create_only {
-        println!(
-            "  create-only: pipelines are created and nothing is submitted or rendered{}",
-            if null_hw {
-                " (a null device: RADV without its GPU cannot execute)"
-            } else {
-                ""
-            }
-        );
-    }
+    announce(&gpu, create_only, null_hw);
+    let c = &gpu.caps;
 
     let scene = scene::Scene::generate(args.width, args.height, args.triangles, args.seed);
     println!(
