@@ -86,6 +86,29 @@ impl Counters {
     pub fn is_zero(&self) -> bool {
         self.vm == 0 && self.vs == 0 && self.lgkm == 0
     }
+
+    /// GFX12's split waits: loads, samples and BVH queries on the model's vm, stores on vs,
+    /// LDS and scalar memory on lgkm; the combined forms carry the second count in bits 13:8.
+    fn split_wait(&mut self, op: Sopp, v: u16) {
+        let (low, high) = (u32::from(v), u32::from((v >> 8) & 0x3f));
+        let ds = u32::from(v & 0x3f);
+        match op {
+            Sopp::WaitLoadcnt | Sopp::WaitSamplecnt | Sopp::WaitBvhcnt => {
+                self.vm = self.vm.min(low)
+            }
+            Sopp::WaitStorecnt => self.vs = self.vs.min(low),
+            Sopp::WaitDscnt | Sopp::WaitKmcnt => self.lgkm = self.lgkm.min(low),
+            Sopp::WaitLoadcntDscnt => {
+                self.vm = self.vm.min(high);
+                self.lgkm = self.lgkm.min(ds);
+            }
+            Sopp::WaitStorecntDscnt => {
+                self.vs = self.vs.min(high);
+                self.lgkm = self.lgkm.min(ds);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The architectural state of one wave.
@@ -306,6 +329,53 @@ impl WaveState {
         }
     }
 
+    /// Runs a SOPK instruction: s_setreg/s_getreg of the modelled hardware registers, s_movk,
+    /// s_waitcnt_vscnt.
+    fn sopk(
+        &mut self,
+        (op, reg, imm): (Sopk, Operand, SopkImm),
+        enc: Encoding,
+        env: &mut dyn Env,
+        unsupported: &dyn Fn(&'static str) -> InterpError,
+    ) -> Result<(), StepError> {
+        match (op, imm) {
+            (Sopk::SetregB32, SopkImm::Hwreg(h)) => {
+                if !h.id.exists_on(enc) {
+                    return Err(unsupported("hardware register absent on this level").into());
+                }
+                let v = self.read32(reg, env)?;
+                let mask = if h.size >= 32 {
+                    u32::MAX
+                } else {
+                    ((1u32 << h.size) - 1) << h.offset
+                };
+                let target = match h.id {
+                    HwregId::Mode => &mut self.mode,
+                    HwregId::PopsPacker => &mut self.pops_packer,
+                };
+                *target = (*target & !mask) | ((v << h.offset) & mask);
+            }
+            (Sopk::GetregB32, SopkImm::Hwreg(h)) => {
+                let src = match h.id {
+                    HwregId::Mode => self.mode,
+                    HwregId::PopsPacker => self.pops_packer,
+                };
+                let mask = if h.size >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << h.size) - 1
+                };
+                self.write32(reg, (src >> h.offset) & mask);
+            }
+            (Sopk::MovkI32, SopkImm::Simm16(v)) => self.write32(reg, v as i16 as i32 as u32),
+            (Sopk::WaitcntVscnt, SopkImm::Simm16(v)) => {
+                self.counters.vs = self.counters.vs.min(v as u32)
+            }
+            _ => return Err(unsupported("immediate of the wrong kind").into()),
+        }
+        Ok(())
+    }
+
     /// Executes the instruction at the program counter.
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
@@ -339,65 +409,7 @@ impl WaveState {
                 let w = op.widths();
                 let a = self.read(src0, w.src0, env)?;
                 let b = self.read(src1, w.src1, env)?;
-                let (a32, b32) = (a as u32, b as u32);
-                let (r, scc): (u64, bool) = match op {
-                    // SCC selects and is left as it was (ISA: "D = SCC ? S0 : S1").
-                    Sop2::CselectB32 | Sop2::CselectB64 => (if self.scc { a } else { b }, self.scc),
-                    Sop2::AddU32 => {
-                        let (r, c) = a32.overflowing_add(b32);
-                        (r as u64, c)
-                    }
-                    Sop2::SubU32 => {
-                        let (r, c) = a32.overflowing_sub(b32);
-                        (r as u64, c)
-                    }
-                    Sop2::AddI32 => {
-                        let (r, o) = (a32 as i32).overflowing_add(b32 as i32);
-                        (r as u32 as u64, o)
-                    }
-                    Sop2::SubI32 => {
-                        let (r, o) = (a32 as i32).overflowing_sub(b32 as i32);
-                        (r as u32 as u64, o)
-                    }
-                    Sop2::AddcU32 => {
-                        let r = a32 as u64 + b32 as u64 + self.scc as u64;
-                        (r & 0xffff_ffff, r > 0xffff_ffff)
-                    }
-                    Sop2::AndB32 | Sop2::AndB64 => (a & b, a & b != 0),
-                    Sop2::OrB32 | Sop2::OrB64 => (a | b, a | b != 0),
-                    Sop2::Andn2B32 | Sop2::Andn2B64 => (a & !b, a & !b != 0),
-                    Sop2::NandB32 => {
-                        let r = !(a32 & b32) as u64;
-                        (r, r != 0)
-                    }
-                    Sop2::LshlB32 => {
-                        let r = (a32 << (b32 & 31)) as u64;
-                        (r, r != 0)
-                    }
-                    Sop2::LshlB64 => {
-                        let r = a << (b32 & 63);
-                        (r, r != 0)
-                    }
-                    Sop2::LshrB32 => {
-                        let r = (a32 >> (b32 & 31)) as u64;
-                        (r, r != 0)
-                    }
-                    Sop2::BfeU32 => {
-                        let offset = b32 & 31;
-                        let width = (b32 >> 16) & 0x7f;
-                        let mask = if width >= 32 {
-                            u32::MAX
-                        } else {
-                            (1u32 << width) - 1
-                        };
-                        let r = ((a32 >> offset) & mask) as u64;
-                        (r, r != 0)
-                    }
-                    Sop2::Lshl1AddU32 => {
-                        let r = ((a32 as u64) << 1) + b32 as u64;
-                        (r & 0xffff_ffff, r > 0xffff_ffff)
-                    }
-                };
+                let (r, scc) = sop2_result(op, a, b, self.scc);
                 let r = if w.dst == 2 { r } else { r & 0xffff_ffff };
                 self.write(dst, w.dst, r);
                 self.scc = scc;
@@ -407,68 +419,11 @@ impl WaveState {
                 let w = op.widths();
                 let a = self.read(src0, w.src0, env)?;
                 let b = self.read(src1, w.src1, env)?;
-                let (a32, b32) = (a as u32, b as u32);
-                let (ai, bi) = (a32 as i32, b32 as i32);
-                self.scc = match op {
-                    Sopc::CmpEqI32 => ai == bi,
-                    Sopc::CmpLgI32 => ai != bi,
-                    Sopc::CmpGtI32 => ai > bi,
-                    Sopc::CmpGeI32 => ai >= bi,
-                    Sopc::CmpLtI32 => ai < bi,
-                    Sopc::CmpLeI32 => ai <= bi,
-                    Sopc::CmpEqU32 => a32 == b32,
-                    Sopc::CmpLgU32 => a32 != b32,
-                    Sopc::CmpGtU32 => a32 > b32,
-                    Sopc::CmpGeU32 => a32 >= b32,
-                    Sopc::CmpLtU32 => a32 < b32,
-                    Sopc::CmpLeU32 => a32 <= b32,
-                    Sopc::Bitcmp0B32 => (a32 >> (b32 & 31)) & 1 == 0,
-                    Sopc::Bitcmp1B32 => (a32 >> (b32 & 31)) & 1 == 1,
-                    Sopc::CmpEqU64 => a == b,
-                    Sopc::CmpLgU64 => a != b,
-                };
+                self.scc = sopc_result(op, a, b);
                 Ok(Event::None)
             }
             Inst::Sopk { op, reg, imm } => {
-                match (op, imm) {
-                    (Sopk::SetregB32, SopkImm::Hwreg(h)) => {
-                        if !h.id.exists_on(enc) {
-                            return Err(
-                                unsupported("hardware register absent on this level").into()
-                            );
-                        }
-                        let v = self.read32(reg, env)?;
-                        let mask = if h.size >= 32 {
-                            u32::MAX
-                        } else {
-                            ((1u32 << h.size) - 1) << h.offset
-                        };
-                        let target = match h.id {
-                            HwregId::Mode => &mut self.mode,
-                            HwregId::PopsPacker => &mut self.pops_packer,
-                        };
-                        *target = (*target & !mask) | ((v << h.offset) & mask);
-                    }
-                    (Sopk::GetregB32, SopkImm::Hwreg(h)) => {
-                        let src = match h.id {
-                            HwregId::Mode => self.mode,
-                            HwregId::PopsPacker => self.pops_packer,
-                        };
-                        let mask = if h.size >= 32 {
-                            u32::MAX
-                        } else {
-                            (1u32 << h.size) - 1
-                        };
-                        self.write32(reg, (src >> h.offset) & mask);
-                    }
-                    (Sopk::MovkI32, SopkImm::Simm16(v)) => {
-                        self.write32(reg, v as i16 as i32 as u32)
-                    }
-                    (Sopk::WaitcntVscnt, SopkImm::Simm16(v)) => {
-                        self.counters.vs = self.counters.vs.min(v as u32)
-                    }
-                    _ => return Err(unsupported("immediate of the wrong kind").into()),
-                }
+                self.sopk((op, reg, imm), enc, env, &unsupported)?;
                 Ok(Event::None)
             }
             Inst::Sopp { op, imm } => match (op, imm) {
@@ -512,25 +467,7 @@ impl WaveState {
                     | Sopp::WaitExpcnt,
                     SoppImm::Simm16(v),
                 ) => {
-                    let c = &mut self.counters;
-                    let (low, high) = (u32::from(v), u32::from((v >> 8) & 0x3f));
-                    let ds = u32::from(v & 0x3f);
-                    match op {
-                        Sopp::WaitLoadcnt | Sopp::WaitSamplecnt | Sopp::WaitBvhcnt => {
-                            c.vm = c.vm.min(low)
-                        }
-                        Sopp::WaitStorecnt => c.vs = c.vs.min(low),
-                        Sopp::WaitDscnt | Sopp::WaitKmcnt => c.lgkm = c.lgkm.min(low),
-                        Sopp::WaitLoadcntDscnt => {
-                            c.vm = c.vm.min(high);
-                            c.lgkm = c.lgkm.min(ds);
-                        }
-                        Sopp::WaitStorecntDscnt => {
-                            c.vs = c.vs.min(high);
-                            c.lgkm = c.lgkm.min(ds);
-                        }
-                        _ => {}
-                    }
+                    self.counters.split_wait(op, v);
                     Ok(Event::None)
                 }
                 (Sopp::Sendmsg, SoppImm::Msg(m)) => Ok(Event::Message(m)),
@@ -550,5 +487,93 @@ impl WaveState {
                 _ => Err(unsupported("SOPP form not modelled").into()),
             },
         }
+    }
+}
+
+/// A SOP2 instruction's result and SCC from its sources (and the SCC it reads: s_cselect,
+/// s_addc). Pure.
+fn sop2_result(op: Sop2, a: u64, b: u64, scc: bool) -> (u64, bool) {
+    let (a32, b32) = (a as u32, b as u32);
+    match op {
+        // SCC selects and is left as it was (ISA: "D = SCC ? S0 : S1").
+        Sop2::CselectB32 | Sop2::CselectB64 => (if scc { a } else { b }, scc),
+        Sop2::AddU32 => {
+            let (r, c) = a32.overflowing_add(b32);
+            (r as u64, c)
+        }
+        Sop2::SubU32 => {
+            let (r, c) = a32.overflowing_sub(b32);
+            (r as u64, c)
+        }
+        Sop2::AddI32 => {
+            let (r, o) = (a32 as i32).overflowing_add(b32 as i32);
+            (r as u32 as u64, o)
+        }
+        Sop2::SubI32 => {
+            let (r, o) = (a32 as i32).overflowing_sub(b32 as i32);
+            (r as u32 as u64, o)
+        }
+        Sop2::AddcU32 => {
+            let r = a32 as u64 + b32 as u64 + scc as u64;
+            (r & 0xffff_ffff, r > 0xffff_ffff)
+        }
+        Sop2::AndB32 | Sop2::AndB64 => (a & b, a & b != 0),
+        Sop2::OrB32 | Sop2::OrB64 => (a | b, a | b != 0),
+        Sop2::Andn2B32 | Sop2::Andn2B64 => (a & !b, a & !b != 0),
+        Sop2::NandB32 => {
+            let r = !(a32 & b32) as u64;
+            (r, r != 0)
+        }
+        Sop2::LshlB32 => {
+            let r = (a32 << (b32 & 31)) as u64;
+            (r, r != 0)
+        }
+        Sop2::LshlB64 => {
+            let r = a << (b32 & 63);
+            (r, r != 0)
+        }
+        Sop2::LshrB32 => {
+            let r = (a32 >> (b32 & 31)) as u64;
+            (r, r != 0)
+        }
+        Sop2::BfeU32 => {
+            let offset = b32 & 31;
+            let width = (b32 >> 16) & 0x7f;
+            let mask = if width >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << width) - 1
+            };
+            let r = ((a32 >> offset) & mask) as u64;
+            (r, r != 0)
+        }
+        Sop2::Lshl1AddU32 => {
+            let r = ((a32 as u64) << 1) + b32 as u64;
+            (r & 0xffff_ffff, r > 0xffff_ffff)
+        }
+    }
+}
+
+/// A SOPC comparison's SCC. Pure.
+fn sopc_result(op: Sopc, a: u64, b: u64) -> bool {
+    let (a32, b32) = (a as u32, b as u32);
+    let (ai, bi) = (a32 as i32, b32 as i32);
+    match op {
+        Sopc::CmpEqI32 => ai == bi,
+        Sopc::CmpLgI32 => ai != bi,
+        Sopc::CmpGtI32 => ai > bi,
+        Sopc::CmpGeI32 => ai >= bi,
+        Sopc::CmpLtI32 => ai < bi,
+        Sopc::CmpLeI32 => ai <= bi,
+        Sopc::CmpEqU32 => a32 == b32,
+        Sopc::CmpLgU32 => a32 != b32,
+        Sopc::CmpGtU32 => a32 > b32,
+        Sopc::CmpGeU32 => a32 >= b32,
+        Sopc::CmpLtU32 => a32 < b32,
+        Sopc::CmpLeU32 => a32 <= b32,
+        Sopc::Bitcmp0B32 => (a32 >> (b32 & 31)) & 1 == 0,
+        Sopc::Bitcmp1B32 => (a32 >> (b32 & 31)) & 1 == 1,
+        Sopc::CmpEqU64 => a == b,
+        Sopc::CmpLgU64 => a != b,
     }
 }
