@@ -93,6 +93,17 @@ pub fn decode(enc: Encoding, words: &[u32]) -> Result<Decoded, DecodeError> {
 }
 
 fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, DecodeError> {
+    if let Some(d) = decode_scalar(enc, w) {
+        return Ok(d);
+    }
+    if w >> 31 == 0 {
+        return Ok(decode_vop_short(enc, w));
+    }
+    decode_wide(enc, w, w1)
+}
+
+/// A scalar ALU or program-control instruction (SOPP, SOPC, SOP1, SOPK, SOP2), or `None`.
+fn decode_scalar(enc: Encoding, w: u32) -> Option<Decoded> {
     let field = |lo: u32, width: u32| ((w >> lo) & ((1 << width) - 1)) as u8;
     let top9 = w >> 23;
     let scalar = |class: Class, srcs: &[u8]| Decoded {
@@ -100,7 +111,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         class,
     };
     if top9 == 0x17f {
-        return Ok(Decoded {
+        return Some(Decoded {
             words: 1,
             class: Class::Sopp {
                 op: field(16, 7),
@@ -110,7 +121,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
     }
     if top9 == 0x17e {
         let (src0, src1) = (field(0, 8), field(8, 8));
-        return Ok(scalar(
+        return Some(scalar(
             Class::Sopc {
                 op: field(16, 7),
                 src0,
@@ -121,7 +132,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
     }
     if top9 == 0x17d {
         let src0 = field(0, 8);
-        return Ok(scalar(
+        return Some(scalar(
             Class::Sop1 {
                 op: field(8, 8),
                 sdst: field(16, 7),
@@ -138,7 +149,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
             Encoding::Gfx10 => op == 21,
             Encoding::Gfx11 | Encoding::Gfx12 => op == 19,
         };
-        return Ok(Decoded {
+        return Some(Decoded {
             words: 1 + usize::from(imm32),
             class: Class::Sopk {
                 op,
@@ -149,7 +160,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
     }
     if w >> 30 == 0b10 {
         let (src0, src1) = (field(0, 8), field(8, 8));
-        return Ok(scalar(
+        return Some(scalar(
             Class::Sop2 {
                 op: field(23, 7),
                 sdst: field(16, 7),
@@ -159,24 +170,62 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
             &[src0, src1],
         ));
     }
-    if w >> 31 == 0 {
-        // VOP1 / VOP2 / VOPC: one dword, and one more for a literal, SDWA, DPP or DPP8 source,
-        // or the constant K of v_madmk/madak/fmamk/fmaak.
-        let src0 = (w & 0x1ff) as u16;
-        let vop2_op = ((w >> 25) & 0x3f) as u8;
-        let is_vop2 = (w >> 25) & 0x7f != 0x3f && (w >> 25) & 0x7f != 0x3e;
-        let k_const = is_vop2 && super::vmem_generated::VOP2_WITH_K[enc.index()].contains(&vop2_op);
-        let extra = match src0 {
-            _ if k_const => 1,
-            0xff | 0xf9 | 0xfa => 1,
-            0xe9 | 0xea if enc != Encoding::Gfx9 => 1,
-            _ => 0,
-        };
-        return Ok(Decoded {
-            words: 1 + extra,
-            class: Class::Valu,
-        });
+    None
+}
+
+/// VOP1 / VOP2 / VOPC: one dword, and one more for a literal, SDWA, DPP or DPP8 source, or the
+/// constant K of v_madmk/madak/fmamk/fmaak.
+fn decode_vop_short(enc: Encoding, w: u32) -> Decoded {
+    let src0 = (w & 0x1ff) as u16;
+    let vop2_op = ((w >> 25) & 0x3f) as u8;
+    let is_vop2 = (w >> 25) & 0x7f != 0x3f && (w >> 25) & 0x7f != 0x3e;
+    let k_const = is_vop2 && super::vmem_generated::VOP2_WITH_K[enc.index()].contains(&vop2_op);
+    let extra = match src0 {
+        _ if k_const => 1,
+        0xff | 0xf9 | 0xfa => 1,
+        0xe9 | 0xea if enc != Encoding::Gfx9 => 1,
+        _ => 0,
+    };
+    Decoded {
+        words: 1 + extra,
+        class: Class::Valu,
     }
+}
+
+/// A vector memory instruction of `format`: its kind and GLC bit from the generated tables,
+/// its length (GFX12's formats are three dwords).
+fn vmem_decoded(enc: Encoding, format: VmemFormat, w: u32, w1: Option<u32>) -> Decoded {
+    let table = super::vmem_generated::TABLES
+        .iter()
+        .find(|t| t.encoding == enc && t.format == format);
+    let (kind, glc) = match table {
+        Some(t) => {
+            let dw = [w, w1.unwrap_or(0)];
+            let mut op = 0u8;
+            for &(dword, bit, width, opbit) in t.pieces {
+                let part = (dw[usize::from(dword)] >> bit) & ((1 << width) - 1);
+                op |= (part as u8) << opbit;
+            }
+            let kind = t
+                .ops
+                .binary_search_by_key(&op, |&(o, _)| o)
+                .ok()
+                .map(|i| t.ops[i].1);
+            let (dword, bit) = t.glc;
+            (kind, (dw[usize::from(dword)] >> bit) & 1 == 1)
+        }
+        None => (None, false),
+    };
+    Decoded {
+        // GFX12's memory formats are three dwords.
+        words: if enc == Encoding::Gfx12 { 3 } else { 2 },
+        class: Class::Vmem { format, kind, glc },
+    }
+}
+
+/// The wider formats: VOP3/VOP3P, VOPD, LDS, scalar memory, exports and the vector memory
+/// formats, by the top six bits.
+fn decode_wide(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, DecodeError> {
     let top6 = w >> 26;
     let vop3_literal = |w1: Option<u32>| -> usize {
         // GFX10+: a literal follows where any source is 255.
@@ -184,34 +233,7 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
         let srcs = [w1 & 0x1ff, (w1 >> 9) & 0x1ff, (w1 >> 18) & 0x1ff];
         usize::from(srcs.contains(&0xff))
     };
-    let vmem = |format: VmemFormat| -> Decoded {
-        let table = super::vmem_generated::TABLES
-            .iter()
-            .find(|t| t.encoding == enc && t.format == format);
-        let (kind, glc) = match table {
-            Some(t) => {
-                let dw = [w, w1.unwrap_or(0)];
-                let mut op = 0u8;
-                for &(dword, bit, width, opbit) in t.pieces {
-                    let part = (dw[usize::from(dword)] >> bit) & ((1 << width) - 1);
-                    op |= (part as u8) << opbit;
-                }
-                let kind = t
-                    .ops
-                    .binary_search_by_key(&op, |&(o, _)| o)
-                    .ok()
-                    .map(|i| t.ops[i].1);
-                let (dword, bit) = t.glc;
-                (kind, (dw[usize::from(dword)] >> bit) & 1 == 1)
-            }
-            None => (None, false),
-        };
-        Decoded {
-            // GFX12's memory formats are three dwords.
-            words: if enc == Encoding::Gfx12 { 3 } else { 2 },
-            class: Class::Vmem { format, kind, glc },
-        }
-    };
+    let vmem = |format: VmemFormat| vmem_decoded(enc, format, w, w1);
     let export = |w: u32| Decoded {
         words: 2,
         class: Class::Export {
