@@ -114,13 +114,107 @@ pub fn render(
     fragments: u64,
     frames: u32,
 ) -> Result<Rendered, DeviceError> {
+    let (w, h) = (scene.width, scene.height);
+    let (_, _, node_capacity) = buffer_sizes(scene, combo, fragments);
+    let linked = combo.algorithm == Algorithm::LinkedList;
+    let mut o = resources(gpu, scene, combo, fragments)?;
+    let set = descriptors(gpu, layouts, &mut o)?;
+    let cmd = command_buffer(gpu, &mut o)?;
+    let rec = Recording {
+        gpu,
+        layouts,
+        pipelines,
+        scene,
+        combo,
+        o: &o,
+        set,
+        cmd,
+        push: Push {
+            width: w,
+            height: h,
+            samples: combo.aa.samples(),
+            unit_count: unit_count(scene, combo) as u32,
+            node_capacity: node_capacity as u32,
+            pad: [0; 3],
+        },
+        timestamps: gpu.caps.timestamp_valid_bits > 0,
+    };
+    // SAFETY: recording into a fresh command buffer; every handle used is alive until `o`
+    // drops, after the fence of the last submission was waited for.
+    unsafe {
+        rec.begin(linked)?;
+        rec.color_pass();
+        rec.resolve_and_read_back()?;
+    }
+    let timestamps = rec.timestamps;
     let d = &gpu.device;
+    let readback_size = w as u64 * h as u64 * 4 + 16;
+    let mut gpu_ms = Vec::new();
+    let mut cpu_ms = Vec::new();
+    let period_ms = gpu.caps.timestamp_period_ns as f64 * 1e-6;
+    let mask = if gpu.caps.timestamp_valid_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << gpu.caps.timestamp_valid_bits) - 1
+    };
+    // What the read-back buffer holds before each submission: if it is still there afterwards,
+    // the GPU wrote nothing (a device whose shaders and copies do not run).
+    let sentinel = vec![SENTINEL; readback_size as usize];
+    for _ in 0..frames.max(1) {
+        o.buffers[4].write(&sentinel);
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        let start = Instant::now();
+        // SAFETY: the command buffer is complete and not pending (we waited for the last fence).
+        unsafe {
+            d.queue_submit(gpu.queue, &submit, o.fence)
+                .map_err(vk_err("vkQueueSubmit"))?;
+            d.wait_for_fences(&[o.fence], true, u64::MAX)
+                .map_err(vk_err("vkWaitForFences"))?;
+            d.reset_fences(&[o.fence])
+                .map_err(vk_err("vkResetFences"))?;
+        }
+        cpu_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        if timestamps {
+            let mut ts = [0u64; 2];
+            // SAFETY: both queries were written by the completed submission.
+            unsafe {
+                d.get_query_pool_results(
+                    o.query_pool,
+                    0,
+                    &mut ts,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(vk_err("vkGetQueryPoolResults"))?;
+            gpu_ms.push((ts[1].wrapping_sub(ts[0]) & mask) as f64 * period_ms);
+        }
+    }
+    let bytes = o.buffers[4].read(readback_size as usize);
+    let untouched = bytes == sentinel;
+    let n = w as usize * h as usize * 4;
+    let rgba = bytes[..n].to_vec();
+    let used = u32::from_le_bytes([bytes[n], bytes[n + 1], bytes[n + 2], bytes[n + 3]]) as u64;
+    Ok(Rendered {
+        rgba,
+        untouched,
+        frames: Frames { gpu_ms, cpu_ms },
+        nodes_used: linked.then_some(used),
+        node_capacity,
+    })
+}
+
+/// The buffers (triangles, A-buffer, per-unit data, the node counter, the read-back buffer)
+/// and images (the tail, the output) of one render; freed when the result is dropped.
+fn resources<'g>(
+    gpu: &'g Gpu,
+    scene: &Scene,
+    combo: Combo,
+    fragments: u64,
+) -> Result<Owned<'g>, DeviceError> {
     let (w, h) = (scene.width, scene.height);
     let samples = combo.aa.samples();
-    let units = unit_count(scene, combo);
-    let (abuf_size, aux_size, node_capacity) = buffer_sizes(scene, combo, fragments);
-    let linked = combo.algorithm == Algorithm::LinkedList;
-
+    let (abuf_size, aux_size, _) = buffer_sizes(scene, combo, fragments);
     let mut o = Owned {
         gpu,
         buffers: Vec::new(),
@@ -172,15 +266,18 @@ pub fn render(
         1,
         vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
     )?);
-    let (tris, abuf, aux, counter, readback) = (
-        &o.buffers[0],
-        &o.buffers[1],
-        &o.buffers[2],
-        &o.buffers[3],
-        &o.buffers[4],
-    );
-    let (tail, output) = (&o.images[0], &o.images[1]);
+    Ok(o)
+}
 
+/// The descriptor set of the render's buffers and the tail image.
+fn descriptors(
+    gpu: &Gpu,
+    layouts: &Layouts,
+    o: &mut Owned<'_>,
+) -> Result<vk::DescriptorSet, DeviceError> {
+    let d = &gpu.device;
+    let (tris, abuf, aux, counter) = (&o.buffers[0], &o.buffers[1], &o.buffers[2], &o.buffers[3]);
+    let tail = &o.images[0];
     // Descriptors.
     let pool_sizes = [
         vk::DescriptorPoolSize {
@@ -240,7 +337,12 @@ pub fn render(
     );
     // SAFETY: the set and resources are valid and not in use.
     unsafe { d.update_descriptor_sets(&writes, &[]) };
+    Ok(set)
+}
 
+/// The command pool, timestamp queries and fence (owned by `o`), and the command buffer.
+fn command_buffer(gpu: &Gpu, o: &mut Owned<'_>) -> Result<vk::CommandBuffer, DeviceError> {
+    let d = &gpu.device;
     // Command buffer, queries, fence.
     let cmd_pool_info =
         vk::CommandPoolCreateInfo::default().queue_family_index(gpu.caps.queue_family);
@@ -268,271 +370,287 @@ pub fn render(
     // SAFETY: the pool is valid.
     let cmd = unsafe { d.allocate_command_buffers(&alloc) }
         .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
+    Ok(cmd)
+}
 
-    let push = Push {
-        width: w,
-        height: h,
-        samples,
-        unit_count: units as u32,
-        node_capacity: node_capacity as u32,
-        pad: [0; 3],
-    };
-    let area = vk::Rect2D {
-        offset: vk::Offset2D { x: 0, y: 0 },
-        extent: vk::Extent2D {
-            width: w,
-            height: h,
-        },
-    };
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: w as f32,
-        height: h as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    let timestamps = gpu.caps.timestamp_valid_bits > 0;
-    use vk::AccessFlags2 as A;
-    use vk::PipelineStageFlags2 as S;
+/// What recording one render's command buffer needs.
+struct Recording<'a> {
+    gpu: &'a Gpu,
+    layouts: &'a Layouts,
+    pipelines: &'a ComboPipelines,
+    scene: &'a Scene,
+    combo: Combo,
+    o: &'a Owned<'a>,
+    set: vk::DescriptorSet,
+    cmd: vk::CommandBuffer,
+    push: Push,
+    timestamps: bool,
+}
 
-    // SAFETY: recording into a fresh command buffer; every handle used is alive until `o` drops,
-    // after the fence of the last submission was waited for.
-    unsafe {
-        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .map_err(vk_err("vkBeginCommandBuffer"))?;
-        d.cmd_reset_query_pool(cmd, o.query_pool, 0, 2);
-        if timestamps {
-            d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, o.query_pool, 0);
+impl Recording<'_> {
+    fn area(&self) -> vk::Rect2D {
+        vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: self.scene.width,
+                height: self.scene.height,
+            },
         }
-        // Reset per-unit counters (interlock) or list heads (linked list), and the node counter.
-        d.cmd_fill_buffer(
-            cmd,
-            aux.buffer,
-            0,
-            vk::WHOLE_SIZE,
-            if linked { u32::MAX } else { 0 },
-        );
-        d.cmd_fill_buffer(cmd, counter.buffer, 0, vk::WHOLE_SIZE, 0);
-        let mem = [vk::MemoryBarrier2::default()
-            .src_stage_mask(S::ALL_TRANSFER | S::FRAGMENT_SHADER)
-            .src_access_mask(A::TRANSFER_WRITE | A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE)
-            .dst_stage_mask(S::FRAGMENT_SHADER)
-            .dst_access_mask(A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE)];
-        let img = [
-            image_barrier(
-                tail.image,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-                (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
-                (
-                    S::COLOR_ATTACHMENT_OUTPUT,
-                    A::COLOR_ATTACHMENT_WRITE | A::COLOR_ATTACHMENT_READ,
-                ),
-            ),
-            image_barrier(
-                output.image,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-                (S::ALL_TRANSFER, A::TRANSFER_READ),
-                (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
-            ),
-        ];
-        d.cmd_pipeline_barrier2(
-            cmd,
-            &vk::DependencyInfo::default()
-                .memory_barriers(&mem)
-                .image_memory_barriers(&img),
-        );
-
-        // Colour pass.
-        let bg = BACKGROUND;
-        let tail_att = [vk::RenderingAttachmentInfo::default()
-            .image_view(tail.view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                color: vk::ClearColorValue { float32: bg },
-            })];
-        d.cmd_begin_rendering(
-            cmd,
-            &vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(1)
-                .color_attachments(&tail_att),
-        );
-        bind(gpu, cmd, &pipelines.color, viewport, area);
-        set_samples(gpu, cmd, combo.aa.samples());
-        d.cmd_bind_descriptor_sets(
-            cmd,
-            vk::PipelineBindPoint::GRAPHICS,
-            layouts.pipeline_layout,
-            0,
-            &[set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cmd,
-            layouts.pipeline_layout,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-            0,
-            &push.bytes(),
-        );
-        d.cmd_draw(cmd, 3 * scene.triangles.len() as u32, 1, 0, 0);
-        d.cmd_end_rendering(cmd);
-
-        let mem = [vk::MemoryBarrier2::default()
-            .src_stage_mask(S::FRAGMENT_SHADER)
-            .src_access_mask(A::SHADER_STORAGE_WRITE)
-            .dst_stage_mask(S::FRAGMENT_SHADER)
-            .dst_access_mask(A::SHADER_STORAGE_READ)];
-        let img = [image_barrier(
-            tail.image,
-            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-            (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
-            (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
-        )];
-        d.cmd_pipeline_barrier2(
-            cmd,
-            &vk::DependencyInfo::default()
-                .memory_barriers(&mem)
-                .image_memory_barriers(&img),
-        );
-
-        // Resolve pass.
-        let out_att = [vk::RenderingAttachmentInfo::default()
-            .image_view(output.view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .store_op(vk::AttachmentStoreOp::STORE)];
-        d.cmd_begin_rendering(
-            cmd,
-            &vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(1)
-                .color_attachments(&out_att),
-        );
-        bind(gpu, cmd, &pipelines.resolve, viewport, area);
-        set_samples(gpu, cmd, 1);
-        d.cmd_draw(cmd, 3, 1, 0, 0);
-        d.cmd_end_rendering(cmd);
-        if timestamps {
-            d.cmd_write_timestamp2(cmd, S::COLOR_ATTACHMENT_OUTPUT, o.query_pool, 1);
-        }
-
-        // Read back the image and the node counter.
-        let img = [image_barrier(
-            output.image,
-            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
-            (S::ALL_TRANSFER, A::TRANSFER_READ),
-        )];
-        let mem = [vk::MemoryBarrier2::default()
-            .src_stage_mask(S::FRAGMENT_SHADER)
-            .src_access_mask(A::SHADER_STORAGE_WRITE)
-            .dst_stage_mask(S::ALL_TRANSFER)
-            .dst_access_mask(A::TRANSFER_READ)];
-        d.cmd_pipeline_barrier2(
-            cmd,
-            &vk::DependencyInfo::default()
-                .memory_barriers(&mem)
-                .image_memory_barriers(&img),
-        );
-        let region = vk::BufferImageCopy::default()
-            .image_subresource(vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            })
-            .image_extent(vk::Extent3D {
-                width: w,
-                height: h,
-                depth: 1,
-            });
-        d.cmd_copy_image_to_buffer(
-            cmd,
-            output.image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            readback.buffer,
-            &[region],
-        );
-        d.cmd_copy_buffer(
-            cmd,
-            counter.buffer,
-            readback.buffer,
-            &[vk::BufferCopy {
-                src_offset: 0,
-                dst_offset: w as u64 * h as u64 * 4,
-                size: 4,
-            }],
-        );
-        let host = [vk::MemoryBarrier2::default()
-            .src_stage_mask(S::ALL_TRANSFER)
-            .src_access_mask(A::TRANSFER_WRITE)
-            .dst_stage_mask(S::HOST)
-            .dst_access_mask(A::HOST_READ)];
-        d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
-        d.end_command_buffer(cmd)
-            .map_err(vk_err("vkEndCommandBuffer"))?;
     }
 
-    let mut gpu_ms = Vec::new();
-    let mut cpu_ms = Vec::new();
-    let period_ms = gpu.caps.timestamp_period_ns as f64 * 1e-6;
-    let mask = if gpu.caps.timestamp_valid_bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << gpu.caps.timestamp_valid_bits) - 1
-    };
-    // What the read-back buffer holds before each submission: if it is still there afterwards,
-    // the GPU wrote nothing (a device whose shaders and copies do not run).
-    let sentinel = vec![SENTINEL; readback_size as usize];
-    for _ in 0..frames.max(1) {
-        o.buffers[4].write(&sentinel);
-        let cmds = [cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        let start = Instant::now();
-        // SAFETY: the command buffer is complete and not pending (we waited for the last fence).
+    fn viewport(&self) -> vk::Viewport {
+        vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: self.scene.width as f32,
+            height: self.scene.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }
+    }
+
+    /// Begins the command buffer: the timestamp queries reset and the first written, the
+    /// per-unit counters (interlock) or list heads (linked list) and the node counter cleared,
+    /// the images made attachments.
+    ///
+    /// # Safety
+    /// A fresh command buffer of the device, every handle alive until the work completes.
+    unsafe fn begin(&self, linked: bool) -> Result<(), DeviceError> {
+        use vk::AccessFlags2 as A;
+        use vk::PipelineStageFlags2 as S;
+        let (d, cmd, o, timestamps) = (&self.gpu.device, self.cmd, self.o, self.timestamps);
+        let (aux, counter) = (&o.buffers[2], &o.buffers[3]);
+        let (tail, output) = (&o.images[0], &o.images[1]);
+        // SAFETY: per the caller.
         unsafe {
-            d.queue_submit(gpu.queue, &submit, o.fence)
-                .map_err(vk_err("vkQueueSubmit"))?;
-            d.wait_for_fences(&[o.fence], true, u64::MAX)
-                .map_err(vk_err("vkWaitForFences"))?;
-            d.reset_fences(&[o.fence])
-                .map_err(vk_err("vkResetFences"))?;
-        }
-        cpu_ms.push(start.elapsed().as_secs_f64() * 1e3);
-        if timestamps {
-            let mut ts = [0u64; 2];
-            // SAFETY: both queries were written by the completed submission.
-            unsafe {
-                d.get_query_pool_results(
-                    o.query_pool,
-                    0,
-                    &mut ts,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                )
+            d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+                .map_err(vk_err("vkBeginCommandBuffer"))?;
+            d.cmd_reset_query_pool(cmd, o.query_pool, 0, 2);
+            if timestamps {
+                d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, o.query_pool, 0);
             }
-            .map_err(vk_err("vkGetQueryPoolResults"))?;
-            gpu_ms.push((ts[1].wrapping_sub(ts[0]) & mask) as f64 * period_ms);
+            // Reset per-unit counters (interlock) or list heads (linked list), and the node counter.
+            d.cmd_fill_buffer(
+                cmd,
+                aux.buffer,
+                0,
+                vk::WHOLE_SIZE,
+                if linked { u32::MAX } else { 0 },
+            );
+            d.cmd_fill_buffer(cmd, counter.buffer, 0, vk::WHOLE_SIZE, 0);
+            let mem = [vk::MemoryBarrier2::default()
+                .src_stage_mask(S::ALL_TRANSFER | S::FRAGMENT_SHADER)
+                .src_access_mask(
+                    A::TRANSFER_WRITE | A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE,
+                )
+                .dst_stage_mask(S::FRAGMENT_SHADER)
+                .dst_access_mask(A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE)];
+            let img = [
+                image_barrier(
+                    tail.image,
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                    (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
+                    (
+                        S::COLOR_ATTACHMENT_OUTPUT,
+                        A::COLOR_ATTACHMENT_WRITE | A::COLOR_ATTACHMENT_READ,
+                    ),
+                ),
+                image_barrier(
+                    output.image,
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                    (S::ALL_TRANSFER, A::TRANSFER_READ),
+                    (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+                ),
+            ];
+            d.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default()
+                    .memory_barriers(&mem)
+                    .image_memory_barriers(&img),
+            );
+        }
+        Ok(())
+    }
+
+    /// The colour pass: every triangle drawn with the combination's pipeline into the tail.
+    ///
+    /// # Safety
+    /// After [`Recording::begin`].
+    unsafe fn color_pass(&self) {
+        let (d, cmd, gpu) = (&self.gpu.device, self.cmd, self.gpu);
+        let (area, viewport) = (self.area(), self.viewport());
+        let (layouts, pipelines, scene, combo, set, push) = (
+            self.layouts,
+            self.pipelines,
+            self.scene,
+            self.combo,
+            self.set,
+            &self.push,
+        );
+        let tail = &self.o.images[0];
+        // SAFETY: per the caller.
+        unsafe {
+            // Colour pass.
+            let bg = BACKGROUND;
+            let tail_att = [vk::RenderingAttachmentInfo::default()
+                .image_view(tail.view)
+                .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(vk::ClearValue {
+                    color: vk::ClearColorValue { float32: bg },
+                })];
+            d.cmd_begin_rendering(
+                cmd,
+                &vk::RenderingInfo::default()
+                    .render_area(area)
+                    .layer_count(1)
+                    .color_attachments(&tail_att),
+            );
+            bind(gpu, cmd, &pipelines.color, viewport, area);
+            set_samples(gpu, cmd, combo.aa.samples());
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                layouts.pipeline_layout,
+                0,
+                &[set],
+                &[],
+            );
+            d.cmd_push_constants(
+                cmd,
+                layouts.pipeline_layout,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                0,
+                &push.bytes(),
+            );
+            d.cmd_draw(cmd, 3 * scene.triangles.len() as u32, 1, 0, 0);
+            d.cmd_end_rendering(cmd);
         }
     }
-    let bytes = o.buffers[4].read(readback_size as usize);
-    let untouched = bytes == sentinel;
-    let n = w as usize * h as usize * 4;
-    let rgba = bytes[..n].to_vec();
-    let used = u32::from_le_bytes([bytes[n], bytes[n + 1], bytes[n + 2], bytes[n + 3]]) as u64;
-    Ok(Rendered {
-        rgba,
-        untouched,
-        frames: Frames { gpu_ms, cpu_ms },
-        nodes_used: linked.then_some(used),
-        node_capacity,
-    })
+
+    /// The resolve pass into the output image, the last timestamp, and the copies of the image
+    /// and the node counter into the read-back buffer; ends the command buffer.
+    ///
+    /// # Safety
+    /// After [`Recording::color_pass`].
+    unsafe fn resolve_and_read_back(&self) -> Result<(), DeviceError> {
+        use vk::AccessFlags2 as A;
+        use vk::PipelineStageFlags2 as S;
+        let (d, cmd, gpu, o, timestamps) = (
+            &self.gpu.device,
+            self.cmd,
+            self.gpu,
+            self.o,
+            self.timestamps,
+        );
+        let (area, viewport, pipelines) = (self.area(), self.viewport(), self.pipelines);
+        let (w, h) = (self.scene.width, self.scene.height);
+        let (counter, readback) = (&o.buffers[3], &o.buffers[4]);
+        let (tail, output) = (&o.images[0], &o.images[1]);
+        // SAFETY: per the caller.
+        unsafe {
+            let mem = [vk::MemoryBarrier2::default()
+                .src_stage_mask(S::FRAGMENT_SHADER)
+                .src_access_mask(A::SHADER_STORAGE_WRITE)
+                .dst_stage_mask(S::FRAGMENT_SHADER)
+                .dst_access_mask(A::SHADER_STORAGE_READ)];
+            let img = [image_barrier(
+                tail.image,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+                (S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ),
+            )];
+            d.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default()
+                    .memory_barriers(&mem)
+                    .image_memory_barriers(&img),
+            );
+
+            // Resolve pass.
+            let out_att = [vk::RenderingAttachmentInfo::default()
+                .image_view(output.view)
+                .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .store_op(vk::AttachmentStoreOp::STORE)];
+            d.cmd_begin_rendering(
+                cmd,
+                &vk::RenderingInfo::default()
+                    .render_area(area)
+                    .layer_count(1)
+                    .color_attachments(&out_att),
+            );
+            bind(gpu, cmd, &pipelines.resolve, viewport, area);
+            set_samples(gpu, cmd, 1);
+            d.cmd_draw(cmd, 3, 1, 0, 0);
+            d.cmd_end_rendering(cmd);
+            if timestamps {
+                d.cmd_write_timestamp2(cmd, S::COLOR_ATTACHMENT_OUTPUT, o.query_pool, 1);
+            }
+
+            // Read back the image and the node counter.
+            let img = [image_barrier(
+                output.image,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE),
+                (S::ALL_TRANSFER, A::TRANSFER_READ),
+            )];
+            let mem = [vk::MemoryBarrier2::default()
+                .src_stage_mask(S::FRAGMENT_SHADER)
+                .src_access_mask(A::SHADER_STORAGE_WRITE)
+                .dst_stage_mask(S::ALL_TRANSFER)
+                .dst_access_mask(A::TRANSFER_READ)];
+            d.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default()
+                    .memory_barriers(&mem)
+                    .image_memory_barriers(&img),
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: 1,
+                });
+            d.cmd_copy_image_to_buffer(
+                cmd,
+                output.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                readback.buffer,
+                &[region],
+            );
+            d.cmd_copy_buffer(
+                cmd,
+                counter.buffer,
+                readback.buffer,
+                &[vk::BufferCopy {
+                    src_offset: 0,
+                    dst_offset: w as u64 * h as u64 * 4,
+                    size: 4,
+                }],
+            );
+            let host = [vk::MemoryBarrier2::default()
+                .src_stage_mask(S::ALL_TRANSFER)
+                .src_access_mask(A::TRANSFER_WRITE)
+                .dst_stage_mask(S::HOST)
+                .dst_access_mask(A::HOST_READ)];
+            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
+            d.end_command_buffer(cmd)
+                .map_err(vk_err("vkEndCommandBuffer"))?;
+        }
+        Ok(())
+    }
 }
 
 /// `--dynamic`: the bound pipeline's rasterization sample count, set in the command buffer
