@@ -226,47 +226,80 @@ struct RawEntry {
     word: usize,
 }
 
-fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
-    let header = parse_header(words)?;
-    let bound = header.bound;
-    let n = bound as usize;
-    // vec![[0; 4]; n] is a zeroed allocation: pages a huge (but legal) bound never touches cost
-    // nothing.
-    let mut ids = Ids {
-        rows: vec![[0; 4]; n],
-    };
-    // Capacities from the module size, so realistic modules grow nothing while parsing.
-    let mut blocks: Vec<Block> = Vec::with_capacity(words.len() / 64 + 4);
-    let mut succs: Vec<u32> = Vec::with_capacity(words.len() / 48 + 4);
-    let mut funcs: Vec<Func> = Vec::with_capacity(4);
-    let mut calls: Vec<Call> = Vec::new();
-    let mut sites: Vec<Site> = Vec::with_capacity(4);
-    let mut entries: Vec<RawEntry> = Vec::with_capacity(2);
-    let mut sample_rate_shading = false;
-    let mut in_function = false;
-    let mut in_block = false;
+/// What the single pass over a module's instructions gathers.
+struct Pass {
+    bound: u32,
+    ids: Ids,
+    blocks: Vec<Block>,
+    succs: Vec<u32>,
+    funcs: Vec<Func>,
+    calls: Vec<Call>,
+    sites: Vec<Site>,
+    entries: Vec<RawEntry>,
+    sample_rate_shading: bool,
+    in_function: bool,
+    in_block: bool,
+}
 
-    for inst in Instructions::new(words) {
-        let inst = inst?;
+impl Pass {
+    fn new(words: &[u32], bound: u32) -> Pass {
+        Pass {
+            bound,
+            // vec![[0; 4]; n] is a zeroed allocation: pages a huge (but legal) bound never
+            // touches cost nothing.
+            ids: Ids {
+                rows: vec![[0; 4]; bound as usize],
+            },
+            // Capacities from the module size, so realistic modules grow nothing while parsing.
+            blocks: Vec::with_capacity(words.len() / 64 + 4),
+            succs: Vec::with_capacity(words.len() / 48 + 4),
+            funcs: Vec::with_capacity(4),
+            calls: Vec::new(),
+            sites: Vec::with_capacity(4),
+            entries: Vec::with_capacity(2),
+            sample_rate_shading: false,
+            in_function: false,
+            in_block: false,
+        }
+    }
+
+    /// One instruction: every instruction with a result type defines a typed value (its type is
+    /// remembered: the grammar's operand shape makes this exact, not a guess) and has both
+    /// <id>s checked; the routed ones are read.
+    fn instruction(&mut self, inst: &Instruction<'_>) -> Result<(), SpirvError> {
         let w = inst.words;
-        // Every instruction with a result type defines a typed value: remember its type (the
-        // grammar's operand shape makes this exact, not a guess), and check both <id>s.
         let shape = ROUTE.get(usize::from(inst.op.0)).copied().unwrap_or(0);
         if shape & SHAPE_RESULT_TYPE != 0 {
             inst.need(3)?;
-            let rt = inst.check_id(w[1], bound)?;
-            let res = inst.check_id(w[2], bound)?;
-            ids.rows[res as usize][TY] = rt;
+            let rt = inst.check_id(w[1], self.bound)?;
+            let res = inst.check_id(w[2], self.bound)?;
+            self.ids.rows[res as usize][TY] = rt;
         } else if shape & SHAPE_RESULT != 0 {
             inst.need(2)?;
-            inst.check_id(w[1], bound)?;
+            inst.check_id(w[1], self.bound)?;
         }
         if shape & ROUTED == 0 {
-            continue;
+            return Ok(());
         }
+        self.declaration(inst)?;
+        self.structure(inst)?;
+        self.access(inst)
+    }
+
+    /// Capabilities, entry points, execution modes, names, decorations, types, variables and
+    /// access chains.
+    fn declaration(&mut self, inst: &Instruction<'_>) -> Result<(), SpirvError> {
+        let bound = self.bound;
+        let w = inst.words;
+        let Pass {
+            ids,
+            entries,
+            sample_rate_shading,
+            ..
+        } = self;
         match inst.op {
             Op::Capability => {
-                sample_rate_shading |=
+                *sample_rate_shading |=
                     Capability(inst.operand(1)?) == Capability::SampleRateShading;
             }
             Op::EntryPoint => {
@@ -368,15 +401,33 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 let base = inst.id(3, bound)? as usize;
                 ids.rows[w[2] as usize][FLAGS] |= ids.rows[base][FLAGS] & F_MEMORY_VALUE;
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Functions, blocks and their terminators.
+    fn structure(&mut self, inst: &Instruction<'_>) -> Result<(), SpirvError> {
+        let bound = self.bound;
+        let w = inst.words;
+        let Pass {
+            ids,
+            blocks,
+            succs,
+            funcs,
+            calls,
+            sites,
+            in_function,
+            in_block,
+            ..
+        } = self;
+        match inst.op {
             Op::Function => {
-                if in_function {
-                    return Err(misplaced(
-                        &inst,
-                        "begins a function inside another function",
-                    ));
+                if *in_function {
+                    return Err(misplaced(inst, "begins a function inside another function"));
                 }
-                in_function = true;
-                in_block = false;
+                *in_function = true;
+                *in_block = false;
                 let id = w[2];
                 ids.rows[id as usize][FLAGS] |= F_FUNCTION;
                 ids.rows[id as usize][AUX] = funcs.len() as u32;
@@ -393,21 +444,21 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 });
             }
             Op::FunctionEnd => {
-                if !in_function {
-                    return Err(misplaced(&inst, "ends a function that was never begun"));
+                if !*in_function {
+                    return Err(misplaced(inst, "ends a function that was never begun"));
                 }
-                in_function = false;
-                in_block = false;
+                *in_function = false;
+                *in_block = false;
                 if let Some(f) = funcs.last_mut() {
                     f.blocks.1 = blocks.len() as u32;
                     f.calls.1 = calls.len() as u32;
                     f.sites.1 = sites.len() as u32;
-                    resolve_successors(f, &mut blocks, &mut succs, &ids)?;
+                    resolve_successors(f, blocks, succs, ids)?;
                 }
             }
             Op::Label => {
-                if !in_function {
-                    return Err(misplaced(&inst, "is outside a function"));
+                if !*in_function {
+                    return Err(misplaced(inst, "is outside a function"));
                 }
                 let id = w[1] as usize;
                 ids.rows[id][FLAGS] |= F_LABEL;
@@ -421,18 +472,18 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     term_word: inst.word,
                     term_op: inst.op,
                 });
-                in_block = true;
+                *in_block = true;
             }
             Op::Branch => {
                 let t = inst.id(1, bound)?;
-                terminate(&inst, in_block, &mut blocks, &mut succs, &[t], false)?;
-                in_block = false;
+                terminate(inst, *in_block, blocks, succs, &[t], false)?;
+                *in_block = false;
             }
             Op::BranchConditional => {
                 let a = inst.id(2, bound)?;
                 let b = inst.id(3, bound)?;
-                terminate(&inst, in_block, &mut blocks, &mut succs, &[a, b], false)?;
-                in_block = false;
+                terminate(inst, *in_block, blocks, succs, &[a, b], false)?;
+                *in_block = false;
             }
             Op::Switch => {
                 let selector = inst.id(1, bound)?;
@@ -446,12 +497,12 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     targets.push(inst.id(k + lit, bound)?);
                     k += lit + 1;
                 }
-                terminate(&inst, in_block, &mut blocks, &mut succs, &targets, false)?;
-                in_block = false;
+                terminate(inst, *in_block, blocks, succs, &targets, false)?;
+                *in_block = false;
             }
             Op::Return | Op::ReturnValue => {
-                terminate(&inst, in_block, &mut blocks, &mut succs, &[], true)?;
-                in_block = false;
+                terminate(inst, *in_block, blocks, succs, &[], true)?;
+                *in_block = false;
             }
             Op::Kill
             | Op::Unreachable
@@ -459,25 +510,43 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             | Op::IgnoreIntersectionKHR
             | Op::TerminateRayKHR
             | Op::EmitMeshTasksEXT => {
-                terminate(&inst, in_block, &mut blocks, &mut succs, &[], false)?;
-                in_block = false;
+                terminate(inst, *in_block, blocks, succs, &[], false)?;
+                *in_block = false;
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Memory accesses, calls and the interlock sites, in the current block.
+    fn access(&mut self, inst: &Instruction<'_>) -> Result<(), SpirvError> {
+        let bound = self.bound;
+        let Pass {
+            ids,
+            blocks,
+            funcs,
+            calls,
+            sites,
+            in_block,
+            ..
+        } = self;
+        match inst.op {
             Op::Store | Op::AtomicStore | Op::AtomicFlagClear => {
                 let p = inst.id(1, bound)?;
-                let mem = points_to_memory(&ids, p);
-                body(&inst, in_block, &mut funcs)?.note(mem, mem);
+                let mem = points_to_memory(ids, p);
+                body(inst, *in_block, funcs)?.note(mem, mem);
             }
             Op::CopyMemory | Op::CopyMemorySized => {
                 let dst = inst.id(1, bound)?;
                 let src = inst.id(2, bound)?;
-                let wr = points_to_memory(&ids, dst);
-                let rd = points_to_memory(&ids, src);
-                body(&inst, in_block, &mut funcs)?.note(wr, wr || rd);
+                let wr = points_to_memory(ids, dst);
+                let rd = points_to_memory(ids, src);
+                body(inst, *in_block, funcs)?.note(wr, wr || rd);
             }
             Op::Load | Op::AtomicLoad => {
                 let p = inst.id(3, bound)?;
-                let mem = points_to_memory(&ids, p);
-                body(&inst, in_block, &mut funcs)?.note(false, mem);
+                let mem = points_to_memory(ids, p);
+                body(inst, *in_block, funcs)?.note(false, mem);
             }
             Op::AtomicExchange
             | Op::AtomicCompareExchange
@@ -498,22 +567,22 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             | Op::AtomicFMaxEXT
             | Op::AtomicFAddEXT => {
                 let p = inst.id(3, bound)?;
-                let mem = points_to_memory(&ids, p);
-                body(&inst, in_block, &mut funcs)?.note(mem, mem);
+                let mem = points_to_memory(ids, p);
+                body(inst, *in_block, funcs)?.note(mem, mem);
             }
             Op::ImageWrite => {
                 // Only storage images can be written.
-                body(&inst, in_block, &mut funcs)?.note(true, true);
+                body(inst, *in_block, funcs)?.note(true, true);
             }
             Op::ImageRead | Op::ImageSparseRead => {
                 let image = inst.id(3, bound)?;
                 let subpass =
                     ids.rows[ids.rows[image as usize][TY] as usize][FLAGS] & F_IMAGE_SUBPASS != 0;
-                body(&inst, in_block, &mut funcs)?.note(false, !subpass);
+                body(inst, *in_block, funcs)?.note(false, !subpass);
             }
             Op::FunctionCall => {
                 let callee = inst.id(3, bound)?;
-                body(&inst, in_block, &mut funcs)?;
+                body(inst, *in_block, funcs)?;
                 calls.push(Call {
                     block: blocks.len() as u32 - 1,
                     callee,
@@ -521,7 +590,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 });
             }
             Op::BeginInvocationInterlockEXT | Op::EndInvocationInterlockEXT => {
-                body(&inst, in_block, &mut funcs)?;
+                body(inst, *in_block, funcs)?;
                 sites.push(Site {
                     block: blocks.len() as u32 - 1,
                     is_begin: inst.op == Op::BeginInvocationInterlockEXT,
@@ -530,15 +599,35 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             }
             _ => {}
         }
+        Ok(())
     }
-    if in_function {
+}
+
+fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
+    let header = parse_header(words)?;
+    let bound = header.bound;
+    let mut pass = Pass::new(words, bound);
+    for inst in Instructions::new(words) {
+        pass.instruction(&inst?)?;
+    }
+    if pass.in_function {
         return Err(SpirvError::Misplaced {
             word: words.len(),
             opcode: Op::FunctionEnd,
             why: "is missing: the module ends inside a function",
         });
     }
-
+    let Pass {
+        ids,
+        blocks,
+        succs,
+        funcs,
+        calls,
+        sites,
+        entries,
+        sample_rate_shading,
+        ..
+    } = pass;
     let summary = Summary {
         words,
         ids: &ids,
