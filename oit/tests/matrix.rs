@@ -4,6 +4,7 @@
 //!
 //! A missing driver, `pops` binary or layer build is reported as SKIPPED on stderr, and fails the
 //! test when CI=true.
+#![allow(clippy::too_many_lines)] // test code: each scenario reads top to bottom as one Vulkan sequence
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

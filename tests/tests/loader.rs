@@ -1,6 +1,7 @@
 //! The layer through the real Vulkan loader (Debian libvulkan1): RADV null hardware for five
 //! chips, lavapipe rendering, other layers above and below, threads, malformed SPIR-V, several
 //! instances and devices, settings from every source. Each scenario runs in a child process.
+#![allow(clippy::too_many_lines)] // test code: each scenario reads top to bottom as one Vulkan sequence
 
 use pops_testkit::mesa::Mesa;
 use pops_tests::*;

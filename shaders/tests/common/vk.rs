@@ -1,6 +1,7 @@
 //! RADV as an oracle: builds an interlocked graphics pipeline on RADV's "null hardware" device
 //! (`RADV_FORCE_FAMILY=<chip>`, no GPU needed) and returns ACO's disassembly of the fragment shader
 //! through VK_KHR_pipeline_executable_properties.
+#![allow(clippy::too_many_lines)] // test code: each scenario reads top to bottom as one Vulkan sequence
 
 use super::Skip;
 use ash::vk;

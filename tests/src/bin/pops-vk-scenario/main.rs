@@ -3,6 +3,7 @@
 //!
 //! `pops-vk-scenario <scenario>`; scenarios print one JSON object per line on stdout. Exit code 0:
 //! done; 2: the device lacks something the scenario needs (the message says what); 1: failure.
+#![allow(clippy::too_many_lines)] // test code: each scenario reads top to bottom as one Vulkan sequence
 
 mod bench;
 mod bench_draws;
