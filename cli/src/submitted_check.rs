@@ -6,7 +6,7 @@
 
 use pm4::pops::agreement::{self, Comparison, Context};
 use pm4::pops::radv::Rate1x1Way;
-use pops_report::read::Resolved as Record;
+use pops_report::read::Resolved;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use winsys::recorded::RecordedDraw;
@@ -89,11 +89,11 @@ impl Check {
 }
 
 /// The draw records of the report at `path`, registers resolved and each with its last totals.
-pub fn draw_records(path: &std::path::Path) -> Result<Vec<Record>, String> {
+pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, String> {
     use pops_report::read::Item;
     let f = std::fs::File::open(path)
         .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
-    let mut out: Vec<Record> = Vec::new();
+    let mut out: Vec<Resolved> = Vec::new();
     let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();
     pops_report::read::each_line(f, |_, item| match item {
         Ok(Item::Record(r)) if r.kind == pops_report::Kind::Draw => {
@@ -115,7 +115,7 @@ pub fn draw_records(path: &std::path::Path) -> Result<Vec<Record>, String> {
 }
 
 /// The (register, field, value) a record decided.
-fn decided(r: &Record) -> Vec<(&str, &str, Option<u64>)> {
+fn decided(r: &Resolved) -> Vec<(&str, &str, Option<u64>)> {
     r.registers
         .iter()
         .flat_map(|regs| regs.iter())
@@ -128,7 +128,7 @@ fn decided(r: &Record) -> Vec<(&str, &str, Option<u64>)> {
 }
 
 /// How the record `r` is compared on `level`.
-fn context(r: &Record, level: pm4::GfxLevel) -> Context {
+fn context(r: &Resolved, level: pm4::GfxLevel) -> Context {
     Context {
         level,
         per_sample_msaa: r.per_sample && r.samples.is_some_and(|n| n > 1),
@@ -137,7 +137,7 @@ fn context(r: &Record, level: pm4::GfxLevel) -> Context {
 
 /// The verdict of one record against the submitted POPS draws: the agreeing draw with the
 /// fewest listed differences, else the differences with the closest draw.
-fn verdict(r: &Record, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict {
+fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict {
     let fields = decided(r);
     let cx = context(r, level);
     let comparisons: Vec<Comparison> = pops
@@ -174,7 +174,7 @@ fn verdict(r: &Record, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict 
 }
 
 /// Compares the draw records among `records` with `submitted`, recorded on `chip`.
-pub fn check(records: &[Record], submitted: &[RecordedDraw], chip: pm4::Family) -> Check {
+pub fn check(records: &[Resolved], submitted: &[RecordedDraw], chip: pm4::Family) -> Check {
     let level = chip.gfx_level();
     let drain_left_on = if chip.quirks().pops_missed_overlap {
         submitted
@@ -187,7 +187,7 @@ pub fn check(records: &[Record], submitted: &[RecordedDraw], chip: pm4::Family) 
         0
     };
     let pops: Vec<&RecordedDraw> = submitted.iter().filter(|d| d.pops()).collect();
-    let draws: Vec<&Record> = records
+    let draws: Vec<&Resolved> = records
         .iter()
         .filter(|r| r.kind == pops_report::Kind::Draw && r.registers.is_some())
         .collect();
@@ -367,7 +367,7 @@ mod tests {
     use super::*;
     use winsys::recorded::Fields;
 
-    fn record(pops: u64, draws: u64) -> Record {
+    fn record(pops: u64, draws: u64) -> Resolved {
         let r: pops_report::Record = record_v1(pops, draws);
         r.map_registers(|r| r.map(std::sync::Arc::new))
     }

@@ -9,7 +9,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use pm4::Family;
 use pops_report::{Kind, Source};
 use VkLayer_pops_interlock::model::analysis::{self, InterlockFeatures};
-use VkLayer_pops_interlock::model::capture::{self, DrawState, Samples};
+use VkLayer_pops_interlock::model::capture::{self, CapturedState, Samples};
 use VkLayer_pops_interlock::model::record::{build_record, Subject};
 
 fn bench(c: &mut Criterion) {
@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
 
     let analysis = analysis::analyze_module(&words);
     let entry = analysis::fragment_entry(&analysis, "main").expect("entry");
-    let draw = DrawState {
+    let draw = CapturedState {
         samples: Some(Samples::Static(8)),
         ..Default::default()
     };

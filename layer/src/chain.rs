@@ -5,7 +5,7 @@
 
 use crate::model::experiment::{apply, Active};
 use ash::vk;
-use pops_report::Experiment as Applied;
+use pops_report::AppliedExperiment;
 use shaders::spirv::rewrite::Experiment;
 
 /// The size of each structure the layer may copy out of a chain to change a structure after it:
@@ -355,7 +355,7 @@ pub struct StageCopy {
     /// The copied stage chain, up to the shader module create info.
     _chain: Vec<Box<[u64]>>,
     pub stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
-    pub applied: Applied,
+    pub applied: AppliedExperiment,
     /// The layer's own module in the stages, destroyed once the pipeline is created.
     pub module: Option<vk::ShaderModule>,
 }
@@ -428,7 +428,7 @@ pub unsafe fn with_module(
     info: &vk::GraphicsPipelineCreateInfo,
     k: usize,
     module: vk::ShaderModule,
-    applied: Applied,
+    applied: AppliedExperiment,
 ) -> Box<StageCopy> {
     // SAFETY: per the caller.
     let mut stages = unsafe { copied_stages(info) };

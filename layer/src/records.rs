@@ -5,7 +5,7 @@
 
 use crate::device::Device;
 use crate::model::analysis::EntryAnalysis;
-use crate::model::capture::DrawState;
+use crate::model::capture::CapturedState;
 use crate::model::draws::DrawGroup;
 use crate::model::findings;
 use crate::model::object::Fragment;
@@ -42,7 +42,7 @@ pub(crate) fn emit(
     handle: u64,
     fragment: &Fragment,
     entry: Result<&EntryAnalysis, String>,
-    draw: &DrawState,
+    draw: &CapturedState,
 ) {
     let mode = entry.as_ref().ok().and_then(|e| e.interlock);
     let mut rec = build_record(

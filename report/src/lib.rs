@@ -349,7 +349,7 @@ pub struct Record<R = Option<Registers>> {
     pub module_name: Option<String>,
     /// The interlock experiment the layer applied to the fragment stage, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experiment: Option<Experiment>,
+    pub experiment: Option<AppliedExperiment>,
 }
 
 impl<R> Record<R> {
@@ -390,12 +390,12 @@ impl<R> Record<R> {
 /// An interlock experiment the layer applied to the object's fragment stage (the `experiment`
 /// setting): its name and each mode change, written `"pixel-ordered -> sample-ordered"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Experiment {
+pub struct AppliedExperiment {
     pub name: ExperimentName,
     pub changes: Vec<ModeChange>,
 }
 
-impl Experiment {
+impl AppliedExperiment {
     /// The changes as the report writes them, comma-separated.
     pub fn changes_text(&self) -> String {
         self.changes
@@ -548,7 +548,7 @@ pub struct TimedObject {
     /// The interlock mode that went down to the driver.
     pub interlock: Interlock,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experiment: Option<Experiment>,
+    pub experiment: Option<AppliedExperiment>,
     pub ns: u64,
     pub ranges: u64,
 }

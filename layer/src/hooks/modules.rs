@@ -7,7 +7,7 @@ use crate::model::capture::code_words;
 use crate::model::experiment;
 use crate::stores::ModuleEntry;
 use ash::vk;
-use pops_report::Experiment as Applied;
+use pops_report::AppliedExperiment;
 
 /// vkCreateShaderModule: the module goes down rewritten where the device's experiment applies to
 /// it; the words it is remembered by are the ones that went down.
@@ -70,7 +70,7 @@ pub unsafe fn create(
 }
 
 /// The module's code as the device's experiment rewrites it, if it concerns the module.
-fn rewrite(d: &Device, words: &[u32]) -> Option<(Vec<u32>, Applied)> {
+fn rewrite(d: &Device, words: &[u32]) -> Option<(Vec<u32>, AppliedExperiment)> {
     let active = d.experiment.as_ref()?;
     guarded(&d.health, "experiment", || {
         match experiment::apply(active, words) {

@@ -419,7 +419,7 @@ fn own_fragment(
     d: &Device,
     src: &FragmentSource,
     spec: Option<&shaders::spirv::Specialization>,
-    inline_experiment: Option<&pops_report::Experiment>,
+    inline_experiment: Option<&pops_report::AppliedExperiment>,
 ) -> Fragment {
     let (analysis, hash, module_name, experiment): (Arc<ModuleAnalysis>, _, _, _) = match src {
         FragmentSource::Module { module, entry } => match d.modules.get(*module) {
@@ -475,7 +475,7 @@ fn own_fragment(
 fn resolve_fragment(
     d: &Device,
     cap: &PipelineCapture,
-    inline_experiment: Option<&pops_report::Experiment>,
+    inline_experiment: Option<&pops_report::AppliedExperiment>,
 ) -> Option<Fragment> {
     if let Some(src) = &cap.fragment {
         return Some(own_fragment(
@@ -501,7 +501,7 @@ pub fn process_pipeline(
     d: &Device,
     handle: u64,
     cap: PipelineCapture,
-    inline_experiment: Option<pops_report::Experiment>,
+    inline_experiment: Option<pops_report::AppliedExperiment>,
     isa: Vec<pops_report::Diagnostic>,
 ) {
     let fragment = resolve_fragment(d, &cap, inline_experiment.as_ref());

@@ -6,17 +6,17 @@ use crate::boundary::guarded;
 use crate::chain;
 use crate::device::Device;
 use crate::model::analysis::{self, fragment_entry};
-use crate::model::capture::{self, DrawState, Dynamic, Samples};
+use crate::model::capture::{self, CapturedState, Dynamic, Samples};
 use crate::model::experiment;
 use crate::model::object::{Fragment, Interlocked};
 use crate::records;
 use ash::vk;
-use pops_report::{Bound, Experiment as Applied, Kind, Source};
+use pops_report::{AppliedExperiment, Bound, Kind, Source};
 use std::ffi::CStr;
 use std::sync::Arc;
 
 /// A fragment shader's rewritten words and what was changed.
-type Rewritten = Option<(Vec<u32>, Applied)>;
+type Rewritten = Option<(Vec<u32>, AppliedExperiment)>;
 
 /// vkCreateShadersEXT: calls down (with rewritten code where the experiment applies), then
 /// records every fragment shader object that was created.
@@ -124,7 +124,7 @@ unsafe fn record(
     d: &Device,
     handle: u64,
     info: &vk::ShaderCreateInfoEXT,
-    rewritten: Option<&(Vec<u32>, Applied)>,
+    rewritten: Option<&(Vec<u32>, AppliedExperiment)>,
 ) {
     // SAFETY: pName is a valid string per valid usage.
     let entry_name = if info.p_name.is_null() {
@@ -157,7 +157,7 @@ unsafe fn record(
         )
     };
     // A shader object's state is all set at draw time.
-    let draw = DrawState {
+    let draw = CapturedState {
         samples: Some(Samples::Dynamic),
         ..Default::default()
     };

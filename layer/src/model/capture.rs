@@ -87,7 +87,7 @@ const UNSET_FACE: pops::StencilOpState = pops::StencilOpState {
 /// The draw state a pipeline (or one library part of it) fixes at creation. `None`: not part of
 /// this pipeline or library; merged from the linked libraries.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct DrawState {
+pub struct CapturedState {
     pub samples: Option<Samples>,
     pub sample_shading: Option<bool>,
     pub blend: Option<Vec<pops::BlendTarget>>,
@@ -166,9 +166,9 @@ impl Dynamic {
     }
 }
 
-impl DrawState {
+impl CapturedState {
     /// Fills what `self` lacks from `other` (a linked library).
-    pub fn merge_from(&mut self, other: &DrawState) {
+    pub fn merge_from(&mut self, other: &CapturedState) {
         self.samples = self.samples.or(other.samples);
         self.sample_shading = self.sample_shading.or(other.sample_shading);
         if self.blend.is_none() {
@@ -341,7 +341,7 @@ pub struct PipelineCapture {
     /// Created with VK_PIPELINE_CREATE_LIBRARY_BIT_KHR.
     pub is_library: bool,
     pub fragment: Option<FragmentSource>,
-    pub draw: DrawState,
+    pub draw: CapturedState,
     /// Libraries linked in through VkPipelineLibraryCreateInfoKHR.
     pub libraries: Vec<u64>,
     /// The dynamic states among [`Dynamic`]'s.
@@ -1028,7 +1028,7 @@ mod tests {
         assert_eq!(c.libraries, vec![7, 9]);
         assert!(!c.is_library);
         let mut d = c.draw.clone();
-        d.merge_from(&DrawState {
+        d.merge_from(&CapturedState {
             samples: Some(Samples::Static(2)),
             ..Default::default()
         });

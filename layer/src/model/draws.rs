@@ -5,7 +5,7 @@
 //! becomes one `draw` record.
 
 use super::capture::{
-    ColorFormats, DepthAttachment, DrawState, Dynamic, Samples, UNSET_DEPTH_STENCIL,
+    CapturedState, ColorFormats, DepthAttachment, Dynamic, Samples, UNSET_DEPTH_STENCIL,
 };
 use super::object::Interlocked;
 use pm4::pops::{BlendFactor, BlendOp, BlendTarget, CompareOp, StencilOp};
@@ -88,7 +88,7 @@ pub struct Rendering {
 #[derive(Clone, Debug)]
 pub struct DrawGroup {
     pub bound: Arc<Interlocked>,
-    pub draw: DrawState,
+    pub draw: CapturedState,
     pub count: u64,
 }
 
@@ -143,7 +143,7 @@ impl CmdState {
 
     /// The draw state a draw with `b` bound uses: its creation state, with every state it
     /// declares dynamic taken from the command buffer, and the attachments rendered to.
-    pub fn effective(&self, b: &Interlocked) -> DrawState {
+    pub fn effective(&self, b: &Interlocked) -> CapturedState {
         let mut d = b.draw.clone();
         let dy = &self.dynamic;
         let is = |f: Dynamic| b.dynamic.contains(f);
@@ -287,7 +287,7 @@ mod tests {
     use pm4::pops::DepthStencilState;
     use pops_report::{Bound, Source};
 
-    fn bindable(kind: Bound, dynamic: Dynamic, draw: DrawState) -> Arc<Interlocked> {
+    fn bindable(kind: Bound, dynamic: Dynamic, draw: CapturedState) -> Arc<Interlocked> {
         Arc::new(Interlocked::new(
             0x10,
             kind,
@@ -312,9 +312,9 @@ mod tests {
         let p = bindable(
             Bound::Pipeline,
             Dynamic::RASTERIZATION_SAMPLES,
-            DrawState {
+            CapturedState {
                 samples: Some(Samples::Dynamic),
-                ..DrawState::default()
+                ..CapturedState::default()
             },
         );
         let mut c = CmdState::begin(None);
@@ -340,7 +340,11 @@ mod tests {
 
     #[test]
     fn stencil_ops_and_rasterizer_discard_at_draw_time() {
-        let s = bindable(Bound::ShaderObject, Dynamic::all(), DrawState::default());
+        let s = bindable(
+            Bound::ShaderObject,
+            Dynamic::all(),
+            CapturedState::default(),
+        );
         let mut c = CmdState::begin(None);
         c.bind_fragment_shader(Some(s));
         c.dynamic.stencil_test = Some(true);
@@ -373,9 +377,9 @@ mod tests {
         let p = bindable(
             Bound::Pipeline,
             Dynamic::empty(),
-            DrawState {
+            CapturedState {
                 samples: Some(Samples::Static(2)),
-                ..DrawState::default()
+                ..CapturedState::default()
             },
         );
         let mut c = CmdState::begin(None);
@@ -387,8 +391,12 @@ mod tests {
 
     #[test]
     fn shader_objects_and_pipelines_unbind_each_other_and_nothing_counts_without_interlock() {
-        let p = bindable(Bound::Pipeline, Dynamic::empty(), DrawState::default());
-        let s = bindable(Bound::ShaderObject, Dynamic::all(), DrawState::default());
+        let p = bindable(Bound::Pipeline, Dynamic::empty(), CapturedState::default());
+        let s = bindable(
+            Bound::ShaderObject,
+            Dynamic::all(),
+            CapturedState::default(),
+        );
         let mut c = CmdState::begin(Some(Rendering {
             depth: DepthAttachment {
                 samples: 4,

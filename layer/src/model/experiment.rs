@@ -12,7 +12,7 @@
 //! is shading-rate interlock.
 
 use super::analysis::InterlockFeatures;
-use pops_report::{Experiment as Applied, ExperimentName, ModeChange};
+use pops_report::{AppliedExperiment, ExperimentName, ModeChange};
 use shaders::spirv::rewrite::{rewrite, Experiment, RewriteError};
 use shaders::spirv::{ExecutionMode, ExecutionModel};
 
@@ -103,7 +103,10 @@ fn mode_of(m: ExecutionMode) -> Option<pm4::InterlockMode> {
 /// was changed, or `None` when the module is not concerned (no interlock, not a target by its
 /// stage hash, already in the new mode). Targets named by the module's name are found later,
 /// at pipeline creation ([`apply_to_named`]): a module is named after it is created.
-pub fn apply(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
+pub fn apply(
+    active: &Active,
+    words: &[u32],
+) -> Result<Option<(Vec<u32>, AppliedExperiment)>, RewriteError> {
     if active.targeted() {
         if active.hashes.is_empty() {
             return Ok(None);
@@ -128,14 +131,17 @@ pub fn apply_to_named(
     active: &Active,
     name: &str,
     words: &[u32],
-) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
+) -> Result<Option<(Vec<u32>, AppliedExperiment)>, RewriteError> {
     if !active.names.iter().any(|n| n == name) {
         return Ok(None);
     }
     rewritten(active, words)
 }
 
-fn rewritten(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied)>, RewriteError> {
+fn rewritten(
+    active: &Active,
+    words: &[u32],
+) -> Result<Option<(Vec<u32>, AppliedExperiment)>, RewriteError> {
     let r = rewrite(words, active.experiment)?;
     if !r.changed() {
         return Ok(None);
@@ -153,7 +159,7 @@ fn rewritten(active: &Active, words: &[u32]) -> Result<Option<(Vec<u32>, Applied
         .collect();
     Ok(Some((
         r.words,
-        Applied {
+        AppliedExperiment {
             name: report_name(active.experiment),
             changes,
         },

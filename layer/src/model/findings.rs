@@ -5,7 +5,7 @@
 //! producer and one wording ([`Code::ALL`] and `pm4::pops::Code::ALL` share none, a test says).
 
 use super::analysis::{EntryAnalysis, InterlockFeatures};
-use super::capture::{DrawState, Samples};
+use super::capture::{CapturedState, Samples};
 use pm4::{Granularity, InterlockMode};
 use pops_report::{Diagnostic, Severity};
 
@@ -83,7 +83,7 @@ pub fn state_unavailable(chip: &str, reason: &str) -> Diagnostic {
 pub fn stage_findings(
     mode: InterlockMode,
     e: &EntryAnalysis,
-    draw: &DrawState,
+    draw: &CapturedState,
     features: InterlockFeatures,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -187,7 +187,7 @@ mod tests {
         e.begin_in_divergent_control_flow = true;
         e.accesses_memory = false;
         e.has_color_output = false;
-        let d = stage_findings(m, &e, &DrawState::default(), ALL_FEATURES);
+        let d = stage_findings(m, &e, &CapturedState::default(), ALL_FEATURES);
         let c: Vec<_> = d.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(
             c,
@@ -203,9 +203,9 @@ mod tests {
     #[test]
     fn missing_feature_and_dynamic_samples() {
         let m: InterlockMode = "sample-ordered".parse().unwrap();
-        let draw = DrawState {
+        let draw = CapturedState {
             samples: Some(Samples::Dynamic),
-            ..DrawState::default()
+            ..CapturedState::default()
         };
         let features = InterlockFeatures {
             sample: false,

@@ -3,9 +3,9 @@
 //! pipeline or shader object that draws can bind ([`Interlocked`]).
 
 use super::analysis::ModuleAnalysis;
-use super::capture::{DrawState, Dynamic};
+use super::capture::{CapturedState, Dynamic};
 use parking_lot::Mutex;
-use pops_report::{Bound, Experiment, Source};
+use pops_report::{AppliedExperiment, Bound, Source};
 use std::sync::Arc;
 
 /// A fragment stage: its analysis and entry point, where its SPIR-V came from.
@@ -20,7 +20,7 @@ pub struct Fragment {
     /// The application's name of the shader module it came from, where it had one.
     pub module_name: Option<String>,
     /// The interlock experiment applied to it, if any.
-    pub experiment: Option<Experiment>,
+    pub experiment: Option<AppliedExperiment>,
     /// The `verify_isa` setting's findings on the driver's code of the pipeline (empty
     /// without the setting).
     pub isa: Vec<pops_report::Diagnostic>,
@@ -30,7 +30,7 @@ pub struct Fragment {
 #[derive(Clone, Debug)]
 pub struct Library {
     pub fragment: Option<Fragment>,
-    pub draw: DrawState,
+    pub draw: CapturedState,
 }
 
 /// The application's name of an object while it lives: kept with the object, so that a
@@ -60,7 +60,7 @@ pub struct Interlocked {
     pub bound: Bound,
     pub fragment: Fragment,
     /// The state fixed at creation.
-    pub draw: DrawState,
+    pub draw: CapturedState,
     /// The states set at draw time instead (all of them for shader objects).
     pub dynamic: Dynamic,
 }
@@ -71,7 +71,7 @@ impl Interlocked {
         handle: u64,
         bound: Bound,
         fragment: Fragment,
-        draw: DrawState,
+        draw: CapturedState,
         dynamic: Dynamic,
     ) -> Interlocked {
         Interlocked {

@@ -3,7 +3,7 @@
 //! Pure: no Vulkan calls, no I/O, so it is unit-tested and benchmarked on its own.
 
 use super::analysis::{EntryAnalysis, InterlockFeatures};
-use super::capture::{DrawState, Samples};
+use super::capture::{CapturedState, Samples};
 use super::findings;
 use parking_lot::Mutex;
 use pm4::pops;
@@ -164,7 +164,7 @@ pub fn build_record(
     subject: &Subject<'_>,
     entry_name: &str,
     entry: Result<&EntryAnalysis, String>,
-    draw: &DrawState,
+    draw: &CapturedState,
 ) -> Record {
     let samples = match draw.samples {
         Some(Samples::Static(n)) => Some(n),
@@ -244,7 +244,7 @@ pub fn build_record(
 pub fn state_inputs(
     mode: InterlockMode,
     e: &EntryAnalysis,
-    draw: &DrawState,
+    draw: &CapturedState,
 ) -> (pops::InterlockDesc, pops::DrawState) {
     let desc = pops::InterlockDesc {
         mode: Some(mode),
@@ -371,8 +371,8 @@ mod tests {
         r.diagnostics.iter().map(|d| d.code.as_str()).collect()
     }
 
-    fn draw(samples: u32) -> DrawState {
-        DrawState {
+    fn draw(samples: u32) -> CapturedState {
+        CapturedState {
             samples: Some(Samples::Static(samples)),
             ..Default::default()
         }

@@ -593,7 +593,7 @@ impl Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::capture::{DrawState, Dynamic};
+    use crate::model::capture::{CapturedState, Dynamic};
     use crate::model::object::Fragment;
     use pops_report::{Bound, Source};
 
@@ -610,7 +610,7 @@ mod tests {
                 experiment: None,
                 isa: Vec::new(),
             },
-            DrawState::default(),
+            CapturedState::default(),
             Dynamic::empty(),
         );
         o.seq = seq;

@@ -11,11 +11,11 @@ pub struct ModuleEntry {
     words: Box<[u32]>,
     analysis: OnceLock<Arc<ModuleAnalysis>>,
     /// The interlock experiment applied to the module (`words` are then the rewritten ones).
-    pub experiment: Option<pops_report::Experiment>,
+    pub experiment: Option<pops_report::AppliedExperiment>,
 }
 
 impl ModuleEntry {
-    pub fn new(words: Vec<u32>, experiment: Option<pops_report::Experiment>) -> Self {
+    pub fn new(words: Vec<u32>, experiment: Option<pops_report::AppliedExperiment>) -> Self {
         ModuleEntry {
             words: words.into_boxed_slice(),
             analysis: OnceLock::new(),
