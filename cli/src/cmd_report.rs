@@ -1,9 +1,12 @@
 //! `pops report`: the summary table of layer reports written elsewhere (another machine, an
 //! application started without `pops run`): one row per interlocked pipeline, library or shader
 //! object, and one per (bound object, draw state) with the draws summed; a device loss first,
-//! with the interlocked draws it names. With `--html`, the same as one self-contained page, with
-//! the interlocked GPU time per frame as a chart.
+//! with the interlocked draws it names. A report that a run on the amdgpu shim left with its
+//! recorded IBs beside it (`REPORT.amdgpu`) also gets the draws RADV submitted compared with its
+//! draw records and the chip's verdict, as `pops run` gives them. With `--html`, the same as
+//! one self-contained page, with the interlocked GPU time per frame as a chart.
 
+use crate::submitted_check::{render, ChipVerdict, ShimRun};
 use crate::summary::Summarizer;
 use crate::summary_text::{render_bad_lines, render_device_lost, render_table};
 use std::path::PathBuf;
@@ -54,13 +57,45 @@ pub fn run(a: Args) -> ExitCode {
     if s.records > 0 || !s.timing.is_empty() {
         print!("{}", render_table(&s, "pops report"));
     }
+    let verdicts = match shim_verdicts(&a.reports) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("pops report: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     if let Some(out) = &a.html {
-        let page = crate::report_html::page(&names, &s, &timings);
+        let page = crate::report_html::page(&names, &s, &timings, &verdicts);
         if let Err(e) = std::fs::write(out, page) {
             eprintln!("pops report: cannot write {}: {e}", out.display());
             return ExitCode::FAILURE;
         }
         println!("pops report: page written to {}", out.display());
     }
-    ExitCode::SUCCESS
+    if verdicts.iter().all(|v| v.ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// For each report that a run on the amdgpu shim left with its recorded IBs beside it
+/// (`REPORT.amdgpu`, as `pops run --amdgpu-shim` keeps them): the draws RADV submitted against
+/// the draw records, printed as `pops run` prints them, and the chip's verdict.
+fn shim_verdicts(reports: &[PathBuf]) -> Result<Vec<ChipVerdict>, String> {
+    let mut out = Vec::new();
+    for r in reports {
+        let dir = r.with_extension("amdgpu");
+        if !dir.is_dir() {
+            continue;
+        }
+        let (run, chip) = ShimRun::read(r, &dir, None)?;
+        println!();
+        for e in &run.events {
+            println!("pops report: the amdgpu shim: {e}");
+        }
+        print!("{}", render(&run.check, chip.name(), "pops report"));
+        out.push(ChipVerdict::of(&run, chip));
+    }
+    Ok(out)
 }

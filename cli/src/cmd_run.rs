@@ -11,6 +11,7 @@ use crate::launch::{
     announce, child_env, chip_arg, choose_target, exit_code_of, how_it_ended, shim_target, spawn,
     Launch, Target,
 };
+use crate::submitted_check::ShimRun;
 use crate::summary::Summary;
 use crate::summary_text::{render_device_lost, render_summary};
 use pm4::Family;
@@ -128,47 +129,18 @@ fn check_submitted(
     let who = "pops run";
     eprintln!("\n{who}: report {}", report.display());
     eprint!("{}", render_device_lost(&summary.device_lost, who));
-    let events = shim_events(dir);
-    for e in &events {
+    let (run, _) = ShimRun::read(report, dir, Some(chip))?;
+    for e in &run.events {
         eprintln!("{who}: the amdgpu shim: {e}");
     }
-    let submitted = winsys::recorded::draws(dir, chip.gfx_level()).map_err(|e| e.to_string())?;
-    let records = crate::submitted_check::draw_records(report)?;
     eprintln!(
         "{who}: {} pipeline(s) and shader object(s) reported (`pops report {}` lists them)",
         summary.created,
         report.display()
     );
-    let check = crate::submitted_check::check(&records, &submitted, chip);
     eprint!(
         "{}",
-        crate::submitted_check::render(&check, chip.name(), who)
+        crate::submitted_check::render(&run.check, chip.name(), who)
     );
-    Ok(check.ok() && events.is_empty())
-}
-
-/// The shim's VIOLATION and LEAK lines (`events-PID.log`), in file order.
-fn shim_events(dir: &Path) -> Vec<String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("events-"))
-        })
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .filter_map(|f| std::fs::read(f).ok())
-        .flat_map(|b| {
-            String::from_utf8_lossy(&b)
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    Ok(run.ok())
 }

@@ -4,6 +4,7 @@
 //! asset: the page opens anywhere. Pure (the report's summary in, the page out); the markup is
 //! maud's, so every value from the report is escaped by construction.
 
+use crate::submitted_check::ChipVerdict;
 use crate::summary::{PipelineRow, Summary};
 use crate::timing_stats::{RunTiming, Spread};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -19,6 +20,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: 12px ui-monospace, monospace; }
 .lost { border: 3px solid #c0392b; background: #fdecea; padding: 10px 14px; margin: 12px 0; }
 .lost h2 { color: #c0392b; margin-top: 0; }
+.verdict { border-left: 5px solid #1e8449; background: #eafaf1; padding: 6px 14px; margin: 12px 0; }
+.verdict.bad { border-color: #c0392b; background: #fdecea; } .verdict h2 { margin-top: 4px; }
 .sev { display: inline-block; border-radius: 3px; padding: 0 5px; margin: 1px; font-size: 12px; }
 .error { background: #c0392b; color: #fff; } .warning { background: #e67e22; color: #fff; }
 .info { background: #d6e4f0; color: #1d1d1f; }
@@ -28,8 +31,14 @@ dt { font-weight: 600; margin-top: 6px; } dd { margin: 2px 0 0 18px; }
 ";
 
 /// The page of reports summarised together in `s`, with each report's timing lines on their
-/// own (`timings`: report name and its lines; frames of different runs are not one series).
-pub fn page(title: &str, s: &Summary, timings: &[(String, Vec<pops_report::Timing>)]) -> String {
+/// own (`timings`: report name and its lines; frames of different runs are not one series), and
+/// the verdict of each run on the amdgpu shim among them (`verdicts`).
+pub fn page(
+    title: &str,
+    s: &Summary,
+    timings: &[(String, Vec<pops_report::Timing>)],
+    verdicts: &[ChipVerdict],
+) -> String {
     let doc = html! {
         (DOCTYPE)
         html lang="en" {
@@ -42,6 +51,7 @@ pub fn page(title: &str, s: &Summary, timings: &[(String, Vec<pops_report::Timin
                 h1 { "pops report" }
                 div.sub { (title) }
                 @for l in &s.device_lost { (device_lost(l)) }
+                @for v in verdicts { (verdict(v)) }
                 (objects(s))
                 p.key { b { "Key: " } (crate::summary::KEY) }
                 (findings(s))
@@ -55,6 +65,26 @@ pub fn page(title: &str, s: &Summary, timings: &[(String, Vec<pops_report::Timin
         }
     };
     doc.into_string()
+}
+
+/// A run on the amdgpu shim: the chip's verdict, the shim's complaints and the notes on the
+/// fields where pops and RADV differ on purpose. Nothing was rendered there, and the block
+/// says so in the sentence.
+fn verdict(v: &ChipVerdict) -> Markup {
+    html! {
+        div class={ "verdict " (if v.ok { "ok" } else { "bad" }) } {
+            h2 { (v.chip) ": what RADV submitted" }
+            p.sentence { (v.sentence) }
+            @for e in &v.events { p { "The amdgpu shim: " code { (e) } } }
+            @if !v.notes.is_empty() {
+                dl.notes {
+                    @for (n, field, reason) in &v.notes {
+                        dt { "[" (n) "] " code { (field) } } dd { (reason) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn severities(diags: &[(String, String)]) -> Markup {
@@ -109,7 +139,7 @@ fn device_lost(l: &pops_report::read::ResolvedLost) -> Markup {
 fn row(r: &PipelineRow) -> Markup {
     html! {
         tr {
-            td { (r.kind) " " (r.name.as_deref().map_or_else(|| r.handle.clone(), |n| format!("'{n}'"))) }
+            td { (r.label()) }
             td { code { (r.stage_hash) } }
             td.mode { (r.interlock) @if let Some(e) = &r.experiment { br; small { (e) } } }
             td.num { (r.samples.map_or("?".to_string(), |n| n.to_string())) }

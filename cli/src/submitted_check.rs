@@ -7,8 +7,8 @@
 use pm4::pops::agreement::{self, Comparison, Context};
 use pm4::pops::radv::Rate1x1Way;
 use pops_report::read::Resolved;
-use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::Path;
 use winsys::recorded::RecordedDraw;
 
 /// `record`'s decided fields against what the driver programmed at `draw`.
@@ -63,6 +63,8 @@ pub struct Check {
     /// left programmed, which costs those draws the drain and orders nothing (RADV 25.0.x leaves
     /// it on after a POPS draw; Mesa 25.1 clears it).
     pub drain_left_on: usize,
+    /// The level of the chip the run was on: which entries of `pm4::pops::radv` speak for it.
+    pub level: pm4::GfxLevel,
 }
 
 impl Check {
@@ -112,6 +114,79 @@ pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, String> {
     })
     .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
     Ok(out)
+}
+
+/// What a run on the amdgpu shim left: the report at `report` and the shim's folder `dir` of
+/// recorded IBs (`pops run --amdgpu-shim` keeps it beside the report, as `REPORT.amdgpu`).
+pub struct ShimRun {
+    pub check: Check,
+    /// The shim's VIOLATION and LEAK lines, in file order.
+    pub events: Vec<String>,
+}
+
+impl ShimRun {
+    /// Reads the report's draw records and the draws recorded in `dir` on `chip`, and compares
+    /// them. `chip`: the chip the run was on; `None` takes it from the draw records.
+    pub fn read(
+        report: &Path,
+        dir: &Path,
+        chip: Option<pm4::Family>,
+    ) -> Result<(Self, pm4::Family), String> {
+        let records = draw_records(report)?;
+        let chip = match chip {
+            Some(c) => c,
+            None => records
+                .iter()
+                .find_map(|r| r.chip.as_deref().and_then(|c| pm4::Family::parse(c).ok()))
+                .ok_or_else(|| {
+                    format!(
+                        "{}: no draw record names its chip, so the draws in {} cannot be read",
+                        report.display(),
+                        dir.display()
+                    )
+                })?,
+        };
+        let submitted =
+            winsys::recorded::draws(dir, chip.gfx_level()).map_err(|e| e.to_string())?;
+        Ok((
+            ShimRun {
+                check: check(&records, &submitted, chip),
+                events: shim_events(dir),
+            },
+            chip,
+        ))
+    }
+
+    /// Every record agrees and the shim found nothing wrong.
+    pub fn ok(&self) -> bool {
+        self.check.ok() && self.events.is_empty()
+    }
+}
+
+/// The shim's VIOLATION and LEAK lines (`events-PID.log`), in file order.
+fn shim_events(dir: &Path) -> Vec<String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("events-"))
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| std::fs::read(f).ok())
+        .flat_map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The (register, field, value) a record decided.
@@ -219,28 +294,83 @@ pub fn check(records: &[Resolved], submitted: &[RecordedDraw], chip: pm4::Family
         submitted_pops: pops.len(),
         unrecorded,
         drain_left_on,
+        level,
     }
 }
 
-/// The draws table with each record's verdict, then the chip's line. Pure.
+/// The differences pops makes on purpose that the rows met, in order of first appearance: each
+/// row marks its own with `[n]`, and the note of `n` says why once, under the table.
+fn listed_notes(c: &Check) -> Vec<&str> {
+    let mut notes: Vec<&str> = Vec::new();
+    for r in &c.rows {
+        if let Verdict::Same { listed, .. } = &r.verdict {
+            for f in listed {
+                if !notes.contains(&f.as_str()) {
+                    notes.push(f);
+                }
+            }
+        }
+    }
+    notes
+}
+
+/// The entries of `pm4::pops::radv` on `field` (`REGISTER.FIELD`) at `level`: why pops and RADV
+/// differ there.
+fn reasons<'a>(
+    level: pm4::GfxLevel,
+    field: &'a str,
+) -> impl Iterator<Item = &'static pm4::pops::radv::Difference> + 'a {
+    pm4::pops::radv::TABLE.iter().filter(move |d| {
+        d.levels.contains(&level) && format!("{}.{}", d.register.name(), d.field.name()) == field
+    })
+}
+
+/// A row's verdict cell and the detail line under it, if any.
+fn verdict_cell(v: &Verdict, notes: &[&str]) -> (String, Option<String>) {
+    match v {
+        Verdict::Same {
+            compared,
+            listed,
+            rate_1x1,
+        } => {
+            let way = match rate_1x1 {
+                Some(w) if *w != Rate1x1Way::SampleIteration => Some(w.describe().to_string()),
+                _ => None,
+            };
+            let marks: String = listed
+                .iter()
+                .filter_map(|f| notes.iter().position(|n| n == f))
+                .map(|i| format!(" [{}]", i + 1))
+                .collect();
+            let unit = if *compared == 1 { "field" } else { "fields" };
+            (format!("the same ({compared} {unit}){marks}"), way)
+        }
+        Verdict::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
+    }
+}
+
+/// The draws table with each record's verdict, the notes on the differences pops makes on
+/// purpose, then the chip's verdict. Pure.
 pub fn render(c: &Check, chip: &str, who: &str) -> String {
+    use crate::table::Align::{Left, Right};
     let mut o = String::new();
-    let width = c
-        .rows
-        .iter()
-        .map(|r| r.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
     let _ = writeln!(
         o,
         "{who}: {chip}: the draws RADV submitted through the amdgpu kernel interface, by draw record:"
     );
-    let _ = writeln!(
-        o,
-        "  {:<width$} {:<17} {:>7} {:<6} {:>5}  {:<22} POPS register fields",
-        "draw", "interlock", "samples", "rate", "draws", "RADV programmed"
-    );
+    let notes = listed_notes(c);
+    let mut rows = vec![[
+        "draw",
+        "interlock",
+        "samples",
+        "rate",
+        "draws",
+        "RADV programmed",
+        "POPS register fields",
+    ]
+    .map(String::from)
+    .to_vec()];
+    let mut details = Vec::new();
     for r in &c.rows {
         let fields = r
             .fields
@@ -248,54 +378,33 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(" ");
-        let (verdict, detail) = match &r.verdict {
-            Verdict::Same {
-                compared,
-                listed,
-                rate_1x1,
-            } => {
-                let way = match rate_1x1 {
-                    Some(w) if *w != Rate1x1Way::SampleIteration => Some(w.describe().to_string()),
-                    _ => None,
-                };
-                let mark = if listed.is_empty() { "" } else { "*" };
-                (format!("the same ({compared}){mark}"), way)
-            }
-            Verdict::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
-        };
-        let _ = writeln!(
-            o,
-            "  {:<width$} {:<17} {:>7} {:<6} {:>5}  {verdict:<22} {fields}",
-            r.name,
+        let (verdict, detail) = verdict_cell(&r.verdict, &notes);
+        details.push(detail);
+        rows.push(vec![
+            r.name.clone(),
             r.interlock.to_string(),
             r.samples.map_or("?".to_string(), |n| n.to_string()),
-            if r.per_sample { "sample" } else { "pixel" },
-            r.draws,
-        );
+            if r.per_sample { "sample" } else { "pixel" }.to_string(),
+            r.draws.to_string(),
+            verdict,
+            fields,
+        ]);
+    }
+    let table = crate::table::render(&rows, &[Left, Left, Right, Left, Right, Left, Left], 2);
+    // The table's lines: the header, then one per row, each followed by its detail.
+    let mut lines = table.lines();
+    if let Some(h) = lines.next() {
+        let _ = writeln!(o, "  {h}");
+    }
+    for (line, detail) in lines.zip(&details) {
+        let _ = writeln!(o, "  {line}");
         if let Some(d) = detail {
-            let _ = writeln!(o, "  {:<width$}   {d}", "");
+            let _ = writeln!(o, "      {d}");
         }
     }
-    let mut listed: Vec<&str> = c
-        .rows
-        .iter()
-        .flat_map(|r| match &r.verdict {
-            Verdict::Same { listed, .. } => listed.iter().map(String::as_str).collect::<Vec<_>>(),
-            Verdict::Differs(_) => Vec::new(),
-        })
-        .collect();
-    listed.sort_unstable();
-    listed.dedup();
-    for f in listed {
-        for d in pm4::pops::radv::TABLE
-            .iter()
-            .filter(|d| format!("{}.{}", d.register.name(), d.field.name()) == f)
-        {
-            let _ = writeln!(
-                o,
-                "  * {f} differs where pm4::pops::radv lists it: {}",
-                d.reason
-            );
+    for (i, f) in notes.iter().enumerate() {
+        for d in reasons(c.level, f) {
+            let _ = writeln!(o, "  [{}] {f}: {}", i + 1, d.reason);
         }
     }
     if c.drain_left_on > 0 {
@@ -307,59 +416,91 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
             c.drain_left_on
         );
     }
-    o.push_str(&chip_line(c, chip, who));
+    let _ = writeln!(o, "{who}: {chip}: {}", verdict_sentence(c));
     o
 }
 
-/// One line: how many draw records RADV programmed identically, and the listed differences met.
-pub fn chip_line(c: &Check, chip: &str, who: &str) -> String {
-    if c.rows.is_empty() && c.submitted_pops == 0 {
-        return format!(
-            "{who}: {chip}: NOTHING CHECKED: the layer recorded no interlocked draw and RADV \
-             submitted no draw with POPS on\n"
-        );
-    }
-    let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in &c.rows {
-        if let Verdict::Same { listed: l, .. } = &r.verdict {
-            for f in l {
-                *listed.entry(f.as_str()).or_default() += 1;
-            }
+/// A chip's verdict as the page shows it: the sentence, whether all is well, the shim's
+/// complaints and the notes on the differences pops makes on purpose (`[n]`, field, reason).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChipVerdict {
+    pub chip: String,
+    pub sentence: String,
+    pub ok: bool,
+    pub events: Vec<String>,
+    pub notes: Vec<(usize, String, &'static str)>,
+}
+
+impl ChipVerdict {
+    pub fn of(run: &ShimRun, chip: pm4::Family) -> Self {
+        let notes = listed_notes(&run.check)
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| {
+                reasons(run.check.level, f).map(move |d| (i + 1, f.to_string(), d.reason))
+            })
+            .collect();
+        ChipVerdict {
+            chip: chip.name().to_string(),
+            sentence: verdict_sentence(&run.check),
+            ok: run.ok(),
+            events: run.events.clone(),
+            notes,
         }
     }
-    let compared: usize = c
-        .rows
-        .iter()
-        .map(|r| match r.verdict {
-            Verdict::Same { compared, .. } => compared,
-            Verdict::Differs(_) => 0,
-        })
-        .sum();
-    let listed = if listed.is_empty() {
-        "no listed difference met".to_string()
+}
+
+/// The chip's verdict in one plain sentence: whether RADV programmed what pops derives at every
+/// interlocked draw, and that nothing was rendered (shaders do not run on the amdgpu shim).
+/// `pops run` and `pops report` print it, the page shows it. Pure.
+pub fn verdict_sentence(c: &Check) -> String {
+    const NOT_RENDERED: &str = "Shaders do not run on the amdgpu shim, so nothing was rendered.";
+    if c.rows.is_empty() && c.submitted_pops == 0 {
+        return format!(
+            "NOTHING CHECKED: the layer recorded no interlocked draw and RADV submitted no draw \
+             with POPS on. {NOT_RENDERED}"
+        );
+    }
+    let n = c.rows.len();
+    let agreeing = c.agreeing();
+    let mut s = if agreeing == n {
+        let notes = listed_notes(c);
+        let marked = match notes.len() {
+            0 => String::new(),
+            1 => ", apart from the field marked [1], where pops and RADV differ on purpose".into(),
+            k => format!(
+                ", apart from the fields marked [1] to [{k}], where pops and RADV differ on purpose"
+            ),
+        };
+        format!(
+            "{agreeing} of {n} interlocked draws: RADV programmed every POPS register field as \
+             pops derives it from the article{marked}"
+        )
     } else {
         format!(
-            "apart from the differences pm4::pops::radv lists: {}",
-            listed
-                .iter()
-                .map(|(f, n)| format!("{f} in {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "{agreeing} of {n} interlocked draws as pops derives them: RADV programmed the \
+             draws marked DIFFERENT otherwise"
         )
     };
-    format!(
-        "{who}: {chip}: {} of {} draw records programmed identically by RADV ({compared} decided fields compared, {listed}); the records count {} draws, RADV submitted {} with POPS on{}{}\n",
-        c.agreeing(),
-        c.rows.len(),
-        c.recorded_draws(),
-        c.submitted_pops,
-        if c.unrecorded > 0 {
-            format!(", {} of them described by no record", c.unrecorded)
-        } else {
-            String::new()
-        },
-        if c.ok() { "" } else { " -- MISMATCH" },
-    )
+    let recorded = c.recorded_draws();
+    if recorded == c.submitted_pops as u64 && c.unrecorded == 0 {
+        let _ = write!(
+            s,
+            "; RADV submitted exactly the {recorded} POPS draw(s) the records count."
+        );
+    } else {
+        let _ = write!(
+            s,
+            "; the records count {recorded} draw(s), RADV submitted {} with POPS on{}.",
+            c.submitted_pops,
+            if c.unrecorded > 0 {
+                format!(", {} of them described by no record", c.unrecorded)
+            } else {
+                String::new()
+            }
+        );
+    }
+    format!("{s} {NOT_RENDERED}")
 }
 
 #[cfg(test)]
@@ -409,10 +550,11 @@ mod tests {
         let text = render(&c, "navi31", "pops run");
         assert!(text.contains("'oit/colour'"), "{text}");
         assert!(
-            text.contains("navi31: 1 of 1 draw records programmed identically by RADV (1 decided fields compared"),
+            text.contains("navi31: 1 of 1 interlocked draws: RADV programmed every POPS register field as pops derives it from the article; RADV submitted exactly the 1 POPS draw(s) the records count."),
             "{text}"
         );
-        assert!(!text.contains("MISMATCH"), "{text}");
+        assert!(text.contains("the same (1 field)"), "{text}");
+        assert!(!text.contains("DIFFERENT"), "{text}");
     }
 
     /// A record whose fields no submitted draw has, a submitted draw no record describes, and
@@ -425,7 +567,12 @@ mod tests {
             matches!(&c.rows[0].verdict, Verdict::Differs(w) if w.contains("PRIMITIVE_ORDERED_PIXEL_SHADER"))
         );
         assert_eq!(c.unrecorded, 1);
-        assert!(render(&c, "navi31", "pops run").contains("MISMATCH"));
+        let text = render(&c, "navi31", "pops run");
+        assert!(
+            text.contains("0 of 1 interlocked draws as pops derives them"),
+            "{text}"
+        );
+        assert!(text.contains("1 of them described by no record"), "{text}");
         let c = check(&[record(1, 2)], &[submitted(1)], pm4::Family::Navi31);
         assert!(!c.ok(), "two draws counted, one submitted");
     }

@@ -12,6 +12,9 @@ use std::path::Path;
 pub struct PipelineRow {
     pub kind: pops_report::Kind,
     pub handle: String,
+    /// The object's number on its device, where the record has one: two objects at one
+    /// reused address are two rows with two names.
+    pub object: Option<u64>,
     /// The fragment stage's content hash (as `pops inspect` prints it), or "-".
     pub stage_hash: String,
     /// The application's name of the object, where the record has one.
@@ -28,6 +31,18 @@ pub struct PipelineRow {
     pub draws: Option<(u64, u64)>,
     /// The interlock experiment applied, as `name: from -> to`.
     pub experiment: Option<String>,
+}
+
+impl PipelineRow {
+    /// How the row is named on the terminal and the page: the application's name, else the
+    /// object's number and handle, else the handle (reports that carry no number).
+    pub fn label(&self) -> String {
+        match (&self.name, self.object) {
+            (Some(n), _) => format!("{} '{n}'", self.kind),
+            (None, Some(o)) => format!("{} #{o} ({})", self.kind, self.handle),
+            (None, None) => format!("{} {}", self.kind, self.handle),
+        }
+    }
 }
 
 /// Line numbers of bad lines kept, to name them; the rest are counted.
@@ -239,6 +254,7 @@ impl Summarizer {
         let key = PipelineRow {
             kind: r.kind,
             handle: r.handle,
+            object: r.object,
             name: r.name,
             stage_hash: r.stage_hash.unwrap_or_else(|| "-".to_string()),
             interlock: r.interlock,
@@ -319,18 +335,25 @@ impl Summarizer {
 
     /// The summary. A creation record without a name takes the name its draws carry
     /// (applications often name an object after creating it): the first draw row after it of
-    /// the same handle and stage (a handle is recycled once its object is destroyed, so an
-    /// earlier one is another object).
+    /// the same object (its number; in reports without numbers, the same handle and stage: a
+    /// handle is recycled once its object is destroyed, so an earlier one is another object).
     pub fn finish(self) -> Summary {
         let mut s = self.s;
         for i in 0..s.interlocked.len() {
             if s.interlocked[i].name.is_some() || s.interlocked[i].draws.is_some() {
                 continue;
             }
-            let (handle, hash) = (&s.interlocked[i].handle, &s.interlocked[i].stage_hash);
+            let this = &s.interlocked[i];
+            let (handle, hash, object) = (&this.handle, &this.stage_hash, this.object);
+            // The object's number, where both rows carry it, says which draws are its own.
             let name = s.interlocked[i + 1..]
                 .iter()
-                .find(|r| r.draws.is_some() && r.handle == *handle && r.stage_hash == *hash)
+                .find(|r| {
+                    r.draws.is_some()
+                        && r.handle == *handle
+                        && r.stage_hash == *hash
+                        && (object.is_none() || r.object.is_none() || r.object == object)
+                })
                 .and_then(|r| r.name.clone());
             s.interlocked[i].name = name;
         }
@@ -378,6 +401,48 @@ mod tests {
         format!(
             r#"{{"schema_version":{version},"id":{id},"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10",{state}"diagnostics":[],"source":"shader_module","command_buffer":"{cb}","bound":"pipeline","draws":{draws}{cbs}}}"#
         )
+    }
+
+    /// Two unnamed objects created one after the other at the same address (null hardware and
+    /// many drivers reuse it) are two rows with two names: the object's number tells them apart,
+    /// and each creation row takes the name of its own draws only.
+    #[test]
+    fn objects_at_one_address_are_rows_named_by_their_number() {
+        let draw = |id: u64, object: u64| {
+            draw(2, id, "0x0", 1).replace(
+                r#""bound":"pipeline","#,
+                &format!(r#""bound":"pipeline","object":{object},"#),
+            )
+        };
+        let named = |line: String, name: &str| {
+            line.replace(r#""draws":1"#, &format!(r#""draws":1,"name":"{name}""#))
+        };
+        let created = |id: u64, object: u64| {
+            draw(id, object)
+                .replace(r#""kind":"draw""#, r#""kind":"pipeline""#)
+                .replace(r#","command_buffer":"0x0","bound":"pipeline""#, "")
+                .replace(r#","draws":1,"command_buffers":1"#, "")
+        };
+        let text = [
+            STATE.to_string(),
+            created(1, 1),
+            draw(2, 1),
+            created(3, 2),
+            named(draw(4, 2), "second"),
+        ]
+        .join("\n");
+        let s = summarize(&text);
+        let labels: Vec<String> = s.interlocked.iter().map(PipelineRow::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "pipeline #1 (0x10)",
+                "draw #1 (0x10)",
+                "pipeline 'second'",
+                "draw 'second'"
+            ],
+            "{text}"
+        );
     }
 
     /// The same run written as version 1 (a line per command buffer recording) and as version 2

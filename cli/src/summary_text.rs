@@ -203,10 +203,7 @@ pub fn render_table(s: &Summary, who: &str) -> String {
         };
         rows.push(vec![
             (i + 1).to_string(),
-            match &r.name {
-                Some(n) => format!("{} '{n}'", r.kind),
-                None => format!("{} {}", r.kind, r.handle),
-            },
+            r.label(),
             r.stage_hash.to_string(),
             r.interlock.to_string(),
             r.samples

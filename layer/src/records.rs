@@ -36,10 +36,12 @@ fn subject<'a>(d: &'a Device, kind: Kind, handle: u64, f: &'a Fragment) -> Subje
 }
 
 /// The record of an object at its creation: to the log, the report and the messengers.
+/// `(handle, object)`: the object's handle and, for an interlocked object the layer follows,
+/// its number on the device (what its draw records name).
 pub(crate) fn emit(
     d: &Device,
     kind: Kind,
-    handle: u64,
+    (handle, object): (u64, Option<u64>),
     fragment: &Fragment,
     entry: Result<&EntryAnalysis, String>,
     draw: &CapturedState,
@@ -54,6 +56,7 @@ pub(crate) fn emit(
     // Names the application gave before this record: the object's own (rare at creation) and
     // its shader module's.
     rec.name = d.objects.name(handle);
+    rec.object = object;
     rec.module_name = fragment.module_name.clone();
     rec.experiment = fragment.experiment.clone();
     // The verify_isa setting's findings on the driver's code.

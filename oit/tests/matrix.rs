@@ -214,8 +214,51 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
             let at = format!("{} {chip}", mesa.label());
             let out = shim_matrix(&mesa, &pops, &shim, chip, &at);
             check_shim_matrix(&mesa, chip, &at, &out);
+            check_report_of_shim_run(&pops, chip, &at, &out);
         }
     }
+}
+
+/// `pops report` of a run on the shim (its recorded IBs beside the report) gives the chip's
+/// verdict in `pops run`'s words, and its page carries it.
+fn check_report_of_shim_run(pops: &Path, chip: &str, at: &str, run_out: &str) {
+    let report = shim_report(chip);
+    let page = report.with_extension("html");
+    let o = std::process::Command::new(pops)
+        .args(["report", "--html"])
+        .arg(&page)
+        .arg(&report)
+        .output()
+        .expect("pops report runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{at}: {text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let verdict = |who: &str, t: &str| {
+        t.lines()
+            .find(|l| l.starts_with(&format!("{who}: {chip}: 12 of 12 interlocked draws")))
+            .map(|l| l.split_once(": ").map_or("", |x| x.1).to_string())
+    };
+    let said = verdict("pops run", run_out).unwrap_or_else(|| panic!("{at}: {run_out}"));
+    assert_eq!(
+        verdict("pops report", &text).as_deref(),
+        Some(said.as_str()),
+        "{at}: {text}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let sentence = said.split_once(": ").map_or("", |x| x.1);
+    assert!(
+        html.contains(sentence),
+        "{at}: the page lacks the verdict {sentence:?}"
+    );
+    std::fs::remove_file(&page).unwrap();
+}
+
+/// Where [`shim_matrix`] has the layer write its report for `chip`.
+fn shim_report(chip: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shim-{chip}.jsonl"))
 }
 
 /// `pops run --amdgpu-shim --chip CHIP -- pops-oit --matrix` (small) under `mesa`: its output.
@@ -226,7 +269,7 @@ fn shim_matrix(
     chip: &str,
     at: &str,
 ) -> String {
-    let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shim-{chip}.jsonl"));
+    let report = shim_report(chip);
     let o = mesa
         .command(pops)
         .args(["run", "--amdgpu-shim"])
@@ -266,7 +309,11 @@ fn check_shim_matrix(mesa: &pops_testkit::mesa::Mesa, chip: &str, at: &str, out:
                 .starts_with("'interlock-pixel-ordered_msaa8/colour'")
         })
         .unwrap_or_else(|| panic!("{at}: no draw row: {out}"));
-    assert!(draw.contains(" 8 pixel "), "{at}: {draw}");
+    let cells: Vec<&str> = draw.split_whitespace().collect();
+    assert!(
+        cells.windows(2).any(|w| w == ["8", "pixel"]),
+        "{at}: 8 samples at pixel rate: {draw}"
+    );
     assert!(draw.contains("the same ("), "{at}: {draw}");
     assert!(
         draw.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"),
@@ -279,18 +326,37 @@ fn check_shim_matrix(mesa: &pops_testkit::mesa::Mesa, chip: &str, at: &str, out:
     }
     assert!(
         out.contains(&format!(
-            "{chip}: 12 of 12 draw records programmed identically by RADV"
+            "{chip}: 12 of 12 interlocked draws: RADV programmed every POPS register field as pops derives it from the article"
         )),
         "{at}: {out}"
     );
     assert!(
-        out.contains("the records count 12 draws, RADV submitted 12 with POPS on"),
+        out.contains("RADV submitted exactly the 12 POPS draw(s) the records count. Shaders do not run on the amdgpu shim, so nothing was rendered."),
         "{at}: {out}"
     );
     assert!(
-        !out.contains("MISMATCH") && !out.contains("the amdgpu shim:"),
+        !out.contains("DIFFERENT") && !out.contains("the amdgpu shim:"),
         "{at}: {out}"
     );
+    // Each mark in the table has its note, and each note is on this chip's level.
+    for n in 1..=3 {
+        let mark = format!(" [{n}]");
+        if out
+            .lines()
+            .any(|l| l.contains("the same (") && l.contains(&mark))
+        {
+            assert!(
+                out.contains(&format!("\n  [{n}] ")),
+                "{at}: mark {mark} without its note: {out}"
+            );
+        }
+    }
+    if !chip.starts_with("gfx12") {
+        assert!(
+            !out.contains("unconfirmed on GFX12"),
+            "{at}: a GFX12 note on {chip}: {out}"
+        );
+    }
     let left_on = out.contains("finding pops-drain-left-on");
     assert_eq!(
         left_on,

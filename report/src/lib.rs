@@ -328,8 +328,10 @@ pub struct Record<R = Option<Registers>> {
     /// Draw lines: what was bound, `pipeline` or `shader_object`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<Bound>,
-    /// Draw lines: the bound object's number on its device (the n-th interlocked object, in
-    /// creation order), so that two objects created at one reused address stay two records.
+    /// The object's number on its device (the n-th interlocked object, in creation order), so
+    /// that two objects created at one reused address stay two records and two rows: on a
+    /// draw line the bound object's, on a pipeline or shader object line its own (absent where
+    /// the layer does not follow the object: no interlock, or a library).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<u64>,
     /// Draw lines: how many draw commands used this state (version 2: when the line was

@@ -530,18 +530,18 @@ pub fn process_pipeline(
     let entry = fragment_entry(&frag.analysis, &frag.entry);
     // Objects whose interlock an experiment removed are followed too: their draws are the
     // application's interlocked work, timed and compared as such.
-    if kind == Kind::Pipeline
-        && (entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || frag.experiment.is_some())
-    {
+    let object = (kind == Kind::Pipeline
+        && (entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || frag.experiment.is_some()))
+    .then(|| {
         d.objects.add_interlocked(Interlocked::new(
             handle,
             Bound::Pipeline,
             frag.clone(),
             draw.clone(),
             cap.dynamic,
-        ));
-    }
-    records::emit(d, kind, handle, &frag, entry, &draw);
+        ))
+    });
+    records::emit(d, kind, (handle, object), &frag, entry, &draw);
 }
 
 /// vkDestroyPipeline: the pipeline (or library) and its name go.

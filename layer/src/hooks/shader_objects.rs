@@ -183,16 +183,25 @@ unsafe fn record(
         isa,
     };
     let entry = fragment_entry(&fragment.analysis, &fragment.entry);
-    if entry.as_ref().is_ok_and(|e| e.interlock.is_some()) || fragment.experiment.is_some() {
+    let object = (entry.as_ref().is_ok_and(|e| e.interlock.is_some())
+        || fragment.experiment.is_some())
+    .then(|| {
         d.objects.add_interlocked(Interlocked::new(
             handle,
             Bound::ShaderObject,
             fragment.clone(),
             draw.clone(),
             Dynamic::all(),
-        ));
-    }
-    records::emit(d, Kind::ShaderObject, handle, &fragment, entry, &draw);
+        ))
+    });
+    records::emit(
+        d,
+        Kind::ShaderObject,
+        (handle, object),
+        &fragment,
+        entry,
+        &draw,
+    );
 }
 
 /// vkDestroyShaderEXT: the shader object and its name go.

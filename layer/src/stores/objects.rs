@@ -29,11 +29,13 @@ impl Objects {
     }
 
     /// Remembers an interlocked pipeline or shader object, numbered in creation order; from now
-    /// on command buffers are tracked.
-    pub fn add_interlocked(&self, mut o: Interlocked) {
-        o.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
+    /// on command buffers are tracked. Returns its number.
+    pub fn add_interlocked(&self, mut o: Interlocked) -> u64 {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
+        o.seq = seq;
         self.interlocked.insert(o.handle, Arc::new(o));
         self.any.store(true, Ordering::Relaxed);
+        seq
     }
 
     /// Whether the device has had an interlocked object.

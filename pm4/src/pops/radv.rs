@@ -13,7 +13,10 @@ use crate::regs::{Field, Reg};
 pub struct Difference {
     pub register: Reg,
     pub field: Field,
-    /// Whether the entry covers this state (the conditions under which pops and RADV differ).
+    /// The levels the entry is about: a table of a run names only these levels' entries.
+    pub levels: &'static [GfxLevel],
+    /// Whether the entry covers this state at one of its levels (the conditions under which
+    /// pops and RADV differ).
     pub applies: fn(&PopsState) -> bool,
     /// What pops programs and what RADV programs, and why pops is right (or why it does not
     /// matter).
@@ -29,20 +32,19 @@ fn missed_overlap_by_depth_samples(st: &PopsState) -> bool {
         && st.draw.depth_stencil_samples >= 8
 }
 
-fn gfx11_without_depth(st: &PopsState) -> bool {
-    st.level.is_gfx11_plus() && st.draw.depth_stencil_samples == 0
+fn without_depth_or_pops_depth_samples_differ(st: &PopsState) -> bool {
+    let depth = st.draw.depth_stencil_samples;
+    depth == 0 || (st.pops_enabled() && depth != st.draw.rasterization_samples)
 }
 
-fn gfx11_pops_depth_samples_differ(st: &PopsState) -> bool {
-    st.level.is_gfx11_plus()
-        && st.pops_enabled()
-        && st.draw.depth_stencil_samples != 0
-        && st.draw.depth_stencil_samples != st.draw.rasterization_samples
+fn pops(st: &PopsState) -> bool {
+    st.pops_enabled()
 }
 
-fn gfx12_pops(st: &PopsState) -> bool {
-    st.level == GfxLevel::Gfx12 && st.pops_enabled()
-}
+const ALL: &[GfxLevel] = &GfxLevel::ALL;
+const GFX9: &[GfxLevel] = &[GfxLevel::Gfx9];
+const GFX11: &[GfxLevel] = &[GfxLevel::Gfx11, GfxLevel::Gfx11_5];
+const GFX12: &[GfxLevel] = &[GfxLevel::Gfx12];
 
 fn implicit_out_of_order(st: &PopsState) -> bool {
     st.out_of_order.enabled && st.draw.rasterization_order == super::RasterizationOrder::Strict
@@ -53,34 +55,31 @@ pub const TABLE: &[Difference] = &[
     Difference {
         register: Reg::DB_DFSM_CONTROL,
         field: Field::POPS_DRAIN_PS_ON_OVERLAP,
+        levels: GFX9,
         applies: missed_overlap_by_depth_samples,
         mesa: "25.0.7 and 26.2.6",
-        reason: "article over RADV: the VEGA10/RAVEN drain is needed for 8 or more depth/stencil samples too (PAL's waMiscPopsMissedOverlap); RADV sets it for 8 or more rasterization samples only",
+        reason: "pops follows the article, RADV does not: the VEGA10/RAVEN drain is needed for 8 or more depth/stencil samples too (PAL's waMiscPopsMissedOverlap); RADV sets it for 8 or more rasterization samples only",
     },
     Difference {
         register: Reg::DB_Z_INFO,
         field: Field::NUM_SAMPLES,
-        applies: gfx11_without_depth,
+        levels: GFX11,
+        applies: without_depth_or_pops_depth_samples_differ,
         mesa: "25.0.7 (26.2.6 writes the article's value)",
-        reason: "article over RADV: on GFX11 DB_Z_INFO.NUM_SAMPLES must equal MSAA_EXPOSED_SAMPLES even with no depth attachment; RADV's null depth state writes 3 whatever the sample count (without POPS nothing reads it, and pops writes 0)",
+        reason: "pops follows the article, RADV does not: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES. Without a depth attachment RADV's null depth state writes 3 whatever the sample count (without POPS nothing reads it, and pops writes 0); with a depth attachment of another sample count both cannot hold: pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
     },
     Difference {
         register: Reg::DB_Z_INFO,
         field: Field::NUM_SAMPLES,
-        applies: gfx11_pops_depth_samples_differ,
-        mesa: "25.0.7 (26.2.6 writes the article's value)",
-        reason: "article over RADV: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES; with a depth attachment of another sample count both cannot hold, pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
-    },
-    Difference {
-        register: Reg::DB_Z_INFO,
-        field: Field::NUM_SAMPLES,
-        applies: gfx12_pops,
+        levels: GFX12,
+        applies: pops,
         mesa: "26.2.6 (the first RADV with GFX12 interlock)",
         reason: "unconfirmed on GFX12: pops carries over the article's GFX11 rule (POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, equal to MSAA_EXPOSED_SAMPLES even with no depth attachment); RADV 26 programs the depth attachment's count, 0 without one, on GFX12. Without a GPU neither is confirmed; pops's value is the one that cannot be wrong if GFX12 reads it as GFX11 does",
     },
     Difference {
         register: Reg::PA_SC_MODE_CNTL_1,
         field: Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
+        levels: ALL,
         applies: implicit_out_of_order,
         mesa: "25.0.7 and 26.2.6",
         reason: "pops enables out-of-order rasterization where nothing depends on primitive order (radeonsi's rule, the Mesa review thread), e.g. unordered interlock with no colour target written; RADV enables it only for VK_AMD_rasterization_order's relaxed order",
@@ -89,9 +88,9 @@ pub const TABLE: &[Difference] = &[
 
 /// The entry covering `reg.field` in `st`, if any.
 pub fn find(st: &PopsState, reg: Reg, field: Field) -> Option<&'static Difference> {
-    TABLE
-        .iter()
-        .find(|d| d.register == reg && d.field == field && (d.applies)(st))
+    TABLE.iter().find(|d| {
+        d.register == reg && d.field == field && d.levels.contains(&st.level) && (d.applies)(st)
+    })
 }
 
 /// How a driver keeps the shading rate at 1×1 where pops programs the sample-iteration way
