@@ -16,13 +16,18 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 /// handle, so no lookup matches it.
 const IDLE: u64 = u64::MAX;
 
-/// A command buffer's lock-free draw counter.
+/// A command buffer's lock-free draw counter. `repr(C)`: the draw hooks' machine code
+/// (crate::draw_path) reads `key` at offset 0 and adds to `pending` at offset 8.
+#[repr(C)]
 pub struct Slot {
     /// The command buffer whose repeated draws count here, or [`IDLE`].
     key: AtomicU64,
     /// Draws counted here and not yet folded into the command buffer's state.
     pending: UnsafeCell<u64>,
 }
+
+const _: () = assert!(std::mem::offset_of!(Slot, key) == 0);
+const _: () = assert!(std::mem::offset_of!(Slot, pending) == 8);
 
 // SAFETY: `pending` is written only by a draw on the command buffer whose handle is in `key`,
 // and read and cleared only by a command on that same command buffer (under its store's lock).
@@ -45,7 +50,7 @@ static TABLE: [AtomicPtr<Slot>; WAYS] =
 
 /// The slot made ready last: checked before the table, so that the common case — one thread
 /// recording many draws into one command buffer — costs no hashing.
-static LAST: AtomicPtr<Slot> = AtomicPtr::new(&EMPTY as *const Slot as *mut Slot);
+pub(crate) static LAST: AtomicPtr<Slot> = AtomicPtr::new(&EMPTY as *const Slot as *mut Slot);
 
 /// The entry of a command-buffer handle (Fibonacci hashing: handles are allocations a few
 /// KiB apart, whose low bits alone would collide).
@@ -60,15 +65,29 @@ fn way(cb: u64) -> usize {
 /// # Safety
 /// The caller is a draw command on `cb` (see [`Slot`]).
 #[inline(always)]
+#[cfg_attr(all(target_arch = "x86_64", target_os = "linux"), allow(dead_code))]
 pub(crate) unsafe fn count(cb: u64) -> bool {
-    // SAFETY: LAST and table entries always point at a live slot (slots are never freed).
-    let mut s = unsafe { &*LAST.load(Ordering::Relaxed) };
+    // SAFETY: LAST always points at a live slot (slots are never freed).
+    let s = unsafe { &*LAST.load(Ordering::Relaxed) };
     if s.key.load(Ordering::Relaxed) != cb {
-        // SAFETY: as above.
-        s = unsafe { &*TABLE[way(cb)].load(Ordering::Relaxed) };
-        if s.key.load(Ordering::Relaxed) != cb {
-            return false;
-        }
+        // SAFETY: the caller's.
+        return unsafe { count_in_table(cb) };
+    }
+    // SAFETY: the slot is this command buffer's, and the caller is a draw on it.
+    unsafe { *s.pending.get() += 1 };
+    true
+}
+
+/// [`count`] where `cb`'s slot is not [`LAST`]: its table entry.
+///
+/// # Safety
+/// The caller is a draw command on `cb` (see [`Slot`]).
+#[inline(always)]
+pub(crate) unsafe fn count_in_table(cb: u64) -> bool {
+    // SAFETY: table entries always point at a live slot (slots are never freed).
+    let s = unsafe { &*TABLE[way(cb)].load(Ordering::Relaxed) };
+    if s.key.load(Ordering::Relaxed) != cb {
+        return false;
     }
     // SAFETY: the slot is this command buffer's, and the caller is a draw on it.
     unsafe { *s.pending.get() += 1 };

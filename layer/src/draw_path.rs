@@ -53,6 +53,7 @@ macro_rules! draw_path {
         /// # Safety
         /// The Vulkan command's valid usage: a command buffer of a device created through this
         /// layer, in the recording state, and valid arguments.
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
         pub unsafe extern "system" fn $name($cb: $cbty $(, $arg: $ty)*) {
             // SAFETY: a target is this command's counting path or the sole device's next
             // function for this command, both of type `$pfn`.
@@ -61,6 +62,25 @@ macro_rules! draw_path {
             };
             // SAFETY: the application's arguments, unchanged.
             unsafe { f($cb $(, $arg)*) }
+        }
+
+        /// The hook handed to the application for this draw command: one jump through its
+        /// target, arguments untouched (x86-64 System V: they stay in their registers and on
+        /// the stack).
+        ///
+        /// # Safety
+        /// The Vulkan command's valid usage: a command buffer of a device created through this
+        /// layer, in the recording state, and valid arguments.
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        #[unsafe(naked)]
+        pub unsafe extern "system" fn $name($cb: $cbty $(, $arg: $ty)*) {
+            // SAFETY: a target is this command's counting path or the sole device's next
+            // function for this command, both of this signature; the jump leaves every
+            // argument register and the stack as the caller set them.
+            core::arch::naked_asm!(
+                "jmp qword ptr [rip + {target}]",
+                target = sym targets::$name,
+            )
         }
 
         #[allow(non_snake_case)]
@@ -72,6 +92,7 @@ macro_rules! draw_path {
             pub static NEXT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 
             /// The counting path.
+            #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
             pub unsafe extern "system" fn counting($cb: $cbty $(, $arg: $ty)*) {
                 // SAFETY: this is a draw command on `cb`.
                 if !unsafe { crate::counter::count(vk::Handle::as_raw($cb)) } {
@@ -80,6 +101,46 @@ macro_rules! draw_path {
                 }
                 // SAFETY: a ready slot belongs to a command buffer of the sole device, whose
                 // next function this is (set before any slot could be ready).
+                let f = unsafe { std::mem::transmute::<*mut (), $pfn>(NEXT.load(Ordering::Relaxed)) };
+                // SAFETY: the application's arguments, unchanged.
+                unsafe { f($cb $(, $arg)*) }
+            }
+
+            /// The counting path, as crate::counter::count with the common case — the draw's
+            /// command buffer owns the slot made ready last — in five instructions: compare
+            /// that slot's key with the command buffer (the first argument, `rdi`), add one to
+            /// its pending count (`Slot` is `repr(C)`: key at 0, pending at 8) and jump to the
+            /// next layer. Anything else goes to [`miss`] with the arguments untouched.
+            #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+            #[unsafe(naked)]
+            pub unsafe extern "system" fn counting($cb: $cbty $(, $arg: $ty)*) {
+                // SAFETY: LAST always points at a live slot; its pending count is written only
+                // by a draw on the command buffer whose handle is its key (crate::counter::Slot),
+                // which this is; NEXT is the sole device's next function for this command (set
+                // before any slot could be ready). Only rax and the flags are clobbered, neither
+                // of which carries an argument; the stack is untouched.
+                core::arch::naked_asm!(
+                    "mov rax, qword ptr [rip + {last}]",
+                    "cmp qword ptr [rax], rdi",
+                    "jne {miss}",
+                    "inc qword ptr [rax + 8]",
+                    "jmp qword ptr [rip + {next}]",
+                    last = sym crate::counter::LAST,
+                    miss = sym miss,
+                    next = sym NEXT,
+                )
+            }
+
+            /// The counting path where the slot made ready last is another command buffer's:
+            /// this one's table entry, else the slow path.
+            #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+            unsafe extern "system" fn miss($cb: $cbty $(, $arg: $ty)*) {
+                // SAFETY: this is a draw command on `cb`.
+                if !unsafe { crate::counter::count_in_table(vk::Handle::as_raw($cb)) } {
+                    // SAFETY: the application's arguments, unchanged.
+                    return unsafe { slow($cb $(, $arg)*) };
+                }
+                // SAFETY: as in `counting`.
                 let f = unsafe { std::mem::transmute::<*mut (), $pfn>(NEXT.load(Ordering::Relaxed)) };
                 // SAFETY: the application's arguments, unchanged.
                 unsafe { f($cb $(, $arg)*) }
