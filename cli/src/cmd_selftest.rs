@@ -82,31 +82,32 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
         args.gpu_va_base,
     )?;
     let family = ws.info().family;
-    let plan = selftest::pops_cases(family);
+    let coverage = pm4::pops::coverage::every_mode(family);
+    let cases: Vec<selftest::StateCase> = coverage.derived.iter().map(Into::into).collect();
     let opts = Options {
         timeout: Duration::from_millis(args.timeout_ms),
     };
-    let report = selftest::run(ws.as_mut(), &plan.cases, &opts).map_err(|e| e.to_string())?;
+    let report = selftest::run(ws.as_mut(), &cases, &opts).map_err(|e| e.to_string())?;
     drop(ws);
 
     let verification = match &args.capture {
-        Some(dir) => Some(selftest::verify_capture(dir, &plan.cases).map_err(|e| e.to_string())?),
+        Some(dir) => Some(selftest::verify_capture(dir, &cases).map_err(|e| e.to_string())?),
         None => None,
     };
     let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());
 
     if args.json {
         let mut v = report.to_json();
-        v["excluded"] = serde_json::json!(plan
-            .excluded
+        v["excluded"] = serde_json::json!(coverage
+            .refused
             .iter()
-            .map(|x| serde_json::json!({"case": x.name, "reason": x.reason}))
+            .map(|x| serde_json::json!({"case": x.name(), "reason": x.reason}))
             .collect::<Vec<_>>());
         print_json(v, verification.as_ref().map(|ver| ver.to_json()), ok);
     } else {
         print!("{}", report.to_table());
-        for x in &plan.excluded {
-            println!("excluded {:<26} {}", x.name, x.reason);
+        for x in &coverage.refused {
+            println!("excluded {:<26} {}", x.name(), x.reason);
         }
         if let Some(ver) = &verification {
             print!("{}", ver.to_table());

@@ -1,4 +1,4 @@
-//! `pm4`: what an AMD GFX9–GFX11 driver must write to the GPU, as data.
+//! `pm4`: what an AMD GFX9–GFX12 driver must write to the GPU, as data.
 //!
 //! - [`chip`]: families, generations and their quirks.
 //! - [`regs`]: the per-generation register model, names as in the AMD register database.

@@ -380,6 +380,53 @@ fn no_subcommand_imports_another() {
     );
 }
 
+/// Each crate holds its own concern: `winsys` submits what it is given and decides no POPS state
+/// (no `pm4::pops` derivation or driver table), and `report` describes documents without
+/// emitting PM4.
+#[test]
+fn submission_and_report_crates_hold_no_pops_policy() {
+    let mut files = Vec::new();
+    for dir in ["winsys/src", "report/src"] {
+        rust_files(&workspace().join(dir), &mut files);
+    }
+    assert!(files.len() > 5, "no sources found");
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        // The crate's own code; its unit tests may build fixtures with pm4::pops.
+        let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let code = code_only(text);
+        // The policy functions of pm4::pops, called by name or by path.
+        for name in [
+            "derive",
+            "derive_assuming",
+            "emit",
+            "emit_into",
+            "every_mode",
+            "interlock_findings",
+            "out_of_order_rasterization",
+            "device_features",
+            "compare",
+        ] {
+            let called = code.match_indices(&format!("{name}(")).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                !before.is_some_and(|c| is_ident(c) || c == '.' || c == '[')
+            });
+            if called {
+                found.push(format!("{}: {name}(…)", f.display()));
+            }
+        }
+        if code.contains("radv::TABLE") {
+            found.push(format!("{}: radv::TABLE", f.display()));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "POPS policy outside pm4 and its users:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The checker finds what it must: a two-module cycle, one through a `use` group, one through
 /// `super::`, and none where a path only sits in a comment or a string.
 #[test]

@@ -62,7 +62,7 @@ pub enum WinsysError {
     #[error("{path} is {chip}, a compute-only chip: it has no graphics ring, so it has no POPS")]
     ComputeOnly { path: PathBuf, chip: String },
     #[error(
-        "{path} is {chip}, which pops does not support (POPS through pops covers GFX9 to GFX11.5)"
+        "{path} is {chip}, which pops does not support (POPS through pops covers GFX9 to GFX12)"
     )]
     UnsupportedChip { path: PathBuf, chip: String },
     #[error("cannot open {path}: {errno}")]

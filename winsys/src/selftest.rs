@@ -1,6 +1,7 @@
-//! The hardware self-test behind `pops selftest`: a fence test, then the POPS register state of
-//! every interlock mode and sample count valid on the chip submitted as state-only IBs, each
-//! waited for with a timeout and followed by a reset-status check. Stops submitting after a
+//! The hardware self-test behind `pops selftest`: a fence test, then the register states it is
+//! given (`pops selftest` gives every interlock mode and sample count valid on the chip,
+//! `pm4::pops::coverage`) submitted as state-only IBs, each waited for with a timeout and
+//! followed by a reset-status check. Stops submitting after a
 //! reset. Works on any [`Winsys`]; on capture every case is recorded and marked so, never
 //! reported as having run.
 
@@ -372,57 +373,15 @@ fn outcome_of(e: WinsysError) -> Outcome {
     }
 }
 
-/// The sample counts the self-test tries for every interlock mode.
-pub const SAMPLE_COUNTS: [u32; 4] = [1, 2, 4, 8];
-
-/// A mode × sample count the chip does not accept, and why (`pm4::pops::derive`'s refusal).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Excluded {
-    pub name: String,
-    pub reason: String,
-}
-
-/// The state cases of a family: every interlock mode and sample count `pm4::pops::derive`
-/// accepts on it, and the ones it refuses with the reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CasePlan {
-    pub cases: Vec<StateCase>,
-    pub excluded: Vec<Excluded>,
-}
-
-/// Derives the POPS register state (as `pops state` does) of every interlock mode at every
-/// sample count, with no depth/stencil attachment and otherwise default draw state.
-pub fn pops_cases(family: pm4::Family) -> CasePlan {
-    use pm4::pops::{derive, DrawState, Experiments, InterlockDesc};
-    let mut plan = CasePlan {
-        cases: Vec::new(),
-        excluded: Vec::new(),
-    };
-    for mode in InterlockMode::ALL {
-        for samples in SAMPLE_COUNTS {
-            let draw = DrawState {
-                rasterization_samples: samples,
-                ..DrawState::default()
-            };
-            match derive(
-                family,
-                &InterlockDesc::with_mode(Some(mode)),
-                &draw,
-                &Experiments::default(),
-            ) {
-                Ok(st) => plan.cases.push(StateCase {
-                    interlock: mode,
-                    samples,
-                    registers: st.registers,
-                }),
-                Err(e) => plan.excluded.push(Excluded {
-                    name: format!("{mode} {samples}x"),
-                    reason: e.to_string(),
-                }),
-            }
+impl From<&pm4::pops::coverage::Derived> for StateCase {
+    /// The registers of a derived state, named by its mode and sample count.
+    fn from(d: &pm4::pops::coverage::Derived) -> Self {
+        StateCase {
+            interlock: d.mode,
+            samples: d.samples,
+            registers: d.state.registers.clone(),
         }
     }
-    plan
 }
 
 /// The check of one recorded IB against what was meant to be in it.

@@ -15,8 +15,12 @@ fn run_with(fault: Fault, name: &str) -> (selftest::Report, usize) {
         CaptureWinsys::create(&dir, pm4::Family::Navi10).unwrap(),
         fault,
     );
-    let plan = selftest::pops_cases(pm4::Family::Navi10);
-    let report = selftest::run(&mut ws, &plan.cases, &Options::default()).unwrap();
+    let cases: Vec<selftest::StateCase> = pm4::pops::coverage::every_mode(pm4::Family::Navi10)
+        .derived
+        .iter()
+        .map(Into::into)
+        .collect();
+    let report = selftest::run(&mut ws, &cases, &Options::default()).unwrap();
     let recorded = ws.inner().submissions().len();
     std::fs::remove_dir_all(&dir).unwrap();
     (report, recorded)

@@ -20,6 +20,7 @@
 
 pub mod agreement;
 pub mod color;
+pub mod coverage;
 pub mod emit;
 pub mod enums;
 pub mod features;

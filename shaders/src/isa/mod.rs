@@ -1,4 +1,4 @@
-//! AMD machine code for entering and leaving the POPS ordered section on GFX9–GFX11.
+//! AMD machine code for entering and leaving the POPS ordered section on GFX9–GFX12.
 //!
 //! A small typed assembler for the scalar formats (SOP1, SOP2, SOPC, SOPK, SOPP) with each
 //! generation's opcodes and field layouts ([`ops`]), an instruction model with LLVM-style text
