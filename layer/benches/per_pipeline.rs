@@ -46,7 +46,9 @@ fn bench(c: &mut Criterion) {
     };
     c.bench_function("vkCreateGraphicsPipelines: read the create info", |b| {
         // SAFETY: a well-formed create info built above.
-        b.iter(|| unsafe { capture::capture(black_box(&info), subpass) })
+        b.iter(|| unsafe {
+            VkLayer_pops_interlock::vk::capture::capture(black_box(&info), subpass)
+        })
     });
 
     let analysis = analysis::analyze_module(&words);

@@ -273,12 +273,10 @@ pub unsafe fn feature_enabled<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> boo
 /// `ci` must be a valid `VkDeviceCreateInfo`.
 unsafe fn extension_enabled(ci: &vk::DeviceCreateInfo, name: &std::ffi::CStr) -> bool {
     // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount NUL-terminated names.
-    unsafe {
-        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
-    }
-    .iter()
-    // SAFETY: as above.
-    .any(|&p| !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == name)
+    unsafe { crate::vk::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) }
+        .iter()
+        // SAFETY: as above.
+        .any(|&p| !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == name)
 }
 
 /// The member of a chained `F`, if one is chained.
@@ -314,7 +312,7 @@ pub unsafe fn with_feature<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> Option
         unsafe { std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*ci) };
     // SAFETY: the names of a valid create info.
     let mut names: Vec<*const std::ffi::c_char> = unsafe {
-        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
+        crate::vk::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
     }
     .to_vec();
     // SAFETY: as above.
@@ -467,8 +465,7 @@ pub unsafe fn rewrite_inline(
         if smci.is_null() {
             return None;
         }
-        let words =
-            crate::model::capture::code_words((*smci).p_code as *const u8, (*smci).code_size);
+        let words = crate::vk::capture::code_words((*smci).p_code as *const u8, (*smci).code_size);
         let (new_words, applied) = match apply(active, &words) {
             Ok(Some(r)) => r,
             Ok(None) => return None,
@@ -703,7 +700,7 @@ mod tests {
     fn names(info: &vk::DeviceCreateInfo) -> Vec<String> {
         // SAFETY: the copy's names, valid while it lives.
         unsafe {
-            crate::model::capture::slice(
+            crate::vk::capture::slice(
                 info.pp_enabled_extension_names,
                 info.enabled_extension_count,
             )

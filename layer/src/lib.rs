@@ -33,7 +33,8 @@ pub mod ffi;
 pub mod hooks;
 pub mod instance;
 pub mod messenger;
-pub mod model;
+/// The layer's decisions: the `layer_model` crate (no unsafe code, no Vulkan memory).
+pub use layer_model as model;
 pub mod next;
 pub mod records;
 pub mod registry;
@@ -41,11 +42,10 @@ pub mod report;
 pub mod settings;
 pub mod stores;
 mod table;
+pub mod vk;
 
 #[cfg(test)]
 mod fake_next;
-
-use ash::vk;
 
 /// The loader's entry point: agrees on interface version 2 and hands out the layer's
 /// GetInstanceProcAddr and GetDeviceProcAddr. No physical-device functions are intercepted, so
@@ -56,14 +56,14 @@ use ash::vk;
 #[no_mangle]
 pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
     p_version_struct: *mut ffi::NegotiateLayerInterface,
-) -> vk::Result {
+) -> ash::vk::Result {
     if p_version_struct.is_null() {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return ash::vk::Result::ERROR_INITIALIZATION_FAILED;
     }
     // SAFETY: non-null, and the loader passes a valid struct it owns for this call.
     let v = unsafe { &mut *p_version_struct };
     if v.s_type != ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT || v.loader_layer_interface_version < 1 {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return ash::vk::Result::ERROR_INITIALIZATION_FAILED;
     }
     if v.loader_layer_interface_version > ffi::CURRENT_LOADER_LAYER_INTERFACE_VERSION {
         v.loader_layer_interface_version = ffi::CURRENT_LOADER_LAYER_INTERFACE_VERSION;
@@ -73,5 +73,5 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
     if v.loader_layer_interface_version >= 2 {
         v.pfn_get_physical_device_proc_addr = None;
     }
-    vk::Result::SUCCESS
+    ash::vk::Result::SUCCESS
 }

@@ -3,7 +3,7 @@
 
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::convert;
+use crate::vk::convert;
 use ash::vk;
 
 /// vkCreateImage: colour and depth/stencil attachment images are remembered.

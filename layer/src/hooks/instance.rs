@@ -93,14 +93,13 @@ unsafe fn has_properties2(ci: &vk::InstanceCreateInfo) -> bool {
         return true;
     }
     // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount NUL-terminated names.
-    unsafe {
-        crate::model::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
-    }
-    .iter()
-    // SAFETY: as above.
-    .any(|&p| {
-        !p.is_null() && unsafe { CStr::from_ptr(p) } == vk::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2_NAME
-    })
+    unsafe { crate::vk::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) }
+        .iter()
+        // SAFETY: as above.
+        .any(|&p| {
+            !p.is_null()
+                && unsafe { CStr::from_ptr(p) } == vk::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2_NAME
+        })
 }
 
 /// The next layer's vkGetInstanceProcAddr from the loader's link info, which is advanced for the

@@ -6,10 +6,11 @@
 use super::passes::subpass_rendering;
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::{self, ColorFormats, DepthAttachment};
-use crate::model::convert;
+use crate::model::capture::DepthAttachment;
 use crate::model::draws::Rendering;
 use crate::records;
+use crate::vk::capture as read;
+use crate::vk::convert;
 use ash::vk;
 
 fn raw(cb: vk::CommandBuffer) -> u64 {
@@ -168,8 +169,8 @@ unsafe fn inherited_rendering(
         },
         color_count: r.color_attachment_count,
         // SAFETY: pColorAttachmentFormats holds colorAttachmentCount formats.
-        colors: ColorFormats::from_formats(
-            unsafe { capture::slice(r.p_color_attachment_formats, r.color_attachment_count) }
+        colors: crate::vk::convert::color_formats(
+            unsafe { read::slice(r.p_color_attachment_formats, r.color_attachment_count) }
                 .iter()
                 .copied(),
         ),
@@ -245,7 +246,7 @@ pub unsafe fn execute_commands(
     unsafe { next(cb, n, secondaries) };
     let _ = guarded(&d.health, "vkCmdExecuteCommands", || {
         // SAFETY: pCommandBuffers holds commandBufferCount handles.
-        let list: Vec<u64> = unsafe { capture::slice(secondaries, n) }
+        let list: Vec<u64> = unsafe { read::slice(secondaries, n) }
             .iter()
             .map(|c| raw(*c))
             .collect();

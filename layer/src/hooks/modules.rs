@@ -3,9 +3,9 @@
 
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::code_words;
 use crate::model::experiment;
 use crate::stores::ModuleEntry;
+use crate::vk::capture::code_words;
 use ash::vk;
 use pops_report::AppliedExperiment;
 

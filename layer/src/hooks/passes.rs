@@ -5,10 +5,10 @@
 use super::state::update;
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::{ColorFormats, DepthAttachment};
-use crate::model::convert;
+use crate::model::capture::DepthAttachment;
 use crate::model::draws::Rendering;
 use crate::model::timing::PassBegin;
+use crate::vk::convert;
 use ash::vk;
 
 /// What dynamic rendering renders to: the depth/stencil attachment's samples and stencil aspect
@@ -31,10 +31,9 @@ unsafe fn rendering_of(d: &Device, info: *const vk::RenderingInfo) -> Option<Ren
     };
     let depth = view_of(info.p_depth_attachment).or_else(|| view_of(info.p_stencil_attachment));
     // SAFETY: pColorAttachments holds colorAttachmentCount attachment infos.
-    let colors = unsafe {
-        crate::model::capture::slice(info.p_color_attachments, info.color_attachment_count)
-    };
-    let colors = ColorFormats::from_formats(colors.iter().map(|a| {
+    let colors =
+        unsafe { crate::vk::capture::slice(info.p_color_attachments, info.color_attachment_count) };
+    let colors = crate::vk::convert::color_formats(colors.iter().map(|a| {
         if a.image_view == vk::ImageView::null() {
             vk::Format::UNDEFINED
         } else {

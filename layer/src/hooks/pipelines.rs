@@ -7,11 +7,12 @@ use crate::boundary::guarded;
 use crate::chain::{self, StageCopy};
 use crate::device::Device;
 use crate::model::analysis::{self, fragment_entry, ModuleAnalysis};
-use crate::model::capture::{self, FragmentSource, PipelineCapture};
+use crate::model::capture::{FragmentSource, PipelineCapture};
 use crate::model::experiment::{self, Active};
 use crate::model::object::{Fragment, Interlocked, Library};
 use crate::records;
 use crate::stores::ModuleEntry;
+use crate::vk::capture as read;
 use ash::vk;
 use pops_report::{Bound, Kind, Source};
 use std::sync::Arc;
@@ -173,7 +174,7 @@ unsafe fn record_created(
             continue;
         }
         // SAFETY: a valid create info of a pipeline that was created.
-        let cap = unsafe { capture::capture(info, subpass) };
+        let cap = unsafe { read::capture(info, subpass) };
         let applied = copies
             .get(k)
             .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
@@ -226,7 +227,7 @@ unsafe fn capture_flags(
             .iter()
             .map(|info| {
                 // SAFETY: a valid create info, read where valid usage makes it valid.
-                let cap = unsafe { capture::capture(info, subpass) };
+                let cap = unsafe { read::capture(info, subpass) };
                 let wanted = cap.is_library
                     || resolve_fragment(d, &cap, None).is_some_and(|f| {
                         fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())

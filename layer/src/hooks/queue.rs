@@ -7,11 +7,11 @@
 use super::lost;
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::slice;
 use crate::model::in_flight::{Batch, SemaphoreOp};
 use crate::model::lost::Recorded;
 use crate::records;
 use crate::stores::Submissions;
+use crate::vk::capture::slice;
 use ash::vk;
 
 fn raw<H: vk::Handle>(h: H) -> u64 {

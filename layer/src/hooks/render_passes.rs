@@ -2,7 +2,8 @@
 
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::{self, AttachmentUse};
+use crate::model::capture::AttachmentUse;
+use crate::vk::capture as read;
 use ash::vk;
 
 /// vkCreateRenderPass.
@@ -22,7 +23,7 @@ pub unsafe fn create(
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
         let _ = guarded(&d.health, "vkCreateRenderPass", || {
             // SAFETY: success, so the create info was valid and *p_render_pass is the new one.
-            unsafe { remember(d, *p_render_pass, capture::render_pass_use(&*p_create_info)) }
+            unsafe { remember(d, *p_render_pass, read::render_pass_use(&*p_create_info)) }
         });
     }
     result
@@ -45,13 +46,7 @@ pub unsafe fn create2(
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
         let _ = guarded(&d.health, "vkCreateRenderPass2", || {
             // SAFETY: as in create.
-            unsafe {
-                remember(
-                    d,
-                    *p_render_pass,
-                    capture::render_pass2_use(&*p_create_info),
-                )
-            }
+            unsafe { remember(d, *p_render_pass, read::render_pass2_use(&*p_create_info)) }
         });
     }
     result

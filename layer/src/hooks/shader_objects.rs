@@ -6,10 +6,11 @@ use crate::boundary::guarded;
 use crate::chain;
 use crate::device::Device;
 use crate::model::analysis::{self, fragment_entry};
-use crate::model::capture::{self, CapturedState, Dynamic, Samples};
+use crate::model::capture::{CapturedState, Dynamic, Samples};
 use crate::model::experiment;
 use crate::model::object::{Fragment, Interlocked};
 use crate::records;
+use crate::vk::capture as read;
 use ash::vk;
 use pops_report::{AppliedExperiment, Bound, Kind, Source};
 use std::ffi::CStr;
@@ -101,8 +102,7 @@ unsafe fn rewrite(d: &Device, infos: *const vk::ShaderCreateInfoEXT, count: u32)
                     return None;
                 }
                 // SAFETY: pCode holds codeSize bytes.
-                let words =
-                    unsafe { capture::code_words(info.p_code as *const u8, info.code_size) };
+                let words = unsafe { read::code_words(info.p_code as *const u8, info.code_size) };
                 experiment::apply(active, &words).unwrap_or_else(|e| {
                     log::warn!(
                         "experiment {} not applied to a shader object: {e}",
@@ -139,10 +139,10 @@ unsafe fn record(
         let words = match rewritten {
             Some((words, _)) => words.clone(),
             // SAFETY: pCode holds codeSize bytes.
-            None => unsafe { capture::code_words(info.p_code as *const u8, info.code_size) },
+            None => unsafe { read::code_words(info.p_code as *const u8, info.code_size) },
         };
         // SAFETY: pSpecializationInfo is NULL or valid.
-        let spec = unsafe { capture::specialization(info.p_specialization_info) };
+        let spec = unsafe { read::specialization(info.p_specialization_info) };
         let hash = analysis::stage_hash(&words, &entry_name, spec.as_ref());
         (
             Arc::new(analysis::analyze_module(&words)),

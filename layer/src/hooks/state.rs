@@ -3,8 +3,8 @@
 //! `after` entries) and only while the device has an interlocked object.
 
 use crate::device::Device;
-use crate::model::convert;
 use crate::model::draws::{BlendEquation, CmdState, StencilOps};
+use crate::vk::convert;
 use ash::vk;
 
 /// Updates `cb`'s recording state; the interlocked object's timed range ends where the bound

@@ -7,7 +7,7 @@
 use super::lost;
 use crate::boundary::guarded;
 use crate::device::Device;
-use crate::model::capture::slice;
+use crate::vk::capture::slice;
 use ash::vk;
 
 fn raw<H: vk::Handle>(h: H) -> u64 {

@@ -3,9 +3,9 @@
 //! (the draw hooks' targets follow that count: crate::draw_path).
 
 use crate::counter::Counter;
-use crate::model::analysis::FastHash;
 use crate::model::draws::{CmdState, DrawGroup, Rendering};
 use crate::model::object::Interlocked;
+use crate::model::FastHash;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};

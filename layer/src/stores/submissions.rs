@@ -3,10 +3,10 @@
 //! behind its own lock. Until a command buffer has interlocked draw records and while nothing
 //! with them is in flight, a submission costs two atomic loads and a count.
 
-use crate::model::analysis::FastHash;
 use crate::model::in_flight::{Batch, InFlight, Loss, Submitted};
 use crate::model::lost::Recorded;
 use crate::model::record::Record;
+use crate::model::FastHash;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

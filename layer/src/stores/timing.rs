@@ -4,8 +4,8 @@
 
 use crate::model::object::Interlocked;
 use crate::model::timing::{
-    measure, Command, Completed, FreeSlices, Measured, PassBegin, Pending, Query, Recorded,
-    Recording, Slice, Totals, Unit, SLICE, SLICES_PER_POOL,
+    measure, Command, Completed, FreeSlices, Measured, PassBegin, Pending, Query, QueryPool,
+    Recorded, Recording, Slice, Stage, Totals, Unit, SLICE, SLICES_PER_POOL,
 };
 use crate::next::Next;
 use ash::vk;
@@ -124,7 +124,8 @@ impl Timing {
             }
             self.state().pools.push(pool);
             free = self.free.lock();
-            free.extend((0..SLICES_PER_POOL).map(|i| (pool, i * SLICE)));
+            let held = QueryPool(vk::Handle::as_raw(pool));
+            free.extend((0..SLICES_PER_POOL).map(|i| (held, i * SLICE)));
         }
         let (pool, first) = free.pop()?;
         Some(Arc::new(Slice::new(pool, first, self.free.clone())))
@@ -137,11 +138,16 @@ impl Timing {
                 // SAFETY: a command buffer in the recording state outside a render pass
                 // instance (Recording only resets there); a slice of one of the layer's pools.
                 Command::Reset { pool, first, count } => unsafe {
-                    (self.fns.cmd_reset_query_pool)(cb, pool, first, count)
+                    (self.fns.cmd_reset_query_pool)(cb, pool_of(pool), first, count)
                 },
                 // SAFETY: a query reset earlier in this command buffer, written once.
                 Command::Stamp { query, stage } => unsafe {
-                    (self.fns.cmd_write_timestamp)(cb, stage, query.pool, query.index)
+                    (self.fns.cmd_write_timestamp)(
+                        cb,
+                        stage_of(stage),
+                        pool_of(query.pool),
+                        query.index,
+                    )
                 },
             }
         }
@@ -310,7 +316,7 @@ impl Timing {
                 let res = unsafe {
                     (self.fns.get_query_pool_results)(
                         self.device,
-                        s.pool,
+                        pool_of(s.pool),
                         s.first,
                         *used,
                         std::mem::size_of_val(data.as_slice()),
@@ -426,5 +432,18 @@ impl Timing {
             unsafe { (self.fns.destroy_query_pool)(self.device, p, std::ptr::null()) };
         }
         (units, total, dropped)
+    }
+}
+
+/// A pool of the layer's, as Vulkan takes it.
+fn pool_of(p: QueryPool) -> vk::QueryPool {
+    vk::Handle::from_raw(p.0)
+}
+
+/// A timestamp's stage, as Vulkan takes it.
+fn stage_of(s: Stage) -> vk::PipelineStageFlags {
+    match s {
+        Stage::TopOfPipe => vk::PipelineStageFlags::TOP_OF_PIPE,
+        Stage::BottomOfPipe => vk::PipelineStageFlags::BOTTOM_OF_PIPE,
     }
 }

@@ -248,6 +248,14 @@ pub fn color_format(f: vk::Format) -> Option<ColorFormat> {
         .then(|| ColorFormat::from_vk(f).unwrap_or(ColorFormat::RGBA8_UNORM))
 }
 
+/// Colour attachment formats by location (beyond the eighth ignored), as the decision crate
+/// keeps them.
+pub fn color_formats(
+    formats: impl IntoIterator<Item = vk::Format>,
+) -> layer_model::capture::ColorFormats {
+    layer_model::capture::ColorFormats::from_formats(formats.into_iter().map(color_format))
+}
+
 /// Whether a depth/stencil format has a stencil aspect.
 pub fn format_has_stencil(f: vk::Format) -> bool {
     matches!(

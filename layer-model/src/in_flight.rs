@@ -18,7 +18,7 @@
 //! most [`PENDING_PER_QUEUE`] batches per queue wait for completion (older ones are counted as
 //! not kept), [`RECENT_PER_QUEUE`] completed ones are remembered.
 
-use super::analysis::FastHash;
+use crate::FastHash;
 use std::collections::{HashMap, VecDeque};
 
 /// Batches with interlocked draws kept per queue while not known complete.

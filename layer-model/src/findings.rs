@@ -170,7 +170,7 @@ mod tests {
     }
 
     fn entry(mode: InterlockMode) -> EntryAnalysis {
-        crate::model::analysis::test_entry(Some(mode))
+        crate::analysis::test_entry(Some(mode))
     }
 
     const ALL_FEATURES: InterlockFeatures = InterlockFeatures {

@@ -31,7 +31,6 @@
 //! ticks, [`Totals`] collects units; nothing here calls Vulkan.
 
 use super::object::Interlocked;
-use ash::vk;
 use parking_lot::Mutex;
 use pops_report::{TimedObject, Timing as Line, TimingKind, TimingScope};
 use std::collections::BTreeMap;
@@ -45,10 +44,22 @@ pub const SLICES_PER_POOL: u32 = 16;
 /// when fewer are left.
 const PASS_RESERVE: u32 = 24;
 
+/// A `VkQueryPool` of the layer's, by its handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueryPool(pub u64);
+
+/// Where in the pipeline a timestamp is written: before the range's work starts, or once it
+/// has finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    TopOfPipe,
+    BottomOfPipe,
+}
+
 /// One query of the device's pools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Query {
-    pub pool: vk::QueryPool,
+    pub pool: QueryPool,
     pub index: u32,
 }
 
@@ -56,17 +67,17 @@ pub struct Query {
 /// goes (after its results are read, or the command buffer is recorded anew or freed).
 #[derive(Debug)]
 pub struct Slice {
-    pub pool: vk::QueryPool,
+    pub pool: QueryPool,
     pub first: u32,
     free: FreeSlices,
 }
 
 /// The free slices of a device's query pools, shared with the slices that go back to it.
-pub type FreeSlices = Arc<Mutex<Vec<(vk::QueryPool, u32)>>>;
+pub type FreeSlices = Arc<Mutex<Vec<(QueryPool, u32)>>>;
 
 impl Slice {
     /// A slice of `pool` from query `first`, back on `free` when dropped.
-    pub fn new(pool: vk::QueryPool, first: u32, free: FreeSlices) -> Slice {
+    pub fn new(pool: QueryPool, first: u32, free: FreeSlices) -> Slice {
         Slice { pool, first, free }
     }
 }
@@ -81,13 +92,13 @@ impl Drop for Slice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Reset {
-        pool: vk::QueryPool,
+        pool: QueryPool,
         first: u32,
         count: u32,
     },
     Stamp {
         query: Query,
-        stage: vk::PipelineStageFlags,
+        stage: Stage,
     },
 }
 
@@ -155,7 +166,7 @@ impl Recording {
         })
     }
 
-    fn stamp(&mut self, stage: vk::PipelineStageFlags, out: &mut Vec<Command>) -> Option<Query> {
+    fn stamp(&mut self, stage: Stage, out: &mut Vec<Command>) -> Option<Query> {
         let q = self.take()?;
         out.push(Command::Stamp { query: q, stage });
         Some(q)
@@ -189,7 +200,7 @@ impl Recording {
                 count: SLICE,
             });
         }
-        self.begin = self.stamp(vk::PipelineStageFlags::TOP_OF_PIPE, out);
+        self.begin = self.stamp(Stage::TopOfPipe, out);
     }
 
     /// Whether a render pass instance beginning as `pass` needs a new slice first: it will be
@@ -231,7 +242,7 @@ impl Recording {
             self.unmeasured += 1;
             return;
         }
-        if let Some(q) = self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out) {
+        if let Some(q) = self.stamp(Stage::BottomOfPipe, out) {
             self.open = Some((object.clone(), q));
         }
     }
@@ -239,7 +250,7 @@ impl Recording {
     /// Closes the open range, if any.
     pub fn close(&mut self, out: &mut Vec<Command>) {
         if let Some((object, begin)) = self.open.take() {
-            match self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out) {
+            match self.stamp(Stage::BottomOfPipe, out) {
                 Some(end) => self.ranges.push(Range { object, begin, end }),
                 None => self.unmeasured += 1,
             }
@@ -251,7 +262,7 @@ impl Recording {
     pub fn end_pass(&mut self, out: &mut Vec<Command>) {
         self.close(out);
         if self.pass.suspending && self.started && !self.pass.multiview {
-            self.suspended_at = self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out);
+            self.suspended_at = self.stamp(Stage::BottomOfPipe, out);
         }
         self.in_pass = false;
         self.pass = PassBegin::default();
@@ -271,7 +282,7 @@ impl Recording {
         } else if self.suspended_at.is_some() {
             self.suspended_at
         } else {
-            self.stamp(vk::PipelineStageFlags::BOTTOM_OF_PIPE, out)
+            self.stamp(Stage::BottomOfPipe, out)
         };
         Recorded {
             slices: self.slices,
@@ -463,7 +474,7 @@ pub enum UnitId {
 pub struct Pending {
     pub unit: UnitId,
     pub buffers: Vec<Arc<Recorded>>,
-    /// The submission's last batch, (queue, sequence) in crate::model::in_flight, where its last
+    /// The submission's last batch, (queue, sequence) in crate::in_flight, where its last
     /// command buffer is timed: that buffer's bottom-of-pipe end stamp is written only once every
     /// command before it in submission order has completed, so its result completes the batch
     /// and everything before it on the queue.
@@ -593,8 +604,8 @@ impl Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::capture::{CapturedState, Dynamic};
-    use crate::model::object::Fragment;
+    use crate::capture::{CapturedState, Dynamic};
+    use crate::object::Fragment;
     use pops_report::{Bound, Source};
 
     fn object(seq: u64) -> Arc<Interlocked> {
@@ -602,7 +613,7 @@ mod tests {
             0x100 + seq,
             Bound::Pipeline,
             Fragment {
-                analysis: crate::model::analysis::unknown("test"),
+                analysis: crate::analysis::unknown("test"),
                 entry: "main".into(),
                 source: Source::ShaderModule,
                 hash: Some(format!("{seq:016x}")),
@@ -618,11 +629,7 @@ mod tests {
     }
 
     fn slice(first: u32) -> Arc<Slice> {
-        Arc::new(Slice::new(
-            vk::Handle::from_raw(7),
-            first,
-            Default::default(),
-        ))
+        Arc::new(Slice::new(QueryPool(7), first, Default::default()))
     }
 
     /// A recording started by its first action.

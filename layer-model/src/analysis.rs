@@ -49,12 +49,7 @@ pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
         .collect())
 }
 
-/// The layer's hash for its per-pipeline caches and per-command-buffer maps: rustc's FxHash
-/// (`rustc-hash`). SipHash over a few KiB of SPIR-V, or over the many small fields of a state
-/// key, costs a noticeable share of the work the cache saves, and a draw looks its command
-/// buffer up by handle; the keys come from the application, not from an adversary, and a
-/// collision only costs a comparison.
-pub type FastHash = rustc_hash::FxBuildHasher;
+use crate::FastHash;
 
 type AnalysisCache = Mutex<(HashMap<Arc<[u32]>, Arc<ModuleAnalysis>, FastHash>, usize)>;
 

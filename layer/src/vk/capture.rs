@@ -9,209 +9,36 @@
 //! - `pColorBlendState->pAttachments` when blend enable, the blend equation (or advanced blend)
 //!   and the write mask are all dynamic (VK_EXT_extended_dynamic_state3);
 //! - `pStages` (and its `pName`s) when `VkPipelineBinaryInfoKHR` supplies the binaries.
+//!
+//! The results are the decision crate's types (`layer_model::capture`).
 
 use super::convert;
 use crate::ffi::find_in_chain;
 use ash::vk;
+use layer_model::capture::{
+    AttachmentUse, ColorFormats, DepthAttachment, DepthStencil, Dynamic, FragmentSource,
+    PipelineCapture, Samples,
+};
 use pm4::pops;
-use pops_report::Source;
 use std::ffi::CStr;
 
-/// Where a fragment shader's SPIR-V comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FragmentSource {
-    /// A `VkShaderModule` created earlier (analysed at vkCreateShaderModule).
-    Module { module: u64, entry: String },
-    /// A `VkShaderModuleCreateInfo` chained to the stage (module is VK_NULL_HANDLE).
-    Inline { words: Vec<u32>, entry: String },
-    /// A module identifier (VK_EXT_shader_module_identifier): the SPIR-V is not visible.
-    Identifier { entry: String },
-    /// Pipeline binaries (VK_KHR_pipeline_binary) replace the stages: no SPIR-V, no entry name.
-    Binary,
-}
-
-impl FragmentSource {
-    pub fn entry(&self) -> &str {
-        match self {
-            FragmentSource::Module { entry, .. }
-            | FragmentSource::Inline { entry, .. }
-            | FragmentSource::Identifier { entry } => entry,
-            FragmentSource::Binary => "",
-        }
+/// The flag of a `VkDynamicState`, if it feeds the derivation.
+pub fn dynamic_of(s: vk::DynamicState) -> Dynamic {
+    use vk::DynamicState as S;
+    match s {
+        S::RASTERIZATION_SAMPLES_EXT => Dynamic::RASTERIZATION_SAMPLES,
+        S::DEPTH_TEST_ENABLE => Dynamic::DEPTH_TEST_ENABLE,
+        S::DEPTH_WRITE_ENABLE => Dynamic::DEPTH_WRITE_ENABLE,
+        S::DEPTH_COMPARE_OP => Dynamic::DEPTH_COMPARE_OP,
+        S::STENCIL_TEST_ENABLE => Dynamic::STENCIL_TEST_ENABLE,
+        S::STENCIL_OP => Dynamic::STENCIL_OP,
+        S::COLOR_BLEND_ENABLE_EXT => Dynamic::COLOR_BLEND_ENABLE,
+        S::COLOR_BLEND_EQUATION_EXT => Dynamic::COLOR_BLEND_EQUATION,
+        S::COLOR_WRITE_MASK_EXT => Dynamic::COLOR_WRITE_MASK,
+        S::FRAGMENT_SHADING_RATE_KHR => Dynamic::FRAGMENT_SHADING_RATE,
+        S::RASTERIZER_DISCARD_ENABLE => Dynamic::RASTERIZER_DISCARD_ENABLE,
+        _ => Dynamic::empty(),
     }
-
-    /// The report's `source` field.
-    pub fn source(&self) -> Source {
-        match self {
-            FragmentSource::Module { .. } => Source::ShaderModule,
-            FragmentSource::Inline { .. } => Source::InlineCreateInfo,
-            FragmentSource::Identifier { .. } => Source::ModuleIdentifier,
-            FragmentSource::Binary => Source::PipelineBinary,
-        }
-    }
-}
-
-/// The sample count the pipeline rasterizes with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Samples {
-    Static(u32),
-    /// VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT: only known at draw time.
-    Dynamic,
-}
-
-/// Depth/stencil state visible at creation or set at draw time. Its `has_stencil` is not
-/// known here: the attachment decides it (crate::model::record).
-pub type DepthStencil = pops::DepthStencilState;
-
-/// The depth/stencil state before any is set in a command buffer (shader objects, states a
-/// pipeline declares dynamic): tests off, compare `Always`, stencil faces that keep everything
-/// and write nothing.
-pub const UNSET_DEPTH_STENCIL: DepthStencil = DepthStencil {
-    has_stencil: false,
-    depth_test: false,
-    depth_write: false,
-    depth_compare: pops::CompareOp::Always,
-    stencil_test: false,
-    front: UNSET_FACE,
-    back: UNSET_FACE,
-};
-
-const UNSET_FACE: pops::StencilOpState = pops::StencilOpState {
-    fail: pops::StencilOp::Keep,
-    pass: pops::StencilOp::Keep,
-    depth_fail: pops::StencilOp::Keep,
-    compare: pops::CompareOp::Never,
-    write_mask: 0,
-};
-
-/// The draw state a pipeline (or one library part of it) fixes at creation. `None`: not part of
-/// this pipeline or library; merged from the linked libraries.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct CapturedState {
-    pub samples: Option<Samples>,
-    pub sample_shading: Option<bool>,
-    pub blend: Option<Vec<pops::BlendTarget>>,
-    pub depth_stencil: Option<DepthStencil>,
-    pub vrs: Option<bool>,
-    pub rasterization_order: Option<pops::RasterizationOrder>,
-    /// The bound depth/stencil attachment, known at draw time: its samples (0 = none) and
-    /// whether its format has stencil. `None` at creation, where only the tests' enables show.
-    pub depth_attachment: Option<DepthAttachment>,
-    /// The colour attachments' formats, where known (render pass subpass, the pipeline's
-    /// dynamic rendering formats, or the render pass instance at a draw).
-    pub color_formats: Option<ColorFormats>,
-}
-
-/// Colour attachment formats by location; `None` where the location has no attachment
-/// (VK_FORMAT_UNDEFINED, VK_ATTACHMENT_UNUSED, a null image view).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct ColorFormats(pub [Option<pm4::pops::ColorFormat>; pm4::pops::MAX_COLOR_TARGETS]);
-
-impl ColorFormats {
-    /// From formats by location (beyond the eighth ignored).
-    pub fn from_formats(formats: impl IntoIterator<Item = vk::Format>) -> ColorFormats {
-        let mut out = ColorFormats::default();
-        for (slot, f) in out.0.iter_mut().zip(formats) {
-            *slot = convert::color_format(f);
-        }
-        out
-    }
-}
-
-/// A draw's depth/stencil attachment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct DepthAttachment {
-    /// 0: no depth/stencil attachment.
-    pub samples: u32,
-    pub has_stencil: bool,
-}
-
-bitflags::bitflags! {
-    /// The dynamic states that feed the POPS derivation: set by vkCmdSet* at draw time instead
-    /// of at pipeline creation.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct Dynamic: u32 {
-        const RASTERIZATION_SAMPLES = 1 << 0;
-        const DEPTH_TEST_ENABLE = 1 << 1;
-        const DEPTH_WRITE_ENABLE = 1 << 2;
-        const DEPTH_COMPARE_OP = 1 << 3;
-        const STENCIL_TEST_ENABLE = 1 << 4;
-        const STENCIL_OP = 1 << 5;
-        const COLOR_BLEND_ENABLE = 1 << 6;
-        const COLOR_BLEND_EQUATION = 1 << 7;
-        const COLOR_WRITE_MASK = 1 << 8;
-        const FRAGMENT_SHADING_RATE = 1 << 9;
-        const RASTERIZER_DISCARD_ENABLE = 1 << 10;
-    }
-}
-
-impl Dynamic {
-    /// The flag of a `VkDynamicState`, if it feeds the derivation.
-    pub fn of(s: vk::DynamicState) -> Dynamic {
-        use vk::DynamicState as S;
-        match s {
-            S::RASTERIZATION_SAMPLES_EXT => Dynamic::RASTERIZATION_SAMPLES,
-            S::DEPTH_TEST_ENABLE => Dynamic::DEPTH_TEST_ENABLE,
-            S::DEPTH_WRITE_ENABLE => Dynamic::DEPTH_WRITE_ENABLE,
-            S::DEPTH_COMPARE_OP => Dynamic::DEPTH_COMPARE_OP,
-            S::STENCIL_TEST_ENABLE => Dynamic::STENCIL_TEST_ENABLE,
-            S::STENCIL_OP => Dynamic::STENCIL_OP,
-            S::COLOR_BLEND_ENABLE_EXT => Dynamic::COLOR_BLEND_ENABLE,
-            S::COLOR_BLEND_EQUATION_EXT => Dynamic::COLOR_BLEND_EQUATION,
-            S::COLOR_WRITE_MASK_EXT => Dynamic::COLOR_WRITE_MASK,
-            S::FRAGMENT_SHADING_RATE_KHR => Dynamic::FRAGMENT_SHADING_RATE,
-            S::RASTERIZER_DISCARD_ENABLE => Dynamic::RASTERIZER_DISCARD_ENABLE,
-            _ => Dynamic::empty(),
-        }
-    }
-}
-
-impl CapturedState {
-    /// Fills what `self` lacks from `other` (a linked library).
-    pub fn merge_from(&mut self, other: &CapturedState) {
-        self.samples = self.samples.or(other.samples);
-        self.sample_shading = self.sample_shading.or(other.sample_shading);
-        if self.blend.is_none() {
-            self.blend.clone_from(&other.blend);
-        }
-        self.depth_stencil = self.depth_stencil.or(other.depth_stencil);
-        self.vrs = self.vrs.or(other.vrs);
-        self.rasterization_order = self.rasterization_order.or(other.rasterization_order);
-        self.depth_attachment = self.depth_attachment.or(other.depth_attachment);
-    }
-}
-
-/// Which attachments the pipeline's subpass (or dynamic rendering's formats) uses: what decides
-/// whether `pDepthStencilState` and `pColorBlendState` are valid to read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AttachmentUse {
-    pub depth_stencil: bool,
-    pub color: bool,
-    /// The depth/stencil attachment's samples and stencil aspect (render passes; what a draw
-    /// inside the subpass renders to).
-    pub depth: DepthAttachment,
-    /// How many colour attachments the subpass has.
-    pub color_count: u32,
-    /// Their formats (render passes).
-    pub colors: ColorFormats,
-    /// The subpass renders several views (render passes): timestamps there write one query per
-    /// view.
-    pub multiview: bool,
-}
-
-impl AttachmentUse {
-    /// Unknown (a render pass the layer did not see created): read neither.
-    pub const UNKNOWN: AttachmentUse = AttachmentUse {
-        depth_stencil: false,
-        color: false,
-        depth: DepthAttachment {
-            samples: 0,
-            has_stencil: false,
-        },
-        color_count: 0,
-        colors: ColorFormats([None; pm4::pops::MAX_COLOR_TARGETS]),
-        multiview: false,
-    };
 }
 
 /// The depth/stencil attachment `index` of a render pass, from its description.
@@ -330,24 +157,9 @@ fn subpass_use(
         color,
         depth: depth_of(ds, describe),
         color_count,
-        colors: ColorFormats::from_formats(formats),
+        colors: crate::vk::convert::color_formats(formats),
         multiview: false,
     }
-}
-
-/// Everything the layer reads from one `VkGraphicsPipelineCreateInfo`.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct PipelineCapture {
-    /// Created with VK_PIPELINE_CREATE_LIBRARY_BIT_KHR.
-    pub is_library: bool,
-    pub fragment: Option<FragmentSource>,
-    pub draw: CapturedState,
-    /// Libraries linked in through VkPipelineLibraryCreateInfoKHR.
-    pub libraries: Vec<u64>,
-    /// The dynamic states among [`Dynamic`]'s.
-    pub dynamic: Dynamic,
-    /// The fragment stage's specialization constants (part of its stage hash).
-    pub fragment_spec: Option<shaders::spirv::Specialization>,
 }
 
 const LIBRARY_BIT: u64 = vk::PipelineCreateFlags::LIBRARY_KHR.as_raw() as u64;
@@ -476,7 +288,7 @@ unsafe fn attachments(
     let colors = if output && r.color_attachment_count > 0 {
         // SAFETY: pColorAttachmentFormats holds colorAttachmentCount formats.
         let formats = unsafe { slice(r.p_color_attachment_formats, r.color_attachment_count) };
-        ColorFormats::from_formats(formats.iter().copied())
+        crate::vk::convert::color_formats(formats.iter().copied())
     } else {
         ColorFormats::default()
     };
@@ -643,9 +455,9 @@ pub unsafe fn capture(
         let sub = subsets(info, out.is_library || !out.libraries.is_empty());
         let dynamic = dynamic_states(info);
         let is_dynamic = |s: vk::DynamicState| dynamic.contains(&s);
-        out.dynamic = dynamic
-            .iter()
-            .fold(Dynamic::empty(), |m, s| m | Dynamic::of(*s));
+        out.dynamic = dynamic.iter().fold(Dynamic::empty(), |m, s| {
+            m | crate::vk::capture::dynamic_of(*s)
+        });
         let (attachments, known) = attachments(info, sub.output, subpass);
         if sub.pre_raster {
             match rasterization(
@@ -797,6 +609,8 @@ pub unsafe fn code_words(code: *const u8, size: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use layer_model::capture::CapturedState;
+    use pops_report::Source;
 
     #[test]
     fn code_words_aligned_and_unaligned_agree() {

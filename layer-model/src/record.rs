@@ -116,7 +116,7 @@ pub struct StateOutput {
 }
 
 type StateKey = (Family, pops::InterlockDesc, pops::DrawState);
-type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>, super::analysis::FastHash>>;
+type StateCache = Mutex<HashMap<StateKey, Arc<StateOutput>, crate::FastHash>>;
 
 /// The state of one (chip, shader facts, draw state): pipelines of a game share a handful, and
 /// turning registers into JSON costs far more than deriving them, so each is built once.
@@ -344,11 +344,11 @@ fn derive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::analysis::{analyze_module, fragment_entry};
+    use crate::analysis::{analyze_module, fragment_entry};
     use pm4::Granularity;
     use pops_report::Severity;
 
-    use crate::model::analysis::test_entry as entry;
+    use crate::analysis::test_entry as entry;
 
     fn subject(chip: Option<Family>) -> Subject<'static> {
         Subject {

@@ -283,7 +283,7 @@ impl CmdState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::object::Fragment;
+    use crate::object::Fragment;
     use pm4::pops::DepthStencilState;
     use pops_report::{Bound, Source};
 
@@ -292,7 +292,7 @@ mod tests {
             0x10,
             kind,
             Fragment {
-                analysis: crate::model::analysis::unknown("test"),
+                analysis: crate::analysis::unknown("test"),
                 entry: "main".into(),
                 source: Source::ShaderModule,
                 hash: None,
@@ -403,10 +403,10 @@ mod tests {
                 has_stencil: true,
             },
             color_count: 2,
-            colors: ColorFormats::from_formats([
-                ash::vk::Format::R8G8B8A8_UNORM,
-                ash::vk::Format::R16G16B16A16_SFLOAT,
-            ]),
+            colors: ColorFormats::from_formats(
+                ["R8G8B8A8_UNORM", "R16G16B16A16_SFLOAT"]
+                    .map(|f| pm4::pops::ColorFormat::parse(f).ok()),
+            ),
         }));
         c.draw();
         assert!(c.groups.is_empty());

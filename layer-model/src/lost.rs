@@ -170,7 +170,7 @@ fn message(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::in_flight::{Batch, InFlight};
+    use crate::in_flight::{Batch, InFlight};
     use pops_report::{Interlock, Kind, Source};
 
     fn record(id: u64, name: Option<&str>) -> Arc<Record> {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 type Verified = Mutex<(
-    HashMap<(GfxLevel, Arc<str>), Arc<[Diagnostic]>, super::analysis::FastHash>,
+    HashMap<(GfxLevel, Arc<str>), Arc<[Diagnostic]>, crate::FastHash>,
     usize,
 )>;
 
@@ -122,7 +122,7 @@ mod tests {
     /// an error naming the rule; text that is no code is a note, never a failure.
     #[test]
     fn findings_become_diagnostics() {
-        let text = include_str!("../../../cli/tests/data/aco-navi21-discards.txt");
+        let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
         let d = diagnostics(GfxLevel::Gfx10_3, text);
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(d[0].code, "isa-verified");
@@ -146,7 +146,7 @@ mod tests {
     /// that differs in one instruction, or the same text for another chip, is verified anew.
     #[test]
     fn kept_verdicts_are_per_text_and_chip() {
-        let text = include_str!("../../../cli/tests/data/aco-navi21-discards.txt");
+        let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
         let clean = diagnostics_cached(GfxLevel::Gfx10_3, text);
         assert_eq!(clean[0].code, "isa-verified");
         let broken = text.replacen(
