@@ -6,47 +6,30 @@ use pm4::{Granularity, InterlockMode};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-/// One entry point's interlock use, as the SPIR-V analysis found it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntryAnalysis {
-    pub name: String,
-    pub is_fragment: bool,
-    pub interlock: Option<InterlockMode>,
-    pub begin_count: u32,
-    pub end_count: u32,
-    pub begin_in_divergent_control_flow: bool,
-    pub per_sample: bool,
-    pub writes_memory: bool,
-    pub accesses_memory: bool,
-    pub has_color_output: bool,
-    pub early_fragment_tests: bool,
-    pub reads_sample_mask: bool,
+/// One entry point's interlock use, as the SPIR-V analysis (`shaders::spirv`) found it.
+pub type EntryAnalysis = shaders::spirv::EntryPointInfo;
+
+/// Why the layer cannot tell a fragment stage's interlock use.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnalysisError {
+    /// The SPIR-V is malformed.
+    #[error("SPIR-V analysis: {0}")]
+    Spirv(#[from] shaders::spirv::SpirvError),
+    /// The SPIR-V is not visible to layers (a module identifier, pipeline binaries, a driver
+    /// binary, a module not created through the layer): the reason.
+    #[error("{0}")]
+    NotVisible(&'static str),
+    /// The module has no fragment entry point of the stage's name.
+    #[error("no fragment entry point named '{0}' in the module")]
+    NoFragmentEntry(String),
 }
 
-/// A module's analysis, or why there is none (malformed SPIR-V, analysis unavailable).
-pub type ModuleAnalysis = Result<Vec<EntryAnalysis>, String>;
+/// A module's analysis, or why there is none.
+pub type ModuleAnalysis = Result<Vec<EntryAnalysis>, AnalysisError>;
 
 /// Analyses a SPIR-V module.
 pub fn analyze_module(words: &[u32]) -> ModuleAnalysis {
-    let info = shaders::spirv::analyze(words).map_err(|e| format!("SPIR-V analysis: {e}"))?;
-    Ok(info
-        .entry_points
-        .into_iter()
-        .map(|e| EntryAnalysis {
-            is_fragment: e.execution_model == shaders::spirv::ExecutionModel::Fragment,
-            name: e.name,
-            interlock: e.interlock,
-            begin_count: e.begin_count,
-            end_count: e.end_count,
-            begin_in_divergent_control_flow: e.begin_in_divergent_control_flow,
-            per_sample: e.per_sample,
-            writes_memory: e.writes_memory,
-            accesses_memory: e.accesses_memory,
-            has_color_output: e.has_color_output,
-            early_fragment_tests: e.early_fragment_tests,
-            reads_sample_mask: e.reads_sample_mask,
-        })
-        .collect())
+    Ok(shaders::spirv::analyze(words)?.entry_points)
 }
 
 use crate::FastHash;
@@ -87,11 +70,14 @@ pub const ANALYSIS_CACHE_WORDS: usize = 4 << 20;
 pub fn test_entry(mode: Option<InterlockMode>) -> EntryAnalysis {
     EntryAnalysis {
         name: "main".into(),
-        is_fragment: true,
+        execution_model: shaders::spirv::ExecutionModel::Fragment,
+        function: 1,
         interlock: mode,
         begin_count: 1,
         end_count: 1,
+        interlock_sites: Vec::new(),
         begin_in_divergent_control_flow: false,
+        end_in_divergent_control_flow: false,
         per_sample: false,
         writes_memory: true,
         accesses_memory: true,
@@ -102,8 +88,8 @@ pub fn test_entry(mode: Option<InterlockMode>) -> EntryAnalysis {
 }
 
 /// The analysis of a stage whose SPIR-V is not visible, with the reason.
-pub fn unknown(reason: &str) -> Arc<ModuleAnalysis> {
-    Arc::new(Err(reason.to_string()))
+pub fn unknown(reason: &'static str) -> Arc<ModuleAnalysis> {
+    Arc::new(Err(AnalysisError::NotVisible(reason)))
 }
 
 /// The device features VK_EXT_fragment_shader_interlock gates each mode on.
@@ -138,13 +124,15 @@ pub fn stage_hash(
 pub fn fragment_entry<'a>(
     analysis: &'a ModuleAnalysis,
     entry: &str,
-) -> Result<&'a EntryAnalysis, String> {
+) -> Result<&'a EntryAnalysis, AnalysisError> {
     match analysis {
         Err(e) => Err(e.clone()),
         Ok(eps) => eps
             .iter()
-            .find(|e| e.is_fragment && e.name == entry)
-            .ok_or_else(|| format!("no fragment entry point named '{entry}' in the module")),
+            .find(|e| {
+                e.execution_model == shaders::spirv::ExecutionModel::Fragment && e.name == entry
+            })
+            .ok_or_else(|| AnalysisError::NoFragmentEntry(entry.to_string())),
     }
 }
 
@@ -177,7 +165,7 @@ mod tests {
         let a: ModuleAnalysis = Ok(vec![test_entry(None)]);
         assert!(fragment_entry(&a, "main").is_ok());
         assert!(fragment_entry(&a, "other").is_err());
-        assert!(fragment_entry(&Err("bad".into()), "main").is_err());
+        assert!(fragment_entry(&Err(AnalysisError::NotVisible("bad")), "main").is_err());
     }
 
     #[test]

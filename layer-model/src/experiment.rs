@@ -64,16 +64,17 @@ pub fn for_device(
     experiment: Option<Experiment>,
     targets: &[String],
     enabled: Option<InterlockFeatures>,
-) -> Result<Option<(Active, bool)>, String> {
+) -> Result<Option<(Active, bool)>, Refused> {
     let Some(experiment) = experiment else {
         return Ok(None);
     };
     let active = Active::new(experiment, targets);
     if let Some(feature) = needed_feature(experiment) {
         let Some(f) = enabled else {
-            return Err(format!(
-                "experiment {experiment} refused: the application enables no fragment shader interlock feature; nothing is changed (it needs {feature})"
-            ));
+            return Err(Refused {
+                experiment,
+                feature,
+            });
         };
         let on = match experiment {
             Experiment::PixelToSample => f.sample,
@@ -83,6 +84,15 @@ pub fn for_device(
     }
     Ok(Some((active, false)))
 }
+/// An experiment the device cannot run: the application enables no interlock feature, and
+/// the experiment's new mode needs one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("experiment {experiment} refused: the application enables no fragment shader interlock feature; nothing is changed (it needs {feature})")]
+pub struct Refused {
+    pub experiment: Experiment,
+    pub feature: &'static str,
+}
+
 /// The report's name of an experiment.
 pub fn report_name(e: Experiment) -> ExperimentName {
     match e {

@@ -2,7 +2,7 @@
 //! `pm4::pops` derives for it (registers, PM4, the chip's findings) and the layer's own findings.
 //! Pure: no Vulkan calls, no I/O, so it is unit-tested and benchmarked on its own.
 
-use super::analysis::{EntryAnalysis, InterlockFeatures};
+use super::analysis::{AnalysisError, EntryAnalysis, InterlockFeatures};
 use super::capture::{CapturedState, Samples};
 use super::findings;
 use parking_lot::Mutex;
@@ -124,7 +124,7 @@ fn cached_state(
     family: Family,
     desc: pops::InterlockDesc,
     state: pops::DrawState,
-) -> Result<Arc<StateOutput>, String> {
+) -> Result<Arc<StateOutput>, pops::StateError> {
     static CACHE: OnceLock<StateCache> = OnceLock::new();
     const MAX_ENTRIES: usize = 4096;
     let key = (family, desc, state);
@@ -163,7 +163,7 @@ fn to_report(d: &pops::Diagnostic) -> Diagnostic {
 pub fn build_record(
     subject: &Subject<'_>,
     entry_name: &str,
-    entry: Result<&EntryAnalysis, String>,
+    entry: Result<&EntryAnalysis, AnalysisError>,
     draw: &CapturedState,
 ) -> Record {
     let samples = match draw.samples {
@@ -202,7 +202,8 @@ pub fn build_record(
     let e = match entry {
         Ok(e) => e,
         Err(reason) => {
-            rec.diagnostics.push(findings::interlock_unknown(&reason));
+            rec.diagnostics
+                .push(findings::interlock_unknown(&reason.to_string()));
             return rec;
         }
     };
@@ -219,7 +220,7 @@ pub fn build_record(
     // is a chip, on their own where there is none or the state cannot be derived.
     let derived = subject.chip.map(|family| {
         cached_state(family, desc, state)
-            .map_err(|reason| findings::state_unavailable(family.name(), &reason))
+            .map_err(|e| findings::state_unavailable(family.name(), &e.to_string()))
     });
     match derived {
         Some(Ok(s)) => {
@@ -327,9 +328,8 @@ fn derive(
     family: Family,
     desc: &pops::InterlockDesc,
     state: &pops::DrawState,
-) -> Result<StateOutput, String> {
-    let s = pops::derive(family, desc, state, &pops::Experiments::default())
-        .map_err(|e| e.to_string())?;
+) -> Result<StateOutput, pops::StateError> {
+    let s = pops::derive(family, desc, state, &pops::Experiments::default())?;
     Ok(StateOutput {
         registers: Shared::lazy(Arc::new(LazyRegisters {
             state: s.clone(),
@@ -481,7 +481,7 @@ mod tests {
         let r = build_record(
             &subject(Some(Family::Navi31)),
             "main",
-            Err("identifier".into()),
+            Err(crate::analysis::AnalysisError::NotVisible("identifier")),
             &draw(1),
         );
         assert_eq!(r.interlock, Interlock::Unknown);

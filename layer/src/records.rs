@@ -43,7 +43,7 @@ pub(crate) fn emit(
     kind: Kind,
     (handle, object): (u64, Option<u64>),
     fragment: &Fragment,
-    entry: Result<&EntryAnalysis, String>,
+    entry: Result<&EntryAnalysis, crate::model::analysis::AnalysisError>,
     draw: &CapturedState,
 ) {
     let mode = entry.as_ref().ok().and_then(|e| e.interlock);

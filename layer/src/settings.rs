@@ -88,7 +88,7 @@ pub struct Settings {
     pub rejected: Vec<(String, String, &'static str)>,
     /// A settings file that exists but could not be read, with the reason: logged once, so a
     /// user's settings are never dropped without a word.
-    pub file_error: Option<String>,
+    pub file_error: Option<SettingsFileError>,
 }
 
 impl Default for Settings {
@@ -148,12 +148,23 @@ pub fn from_file_text(text: &str) -> RawSettings {
 /// Reads the settings file at `path`. A missing file is no settings; bytes that are not UTF-8
 /// only spoil the lines they are on (the file is shared with other layers, and one bad byte
 /// must not discard this layer's lines); any other failure is an error naming the file.
-pub fn read_file(path: &Path) -> Result<RawSettings, String> {
+pub fn read_file(path: &Path) -> Result<RawSettings, SettingsFileError> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(from_file_text(&String::from_utf8_lossy(&bytes))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RawSettings::new()),
-        Err(e) => Err(format!("cannot read settings file {}: {e}", path.display())),
+        Err(e) => Err(SettingsFileError {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }),
     }
+}
+
+/// A settings file that exists and cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read settings file {}: {reason}", path.display())]
+pub struct SettingsFileError {
+    pub path: PathBuf,
+    pub reason: String,
 }
 
 /// Where the settings file is: `VK_LAYER_SETTINGS_PATH` (a file, or a directory holding
@@ -453,7 +464,7 @@ mod tests {
         assert_eq!(s.rejected[0].0, "log");
         // Missing: no settings. Unreadable (here, a directory): an error naming the file.
         assert_eq!(read_file(&dir.join("absent.txt")), Ok(RawSettings::new()));
-        let e = read_file(&dir).unwrap_err();
+        let e = read_file(&dir).unwrap_err().to_string();
         assert!(
             e.contains("cannot read settings file") && e.contains(&*dir.to_string_lossy()),
             "{e}"

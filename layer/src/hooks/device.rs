@@ -147,7 +147,7 @@ unsafe fn take_link(
 /// # Safety
 /// `ci` must be the application's valid create info and `p_ci` point to it.
 unsafe fn create_with_plan(
-    plan: Result<Option<(Active, bool)>, String>,
+    plan: Result<Option<(Active, bool)>, experiment::Refused>,
     ci: &vk::DeviceCreateInfo,
     p_ci: *const vk::DeviceCreateInfo,
     call: impl Fn(*const vk::DeviceCreateInfo) -> vk::Result,
@@ -177,7 +177,7 @@ unsafe fn create_with_plan(
                 )),
             ),
         },
-        Err(message) => (call(p_ci), None, Some(message)),
+        Err(refused) => (call(p_ci), None, Some(refused.to_string())),
     }
 }
 

@@ -73,10 +73,10 @@ impl Timing {
         next: &Next,
         limits: &vk::PhysicalDeviceLimits,
         families: &[vk::QueueFamilyProperties],
-    ) -> Result<Timing, String> {
-        let fns = Fns::of(next).ok_or("the device lacks the query functions")?;
+    ) -> Result<Timing, Untimed> {
+        let fns = Fns::of(next).ok_or(Untimed::NoQueryFunctions)?;
         if limits.timestamp_compute_and_graphics != vk::TRUE || limits.timestamp_period <= 0.0 {
-            return Err("the device has no timestamps on its graphics queues".into());
+            return Err(Untimed::NoTimestamps);
         }
         let timed: Vec<bool> = families
             .iter()
@@ -88,7 +88,7 @@ impl Timing {
             .filter(|(_, t)| **t)
             .map(|(f, _)| f.timestamp_valid_bits)
             .min()
-            .ok_or("no queue family has graphics and timestamps")?;
+            .ok_or(Untimed::NoTimedQueueFamily)?;
         Ok(Timing {
             device,
             fns,
@@ -446,4 +446,15 @@ fn stage_of(s: Stage) -> vk::PipelineStageFlags {
         Stage::TopOfPipe => vk::PipelineStageFlags::TOP_OF_PIPE,
         Stage::BottomOfPipe => vk::PipelineStageFlags::BOTTOM_OF_PIPE,
     }
+}
+
+/// Why a device's command buffers cannot be timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Untimed {
+    #[error("the device lacks the query functions")]
+    NoQueryFunctions,
+    #[error("the device has no timestamps on its graphics queues")]
+    NoTimestamps,
+    #[error("no queue family has graphics and timestamps")]
+    NoTimedQueueFamily,
 }
