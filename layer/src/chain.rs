@@ -8,98 +8,70 @@ use ash::vk;
 use pops_report::AppliedExperiment;
 use shaders::spirv::rewrite::Experiment;
 
-/// The size of each structure the layer may copy out of a chain to change a structure after it:
-/// the loader's own, the feature structures applications chain most in a device create info, and
-/// what shader stages chain before an inline shader module. A chain with any other structure
-/// before the one to change is not copied.
+/// `(sType, size)` of Vulkan structures, each sType taken from ash's `TaggedStructure` for
+/// the type (the registry's pairing, not one written here).
+macro_rules! tagged_sizes {
+    ($($t:ident),* $(,)?) => {
+        [$((
+            <vk::$t<'static> as vk::TaggedStructure>::STRUCTURE_TYPE,
+            std::mem::size_of::<vk::$t<'static>>(),
+        )),*]
+    };
+}
+
+/// The structures the layer may copy out of a chain to change a structure after it: the feature
+/// structures applications chain most in a device create info, and what shader stages and
+/// graphics pipeline create infos chain before an inline shader module or
+/// VkPipelineCreateFlags2CreateInfoKHR. A chain with any other structure before the one to
+/// change is not copied.
+const TAGGED: [(vk::StructureType, usize); 32] = tagged_sizes![
+    PhysicalDeviceFeatures2,
+    PhysicalDeviceVulkan11Features,
+    PhysicalDeviceVulkan12Features,
+    PhysicalDeviceVulkan13Features,
+    PhysicalDeviceExtendedDynamicStateFeaturesEXT,
+    PhysicalDeviceExtendedDynamicState2FeaturesEXT,
+    PhysicalDeviceExtendedDynamicState3FeaturesEXT,
+    PhysicalDeviceShaderObjectFeaturesEXT,
+    PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT,
+    PhysicalDeviceShaderModuleIdentifierFeaturesEXT,
+    PhysicalDeviceMutableDescriptorTypeFeaturesEXT,
+    PhysicalDeviceDynamicRenderingFeatures,
+    PhysicalDeviceSynchronization2Features,
+    PhysicalDeviceFragmentShadingRateFeaturesKHR,
+    PhysicalDeviceMeshShaderFeaturesEXT,
+    PhysicalDeviceMultiDrawFeaturesEXT,
+    PhysicalDeviceDescriptorIndexingFeatures,
+    PhysicalDeviceBufferDeviceAddressFeatures,
+    DeviceGroupDeviceCreateInfo,
+    PipelineShaderStageRequiredSubgroupSizeCreateInfo,
+    DebugUtilsObjectNameInfoEXT,
+    PipelineRobustnessCreateInfoEXT,
+    PipelineRenderingCreateInfo,
+    GraphicsPipelineLibraryCreateInfoEXT,
+    PipelineLibraryCreateInfoKHR,
+    PipelineCreationFeedbackCreateInfo,
+    AttachmentSampleCountInfoAMD,
+    PipelineFragmentShadingRateStateCreateInfoKHR,
+    PipelineDiscardRectangleStateCreateInfoEXT,
+    PipelineCompilerControlCreateInfoAMD,
+    RenderingAttachmentLocationInfoKHR,
+    RenderingInputAttachmentIndexInfoKHR,
+];
+
+/// The size of a structure the layer may copy out of a chain ([`TAGGED`], and the two ash does
+/// not carry: the loader's own link structure and VkPipelineBinaryInfoKHR, newer than ash's
+/// registry), or `None`.
 fn known_size(s_type: vk::StructureType) -> Option<usize> {
-    use std::mem::size_of;
-    use vk::StructureType as S;
-    Some(match s_type {
-        S::LOADER_DEVICE_CREATE_INFO => size_of::<crate::ffi::LayerDeviceCreateInfo>(),
-        S::PHYSICAL_DEVICE_FEATURES_2 => size_of::<vk::PhysicalDeviceFeatures2>(),
-        S::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => size_of::<vk::PhysicalDeviceVulkan11Features>(),
-        S::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => size_of::<vk::PhysicalDeviceVulkan12Features>(),
-        S::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => size_of::<vk::PhysicalDeviceVulkan13Features>(),
-        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_2_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_SHADER_OBJECT_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceShaderObjectFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_SHADER_MODULE_IDENTIFIER_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_MUTABLE_DESCRIPTOR_TYPE_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
-            size_of::<vk::PhysicalDeviceDynamicRenderingFeatures>()
-        }
-        S::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES => {
-            size_of::<vk::PhysicalDeviceSynchronization2Features>()
-        }
-        S::PHYSICAL_DEVICE_FRAGMENT_SHADING_RATE_FEATURES_KHR => {
-            size_of::<vk::PhysicalDeviceFragmentShadingRateFeaturesKHR>()
-        }
-        S::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceMeshShaderFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT => {
-            size_of::<vk::PhysicalDeviceMultiDrawFeaturesEXT>()
-        }
-        S::PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES => {
-            size_of::<vk::PhysicalDeviceDescriptorIndexingFeatures>()
-        }
-        S::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
-            size_of::<vk::PhysicalDeviceBufferDeviceAddressFeatures>()
-        }
-        S::DEVICE_GROUP_DEVICE_CREATE_INFO => size_of::<vk::DeviceGroupDeviceCreateInfo>(),
-        // Shader stages chain these before an inline VkShaderModuleCreateInfo.
-        S::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => {
-            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo>()
-        }
-        S::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT>(),
-        S::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => size_of::<vk::PipelineRobustnessCreateInfoEXT>(),
-        // Graphics pipeline create infos chain these before VkPipelineCreateFlags2CreateInfoKHR.
-        S::PIPELINE_RENDERING_CREATE_INFO => size_of::<vk::PipelineRenderingCreateInfo>(),
-        S::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT => {
-            size_of::<vk::GraphicsPipelineLibraryCreateInfoEXT>()
-        }
-        S::PIPELINE_LIBRARY_CREATE_INFO_KHR => size_of::<vk::PipelineLibraryCreateInfoKHR>(),
-        S::PIPELINE_CREATION_FEEDBACK_CREATE_INFO => {
-            size_of::<vk::PipelineCreationFeedbackCreateInfo>()
-        }
-        S::ATTACHMENT_SAMPLE_COUNT_INFO_AMD => size_of::<vk::AttachmentSampleCountInfoAMD>(),
-        S::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR => {
-            size_of::<vk::PipelineFragmentShadingRateStateCreateInfoKHR>()
-        }
-        S::PIPELINE_DISCARD_RECTANGLE_STATE_CREATE_INFO_EXT => {
-            size_of::<vk::PipelineDiscardRectangleStateCreateInfoEXT>()
-        }
-        S::PIPELINE_COMPILER_CONTROL_CREATE_INFO_AMD => {
-            size_of::<vk::PipelineCompilerControlCreateInfoAMD>()
+    match s_type {
+        vk::StructureType::LOADER_DEVICE_CREATE_INFO => {
+            Some(std::mem::size_of::<crate::ffi::LayerDeviceCreateInfo>())
         }
         crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR => {
-            size_of::<crate::ffi::PipelineBinaryInfoKHR>()
+            Some(std::mem::size_of::<crate::ffi::PipelineBinaryInfoKHR>())
         }
-        S::RENDERING_ATTACHMENT_LOCATION_INFO_KHR => {
-            size_of::<vk::RenderingAttachmentLocationInfoKHR>()
-        }
-        S::RENDERING_INPUT_ATTACHMENT_INDEX_INFO_KHR => {
-            size_of::<vk::RenderingInputAttachmentIndexInfoKHR>()
-        }
-        _ => return None,
-    })
+        _ => TAGGED.iter().find(|(t, _)| *t == s_type).map(|(_, n)| *n),
+    }
 }
 
 /// A copy of the application's device create info whose interlock features also enable the
@@ -156,31 +128,18 @@ pub unsafe fn copy_chain_until(
     Some(storage)
 }
 
-/// The size of the structures [`copy_chain_until`] copies as targets.
+/// The structures [`copy_chain_until`] copies as targets, to change them.
+const TARGETS: [(vk::StructureType, usize); 5] = tagged_sizes![
+    PhysicalDeviceFragmentShaderInterlockFeaturesEXT,
+    ShaderModuleCreateInfo,
+    PhysicalDeviceFaultFeaturesEXT,
+    PipelineCreateFlags2CreateInfoKHR,
+    PhysicalDevicePipelineExecutablePropertiesFeaturesKHR,
+];
+
+/// The size of a structure [`copy_chain_until`] copies as its target.
 fn target_size(t: vk::StructureType) -> Option<usize> {
-    use std::mem::size_of;
-    match t {
-        vk::StructureType::PHYSICAL_DEVICE_FRAGMENT_SHADER_INTERLOCK_FEATURES_EXT => {
-            Some(size_of::<
-                vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT,
-            >())
-        }
-        vk::StructureType::SHADER_MODULE_CREATE_INFO => {
-            Some(size_of::<vk::ShaderModuleCreateInfo>())
-        }
-        vk::StructureType::PHYSICAL_DEVICE_FAULT_FEATURES_EXT => {
-            Some(size_of::<vk::PhysicalDeviceFaultFeaturesEXT>())
-        }
-        vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR => {
-            Some(size_of::<vk::PipelineCreateFlags2CreateInfoKHR>())
-        }
-        vk::StructureType::PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR => {
-            Some(size_of::<
-                vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR,
-            >())
-        }
-        _ => None,
-    }
+    TARGETS.iter().find(|(s, _)| *s == t).map(|(_, n)| *n)
 }
 
 /// # Safety
@@ -579,6 +538,25 @@ mod tests {
     /// The copy enables the feature in its own interlock features, relinks every copied
     /// structure, shares the rest of the chain and leaves the application's structures alone;
     /// an unknown structure before the interlock features means no copy.
+    /// Each structure the layer copies is known once, by the sType ash gives its type, and is at
+    /// least its sType and pNext.
+    #[test]
+    fn copied_structures_are_known_once_with_their_own_sizes() {
+        let all: Vec<_> = TAGGED.iter().chain(&TARGETS).collect();
+        for (i, (t, n)) in all.iter().enumerate() {
+            assert!(*n >= 16, "{t:?}: {n} bytes");
+            assert!(all[i + 1..].iter().all(|(u, _)| u != t), "{t:?} twice");
+        }
+        assert_eq!(
+            known_size(vk::StructureType::PHYSICAL_DEVICE_FEATURES_2),
+            Some(std::mem::size_of::<vk::PhysicalDeviceFeatures2>())
+        );
+        assert_eq!(
+            known_size(vk::StructureType::SHADER_MODULE_CREATE_INFO),
+            None
+        );
+    }
+
     #[test]
     fn the_copy_enables_the_feature_and_leaves_the_application_alone() {
         let mut tail = vk::PhysicalDeviceVulkan11Features::default();

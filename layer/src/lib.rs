@@ -42,6 +42,7 @@ pub mod report;
 pub mod settings;
 pub mod stores;
 mod table;
+pub use table::PROTOTYPES;
 pub mod vk;
 
 #[cfg(test)]
