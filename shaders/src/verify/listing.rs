@@ -12,7 +12,7 @@
 //! exports (target and done), scalar memory, LDS, vector ALU. Those carry one placeholder word.
 //! Addresses count instructions (4 bytes each, literals included), since the listing has none.
 
-use super::code::{InputError, Instr};
+use super::code::{InputError, Instr, LineError};
 use crate::isa::decode::{decode, Class, VmemFormat, VmemKind};
 use crate::isa::scalar_generated::{ScalarFormat, SCALAR_OPS};
 use crate::isa::{Encoding, Waitcnt};
@@ -63,7 +63,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
         if blocks.is_empty() || !l.starts_with('\t') || t.is_empty() || t.starts_with("/*") {
             continue;
         }
-        let bad = |what: String| InputError::Line { line: k + 1, what };
+        let bad = |what: LineError| InputError::Line { line: k + 1, what };
         parsed.push(Parsed {
             line: k + 1,
             text: t.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -88,7 +88,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
                 .find(|(n, _)| *n == b)
                 .ok_or(InputError::Line {
                     line: p.line,
-                    what: format!("branch to BB{b}, which the listing does not have"),
+                    what: LineError::NoSuchBlock(b),
                 })?;
             // A block with no instruction after it starts at the end.
             let to = addrs.get(first).copied().unwrap_or(end);
@@ -127,7 +127,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
 /// An instruction other than a scalar ALU or program-control one — an export, a vector or
 /// scalar memory access, LDS, vector ALU — as its class alone (a placeholder word: only the
 /// class is read); `None` for a scalar instruction.
-fn not_scalar(t: &str, mnemonic: &str, tokens: &[&str]) -> Result<Option<Line>, String> {
+fn not_scalar(t: &str, mnemonic: &str, tokens: &[&str]) -> Result<Option<Line>, LineError> {
     let placeholder = |class: Class| {
         Some(Line {
             words: vec![0],
@@ -140,7 +140,7 @@ fn not_scalar(t: &str, mnemonic: &str, tokens: &[&str]) -> Result<Option<Line>, 
             .iter()
             .rev()
             .find_map(|t| export_target(t))
-            .ok_or_else(|| format!("`{t}`: an export without a target"))?;
+            .ok_or_else(|| LineError::ExportWithoutTarget(t.to_string()))?;
         return Ok(placeholder(Class::Export {
             target,
             done: tokens.contains(&"done"),
@@ -166,7 +166,7 @@ fn not_scalar(t: &str, mnemonic: &str, tokens: &[&str]) -> Result<Option<Line>, 
 }
 
 /// One instruction line: its definitions (`s1: %4:s[0], s1: %5:scc = `), mnemonic, operands.
-fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
+fn instruction(enc: Encoding, t: &str) -> Result<Line, LineError> {
     let (defs, body) = match t.split_once(" = ") {
         Some((d, b)) if d.contains('%') => (d, b),
         _ => ("", t),
@@ -183,7 +183,10 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
         .iter()
         .find(|(e, _, m, _)| *e == enc && *m == mnemonic)
         .map(|&(_, f, _, op)| (f, u32::from(op)))
-        .ok_or_else(|| format!("`{mnemonic}` is no instruction of {enc:?} that pops can read"))?;
+        .ok_or_else(|| LineError::Unknown {
+            mnemonic: mnemonic.to_string(),
+            enc,
+        })?;
     let defs: Vec<u8> = defs
         .split(',')
         .filter_map(|d| d.split_once('%').map(|(_, r)| r))
@@ -201,14 +204,17 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
     let message = mnemonic == "s_sendmsg";
     for tok in tokens.iter().filter(|_| !message) {
         if let Some(v) = tok.strip_prefix("imm:") {
-            imm = Some(v.parse().map_err(|_| format!("`{tok}` is not a number"))?);
+            imm = Some(
+                v.parse()
+                    .map_err(|_| LineError::NotANumber(tok.to_string()))?,
+            );
         } else if let Some(b) = tok.strip_prefix("block:BB") {
             target = Some(
                 b.parse::<usize>()
-                    .map_err(|_| format!("`{tok}` is not a block"))?,
+                    .map_err(|_| LineError::NotABlock(tok.to_string()))?,
             );
         } else if let Some((name, n)) = tok.strip_suffix(')').and_then(|x| x.split_once('(')) {
-            let n = n.parse().map_err(|_| format!("`{tok}` has no count"))?;
+            let n = n.parse().map_err(|_| LineError::NoCount(tok.to_string()))?;
             waits.push((name, n));
         } else if *tok == "wait_export_ready" {
             waits.push((tok, 0));
@@ -219,7 +225,7 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
             let (code, lit) = operand(enc, tok)?;
             if let Some(l) = lit {
                 if literal.is_some_and(|x| x != l) {
-                    return Err(format!("`{t}`: two different literals"));
+                    return Err(LineError::TwoLiterals(t.to_string()));
                 }
                 literal = Some(l);
             }
@@ -253,7 +259,7 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, String> {
                 "s_sendmsg" => sendmsg(rest)
                     .map(u32::from)
                     .or_else(|| rest.trim().strip_prefix("imm:")?.parse().ok())
-                    .ok_or_else(|| format!("`{t}`: a message pops does not know"))?,
+                    .ok_or_else(|| LineError::UnknownMessage(t.to_string()))?,
                 // GFX11: bit 0 set means "do not wait for export ready".
                 "s_wait_event" => u32::from(!waits.iter().any(|(n, _)| *n == "wait_export_ready")),
                 // Pacing instructions: their fields are not read.
@@ -278,12 +284,12 @@ const SCC: u8 = 253;
 const LITERAL: u8 = 255;
 
 /// An operand field (and its literal dword): a register, an inline constant or a literal.
-fn operand(enc: Encoding, tok: &str) -> Result<(u8, Option<u32>), String> {
+fn operand(enc: Encoding, tok: &str) -> Result<(u8, Option<u32>), LineError> {
     if let Some((_, r)) = tok.split_once('%') {
         return register(enc, r).map(|c| (c, None));
     }
     if let Some(h) = tok.strip_prefix("0x") {
-        let v = u32::from_str_radix(h, 16).map_err(|_| format!("`{tok}` is not a literal"))?;
+        let v = u32::from_str_radix(h, 16).map_err(|_| LineError::NotALiteral(tok.to_string()))?;
         return Ok((LITERAL, Some(v)));
     }
     let float = [
@@ -304,7 +310,7 @@ fn operand(enc: Encoding, tok: &str) -> Result<(u8, Option<u32>), String> {
 
 /// ACO's name of a scalar register (`12:s[4]`, `s[2-3]`, `vcc`, `m0`, `null`, `exec`, `scc`)
 /// as the operand field's code for `enc` (GFX11 swapped m0 and null).
-fn register(enc: Encoding, r: &str) -> Result<u8, String> {
+fn register(enc: Encoding, r: &str) -> Result<u8, LineError> {
     let name = r.rsplit_once(':').map_or(r, |(_, n)| n).trim();
     let gfx11 = enc.is_gfx11_plus();
     Ok(match name {
@@ -321,19 +327,24 @@ fn register(enc: Encoding, r: &str) -> Result<u8, String> {
             .strip_prefix("s[")
             .and_then(|x| x.split([']', '-']).next())
             .and_then(|x| x.parse::<u8>().ok())
-            .ok_or_else(|| format!("`{r}` is not a scalar register"))?,
+            .ok_or_else(|| LineError::NotAScalarRegister(r.to_string()))?,
     })
 }
 
 /// The `s_waitcnt` immediate of the counters the listing names (the others not awaited).
-fn waitcnt(enc: Encoding, waits: &[(&str, u8)]) -> Result<u16, String> {
+fn waitcnt(enc: Encoding, waits: &[(&str, u8)]) -> Result<u16, LineError> {
     let mut w = Waitcnt::default();
     for &(name, n) in waits {
         match name {
             "vmcnt" => w.vm = Some(n),
             "expcnt" => w.exp = Some(n),
             "lgkmcnt" => w.lgkm = Some(n),
-            other => return Err(format!("s_waitcnt counter `{other}` is not one of {enc:?}")),
+            other => {
+                return Err(LineError::UnknownCounter {
+                    counter: other.to_string(),
+                    enc,
+                })
+            }
         }
     }
     let level = match enc {
@@ -342,7 +353,7 @@ fn waitcnt(enc: Encoding, waits: &[(&str, u8)]) -> Result<u16, String> {
         Encoding::Gfx11 => GfxLevel::Gfx11,
         Encoding::Gfx12 => GfxLevel::Gfx12,
     };
-    crate::isa::encode::waitcnt_simm16(level, w).map_err(|e| e.to_string())
+    Ok(crate::isa::encode::waitcnt_simm16(level, w)?)
 }
 
 /// The message ID of ACO's `sendmsg(name…)`.

@@ -43,10 +43,35 @@ pub enum ModelFinding {
     Uninterpreted {
         addr: u32,
         text: String,
-        why: String,
+        why: Unmodelled,
     },
     #[error("the entry sequence breaks the ordering contract in the model ({setup}): {error}")]
     Breach { setup: String, error: String },
+}
+
+/// Why the model cannot run an instruction of the entry sequence.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unmodelled {
+    #[error("the model takes at most {0} branch targets in the entry")]
+    TooManyTargets(usize),
+    #[error("a literal operand without its dword")]
+    LiteralWithoutDword,
+    #[error("operand {0} is not modelled")]
+    Operand(u8),
+    #[error("hardware register {0} is not modelled")]
+    Hwreg(u16),
+    #[error("a scalar ALU opcode the model does not know")]
+    ScalarAlu,
+    #[error("a scalar compare the model does not know")]
+    ScalarCompare,
+    #[error("a SOPK opcode the model does not know")]
+    Sopk,
+    #[error("a program-control opcode the model does not know")]
+    ProgramControl,
+    #[error("a message in the entry sequence")]
+    Message,
+    #[error("pops's own ordered section for the comparison: {0}")]
+    OwnSection(#[from] crate::isa::IsaError),
 }
 
 /// Instructions not run, by address and text.
@@ -61,7 +86,7 @@ const LABELS: [&str; 32] = [
 const ENTERED: &str = "entered";
 
 /// A scalar source operand field, or why the model cannot hold it.
-fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, String> {
+fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, Unmodelled> {
     let enc = Encoding::of(level);
     let max = crate::isa::max_sgpr(level);
     Ok(match code {
@@ -76,8 +101,8 @@ fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, S
         193..=208 => Operand::Const(-((code - 192) as i8)),
         239 if !enc.is_gfx11_plus() => Operand::PopsExitingWaveId,
         253 => Operand::Scc,
-        255 => Operand::Literal(literal.ok_or("a literal operand without its dword")?),
-        c => return Err(format!("operand {c} is not modelled")),
+        255 => Operand::Literal(literal.ok_or(Unmodelled::LiteralWithoutDword)?),
+        c => return Err(Unmodelled::Operand(c)),
     })
 }
 
@@ -158,10 +183,7 @@ fn branch_targets(enc: Encoding, slice: &[Instr]) -> Result<Vec<u32>, ModelFindi
         return Err(ModelFinding::Uninterpreted {
             addr: 0,
             text: format!("{} branch targets", targets.len()),
-            why: format!(
-                "the model takes at most {} branch targets in the entry",
-                LABELS.len()
-            ),
+            why: Unmodelled::TooManyTargets(LABELS.len()),
         });
     }
     Ok(targets)
@@ -169,14 +191,14 @@ fn branch_targets(enc: Encoding, slice: &[Instr]) -> Result<Vec<u32>, ModelFindi
 
 /// A SOPK instruction's immediate: the hardware register `s_setreg`/`s_getreg` name (the model
 /// knows MODE and POPS_PACKER), else the plain 16 bits.
-fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, String> {
+fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, Unmodelled> {
     if o != Sopk::SetregB32 && o != Sopk::GetregB32 {
         return Ok(SopkImm::Simm16(simm16));
     }
     let id = match simm16 & 0x3f {
         1 => HwregId::Mode,
         25 => HwregId::PopsPacker,
-        other => return Err(format!("hardware register {other} is not modelled")),
+        other => return Err(Unmodelled::Hwreg(other)),
     };
     Ok(SopkImm::Hwreg(Hwreg {
         id,
@@ -205,7 +227,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             out.push(Inst::Label(Label(LABELS[k])));
         }
         let lit = i.words.get(1).copied();
-        let bad = |why: String| ModelFinding::Uninterpreted {
+        let bad = |why: Unmodelled| ModelFinding::Uninterpreted {
             addr: i.addr,
             text: i.text.clone(),
             why,
@@ -220,7 +242,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                     skipped.push((i.addr, i.text.clone()));
                     continue;
                 }
-                None => return Err(bad("a scalar ALU opcode the model does not know".into())),
+                None => return Err(bad(Unmodelled::ScalarAlu)),
             },
             Class::Sop2 {
                 op,
@@ -229,17 +251,17 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                 src1,
             } => {
                 let o = find(Sop2::ALL, enc, op, Sop2::opcode)
-                    .ok_or_else(|| bad("a scalar ALU opcode the model does not know".into()))?;
+                    .ok_or_else(|| bad(Unmodelled::ScalarAlu))?;
                 Inst::sop2(o, op_of(sdst)?, op_of(src0)?, op_of(src1)?)
             }
             Class::Sopc { op, src0, src1 } => {
                 let o = find(Sopc::ALL, enc, op, Sopc::opcode)
-                    .ok_or_else(|| bad("a scalar compare the model does not know".into()))?;
+                    .ok_or_else(|| bad(Unmodelled::ScalarCompare))?;
                 Inst::sopc(o, op_of(src0)?, op_of(src1)?)
             }
             Class::Sopk { op, sdst, simm16 } => {
-                let o = find(Sopk::ALL, enc, op, Sopk::opcode)
-                    .ok_or_else(|| bad("a SOPK opcode the model does not know".into()))?;
+                let o =
+                    find(Sopk::ALL, enc, op, Sopk::opcode).ok_or_else(|| bad(Unmodelled::Sopk))?;
                 let imm = sopk_imm(o, simm16).map_err(bad)?;
                 Inst::Sopk {
                     op: o,
@@ -254,9 +276,8 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                 continue;
             }
             Class::Sopp { op, simm16 } => {
-                let o = find(Sopp::ALL, enc, op, Sopp::opcode).ok_or_else(|| {
-                    bad("a program-control opcode the model does not know".into())
-                })?;
+                let o = find(Sopp::ALL, enc, op, Sopp::opcode)
+                    .ok_or_else(|| bad(Unmodelled::ProgramControl))?;
                 let imm = if o.is_branch() {
                     SoppImm::Target(label_of(
                         i64::from(i.addr) + 4 + 4 * i64::from(simm16 as i16),
@@ -264,7 +285,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                 } else if o == Sopp::Waitcnt {
                     SoppImm::Waitcnt(Waitcnt::from_simm16(enc, simm16))
                 } else if o == Sopp::Sendmsg {
-                    return Err(bad("a message in the entry sequence".into()));
+                    return Err(bad(Unmodelled::Message));
                 } else {
                     SoppImm::Simm16(simm16)
                 };
@@ -384,7 +405,7 @@ pub fn run(level: GfxLevel, code: &[Instr]) -> Result<ModelRun, ModelFinding> {
     let ours = ordered_section(level, &opts).map_err(|e| ModelFinding::Uninterpreted {
         addr: 0,
         text: String::new(),
-        why: e.to_string(),
+        why: e.into(),
     })?;
     let mut program = enter.clone();
     program.push(Inst::Marker(Marker::OrderedBody));
