@@ -7,9 +7,9 @@
 
 mod common;
 
+use pops_testkit::browser::{chromium_or_skip, dom, find, screenshot};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const NVPRO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -17,28 +17,6 @@ const NVPRO: &str = concat!(
 );
 
 const LOST: &str = r#"{"schema_version":1,"app":"vk_oit","device":"NVIDIA H100 PCIe","kind":"device_lost","chip":"navi31","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":7,"command_buffer":"0xc0","handle":"0x10","bound":"pipeline","stage_hash":"d249ceecbd601dbf","interlock":"pixel-ordered","samples":8,"chip":"navi31","draws":3,"registers":null,"diagnostics":[{"severity":"warning","code":"pixel-interlock-with-msaa","message":"m"}]}],"recent":[],"not_kept":0}"#;
-
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser"].into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
-/// The browser, or a loud skip (a failure in CI, where the test command installs it).
-fn chromium_or_skip() -> Option<&'static str> {
-    let b = chromium();
-    if b.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "required in CI but missing: chromium"
-        );
-        pops_testkit::skipped("chromium not installed");
-    }
-    b
-}
 
 /// Interlocked GPU time (ms) of each frame or submission that drew with interlock, sorted, as
 /// the report's timing lines hold it.
@@ -52,63 +30,6 @@ fn interlocked_ms(lines: &[Value]) -> Vec<f64> {
         .collect();
     ms.sort_by(f64::total_cmp);
     ms
-}
-
-/// The DOM the browser builds from `page`.
-fn dom(browser: &str, page: &Path) -> String {
-    let o = headless(browser, page)
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A screenshot of `page` in `shot`.
-fn screenshot(browser: &str, page: &Path, shot: &Path) {
-    let o = headless(browser, page)
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-fn headless(browser: &str, page: &Path) -> Command {
-    let mut c = Command::new(browser);
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--window-size=1280,1100",
-    ])
-    .env("HOME", page.parent().unwrap());
-    c
-}
-
-/// Rows (y) where a pixel of `rgb` (±12 per channel) appears, and how many such pixels.
-fn find(png_path: &Path, rgb: [u8; 3]) -> (Option<u32>, usize) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(png_path).unwrap(),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let channels = info.color_type.samples();
-    let mut first = None;
-    let mut n = 0;
-    for y in 0..info.height {
-        for x in 0..info.width {
-            let i = ((y * info.width + x) as usize) * channels;
-            let p = &buf[i..i + 3];
-            if p.iter().zip(rgb).all(|(a, b)| a.abs_diff(b) <= 12) {
-                first.get_or_insert(y);
-                n += 1;
-            }
-        }
-    }
-    (first, n)
 }
 
 #[test]

@@ -375,6 +375,92 @@ pub mod mesa {
     }
 }
 
+/// A page looked at in a real browser: Debian's headless Chromium.
+pub mod browser {
+    use std::path::Path;
+    use std::process::Command;
+
+    fn chromium() -> Option<&'static str> {
+        ["chromium", "chromium-browser"].into_iter().find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    }
+
+    /// The browser, or a loud skip (a failure in CI, where the test command installs it).
+    pub fn chromium_or_skip() -> Option<&'static str> {
+        let b = chromium();
+        if b.is_none() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "required in CI but missing: chromium"
+            );
+            crate::skipped("chromium not installed");
+        }
+        b
+    }
+
+    /// The DOM the browser builds from `page`.
+    pub fn dom(browser: &str, page: &Path) -> String {
+        let o = headless(browser, page)
+            .arg("--dump-dom")
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    /// A screenshot of `page` in `shot`.
+    pub fn screenshot(browser: &str, page: &Path, shot: &Path) {
+        let o = headless(browser, page)
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        assert!(shot.is_file(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+
+    fn headless(browser: &str, page: &Path) -> Command {
+        let mut c = Command::new(browser);
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,1100",
+        ])
+        .env("HOME", page.parent().unwrap());
+        c
+    }
+
+    /// Rows (y) where a pixel of `rgb` (±12 per channel) appears in the PNG at `png_path`, and
+    /// how many such pixels.
+    pub fn find(png_path: &Path, rgb: [u8; 3]) -> (Option<u32>, usize) {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(png_path).unwrap(),
+        ));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let channels = info.color_type.samples();
+        let mut first = None;
+        let mut n = 0;
+        for y in 0..info.height {
+            for x in 0..info.width {
+                let i = ((y * info.width + x) as usize) * channels;
+                let p = &buf[i..i + 3];
+                if p.iter().zip(rgb).all(|(a, b)| a.abs_diff(b) <= 12) {
+                    first.get_or_insert(y);
+                    n += 1;
+                }
+            }
+        }
+        (first, n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

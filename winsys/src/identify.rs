@@ -70,6 +70,11 @@ pub fn classify_asic(asic: ASIC_NAME) -> AsicClass {
 
 /// Every `renderD*` entry of a DRI directory, sorted by minor number (renderD128 first).
 /// A missing directory or one without render nodes is [`WinsysError::NoRenderNode`].
+///
+/// Listing the directory is all discovery needs; each node is then identified through libdrm
+/// (`drmGetVersion`, `amdgpu_device_initialize`), which submission needs anyway. The `drm`
+/// crate would be a second way to talk to the same kernel interface for one `read_dir`, and
+/// could not replace libdrm_amdgpu, which RADV and the amdgpu shim share with pops.
 pub fn render_nodes(dri_dir: &Path) -> Result<Vec<PathBuf>, WinsysError> {
     let entries = match std::fs::read_dir(dri_dir) {
         Ok(e) => e,
