@@ -4,6 +4,7 @@
 //! hooks only where the next layer has the function.
 
 use crate::ffi;
+use crate::table::vkfn;
 use ash::vk;
 use parking_lot::Mutex;
 use std::ffi::{c_char, c_void, CStr};
@@ -64,7 +65,7 @@ unsafe extern "system" fn next_create_instance(
         let chain = ffi::find_in_chain((*ci).p_next, vk::StructureType::LOADER_INSTANCE_CREATE_INFO)
             as *const ffi::LayerInstanceCreateInfo;
         LINK_SEEN.store((*chain).u.p_layer_info as usize, SeqCst);
-        record("vkCreateInstance", &[ci as usize, alloc as usize]);
+        record(vkfn::vkCreateInstance, &[ci as usize, alloc as usize]);
         *out = vk::Handle::from_raw(leak(&INSTANCE_TABLE));
     }
     vk::Result::SUCCESS
@@ -75,7 +76,7 @@ unsafe extern "system" fn next_destroy_instance(
     a: *const vk::AllocationCallbacks,
 ) {
     record(
-        "vkDestroyInstance",
+        vkfn::vkDestroyInstance,
         &[vk::Handle::as_raw(i) as usize, a as usize],
     );
 }
@@ -113,7 +114,7 @@ unsafe extern "system" fn next_create_device(
             as *const ffi::LayerDeviceCreateInfo;
         LINK_SEEN.store((*chain).u.p_layer_info as usize, SeqCst);
         record(
-            "vkCreateDevice",
+            vkfn::vkCreateDevice,
             &[vk::Handle::as_raw(pd) as usize, ci as usize, alloc as usize],
         );
         *out = vk::Handle::from_raw(leak(&DEVICE_TABLE));
@@ -123,7 +124,7 @@ unsafe extern "system" fn next_create_device(
 
 unsafe extern "system" fn next_destroy_device(d: vk::Device, a: *const vk::AllocationCallbacks) {
     record(
-        "vkDestroyDevice",
+        vkfn::vkDestroyDevice,
         &[vk::Handle::as_raw(d) as usize, a as usize],
     );
 }
@@ -135,7 +136,7 @@ unsafe extern "system" fn next_create_module(
     out: *mut vk::ShaderModule,
 ) -> vk::Result {
     record(
-        "vkCreateShaderModule",
+        vkfn::vkCreateShaderModule,
         &[
             vk::Handle::as_raw(d) as usize,
             ci as usize,
@@ -154,7 +155,7 @@ unsafe extern "system" fn next_destroy_module(
     a: *const vk::AllocationCallbacks,
 ) {
     record(
-        "vkDestroyShaderModule",
+        vkfn::vkDestroyShaderModule,
         &[
             vk::Handle::as_raw(d) as usize,
             vk::Handle::as_raw(m) as usize,
@@ -172,7 +173,7 @@ unsafe extern "system" fn next_create_pipelines(
     out: *mut vk::Pipeline,
 ) -> vk::Result {
     record(
-        "vkCreateGraphicsPipelines",
+        vkfn::vkCreateGraphicsPipelines,
         &[
             vk::Handle::as_raw(d) as usize,
             vk::Handle::as_raw(cache) as usize,
@@ -203,7 +204,7 @@ unsafe extern "system" fn next_destroy_pipeline(
     a: *const vk::AllocationCallbacks,
 ) {
     record(
-        "vkDestroyPipeline",
+        vkfn::vkDestroyPipeline,
         &[
             vk::Handle::as_raw(d) as usize,
             vk::Handle::as_raw(p) as usize,
@@ -353,7 +354,7 @@ unsafe fn create_instance(gipa: Gipa) -> vk::Instance {
             "link info advanced before calling down"
         );
         assert_eq!(
-            calls("vkCreateInstance"),
+            calls(vkfn::vkCreateInstance),
             [vec![&ici as *const _ as usize, 0x77]]
         );
 
@@ -429,7 +430,7 @@ unsafe fn create_device(create_device_hook: vk::PFN_vkVoidFunction) -> vk::Devic
         );
         assert_eq!(LINK_SEEN.load(SeqCst), 0x5678);
         assert_eq!(
-            calls("vkCreateDevice"),
+            calls(vkfn::vkCreateDevice),
             [vec![
                 vk::Handle::as_raw(pd) as usize,
                 &dci as *const _ as usize,
@@ -462,7 +463,7 @@ unsafe fn device_identity(gipa: Gipa, gdpa: Gdpa, instance: vk::Instance, device
             let n = std::ffi::CString::new(name).unwrap();
             let ours = addr(gdpa(device, n.as_ptr()));
             let theirs = addr(next_gdpa(device, n.as_ptr()));
-            if theirs == 0 && name != "vkGetDeviceProcAddr" {
+            if theirs == 0 && name != vkfn::vkGetDeviceProcAddr {
                 assert_eq!(ours, 0, "{name}");
             }
         }
@@ -487,7 +488,7 @@ unsafe fn shader_modules(gdpa: Gdpa, device: vk::Device) -> vk::ShaderModule {
             vk::Result::SUCCESS
         );
         assert_eq!(
-            calls("vkCreateShaderModule"),
+            calls(vkfn::vkCreateShaderModule),
             [vec![
                 device.raw_usize(),
                 &mci as *const _ as usize,
@@ -514,7 +515,7 @@ unsafe fn shader_modules(gdpa: Gdpa, device: vk::Device) -> vk::ShaderModule {
             vk::Result::SUCCESS
         );
         assert_eq!(
-            calls("vkCreateShaderModule")[1],
+            calls(vkfn::vkCreateShaderModule)[1],
             vec![
                 device.raw_usize(),
                 &ici as *const _ as usize,
@@ -600,10 +601,10 @@ unsafe fn pipelines(gdpa: Gdpa, device: vk::Device, module: vk::ShaderModule) {
             out.as_mut_ptr() as usize,
         ];
         assert_eq!(
-            calls("vkCreateGraphicsPipelines")[..2],
+            calls(vkfn::vkCreateGraphicsPipelines)[..2],
             [expect.clone(), expect]
         );
-        assert_eq!(calls("vkCreateGraphicsPipelines").len(), 4);
+        assert_eq!(calls(vkfn::vkCreateGraphicsPipelines).len(), 4);
     }
 }
 
@@ -626,23 +627,26 @@ unsafe fn teardown(
             std::mem::transmute(gdpa(device, c"vkDestroyPipeline".as_ptr()).unwrap());
         destroy_pipeline(device, vk::Handle::from_raw(0xabad), alloc);
         destroy_pipeline(device, vk::Pipeline::null(), alloc);
-        assert_eq!(calls("vkDestroyPipeline").len(), 2);
+        assert_eq!(calls(vkfn::vkDestroyPipeline).len(), 2);
         let destroy_module: vk::PFN_vkDestroyShaderModule =
             std::mem::transmute(gdpa(device, c"vkDestroyShaderModule".as_ptr()).unwrap());
         destroy_module(device, module, alloc);
-        assert_eq!(calls("vkDestroyShaderModule").len(), 1);
+        assert_eq!(calls(vkfn::vkDestroyShaderModule).len(), 1);
 
         let destroy_device: vk::PFN_vkDestroyDevice =
             std::mem::transmute(gdpa(device, c"vkDestroyDevice".as_ptr()).unwrap());
         destroy_device(device, alloc);
-        assert_eq!(calls("vkDestroyDevice"), [vec![device.raw_usize(), 0x77]]);
+        assert_eq!(
+            calls(vkfn::vkDestroyDevice),
+            [vec![device.raw_usize(), 0x77]]
+        );
         // After destruction the device is unknown: no pointers are handed out.
         assert!(gdpa(device, c"vkCmdDraw".as_ptr()).is_none());
 
         let destroy_instance: vk::PFN_vkDestroyInstance =
             std::mem::transmute(gipa(instance, c"vkDestroyInstance".as_ptr()).unwrap());
         destroy_instance(instance, alloc);
-        assert_eq!(calls("vkDestroyInstance").len(), 1);
+        assert_eq!(calls(vkfn::vkDestroyInstance).len(), 1);
         assert!(gipa(instance, c"vkCmdDraw".as_ptr()).is_none());
     }
 }

@@ -214,3 +214,27 @@ macro_rules! prototypes {
 }
 
 vulkan_table!(prototypes);
+
+/// Every Vulkan function name the table holds, as a constant of its own name: what the hook
+/// bodies say a call is (`vkfn::vkQueueSubmit`), so that no name is typed twice.
+macro_rules! function_names {
+    (
+        global [$($gk:ident $gw:ident $gname:ident . $gfield:ident : $gpfn:ty => $gbody:path [$($garg:ident : $gty:ty),*] $(-> $gret:ty)?;)*]
+        instance [$($ik:ident $iw:ident $iname:ident . $ifield:ident : $ipfn:ty => $ibody:path [$($iarg:ident : $ity:ty),*] $(-> $iret:ty)?;)*]
+        instance_calls [$($icname:ident . $icfield:ident : $icpfn:ty;)*]
+        device [$($dk:ident $dw:ident $dname:ident . $dfield:ident : $dpfn:ty => $dbody:path [$($darg:ident : $dty:ty),*] $(-> $dret:ty)?;)*]
+        device_calls [$($dcname:ident . $dcfield:ident : $dcpfn:ty;)*]
+    ) => {
+        /// The table's Vulkan function names.
+        #[allow(non_upper_case_globals, dead_code)]
+        pub mod vkfn {
+            $(pub const $gname: &str = stringify!($gname);)*
+            $(pub const $iname: &str = stringify!($iname);)*
+            $(pub const $icname: &str = stringify!($icname);)*
+            $(pub const $dname: &str = stringify!($dname);)*
+            $(pub const $dcname: &str = stringify!($dcname);)*
+        }
+    };
+}
+
+vulkan_table!(function_names);

@@ -3,6 +3,7 @@
 
 use crate::boundary::guarded;
 use crate::device::Device;
+use crate::table::vkfn;
 use crate::vk::convert;
 use ash::vk;
 
@@ -21,7 +22,7 @@ pub unsafe fn create_image(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkCreateImage", || {
+        let _ = guarded(&d.health, vkfn::vkCreateImage, || {
             // SAFETY: success: a valid create info and the new image.
             let (i, img) = unsafe { (&*info, *out) };
             if i.usage.intersects(
@@ -70,7 +71,7 @@ pub unsafe fn create_view(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkCreateImageView", || {
+        let _ = guarded(&d.health, vkfn::vkCreateImageView, || {
             // SAFETY: success: a valid create info and the new view.
             let (i, view) = unsafe { (&*info, *out) };
             d.attachments.add_view(

@@ -10,6 +10,7 @@ use crate::model::experiment::{self, Active};
 use crate::next::Next;
 use crate::registry;
 use crate::stores::{Recordings, Timing};
+use crate::table::vkfn;
 use crate::{chain, draw_path, records, report};
 use ash::vk;
 use pm4::Family;
@@ -55,14 +56,14 @@ pub unsafe fn create(
     let extensions = unsafe { device_extensions(&inst, physical_device) };
     let extras = Extras {
         // SAFETY: queries on the application's physical device.
-        offers_fault: guarded(&inst.health, "vkCreateDevice", || unsafe {
+        offers_fault: guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
             offers_feature::<Fault>(&inst, physical_device, &extensions)
         })
         .unwrap_or(false),
         // The driver's code of interlocked pipelines, with the verify_isa setting only.
         offers_executables: inst.settings.verify_isa
             // SAFETY: as above.
-            && guarded(&inst.health, "vkCreateDevice", || unsafe {
+            && guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
                 offers_feature::<Executables>(&inst, physical_device, &extensions)
             })
             .unwrap_or(false),
@@ -215,7 +216,7 @@ unsafe fn describe(
     } else {
         None
     };
-    let chip = guarded(&inst.health, "vkCreateDevice", || {
+    let chip = guarded(&inst.health, vkfn::vkCreateDevice, || {
         // SAFETY: queries on the application's physical device.
         unsafe { chip_of(inst, pd, extensions, &props, &device_name) }
     })
@@ -523,7 +524,7 @@ pub unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::Allocat
         return;
     };
     draw_path::retarget();
-    let _ = guarded(&d.health, "vkDestroyDevice", || {
+    let _ = guarded(&d.health, vkfn::vkDestroyDevice, || {
         if let Some(t) = &d.timing {
             let (units, total, dropped) = t.finish(!d.submissions.is_lost());
             records::write_timing(&d, units, Some((&total, dropped)));

@@ -8,6 +8,7 @@ use crate::next::InstanceNext;
 use crate::registry;
 use crate::report;
 use crate::settings::{self, Settings};
+use crate::table::vkfn;
 use ash::vk;
 use std::ffi::CStr;
 use std::sync::{Arc, Once};
@@ -130,7 +131,7 @@ unsafe fn take_link(ci: &vk::InstanceCreateInfo) -> Option<vk::PFN_vkGetInstance
 /// `ci` must be the application's valid create info.
 unsafe fn read_settings(ci: &vk::InstanceCreateInfo) -> (Settings, String) {
     let reading = Health::default();
-    guarded(&reading, "vkCreateInstance", || {
+    guarded(&reading, vkfn::vkCreateInstance, || {
         // SAFETY: the application's create info, read only.
         let settings = unsafe { settings::load(ci.p_next) };
         // SAFETY: as above.
@@ -204,7 +205,7 @@ pub unsafe fn destroy(
 ) {
     // SAFETY: a live instance (its destruction is what this call does).
     registry::remove_instance(unsafe { dispatch_key(instance) });
-    let _ = guarded(&inst.health, "vkDestroyInstance", || {
+    let _ = guarded(&inst.health, vkfn::vkDestroyInstance, || {
         report::flush_all(true)
     });
     // SAFETY: the application's arguments, unchanged.
@@ -227,7 +228,7 @@ pub unsafe fn create_messenger(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(instance, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&inst.health, "vkCreateDebugUtilsMessengerEXT", || {
+        let _ = guarded(&inst.health, vkfn::vkCreateDebugUtilsMessengerEXT, || {
             // SAFETY: success: a valid create info and the new messenger.
             unsafe { inst.messengers.add(*out, &*info) }
         });

@@ -9,6 +9,7 @@ use crate::device::Device;
 use crate::model::capture::DepthAttachment;
 use crate::model::draws::Rendering;
 use crate::records;
+use crate::table::vkfn;
 use crate::vk::capture as read;
 use crate::vk::convert;
 use ash::vk;
@@ -31,7 +32,7 @@ pub unsafe fn allocate(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkAllocateCommandBuffers", || {
+        let _ = guarded(&d.health, vkfn::vkAllocateCommandBuffers, || {
             // SAFETY: success: `out` holds commandBufferCount new command buffers.
             let (i, cbs) = unsafe {
                 let i = &*info;
@@ -64,7 +65,7 @@ pub unsafe fn free(
     cbs: *const vk::CommandBuffer,
 ) {
     if n > 0 && !cbs.is_null() {
-        let _ = guarded(&d.health, "vkFreeCommandBuffers", || {
+        let _ = guarded(&d.health, vkfn::vkFreeCommandBuffers, || {
             // SAFETY: pCommandBuffers holds commandBufferCount handles (NULL ones allowed).
             let cbs: Vec<u64> = unsafe { std::slice::from_raw_parts(cbs, n as usize) }
                 .iter()
@@ -101,11 +102,11 @@ pub unsafe fn begin(
     if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || t.begin(cb));
     }
-    let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
+    let _ = guarded(&d.health, vkfn::vkBeginCommandBuffer, || {
         d.submissions.forget(&[raw(cb)])
     });
     if d.objects.any_interlocked() {
-        let _ = guarded(&d.health, "vkBeginCommandBuffer", || {
+        let _ = guarded(&d.health, vkfn::vkBeginCommandBuffer, || {
             let secondary = d.recordings.is_secondary(raw(cb));
             // pInheritanceInfo is read only for secondary command buffers, and its render pass
             // only with RENDER_PASS_CONTINUE (the specification ignores it otherwise).
@@ -193,7 +194,7 @@ pub unsafe fn end(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.objects.any_interlocked() {
-        let _ = guarded(&d.health, "vkEndCommandBuffer", || {
+        let _ = guarded(&d.health, vkfn::vkEndCommandBuffer, || {
             // Records are built outside the store's lock.
             let recs = d
                 .recordings
@@ -219,7 +220,7 @@ pub unsafe fn reset(
 ) -> vk::Result {
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb, flags) };
-    let _ = guarded(&d.health, "vkResetCommandBuffer", || {
+    let _ = guarded(&d.health, vkfn::vkResetCommandBuffer, || {
         d.recordings.forget(&[raw(cb)], false);
         d.submissions.forget(&[raw(cb)]);
         if let Some(t) = &d.timing {
@@ -244,7 +245,7 @@ pub unsafe fn execute_commands(
     super::timing::before_action(d, cb);
     // SAFETY: the application's arguments, unchanged.
     unsafe { next(cb, n, secondaries) };
-    let _ = guarded(&d.health, "vkCmdExecuteCommands", || {
+    let _ = guarded(&d.health, vkfn::vkCmdExecuteCommands, || {
         // SAFETY: pCommandBuffers holds commandBufferCount handles.
         let list: Vec<u64> = unsafe { read::slice(secondaries, n) }
             .iter()

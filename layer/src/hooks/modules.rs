@@ -5,6 +5,7 @@ use crate::boundary::guarded;
 use crate::device::Device;
 use crate::model::experiment;
 use crate::stores::ModuleEntry;
+use crate::table::vkfn;
 use crate::vk::capture::code_words;
 use ash::vk;
 use pops_report::AppliedExperiment;
@@ -50,7 +51,7 @@ pub unsafe fn create(
     if result != vk::Result::SUCCESS || p_module.is_null() {
         return result;
     }
-    let _ = guarded(&d.health, "vkCreateShaderModule", || {
+    let _ = guarded(&d.health, vkfn::vkCreateShaderModule, || {
         // SAFETY: success, so *p_module is the new module.
         let module = vk::Handle::as_raw(unsafe { *p_module });
         let entry = match rewritten {

@@ -8,6 +8,7 @@ use crate::device::Device;
 use crate::model::capture::DepthAttachment;
 use crate::model::draws::Rendering;
 use crate::model::timing::PassBegin;
+use crate::table::vkfn;
 use crate::vk::convert;
 use ash::vk;
 
@@ -127,7 +128,7 @@ pub unsafe fn begin_rendering(
     // SAFETY: the application's arguments, unchanged.
     unsafe { next(cb, info) };
     // SAFETY: as above.
-    after(d, cb, "vkCmdBeginRendering", |st| {
+    after(d, cb, vkfn::vkCmdBeginRendering, |st| {
         st.rendering = unsafe { rendering_of(d, info) }
     });
 }
@@ -140,7 +141,7 @@ pub unsafe fn end_rendering(d: &Device, next: vk::PFN_vkCmdEndRendering, cb: vk:
     timing_end_pass(d, cb, None);
     // SAFETY: the application's arguments, unchanged.
     unsafe { next(cb) };
-    after(d, cb, "vkCmdEndRendering", |st| st.rendering = None);
+    after(d, cb, vkfn::vkCmdEndRendering, |st| st.rendering = None);
 }
 
 /// Whether a render pass's subpass is multiview.
@@ -171,7 +172,7 @@ unsafe fn pass_begin(
 /// The render pass instance begins in its first subpass.
 fn begin_pass(d: &Device, cb: vk::CommandBuffer, rp: Option<u64>) {
     if let Some(rp) = rp {
-        after(d, cb, "vkCmdBeginRenderPass", |st| {
+        after(d, cb, vkfn::vkCmdBeginRenderPass, |st| {
             st.render_pass = Some((rp, 0));
             st.rendering = subpass_rendering(d, rp, 0);
         });
@@ -227,7 +228,7 @@ fn before_next_subpass(d: &Device, cb: vk::CommandBuffer) {
 
 /// After vkCmdNextSubpass: draws render to the next subpass.
 fn next_subpass_state(d: &Device, cb: vk::CommandBuffer) {
-    after(d, cb, "vkCmdNextSubpass", |st| {
+    after(d, cb, vkfn::vkCmdNextSubpass, |st| {
         if let Some((rp, s)) = st.render_pass {
             st.render_pass = Some((rp, s + 1));
             st.rendering = subpass_rendering(d, rp, s + 1);
@@ -270,7 +271,7 @@ pub unsafe fn next_subpass2(
 
 /// After the render pass instance ends.
 fn end_pass_state(d: &Device, cb: vk::CommandBuffer) {
-    after(d, cb, "vkCmdEndRenderPass", |st| {
+    after(d, cb, vkfn::vkCmdEndRenderPass, |st| {
         st.render_pass = None;
         st.rendering = None;
     });

@@ -12,6 +12,7 @@ use crate::model::experiment::{self, Active};
 use crate::model::object::{Fragment, Interlocked, Library};
 use crate::records;
 use crate::stores::ModuleEntry;
+use crate::table::vkfn;
 use crate::vk::capture as read;
 use ash::vk;
 use pops_report::{Bound, Kind, Source};
@@ -85,7 +86,7 @@ pub unsafe fn create(
     // specification: a failed creation sets its element to VK_NULL_HANDLE, and the
     // implementation attempts every other), so exactly the created ones are recorded.
     if valid && !p_pipelines.is_null() {
-        let _ = guarded(&d.health, "vkCreateGraphicsPipelines", || {
+        let _ = guarded(&d.health, vkfn::vkCreateGraphicsPipelines, || {
             // SAFETY: the call returned, so both arrays hold createInfoCount elements; what went
             // down are the copies where an experiment rewrote a stage.
             unsafe {

@@ -11,6 +11,7 @@ use crate::model::in_flight::{Batch, SemaphoreOp};
 use crate::model::lost::Recorded;
 use crate::records;
 use crate::stores::Submissions;
+use crate::table::vkfn;
 use crate::vk::capture::slice;
 use ash::vk;
 
@@ -143,11 +144,11 @@ pub unsafe fn submit(
 ) -> vk::Result {
     if !d.submissions.tracking() && d.timing.is_none() {
         // SAFETY: the application's arguments, unchanged.
-        return plain(d, queue, "vkQueueSubmit", || unsafe {
+        return plain(d, queue, vkfn::vkQueueSubmit, || unsafe {
             next(queue, n, submits, fence)
         });
     }
-    let r = guarded(&d.health, "vkQueueSubmit", || {
+    let r = guarded(&d.health, vkfn::vkQueueSubmit, || {
         // SAFETY: pSubmits holds submitCount valid infos.
         read(d, unsafe { slice(submits, n) }, |s| {
             // SAFETY: each info's arrays hold their counts (the semaphore values where a
@@ -156,7 +157,7 @@ pub unsafe fn submit(
         })
     })
     .unwrap_or_default();
-    around(d, queue, "vkQueueSubmit", r, fence, true, || {
+    around(d, queue, vkfn::vkQueueSubmit, r, fence, true, || {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(queue, n, submits, fence) }
     })
@@ -210,11 +211,11 @@ pub unsafe fn submit2(
 ) -> vk::Result {
     if !d.submissions.tracking() && d.timing.is_none() {
         // SAFETY: the application's arguments, unchanged.
-        return plain(d, queue, "vkQueueSubmit2", || unsafe {
+        return plain(d, queue, vkfn::vkQueueSubmit2, || unsafe {
             next(queue, n, submits, fence)
         });
     }
-    let r = guarded(&d.health, "vkQueueSubmit2", || {
+    let r = guarded(&d.health, vkfn::vkQueueSubmit2, || {
         // SAFETY: pSubmits holds submitCount valid infos.
         read(d, unsafe { slice(submits, n) }, |s| {
             let op = |i: &vk::SemaphoreSubmitInfo| (i.semaphore, i.value);
@@ -242,7 +243,7 @@ pub unsafe fn submit2(
         })
     })
     .unwrap_or_default();
-    around(d, queue, "vkQueueSubmit2", r, fence, true, || {
+    around(d, queue, vkfn::vkQueueSubmit2, r, fence, true, || {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(queue, n, submits, fence) }
     })
@@ -261,7 +262,7 @@ pub unsafe fn bind_sparse(
     infos: *const vk::BindSparseInfo,
     fence: vk::Fence,
 ) -> vk::Result {
-    let r = guarded(&d.health, "vkQueueBindSparse", || {
+    let r = guarded(&d.health, vkfn::vkQueueBindSparse, || {
         // SAFETY: pBindInfo holds bindInfoCount valid infos.
         read(d, unsafe { slice(infos, n) }, |s| {
             // SAFETY: each info's arrays hold their counts.
@@ -293,7 +294,7 @@ pub unsafe fn bind_sparse(
         })
     })
     .unwrap_or_default();
-    around(d, queue, "vkQueueBindSparse", r, fence, false, || {
+    around(d, queue, vkfn::vkQueueBindSparse, r, fence, false, || {
         // SAFETY: the application's arguments, unchanged.
         unsafe { next(queue, n, infos, fence) }
     })
@@ -314,7 +315,7 @@ pub unsafe fn present(
     // Draw totals that replayed command buffers changed reach the report about once a second.
     crate::report::tick();
     if r == vk::Result::ERROR_DEVICE_LOST {
-        lost::seen(d, "vkQueuePresentKHR", Some(raw(queue)), Vec::new);
+        lost::seen(d, vkfn::vkQueuePresentKHR, Some(raw(queue)), Vec::new);
     } else if let Some(t) = d.timing() {
         let _ = guarded(&d.health, "timing", || {
             records::write_timing(d, t.present(), None);
@@ -333,12 +334,12 @@ pub unsafe fn wait_idle(d: &Device, next: vk::PFN_vkQueueWaitIdle, queue: vk::Qu
     let r = unsafe { next(queue) };
     match r {
         vk::Result::SUCCESS => {
-            let _ = guarded(&d.health, "vkQueueWaitIdle", || {
+            let _ = guarded(&d.health, vkfn::vkQueueWaitIdle, || {
                 d.submissions.queue_idle(raw(queue))
             });
         }
         vk::Result::ERROR_DEVICE_LOST => {
-            lost::seen(d, "vkQueueWaitIdle", Some(raw(queue)), Vec::new)
+            lost::seen(d, vkfn::vkQueueWaitIdle, Some(raw(queue)), Vec::new)
         }
         _ => {}
     }

@@ -3,6 +3,7 @@
 use crate::boundary::guarded;
 use crate::device::Device;
 use crate::model::capture::AttachmentUse;
+use crate::table::vkfn;
 use crate::vk::capture as read;
 use ash::vk;
 
@@ -21,7 +22,7 @@ pub unsafe fn create(
     // SAFETY: the application's arguments, unchanged.
     let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(&d.health, "vkCreateRenderPass", || {
+        let _ = guarded(&d.health, vkfn::vkCreateRenderPass, || {
             // SAFETY: success, so the create info was valid and *p_render_pass is the new one.
             unsafe { remember(d, *p_render_pass, read::render_pass_use(&*p_create_info)) }
         });
@@ -44,7 +45,7 @@ pub unsafe fn create2(
     // SAFETY: the application's arguments, unchanged.
     let result = unsafe { next(device, p_create_info, p_allocator, p_render_pass) };
     if result == vk::Result::SUCCESS && !p_create_info.is_null() && !p_render_pass.is_null() {
-        let _ = guarded(&d.health, "vkCreateRenderPass2", || {
+        let _ = guarded(&d.health, vkfn::vkCreateRenderPass2, || {
             // SAFETY: as in create.
             unsafe { remember(d, *p_render_pass, read::render_pass2_use(&*p_create_info)) }
         });

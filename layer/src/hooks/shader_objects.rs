@@ -10,6 +10,7 @@ use crate::model::capture::{CapturedState, Dynamic, Samples};
 use crate::model::experiment;
 use crate::model::object::{Fragment, Interlocked};
 use crate::records;
+use crate::table::vkfn;
 use crate::vk::capture as read;
 use ash::vk;
 use pops_report::{AppliedExperiment, Bound, Kind, Source};
@@ -60,7 +61,7 @@ pub unsafe fn create(
     // element of pShaders will have been overwritten by either VK_NULL_HANDLE or a valid
     // VkShaderEXT handle": exactly the non-null elements were created, whatever the result.
     if valid && !p_shaders.is_null() {
-        let _ = guarded(&d.health, "vkCreateShadersEXT", || {
+        let _ = guarded(&d.health, vkfn::vkCreateShadersEXT, || {
             // SAFETY: both arrays hold createInfoCount elements; failed ones are VK_NULL_HANDLE.
             let (infos, shaders) = unsafe {
                 (

@@ -7,6 +7,7 @@
 use super::lost;
 use crate::boundary::guarded;
 use crate::device::Device;
+use crate::table::vkfn;
 use crate::vk::capture::slice;
 use ash::vk;
 
@@ -27,11 +28,11 @@ pub unsafe fn device_wait_idle(
     let r = unsafe { next(device) };
     match r {
         vk::Result::SUCCESS => {
-            let _ = guarded(&d.health, "vkDeviceWaitIdle", || {
+            let _ = guarded(&d.health, vkfn::vkDeviceWaitIdle, || {
                 d.submissions.device_idle()
             });
         }
-        vk::Result::ERROR_DEVICE_LOST => lost::seen(d, "vkDeviceWaitIdle", None, Vec::new),
+        vk::Result::ERROR_DEVICE_LOST => lost::seen(d, vkfn::vkDeviceWaitIdle, None, Vec::new),
         _ => {}
     }
     r
@@ -54,12 +55,12 @@ pub unsafe fn wait_for_fences(
     let r = unsafe { next(device, n, fences, all, timeout) };
     let learn = r == vk::Result::SUCCESS && d.submissions.busy();
     if learn || r == vk::Result::ERROR_DEVICE_LOST {
-        let _ = guarded(&d.health, "vkWaitForFences", || {
+        let _ = guarded(&d.health, vkfn::vkWaitForFences, || {
             // SAFETY: pFences holds fenceCount fences.
             let list = unsafe { slice(fences, n) }.iter().map(|f| raw(*f));
             if r == vk::Result::ERROR_DEVICE_LOST {
                 let queue = d.submissions.queue_of_fences(&list.collect::<Vec<_>>());
-                lost::seen(d, "vkWaitForFences", queue, Vec::new);
+                lost::seen(d, vkfn::vkWaitForFences, queue, Vec::new);
             } else if all == vk::TRUE || n == 1 {
                 d.submissions.fences_signaled(list);
             }
@@ -82,13 +83,13 @@ pub unsafe fn get_fence_status(
     let r = unsafe { next(device, fence) };
     match r {
         vk::Result::SUCCESS if d.submissions.busy() => {
-            let _ = guarded(&d.health, "vkGetFenceStatus", || {
+            let _ = guarded(&d.health, vkfn::vkGetFenceStatus, || {
                 d.submissions.fences_signaled([raw(fence)])
             });
         }
         vk::Result::ERROR_DEVICE_LOST => {
             let queue = d.submissions.queue_of_fences(&[raw(fence)]);
-            lost::seen(d, "vkGetFenceStatus", queue, Vec::new);
+            lost::seen(d, vkfn::vkGetFenceStatus, queue, Vec::new);
         }
         _ => {}
     }
@@ -110,7 +111,7 @@ pub unsafe fn create_semaphore(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, info, alloc, out) };
     if r == vk::Result::SUCCESS && !info.is_null() && !out.is_null() {
-        let _ = guarded(&d.health, "vkCreateSemaphore", || {
+        let _ = guarded(&d.health, vkfn::vkCreateSemaphore, || {
             // SAFETY: a valid create info and its chain; success wrote the new semaphore.
             unsafe {
                 let t = crate::ffi::find_in_chain(
@@ -139,7 +140,7 @@ pub unsafe fn destroy_semaphore(
     semaphore: vk::Semaphore,
     alloc: *const vk::AllocationCallbacks,
 ) {
-    let _ = guarded(&d.health, "vkDestroySemaphore", || {
+    let _ = guarded(&d.health, vkfn::vkDestroySemaphore, || {
         d.submissions.semaphore_destroyed(raw(semaphore))
     });
     // SAFETY: the application's arguments, unchanged.
@@ -161,7 +162,7 @@ pub unsafe fn wait_semaphores(
     let r = unsafe { next(device, info, timeout) };
     match r {
         vk::Result::SUCCESS if !info.is_null() => {
-            let _ = guarded(&d.health, "vkWaitSemaphores", || {
+            let _ = guarded(&d.health, vkfn::vkWaitSemaphores, || {
                 // SAFETY: a valid wait info: its arrays hold semaphoreCount entries.
                 let (i, sems, values) = unsafe {
                     let i = &*info;
@@ -181,7 +182,7 @@ pub unsafe fn wait_semaphores(
                 }
             });
         }
-        vk::Result::ERROR_DEVICE_LOST => lost::seen(d, "vkWaitSemaphores", None, Vec::new),
+        vk::Result::ERROR_DEVICE_LOST => lost::seen(d, vkfn::vkWaitSemaphores, None, Vec::new),
         _ => {}
     }
     r
@@ -202,14 +203,14 @@ pub unsafe fn get_semaphore_counter_value(
     let r = unsafe { next(device, semaphore, value) };
     match r {
         vk::Result::SUCCESS if !value.is_null() => {
-            let _ = guarded(&d.health, "vkGetSemaphoreCounterValue", || {
+            let _ = guarded(&d.health, vkfn::vkGetSemaphoreCounterValue, || {
                 // SAFETY: success wrote the value.
                 let v = unsafe { *value };
                 d.submissions.semaphores_reached(&[(raw(semaphore), v)]);
             });
         }
         vk::Result::ERROR_DEVICE_LOST => {
-            lost::seen(d, "vkGetSemaphoreCounterValue", None, Vec::new)
+            lost::seen(d, vkfn::vkGetSemaphoreCounterValue, None, Vec::new)
         }
         _ => {}
     }
@@ -237,7 +238,7 @@ pub unsafe fn get_query_pool_results(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, pool, first, count, size, data, stride, flags) };
     if r == vk::Result::ERROR_DEVICE_LOST {
-        lost::seen(d, "vkGetQueryPoolResults", None, Vec::new);
+        lost::seen(d, vkfn::vkGetQueryPoolResults, None, Vec::new);
     }
     r
 }
@@ -258,7 +259,7 @@ pub unsafe fn acquire_next_image(
 ) -> vk::Result {
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(device, swapchain, timeout, semaphore, fence, index) };
-    acquired(d, r, "vkAcquireNextImageKHR", semaphore, fence);
+    acquired(d, r, vkfn::vkAcquireNextImageKHR, semaphore, fence);
     r
 }
 
@@ -277,7 +278,7 @@ pub unsafe fn acquire_next_image2(
     let r = unsafe { next(device, info, index) };
     // SAFETY: a valid acquire info.
     if let Some(i) = unsafe { info.as_ref() } {
-        acquired(d, r, "vkAcquireNextImage2KHR", i.semaphore, i.fence);
+        acquired(d, r, vkfn::vkAcquireNextImage2KHR, i.semaphore, i.fence);
     }
     r
 }

@@ -4,6 +4,7 @@
 
 use crate::boundary::guarded;
 use crate::device::Device;
+use crate::table::vkfn;
 use ash::vk;
 
 /// Before an action or synchronization command: the timing's start of the command buffer.
@@ -29,7 +30,7 @@ pub unsafe fn create_command_pool(
     let r = unsafe { next(device, info, alloc, out) };
     if let (vk::Result::SUCCESS, Some(t)) = (r, &d.timing) {
         if !info.is_null() && !out.is_null() {
-            let _ = guarded(&d.health, "vkCreateCommandPool", || {
+            let _ = guarded(&d.health, vkfn::vkCreateCommandPool, || {
                 // SAFETY: success: a valid create info and the new pool.
                 let (i, pool) = unsafe { (&*info, *out) };
                 // Queries may not be used in protected command buffers.
@@ -54,7 +55,7 @@ pub unsafe fn destroy_command_pool(
     alloc: *const vk::AllocationCallbacks,
 ) {
     if let Some(t) = &d.timing {
-        let _ = guarded(&d.health, "vkDestroyCommandPool", || {
+        let _ = guarded(&d.health, vkfn::vkDestroyCommandPool, || {
             t.pool_destroyed(vk::Handle::as_raw(pool))
         });
     }
