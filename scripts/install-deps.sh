@@ -51,10 +51,12 @@ add_backports() {
 add_backports
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
+# gcc: Rust's linker, and the compiler of the test that holds the layer's loader-interface types
+# to vk_layer.h (libvulkan-dev).
 $SUDO apt-get install -y -q --no-install-recommends \
   pkg-config libdrm-dev libvulkan1 libvulkan-dev util-linux debootstrap \
   glslang-tools spirv-tools spirv-headers vulkan-validationlayers \
-  llvm-19 binutils chromium fonts-dejavu-core lintian
+  llvm-19 binutils chromium fonts-dejavu-core lintian gcc libc6-dev
 # Mesa's drm-shim gives RADV a null device of any chip (how `pops verify-isa --compile` compiles
 # without the GPU, on Mesa 25 as on Mesa 26, which has no RADV_FORCE_FAMILY).
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers mesa-drm-shim

@@ -1,6 +1,8 @@
 //! The loader–layer interface of `vk_layer.h`, which `ash` does not carry (it is not in vk.xml).
 //!
-//! Layouts follow the Vulkan-Headers `vk_layer.h` of the installed loader (interface version 2).
+//! Layouts follow the Vulkan-Headers `vk_layer.h` of the installed loader (interface version 2);
+//! `layer/tests/loader_abi.rs` compiles a C program against that header and holds every size,
+//! member offset and constant here to it.
 
 use ash::vk;
 use std::ffi::{c_char, c_void};
