@@ -6,7 +6,7 @@
 //! draw records and the chip's verdict, as `pops run` gives them. With `--html`, the same as
 //! one self-contained page, with the interlocked GPU time per frame as a chart.
 
-use crate::submitted_check::{render, ChipVerdict, ShimRun};
+use crate::submitted_check::{render, ChipVerdict, ShimRun, ShimRunError};
 use crate::summary::Summarizer;
 use crate::summary_text::{render_bad_lines, render_device_lost, render_table};
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn run(a: Args) -> ExitCode {
 /// For each report that a run on the amdgpu shim left with its recorded IBs beside it
 /// (`REPORT.amdgpu`, as `pops run --amdgpu-shim` keeps them): the draws RADV submitted against
 /// the draw records, printed as `pops run` prints them, and the chip's verdict.
-fn shim_verdicts(reports: &[PathBuf]) -> Result<Vec<ChipVerdict>, String> {
+fn shim_verdicts(reports: &[PathBuf]) -> Result<Vec<ChipVerdict>, ShimRunError> {
     let mut out = Vec::new();
     for r in reports {
         let dir = r.with_extension("amdgpu");

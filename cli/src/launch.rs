@@ -50,14 +50,12 @@ pub struct Launch {
 
 impl Launch {
     /// The program and its arguments.
-    pub fn program(&self) -> Result<(&OsString, &[OsString]), String> {
-        self.command
-            .split_first()
-            .ok_or_else(|| "no program given: [OPTIONS] -- PROGRAM [ARGS…]".to_string())
+    pub fn program(&self) -> Result<(&OsString, &[OsString]), LaunchError> {
+        self.command.split_first().ok_or(LaunchError::NoProgram)
     }
 
     /// The folder of the layer manifest, absolute.
-    pub fn layer_dir(&self) -> Result<PathBuf, String> {
+    pub fn layer_dir(&self) -> Result<PathBuf, LaunchError> {
         let dir = find_layer(self.layer.as_deref())?;
         Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
     }
@@ -205,7 +203,7 @@ fn layer_search_dirs(exe_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The folder holding the layer manifest, or every place looked at.
-fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
+fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
     if let Some(p) = explicit {
         let (dir, file) = if p.is_dir() {
             (p.to_path_buf(), p.join(MANIFEST))
@@ -218,7 +216,7 @@ fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
         return if file.is_file() {
             Ok(dir)
         } else {
-            Err(format!("--layer {}: no {MANIFEST} there", p.display()))
+            Err(LaunchError::NoManifestAt(p.to_path_buf()))
         };
     }
     let exe = std::env::current_exe().ok();
@@ -226,13 +224,12 @@ fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
     dirs.iter()
         .find(|d| d.join(MANIFEST).is_file())
         .cloned()
-        .ok_or_else(|| {
-            let list: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            format!(
-                "cannot find the layer manifest {MANIFEST}: build the layer (cargo build -p pops-layer, \
-                 which writes target/<profile>/explicit_layer.d/) or install it; looked in {}",
-                list.join(", ")
-            )
+        .ok_or_else(|| LaunchError::NoManifest {
+            looked_in: dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
         })
 }
 
@@ -308,12 +305,12 @@ pub fn interlock_devices() -> Vec<String> {
 
 /// Where the program runs: a device with interlock, else RADV's null hardware for `chip` (or
 /// the family RADV_FORCE_FAMILY names), else whatever the program finds.
-pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
+pub fn choose_target(chip: Option<Family>) -> Result<Target, LaunchError> {
     // Already on null hardware (the caller set RADV_FORCE_FAMILY): say so, do not probe.
     let forced = std::env::var("RADV_FORCE_FAMILY")
         .ok()
         .filter(|v| !v.is_empty())
-        .map(|v| Family::parse_chip_or_level(&v).map_err(|e| format!("RADV_FORCE_FAMILY: {e}")))
+        .map(|v| Family::parse_chip_or_level(&v).map_err(LaunchError::ForceFamily))
         .transpose()?;
     let devices = if forced.is_some() {
         Vec::new()
@@ -352,30 +349,25 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, String> {
 
 /// The shim target for `--amdgpu-shim`: the chip must be one the shim answers as, RADV must be
 /// installed; the recordings go to a fresh folder beside the report.
-pub fn shim_target(library: &Path, chip: Option<Family>, report: &Path) -> Result<Target, String> {
+pub fn shim_target(
+    library: &Path,
+    chip: Option<Family>,
+    report: &Path,
+) -> Result<Target, LaunchError> {
     let chip = chip.unwrap_or(DEFAULT_NULL_CHIP);
     if !SHIM_CHIPS.contains(&chip) {
-        return Err(format!(
-            "--amdgpu-shim: the shim has no {} (it has: {})",
-            chip.name(),
-            SHIM_CHIPS
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(LaunchError::ShimHasNo(chip));
     }
     if !library.is_file() {
-        return Err(format!(
-            "--amdgpu-shim: {} is not a file (the shim's library, libamdgpu_oracle_drm_shim.so)",
-            library.display()
-        ));
+        return Err(LaunchError::NoShimLibrary(library.to_path_buf()));
     }
-    let icd = find_radv_icd().ok_or("--amdgpu-shim: RADV (radeon_icd.json) is not installed")?;
+    let icd = find_radv_icd().ok_or(LaunchError::NoRadv)?;
     let dir = report.with_extension("amdgpu");
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("cannot create the shim's folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| LaunchError::ShimFolder {
+        dir: dir.clone(),
+        reason: e.to_string(),
+    })?;
     Ok(Target::Shim {
         chip,
         icd,
@@ -424,28 +416,60 @@ pub fn spawn(
     program: &OsString,
     args: &[OsString],
     env: &[(String, OsString)],
-) -> Result<std::process::ExitStatus, String> {
+) -> Result<std::process::ExitStatus, LaunchError> {
     Command::new(program)
         .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .status()
         .map_err(|e| {
-            let name = Path::new(program).display();
+            let name = Path::new(program).display().to_string();
             match e.kind() {
-                std::io::ErrorKind::NotFound => format!("program '{name}' not found"),
-                std::io::ErrorKind::PermissionDenied => {
-                    format!("program '{name}' cannot be executed (permission denied)")
-                }
-                _ => format!("cannot start '{name}': {e}"),
+                std::io::ErrorKind::NotFound => LaunchError::ProgramNotFound(name),
+                std::io::ErrorKind::PermissionDenied => LaunchError::ProgramNotExecutable(name),
+                _ => LaunchError::CannotStart {
+                    name,
+                    reason: e.to_string(),
+                },
             }
         })
 }
 
 /// The `--chip` option as a family, or why not.
-pub fn chip_arg(chip: Option<&str>) -> Result<Option<Family>, String> {
+pub fn chip_arg(chip: Option<&str>) -> Result<Option<Family>, LaunchError> {
     chip.map(Family::parse_chip_or_level)
         .transpose()
-        .map_err(|e| format!("--chip: {e}"))
+        .map_err(LaunchError::Chip)
+}
+
+/// Why a program could not be run under the layer.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("no program given: [OPTIONS] -- PROGRAM [ARGS…]")]
+    NoProgram,
+    #[error("--layer {}: no {MANIFEST} there", .0.display())]
+    NoManifestAt(PathBuf),
+    #[error("cannot find the layer manifest {MANIFEST}: build the layer (cargo build -p pops-layer, which writes target/<profile>/explicit_layer.d/) or install it; looked in {looked_in}")]
+    NoManifest { looked_in: String },
+    #[error("RADV_FORCE_FAMILY: {0}")]
+    ForceFamily(pm4::ChipError),
+    #[error("--chip: {0}")]
+    Chip(pm4::ChipError),
+    #[error("--amdgpu-shim: the shim has no {} (it has: {})", .0.name(), SHIM_CHIPS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+    ShimHasNo(Family),
+    #[error("--amdgpu-shim: {} is not a file (the shim's library, libamdgpu_oracle_drm_shim.so)", .0.display())]
+    NoShimLibrary(PathBuf),
+    #[error("--amdgpu-shim: RADV (radeon_icd.json) is not installed")]
+    NoRadv,
+    #[error("cannot create the shim's folder {}: {reason}", dir.display())]
+    ShimFolder { dir: PathBuf, reason: String },
+    #[error("program '{0}' not found")]
+    ProgramNotFound(String),
+    #[error("program '{0}' cannot be executed (permission denied)")]
+    ProgramNotExecutable(String),
+    #[error("cannot start '{name}': {reason}")]
+    CannotStart { name: String, reason: String },
+    #[error(transparent)]
+    NullDevice(#[from] crate::null_device::NullDeviceError),
 }
 
 /// How the program ended, where it did not succeed: its exit status, or the signal that killed
@@ -484,6 +508,13 @@ fn is_pops_oit(program: &str) -> bool {
     Path::new(program)
         .file_name()
         .is_some_and(|n| n == "pops-oit")
+}
+
+/// A command front-end prints the error in its own words: `pops run: …`.
+impl From<LaunchError> for String {
+    fn from(e: LaunchError) -> String {
+        e.to_string()
+    }
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ fn shim_names(chip: Family) -> &'static [&'static str] {
 /// holds none of them has no device of the chip (Mesa's no-op shim knows only the chips Mesa
 /// has device dumps of: no gfx1200): named as such, rather than left to abort in the shim. An
 /// unreadable library gets the family's name.
-pub fn gpu_id(library: &Path, chip: Family) -> Result<String, String> {
+pub fn gpu_id(library: &Path, chip: Family) -> Result<String, NullDeviceError> {
     let own = [chip.name()];
     let names = match shim_names(chip) {
         [] => &own[..],
@@ -104,11 +104,9 @@ pub fn gpu_id(library: &Path, chip: Family) -> Result<String, String> {
         .iter()
         .find(|n| contains_c_string(&bytes, n))
         .map(|n| n.to_string())
-        .ok_or_else(|| {
-            format!(
-                "the drm-shim {} has no {chip} device (it knows the chips its Mesa has device dumps of); name one that does with --drm-shim, such as the amdgpu kernel-interface shim",
-                library.display()
-            )
+        .ok_or_else(|| NullDeviceError::NoDevice {
+            library: library.to_path_buf(),
+            chip,
         })
 }
 
@@ -122,8 +120,8 @@ fn contains_c_string(bytes: &[u8], name: &str) -> bool {
 
 /// Runs this command again, with the same arguments, on the shim `library` as `chip`; its exit
 /// status, or why it could not start.
-pub fn reexec(library: &Path, chip: Family) -> Result<std::process::ExitStatus, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find pops itself: {e}"))?;
+pub fn reexec(library: &Path, chip: Family) -> Result<std::process::ExitStatus, NullDeviceError> {
+    let exe = std::env::current_exe().map_err(|e| NullDeviceError::NoSelf(e.to_string()))?;
     let mut preload = OsString::from(library);
     if let Some(p) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
         preload.push(":");
@@ -137,12 +135,21 @@ pub fn reexec(library: &Path, chip: Family) -> Result<std::process::ExitStatus, 
         .env(MARKER, library)
         .env_remove("RADV_FORCE_FAMILY")
         .status()
-        .map_err(|e| {
-            format!(
-                "cannot run pops again on the drm-shim {}: {e}",
-                library.display()
-            )
+        .map_err(|e| NullDeviceError::Reexec {
+            library: library.to_path_buf(),
+            reason: e.to_string(),
         })
+}
+
+/// Why no null device of the chip could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum NullDeviceError {
+    #[error("the drm-shim {} has no {chip} device (it knows the chips its Mesa has device dumps of); name one that does with --drm-shim, such as the amdgpu kernel-interface shim", library.display())]
+    NoDevice { library: PathBuf, chip: Family },
+    #[error("cannot find pops itself: {0}")]
+    NoSelf(String),
+    #[error("cannot run pops again on the drm-shim {}: {reason}", library.display())]
+    Reexec { library: PathBuf, reason: String },
 }
 
 #[cfg(test)]
@@ -162,7 +169,7 @@ mod tests {
         assert_eq!(gpu_id(&mesa26, Family::Navi31).unwrap(), "navi31");
         assert_eq!(gpu_id(&mesa26, Family::Gfx1201).unwrap(), "gfx1201");
         // A chip the shim has no device of is named, never handed to it.
-        let e = gpu_id(&mesa26, Family::Gfx1200).unwrap_err();
+        let e = gpu_id(&mesa26, Family::Gfx1200).unwrap_err().to_string();
         assert!(e.contains("has no gfx1200 device"), "{e}");
         // A name inside another string is not the name.
         std::fs::write(&mesa26, b"\0xstrix1\0").unwrap();

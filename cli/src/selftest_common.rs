@@ -17,12 +17,28 @@ pub(crate) fn open_winsys(
     device: &Option<PathBuf>,
     dri_dir: &Path,
     va_base: Option<u64>,
-) -> Result<Box<dyn Winsys>, String> {
+) -> Result<Box<dyn Winsys>, BackendError> {
     let mut ws = backend(capture, chip, device, dri_dir)?;
     if let Some(base) = va_base {
-        ws.place_buffers_from(base).map_err(|e| e.to_string())?;
+        ws.place_buffers_from(base)?;
     }
     Ok(ws)
+}
+
+/// Why the self-tests' backend could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error(transparent)]
+    Chip(#[from] pm4::ChipError),
+    #[error(transparent)]
+    Winsys(#[from] winsys::WinsysError),
+}
+
+/// A command front-end prints the error in its own words.
+impl From<BackendError> for String {
+    fn from(e: BackendError) -> String {
+        e.to_string()
+    }
 }
 
 fn backend(
@@ -30,14 +46,14 @@ fn backend(
     chip: &Option<String>,
     device: &Option<PathBuf>,
     dri_dir: &Path,
-) -> Result<Box<dyn Winsys>, String> {
+) -> Result<Box<dyn Winsys>, BackendError> {
     Ok(match (capture, chip, device) {
         (Some(dir), Some(chip), _) => {
-            let family = pm4::Family::parse_chip_or_level(chip).map_err(|e| e.to_string())?;
-            Box::new(CaptureWinsys::create(dir, family).map_err(|e| e.to_string())?)
+            let family = pm4::Family::parse_chip_or_level(chip)?;
+            Box::new(CaptureWinsys::create(dir, family)?)
         }
-        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path).map_err(|e| e.to_string())?),
-        _ => Box::new(AmdgpuWinsys::open_first(dri_dir).map_err(|e| e.to_string())?),
+        (_, _, Some(path)) => Box::new(AmdgpuWinsys::open(path)?),
+        _ => Box::new(AmdgpuWinsys::open_first(dri_dir)?),
     })
 }
 
@@ -61,14 +77,19 @@ pub(crate) fn verdict(what: &str, ok: bool) -> String {
 }
 
 /// A GPU address as `--gpu-va-base` takes it: hexadecimal with `0x`, or decimal.
-pub(crate) fn parse_address(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_address(s: &str) -> Result<u64, NotAnAddress> {
     let t = s.trim();
     let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => t.parse(),
     };
-    parsed.map_err(|_| format!("'{s}' is not an address (0x800000000, or a decimal number)"))
+    parsed.map_err(|_| NotAnAddress(s.to_string()))
 }
+
+/// A `--gpu-va-base` that is not an address.
+#[derive(Debug, thiserror::Error)]
+#[error("'{0}' is not an address (0x800000000, or a decimal number)")]
+pub struct NotAnAddress(pub String);
 
 /// Exit status 0 when every case passed, else 1.
 pub(crate) fn exit_code(ok: bool) -> ExitCode {

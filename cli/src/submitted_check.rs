@@ -91,10 +91,15 @@ impl Check {
 }
 
 /// The draw records of the report at `path`, registers resolved and each with its last totals.
-pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, String> {
+pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, ShimRunError> {
     use pops_report::read::Item;
-    let f = std::fs::File::open(path)
-        .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
+    let unreadable = |e: std::io::Error| {
+        ShimRunError::Report(crate::summary::ReportFileError {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    };
+    let f = std::fs::File::open(path).map_err(unreadable)?;
     let mut out: Vec<Resolved> = Vec::new();
     let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();
     pops_report::read::each_line(f, |_, item| match item {
@@ -112,8 +117,29 @@ pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, String> {
         }
         _ => {}
     })
-    .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
+    .map_err(unreadable)?;
     Ok(out)
+}
+
+/// Why a run on the amdgpu shim cannot be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum ShimRunError {
+    #[error(transparent)]
+    Report(#[from] crate::summary::ReportFileError),
+    #[error("{}: no draw record names its chip, so the draws in {} cannot be read", report.display(), dir.display())]
+    NoChip {
+        report: std::path::PathBuf,
+        dir: std::path::PathBuf,
+    },
+    #[error(transparent)]
+    Recorded(#[from] winsys::recorded::RecordedError),
+}
+
+/// A command front-end prints the error in its own words.
+impl From<ShimRunError> for String {
+    fn from(e: ShimRunError) -> String {
+        e.to_string()
+    }
 }
 
 /// What a run on the amdgpu shim left: the report at `report` and the shim's folder `dir` of
@@ -131,23 +157,19 @@ impl ShimRun {
         report: &Path,
         dir: &Path,
         chip: Option<pm4::Family>,
-    ) -> Result<(Self, pm4::Family), String> {
+    ) -> Result<(Self, pm4::Family), ShimRunError> {
         let records = draw_records(report)?;
         let chip = match chip {
             Some(c) => c,
             None => records
                 .iter()
                 .find_map(|r| r.chip.as_deref().and_then(|c| pm4::Family::parse(c).ok()))
-                .ok_or_else(|| {
-                    format!(
-                        "{}: no draw record names its chip, so the draws in {} cannot be read",
-                        report.display(),
-                        dir.display()
-                    )
+                .ok_or_else(|| ShimRunError::NoChip {
+                    report: report.to_path_buf(),
+                    dir: dir.to_path_buf(),
                 })?,
         };
-        let submitted =
-            winsys::recorded::draws(dir, chip.gfx_level()).map_err(|e| e.to_string())?;
+        let submitted = winsys::recorded::draws(dir, chip.gfx_level())?;
         Ok((
             ShimRun {
                 check: check(&records, &submitted, chip),

@@ -173,11 +173,13 @@ impl Summarizer {
     }
 
     /// Reads the report at `path`; an unreadable file is an error naming it.
-    pub fn read_file(&mut self, path: &Path) -> Result<(), String> {
-        let f = std::fs::File::open(path)
-            .map_err(|e| format!("cannot read the report {}: {e}", path.display()))?;
-        self.read(f)
-            .map_err(|e| format!("cannot read the report {}: {e}", path.display()))
+    pub fn read_file(&mut self, path: &Path) -> Result<(), ReportFileError> {
+        let unreadable = |e: std::io::Error| ReportFileError {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        let f = std::fs::File::open(path).map_err(unreadable)?;
+        self.read(f).map_err(unreadable)
     }
 
     fn item(&mut self, line: usize, item: Result<Item, pops_report::read::LineError>) {
@@ -370,8 +372,23 @@ pub fn summarize(text: &str) -> Summary {
     m.finish()
 }
 
+/// A report file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the report {}: {reason}", path.display())]
+pub struct ReportFileError {
+    pub path: std::path::PathBuf,
+    pub reason: String,
+}
+
+/// A command front-end prints the error in its own words.
+impl From<ReportFileError> for String {
+    fn from(e: ReportFileError) -> String {
+        e.to_string()
+    }
+}
+
 /// Summarises reports read as one, streamed from their files.
-pub fn summarize_files<P: AsRef<Path>>(paths: &[P]) -> Result<Summary, String> {
+pub fn summarize_files<P: AsRef<Path>>(paths: &[P]) -> Result<Summary, ReportFileError> {
     let mut m = Summarizer::new();
     for p in paths {
         m.read_file(p.as_ref())?;

@@ -338,7 +338,9 @@ mod tests {
         assert_ne!(lines[1][10..], lines[2][10..], "two reasons: {text}");
         // Two identical creation records are one row.
         assert_eq!(s.interlocked.len(), 1);
-        let e = summarize_files(&[dir.join("absent.jsonl")]).unwrap_err();
+        let e = summarize_files(&[dir.join("absent.jsonl")])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("cannot read the report") && e.contains("absent.jsonl"),
             "{e}"
