@@ -97,8 +97,34 @@ fn main() -> ExitCode {
     }
 }
 
-fn probe(validate: bool) -> Result<ExitCode, String> {
-    let devices = device::list(validate).map_err(|e| e.to_string())?;
+/// Why pops-oit could not run what it was asked.
+#[derive(Debug, thiserror::Error)]
+enum OitError {
+    #[error(transparent)]
+    Device(#[from] device::DeviceError),
+    #[error("{option}: device '{device}' lacks {what}")]
+    Lacks {
+        option: &'static str,
+        device: String,
+        what: &'static str,
+    },
+    #[error("--width/--height {width}x{height}: each must be 1..=16384")]
+    Size { width: u32, height: u32 },
+    #[error("--aa '{0}': expected noaa, msaa4, msaa8 or ssaa4")]
+    Aa(String),
+    #[error("--algorithm '{given}': expected one of {}", Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "))]
+    Algorithm { given: String },
+    #[error("{combo}: not applicable: {why}")]
+    NotApplicable { combo: String, why: String },
+    #[error("cannot create --output folder {}: {reason}", dir.display())]
+    Output {
+        dir: std::path::PathBuf,
+        reason: String,
+    },
+}
+
+fn probe(validate: bool) -> Result<ExitCode, OitError> {
+    let devices = device::list(validate)?;
     for (i, c) in devices.iter().enumerate() {
         println!(
             "{i}: {} [{}; {}] pixel-interlock={} sample-interlock={} shading-rate-interlock={} sample-rate-shading={} samples={:?} usable={}",
@@ -124,24 +150,26 @@ fn probe(validate: bool) -> Result<ExitCode, String> {
 
 /// The device, with what the options ask of it (dynamic sample counts, shader objects), or why
 /// it cannot do that.
-fn open_gpu(args: &Args, null_hw: bool) -> Result<Gpu, String> {
-    let mut gpu = Gpu::open(args.device, args.validate).map_err(|e| e.to_string())?;
+fn open_gpu(args: &Args, null_hw: bool) -> Result<Gpu, OitError> {
+    let mut gpu = Gpu::open(args.device, args.validate)?;
     gpu.executes = !(args.create_only || null_hw);
     if args.dynamic {
         if !gpu.caps.dynamic_samples {
-            return Err(format!(
-                "--dynamic: device '{}' lacks extendedDynamicState3RasterizationSamples",
-                gpu.caps.name
-            ));
+            return Err(OitError::Lacks {
+                option: "--dynamic",
+                device: gpu.caps.name.clone(),
+                what: "extendedDynamicState3RasterizationSamples",
+            });
         }
         gpu.dynamic_samples = true;
     }
     if args.shader_objects {
         if !gpu.caps.shader_object {
-            return Err(format!(
-                "--shader-objects: device '{}' lacks VK_EXT_shader_object's shaderObject",
-                gpu.caps.name
-            ));
+            return Err(OitError::Lacks {
+                option: "--shader-objects",
+                device: gpu.caps.name.clone(),
+                what: "VK_EXT_shader_object's shaderObject",
+            });
         }
         gpu.shader_objects = true;
     }
@@ -181,23 +209,21 @@ fn announce(gpu: &Gpu, create_only: bool, null_hw: bool) {
     }
 }
 
-fn run(args: Args) -> Result<ExitCode, String> {
+fn run(args: Args) -> Result<ExitCode, OitError> {
     if args.probe {
         return probe(args.validate);
     }
     if args.width == 0 || args.height == 0 || args.width > 16384 || args.height > 16384 {
-        return Err(format!(
-            "--width/--height {}x{}: each must be 1..=16384",
-            args.width, args.height
-        ));
+        return Err(OitError::Size {
+            width: args.width,
+            height: args.height,
+        });
     }
-    let aa = Aa::parse(&args.aa)
-        .ok_or_else(|| format!("--aa '{}': expected noaa, msaa4, msaa8 or ssaa4", args.aa))?;
+    let aa = Aa::parse(&args.aa).ok_or_else(|| OitError::Aa(args.aa.clone()))?;
     let algorithm = match &args.algorithm {
-        Some(s) => Some(Algorithm::parse(s).ok_or_else(|| {
-            let names: Vec<String> = Algorithm::ALL.iter().map(|a| a.name()).collect();
-            format!("--algorithm '{s}': expected one of {}", names.join(", "))
-        })?),
+        Some(s) => {
+            Some(Algorithm::parse(s).ok_or_else(|| OitError::Algorithm { given: s.clone() })?)
+        }
         None => None,
     };
 
@@ -220,7 +246,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
         args.height,
         config::OIT_LAYERS
     );
-    let layouts = pipelines::Layouts::new(&gpu).map_err(|e| e.to_string())?;
+    let layouts = pipelines::Layouts::new(&gpu)?;
 
     let combos = if args.matrix {
         Combo::matrix()
@@ -234,14 +260,19 @@ fn run(args: Args) -> Result<ExitCode, String> {
         let combo = Combo { algorithm, aa };
         if let Some(why) = combo.not_applicable() {
             layouts.destroy(&gpu);
-            return Err(format!("{}: not applicable: {why}", combo.name()));
+            return Err(OitError::NotApplicable {
+                combo: combo.name(),
+                why: why.to_string(),
+            });
         }
         vec![combo]
     };
     let (png, png_is_dir) = match &args.output {
         Some(p) if args.matrix => {
-            std::fs::create_dir_all(p)
-                .map_err(|e| format!("cannot create --output folder {}: {e}", p.display()))?;
+            std::fs::create_dir_all(p).map_err(|e| OitError::Output {
+                dir: p.clone(),
+                reason: e.to_string(),
+            })?;
             (Some(p.clone()), true)
         }
         Some(p) => (Some(p.clone()), false),
