@@ -145,22 +145,30 @@ struct Input {
     kernel: KernelState,
 }
 
-fn input(a: &Args) -> Result<Input, String> {
-    let family = Family::parse_chip_or_level(&a.chip).map_err(|e| e.to_string())?;
-    let mode = InterlockMode::parse_optional(&a.interlock).map_err(|e| e.to_string())?;
+/// Options that describe no draw.
+#[derive(Debug, thiserror::Error)]
+enum InputError {
+    #[error(transparent)]
+    Chip(#[from] pm4::ChipError),
+    #[error(transparent)]
+    Interlock(#[from] pm4::UnknownInterlockMode),
+    #[error("--targets {0}: at most {MAX_COLOR_TARGETS} colour attachments")]
+    Targets(usize),
+    #[error("--color-formats: {0} formats, at most {MAX_COLOR_TARGETS}")]
+    ColorFormats(usize),
+    #[error("--depth-test needs a depth/stencil attachment: give its sample count with --depth-samples N")]
+    DepthTestWithoutAttachment,
+}
+
+fn input(a: &Args) -> Result<Input, InputError> {
+    let family = Family::parse_chip_or_level(&a.chip)?;
+    let mode = InterlockMode::parse_optional(&a.interlock)?;
     if a.targets > MAX_COLOR_TARGETS {
-        return Err(format!(
-            "--targets {}: at most {MAX_COLOR_TARGETS} colour attachments",
-            a.targets
-        ));
+        return Err(InputError::Targets(a.targets));
     }
     // The depth test needs a depth attachment, as the option's help says.
     if a.depth_test && a.depth_samples == 0 {
-        return Err(
-            "--depth-test needs a depth/stencil attachment: give its sample count with \
-             --depth-samples N"
-                .into(),
-        );
+        return Err(InputError::DepthTestWithoutAttachment);
     }
     let target = match a.blend {
         BlendPreset::None => BlendTarget::OPAQUE,
@@ -189,10 +197,7 @@ fn input(a: &Args) -> Result<Input, String> {
         *t = Some(target);
     }
     if a.color_formats.len() > MAX_COLOR_TARGETS {
-        return Err(format!(
-            "--color-formats: {} formats, at most {MAX_COLOR_TARGETS}",
-            a.color_formats.len()
-        ));
+        return Err(InputError::ColorFormats(a.color_formats.len()));
     }
     if let Some(last) = a.color_formats.last() {
         for (i, f) in draw.color_formats.iter_mut().enumerate() {

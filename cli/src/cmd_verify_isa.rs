@@ -211,25 +211,26 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
 
 /// The input as text (assembly, a listing, or hex words): a binary file or an empty one is
 /// named as such, never echoed. Pure.
-fn code_text(bytes: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        format!(
-            "{} bytes of binary data, not text: give the code as ACO/LLVM assembly or hex words \
-             (or a SPIR-V module with --compile)",
-            bytes.len()
-        )
-    })?;
+fn code_text(bytes: &[u8]) -> Result<String, NotCode> {
+    let text = std::str::from_utf8(bytes).map_err(|_| NotCode::Binary(bytes.len()))?;
     if let Some(c) = text.chars().find(|c| c.is_control() && !c.is_whitespace()) {
-        return Err(format!(
-            "not text: it holds the control character {} (give the code as ACO/LLVM assembly or \
-             hex words, or a SPIR-V module with --compile)",
-            c.escape_unicode()
-        ));
+        return Err(NotCode::Control(c));
     }
     if text.trim().is_empty() {
-        return Err("the input is empty: no code to verify".into());
+        return Err(NotCode::Empty);
     }
     Ok(text.to_string())
+}
+
+/// An input that is not code text, named without echoing it.
+#[derive(Debug, thiserror::Error)]
+enum NotCode {
+    #[error("{0} bytes of binary data, not text: give the code as ACO/LLVM assembly or hex words (or a SPIR-V module with --compile)")]
+    Binary(usize),
+    #[error("not text: it holds the control character {} (give the code as ACO/LLVM assembly or hex words, or a SPIR-V module with --compile)", .0.escape_unicode())]
+    Control(char),
+    #[error("the input is empty: no code to verify")]
+    Empty,
 }
 
 /// RADV's assembly of the SPIR-V module `bytes` for `family`.
@@ -238,16 +239,24 @@ fn compile(
     bytes: &[u8],
     a: &Args,
     device: &crate::null_device::NullDevice,
-) -> Result<crate::radv_compile::Compiled, String> {
-    let words =
-        shaders::spirv::module::words_from_bytes(bytes).map_err(|e| format!("not SPIR-V: {e}"))?;
+) -> Result<crate::radv_compile::Compiled, CompileInputError> {
+    let words = shaders::spirv::module::words_from_bytes(bytes)?;
     let o = crate::radv_compile::Options {
         entry: &a.entry,
         dynamic_blend: a.dynamic_blend,
         samples: a.samples,
         device,
     };
-    crate::radv_compile::fragment_assembly(family, &words, &o).map_err(|e| e.to_string())
+    Ok(crate::radv_compile::fragment_assembly(family, &words, &o)?)
+}
+
+/// Why `--compile` compiled nothing.
+#[derive(Debug, thiserror::Error)]
+enum CompileInputError {
+    #[error("not SPIR-V: {0}")]
+    NotSpirv(#[from] shaders::spirv::SpirvError),
+    #[error(transparent)]
+    Compile(#[from] crate::radv_compile::CompileError),
 }
 
 fn exit_name(k: ExitKind) -> &'static str {
@@ -457,11 +466,16 @@ pub const NOT_VERIFIED: u8 = 3;
 mod tests {
     #[test]
     fn binary_and_empty_inputs_are_named_not_echoed() {
-        let e = super::code_text(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe]).unwrap_err();
+        let e = super::code_text(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("6 bytes of binary data"), "{e}");
-        let e = super::code_text(b"s_endpgm\x01").unwrap_err();
+        let e = super::code_text(b"s_endpgm\x01").unwrap_err().to_string();
         assert!(e.contains("\\u{1}"), "{e}");
-        assert!(super::code_text(b" \n").unwrap_err().contains("empty"));
+        assert!(super::code_text(b" \n")
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
         assert!(super::code_text(b"\ts_endpgm\n").is_ok());
     }
 }

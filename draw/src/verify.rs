@@ -77,14 +77,16 @@ pub enum VerifyError {
     Capture(#[from] winsys::WinsysError),
 }
 
+/// A file whose length is not a whole number of dwords.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} bytes is not a whole number of dwords")]
+pub struct PartialDword(pub usize);
+
 /// A reference IB file's dwords. A partial trailing dword means a damaged file: comparing
 /// against it with the tail silently dropped would hide that.
-fn dwords_of(bytes: &[u8]) -> Result<Vec<u32>, String> {
+fn dwords_of(bytes: &[u8]) -> Result<Vec<u32>, PartialDword> {
     if !bytes.len().is_multiple_of(4) {
-        return Err(format!(
-            "{} bytes is not a whole number of dwords",
-            bytes.len()
-        ));
+        return Err(PartialDword(bytes.len()));
     }
     Ok(bytes
         .chunks_exact(4)
@@ -105,7 +107,7 @@ pub fn verify_capture(
             let p = d.join(file);
             match std::fs::read(&p)
                 .map_err(|e| e.to_string())
-                .and_then(|b| dwords_of(&b))
+                .and_then(|b| dwords_of(&b).map_err(|e| e.to_string()))
             {
                 Ok(words) => (Some(words), None),
                 Err(e) => (
@@ -188,7 +190,9 @@ mod tests {
             dwords_of(&[0x00, 0x28, 0x01, 0xc0, 7, 0, 0, 0]),
             Ok(vec![0xc001_2800, 7])
         );
-        let e = dwords_of(&[0x00, 0x28, 0x01, 0xc0, 7]).unwrap_err();
+        let e = dwords_of(&[0x00, 0x28, 0x01, 0xc0, 7])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("5 bytes is not a whole number of dwords"), "{e}");
     }
 }
