@@ -47,11 +47,12 @@ pub fn run(a: Args) -> ExitCode {
     for (name, span) in spans {
         timings.push((name, s.timing[span].to_vec()));
     }
+    // Each bad line's reason first (up to a bound), also when nothing else was read.
+    eprint!("{}", render_bad_lines(&s, "pops report"));
     if s.records == 0 && s.device_lost.is_empty() && s.timing.is_empty() {
         eprintln!("pops report: {names} holds no records of VK_LAYER_POPS_interlock");
         return ExitCode::FAILURE;
     }
-    eprint!("{}", render_bad_lines(&s, "pops report"));
     // A device loss comes first: it is what the report is read for.
     print!("{}", render_device_lost(&s.device_lost, "pops report"));
     if s.records > 0 || !s.timing.is_empty() {

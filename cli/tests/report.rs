@@ -71,6 +71,25 @@ fn a_missing_or_empty_report_is_refused_by_name() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds no records"));
 }
 
+/// A report of nothing but bad lines names each line and its reason before saying it holds no
+/// records.
+#[test]
+fn a_report_of_bad_lines_names_each_one() {
+    let bad = pops_testkit::scratch("bad-lines").join("bad.jsonl");
+    std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    std::fs::write(&bad, "x\n{\"kind\": 3}\n").unwrap();
+    let out = pops(&["report", bad.to_str().unwrap()]);
+    std::fs::remove_file(&bad).ok();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 line(s) are not report lines"), "{err}");
+    assert!(
+        err.contains("line 1: ") && err.contains("line 2: "),
+        "{err}"
+    );
+    assert!(err.contains("holds no records"), "{err}");
+}
+
 /// Timing lines (the layer's `timing` setting) from the H100: the GPU time of the interlocked
 /// work per submission and per pipeline, with the experiment's change (docs/experiments.md).
 #[test]
