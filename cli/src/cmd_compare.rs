@@ -229,12 +229,14 @@ impl Runs<'_> {
         k: u32,
         with: bool,
         progress: &crate::progress::Progress,
-    ) -> Result<(RunTiming, BTreeMap<PathBuf, Output>, u8), String> {
+    ) -> Result<(RunTiming, BTreeMap<PathBuf, Output>, u8), CompareError> {
         let name = self.name;
         let label = if with { name } else { "none" };
         let report = self.reports.join(format!("{label}_{k}.jsonl"));
-        std::fs::write(&report, b"")
-            .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
+        std::fs::write(&report, b"").map_err(|e| CompareError::Write {
+            path: report.clone(),
+            reason: e.to_string(),
+        })?;
         let mut env = launch::child_env(
             &self.layer_dir,
             self.existing_path.as_deref(),
@@ -294,13 +296,26 @@ impl Runs<'_> {
     }
 }
 
-fn run_inner(args: Args) -> Result<ExitCode, String> {
-    let experiment = shaders::spirv::rewrite::Experiment::parse(&args.experiment).ok_or_else(|| {
-        format!(
-            "--experiment {}: not one of pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered, no-interlock",
-            args.experiment
-        )
-    })?;
+/// Why `pops compare` compared nothing.
+#[derive(Debug, thiserror::Error)]
+enum CompareError {
+    #[error("--experiment {0}: not one of pixel-to-sample, sample-to-pixel, ordered-to-unordered, unordered-to-ordered, no-interlock")]
+    Experiment(String),
+    #[error(transparent)]
+    Launch(#[from] launch::LaunchError),
+    #[error(transparent)]
+    Report(#[from] crate::summary::ReportFileError),
+    #[error("cannot write {}: {reason}", path.display())]
+    Write { path: PathBuf, reason: String },
+    #[error("--from-reports needs --reports DIR")]
+    NoReportsDir,
+    #[error("{} holds no none_1.jsonl and {name}_1.jsonl: not a folder of `pops compare --reports`", dir.display())]
+    NotAReportsDir { dir: PathBuf, name: String },
+}
+
+fn run_inner(args: Args) -> Result<ExitCode, CompareError> {
+    let experiment = shaders::spirv::rewrite::Experiment::parse(&args.experiment)
+        .ok_or_else(|| CompareError::Experiment(args.experiment.clone()))?;
     if args.from_reports {
         return replay(&args, experiment.name());
     }
@@ -310,11 +325,9 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
     let reports = args.reports.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("pops-compare-{}", std::process::id()))
     });
-    std::fs::create_dir_all(&reports).map_err(|e| {
-        format!(
-            "cannot create the reports folder {}: {e}",
-            reports.display()
-        )
+    std::fs::create_dir_all(&reports).map_err(|e| CompareError::Write {
+        path: reports.clone(),
+        reason: e.to_string(),
     })?;
     // Null hardware executes nothing: there would be nothing to time.
     let target = match launch::interlock_devices().first() {
@@ -384,18 +397,18 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
             codes: (&base_codes, &exp_codes),
             outputs: (!args.images.is_empty()).then(|| output_verdicts(name, &base_out, &exp_out)),
         });
-        std::fs::write(out, page).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        std::fs::write(out, page).map_err(|e| CompareError::Write {
+            path: out.clone(),
+            reason: e.to_string(),
+        })?;
         println!("pops compare: page written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--from-reports`: the comparison of the runs whose reports a folder kept, without running.
-fn replay(args: &Args, name: &str) -> Result<ExitCode, String> {
-    let dir = args
-        .reports
-        .as_deref()
-        .ok_or("--from-reports needs --reports DIR")?;
+fn replay(args: &Args, name: &str) -> Result<ExitCode, CompareError> {
+    let dir = args.reports.as_deref().ok_or(CompareError::NoReportsDir)?;
     let (mut base, mut exp) = (Side::default(), Side::default());
     for k in 1.. {
         let (b, e) = (
@@ -412,10 +425,10 @@ fn replay(args: &Args, name: &str) -> Result<ExitCode, String> {
         }
     }
     if base.runs.is_empty() {
-        return Err(format!(
-            "{} holds no none_1.jsonl and {name}_1.jsonl: not a folder of `pops compare --reports`",
-            dir.display()
-        ));
+        return Err(CompareError::NotAReportsDir {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+        });
     }
     let program = args
         .launch
@@ -437,7 +450,10 @@ fn replay(args: &Args, name: &str) -> Result<ExitCode, String> {
             codes: (&[], &[]),
             outputs: None,
         });
-        std::fs::write(out, page).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        std::fs::write(out, page).map_err(|e| CompareError::Write {
+            path: out.clone(),
+            reason: e.to_string(),
+        })?;
         println!("pops compare: page written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)

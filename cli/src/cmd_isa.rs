@@ -34,16 +34,29 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn run_inner(args: &Args) -> Result<(), String> {
-    let family = Family::parse_chip_or_level(&args.chip).map_err(|e| e.to_string())?;
+/// Why no ordered section was printed.
+#[derive(Debug, thiserror::Error)]
+enum IsaCommandError {
+    #[error(transparent)]
+    Chip(#[from] pm4::ChipError),
+    #[error("{family}: {error}")]
+    Section {
+        family: Family,
+        error: shaders::isa::IsaError,
+    },
+}
+
+fn run_inner(args: &Args) -> Result<(), IsaCommandError> {
+    let family = Family::parse_chip_or_level(&args.chip)?;
     let level = family.gfx_level();
     let opts = SectionOptions {
         intrawave: args.intrawave,
         wave64: !args.wave32,
         ..SectionOptions::default()
     };
-    let section = ordered_section(level, &opts).map_err(|e| format!("{family}: {e}"))?;
-    let encoded = section.encode().map_err(|e| format!("{family}: {e}"))?;
+    let in_section = |error| IsaCommandError::Section { family, error };
+    let section = ordered_section(level, &opts).map_err(in_section)?;
+    let encoded = section.encode().map_err(in_section)?;
     let split = section.enter.len();
     let lines = &encoded.listing.lines;
     let texts = |r: &[shaders::isa::Line]| -> Vec<String> {

@@ -11,7 +11,7 @@ use crate::launch::{
     announce, child_env, chip_arg, choose_target, exit_code_of, how_it_ended, shim_target, spawn,
     Launch, Target,
 };
-use crate::submitted_check::ShimRun;
+use crate::submitted_check::{ShimRun, ShimRunError};
 use crate::summary::Summary;
 use crate::summary_text::{render_device_lost, render_summary};
 use pm4::Family;
@@ -48,7 +48,7 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn run_inner(args: Args) -> Result<u8, String> {
+fn run_inner(args: Args) -> Result<u8, RunError> {
     let chip = chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
@@ -62,7 +62,10 @@ fn run_inner(args: Args) -> Result<u8, String> {
         .create(true)
         .truncate(true)
         .open(&report)
-        .map_err(|e| format!("cannot write the report file {}: {e}", report.display()))?;
+        .map_err(|e| RunError::ReportFile {
+            path: report.clone(),
+            reason: e.to_string(),
+        })?;
 
     let target = match &args.amdgpu_shim {
         Some(lib) => shim_target(lib, chip, &report)?,
@@ -97,9 +100,12 @@ fn run_inner(args: Args) -> Result<u8, String> {
                 Ok(true) => {}
                 Ok(false) => code = code.max(1),
                 Err(e) if !status.success() => {
-                    return Err(format!("{}; {e}", ended.unwrap_or_default()));
+                    return Err(RunError::AfterEnd {
+                        ended: ended.unwrap_or_default(),
+                        error: e,
+                    });
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         _ => eprint!(
@@ -118,6 +124,21 @@ fn run_inner(args: Args) -> Result<u8, String> {
     Ok(code)
 }
 
+/// Why `pops run` could not run the program or read what it left.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Launch(#[from] crate::launch::LaunchError),
+    #[error("cannot write the report file {}: {reason}", path.display())]
+    ReportFile { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Report(#[from] crate::summary::ReportFileError),
+    #[error(transparent)]
+    Shim(#[from] ShimRunError),
+    #[error("{ended}; {error}")]
+    AfterEnd { ended: String, error: ShimRunError },
+}
+
 /// After a run on the amdgpu shim: what the shim refused or found leaked, then every draw
 /// record against the draws RADV submitted. `false` where they disagree.
 fn check_submitted(
@@ -125,7 +146,7 @@ fn check_submitted(
     chip: Family,
     dir: &Path,
     report: &Path,
-) -> Result<bool, String> {
+) -> Result<bool, ShimRunError> {
     let who = "pops run";
     eprintln!("\n{who}: report {}", report.display());
     eprint!("{}", render_device_lost(&summary.device_lost, who));

@@ -3,7 +3,7 @@
 //! a reset-status check), on an amdgpu device or recorded by the capture backend. With
 //! `--capture`, every recorded IB is also decoded and must be exactly the intended writes.
 
-use crate::selftest_common::{exit_code, open_winsys, print_json, verdict};
+use crate::selftest_common::{exit_code, open_winsys, print_json, verdict, SelftestError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn run_inner(args: Args) -> Result<ExitCode, String> {
+fn run_inner(args: Args) -> Result<ExitCode, SelftestError> {
     if args.draw {
         let opts = crate::selftest_draw::DrawArgs {
             capture: args.capture.clone(),
@@ -87,11 +87,11 @@ fn run_inner(args: Args) -> Result<ExitCode, String> {
     let opts = Options {
         timeout: Duration::from_millis(args.timeout_ms),
     };
-    let report = selftest::run(ws.as_mut(), &cases, &opts).map_err(|e| e.to_string())?;
+    let report = selftest::run(ws.as_mut(), &cases, &opts)?;
     drop(ws);
 
     let verification = match &args.capture {
-        Some(dir) => Some(selftest::verify_capture(dir, &cases).map_err(|e| e.to_string())?),
+        Some(dir) => Some(selftest::verify_capture(dir, &cases)?),
         None => None,
     };
     let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());

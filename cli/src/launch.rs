@@ -510,13 +510,6 @@ fn is_pops_oit(program: &str) -> bool {
         .is_some_and(|n| n == "pops-oit")
 }
 
-/// A command front-end prints the error in its own words: `pops run: …`.
-impl From<LaunchError> for String {
-    fn from(e: LaunchError) -> String {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,11 +34,20 @@ pub enum BackendError {
     Winsys(#[from] winsys::WinsysError),
 }
 
-/// A command front-end prints the error in its own words.
-impl From<BackendError> for String {
-    fn from(e: BackendError) -> String {
-        e.to_string()
-    }
+/// Why a self-test stopped before its verdict (what happened to each submitted case is in the
+/// report instead).
+#[derive(Debug, thiserror::Error)]
+pub enum SelftestError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Winsys(#[from] winsys::WinsysError),
+    #[error(transparent)]
+    Verify(#[from] draw::verify::VerifyError),
+    #[error("no variant starts with '{given}'; variants: {}", draw::variant::standard().iter().map(|v| v.name()).collect::<Vec<_>>().join(", "))]
+    NoVariant { given: String },
+    #[error("--runs must be at least 1")]
+    NoRuns,
 }
 
 fn backend(

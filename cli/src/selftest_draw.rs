@@ -2,7 +2,7 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
-use crate::selftest_common::{exit_code, open_winsys, print_json};
+use crate::selftest_common::{exit_code, open_winsys, print_json, SelftestError};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;
@@ -40,21 +40,18 @@ fn default_reference() -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
-pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
+pub fn run(a: &DrawArgs) -> Result<ExitCode, SelftestError> {
     let variants = match &a.variant {
         Some(f) => variant::select(f),
         None => variant::standard(),
     };
     if variants.is_empty() {
-        let names: Vec<String> = variant::standard().iter().map(|v| v.name()).collect();
-        return Err(format!(
-            "no variant starts with '{}'; variants: {}",
-            a.variant.as_deref().unwrap_or_default(),
-            names.join(", ")
-        ));
+        return Err(SelftestError::NoVariant {
+            given: a.variant.clone().unwrap_or_default(),
+        });
     }
     if a.runs == 0 {
-        return Err("--runs must be at least 1".into());
+        return Err(SelftestError::NoRuns);
     }
     let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir, a.gpu_va_base)?;
     // The draw is built on a generation's hardware-tested reference draw: without one, say so
@@ -86,17 +83,17 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, String> {
             ),
             false,
         )
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     progress.done();
     drop(ws);
     let verification = match &a.capture {
         Some(dir) => {
             let reference = a.reference.clone().or_else(default_reference);
-            Some(
-                draw::verify::verify_capture(dir, &report, reference.as_deref())
-                    .map_err(|e| e.to_string())?,
-            )
+            Some(draw::verify::verify_capture(
+                dir,
+                &report,
+                reference.as_deref(),
+            )?)
         }
         None => None,
     };

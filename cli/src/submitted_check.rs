@@ -135,13 +135,6 @@ pub enum ShimRunError {
     Recorded(#[from] winsys::recorded::RecordedError),
 }
 
-/// A command front-end prints the error in its own words.
-impl From<ShimRunError> for String {
-    fn from(e: ShimRunError) -> String {
-        e.to_string()
-    }
-}
-
 /// What a run on the amdgpu shim left: the report at `report` and the shim's folder `dir` of
 /// recorded IBs (`pops run --amdgpu-shim` keeps it beside the report, as `REPORT.amdgpu`).
 pub struct ShimRun {

@@ -380,13 +380,6 @@ pub struct ReportFileError {
     pub reason: String,
 }
 
-/// A command front-end prints the error in its own words.
-impl From<ReportFileError> for String {
-    fn from(e: ReportFileError) -> String {
-        e.to_string()
-    }
-}
-
 /// Summarises reports read as one, streamed from their files.
 pub fn summarize_files<P: AsRef<Path>>(paths: &[P]) -> Result<Summary, ReportFileError> {
     let mut m = Summarizer::new();
