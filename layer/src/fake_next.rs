@@ -273,7 +273,7 @@ unsafe fn negotiate() -> (Gipa, Gdpa) {
     // SAFETY: a structure built here for the call.
     unsafe {
         let mut neg = ffi::NegotiateLayerInterface {
-            s_type: ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT,
+            s_type: ffi::NegotiateLayerStructType::INTERFACE_STRUCT,
             p_next: std::ptr::null_mut(),
             loader_layer_interface_version: 2,
             pfn_get_instance_proc_addr: None,

@@ -1,91 +1,22 @@
-//! The loader–layer interface of `vk_layer.h`, which `ash` does not carry (it is not in vk.xml).
-//!
-//! Layouts follow the Vulkan-Headers `vk_layer.h` of the installed loader (interface version 2);
-//! `layer/tests/loader_abi.rs` compiles a C program against that header and holds every size,
-//! member offset and constant here to it.
+//! The loader–layer interface of `vk_layer.h`, which `ash` does not carry (it is not in vk.xml):
+//! its structures from `ash-layer`, and the raw-memory helpers the layer walks chains with.
+//! `layer/tests/loader_abi.rs` compiles a C program against the installed Vulkan-Headers'
+//! `vk_layer.h` and holds every size, member offset and constant to it.
 
 use ash::vk;
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 
-/// `PFN_GetPhysicalDeviceProcAddr`: the loader asks a layer for unknown physical-device functions.
-pub type PfnGetPhysicalDeviceProcAddr = unsafe extern "system" fn(
-    instance: vk::Instance,
-    p_name: *const c_char,
-) -> vk::PFN_vkVoidFunction;
+/// The loader–layer structures of `vk_layer.h`, from `ash-layer` (bindings atop ash; the
+/// layouts checked against the header by `layer/tests/loader_abi.rs`).
+pub use ash_layer::{
+    LayerDeviceCreateInfo, LayerDeviceCreateInfoUnion, LayerDeviceLink, LayerFunction,
+    LayerInstanceCreateInfo, LayerInstanceCreateInfoUnion, LayerInstanceLink,
+    NegotiateLayerInterface, NegotiateLayerStructType,
+    PFN_vk_layerGetPhysicalDeviceProcAddr as PfnGetPhysicalDeviceProcAddr,
+};
 
 /// The interface version this layer speaks: version 2 adds `pfnGetPhysicalDeviceProcAddr`.
 pub const CURRENT_LOADER_LAYER_INTERFACE_VERSION: u32 = 2;
-
-/// `VkNegotiateLayerStructType::LAYER_NEGOTIATE_INTERFACE_STRUCT`.
-pub const LAYER_NEGOTIATE_INTERFACE_STRUCT: i32 = 1;
-
-/// `VkNegotiateLayerInterface`.
-#[repr(C)]
-pub struct NegotiateLayerInterface {
-    pub s_type: i32,
-    pub p_next: *mut c_void,
-    pub loader_layer_interface_version: u32,
-    pub pfn_get_instance_proc_addr: Option<vk::PFN_vkGetInstanceProcAddr>,
-    pub pfn_get_device_proc_addr: Option<vk::PFN_vkGetDeviceProcAddr>,
-    pub pfn_get_physical_device_proc_addr: Option<PfnGetPhysicalDeviceProcAddr>,
-}
-
-/// `VkLayerFunction`: what the union of a loader create info holds.
-#[repr(transparent)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LayerFunction(pub i32);
-
-impl LayerFunction {
-    /// `VK_LAYER_LINK_INFO`: `u.pLayerInfo` is this layer's link in the chain.
-    pub const LAYER_LINK_INFO: Self = Self(0);
-}
-
-/// `VkLayerInstanceLink`.
-#[repr(C)]
-pub struct LayerInstanceLink {
-    pub p_next: *mut LayerInstanceLink,
-    pub pfn_next_get_instance_proc_addr: Option<vk::PFN_vkGetInstanceProcAddr>,
-    pub pfn_next_get_physical_device_proc_addr: Option<PfnGetPhysicalDeviceProcAddr>,
-}
-
-/// `VkLayerInstanceCreateInfo` (sType `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO`). The union's
-/// largest member is two function pointers; only `pLayerInfo` is read here.
-#[repr(C)]
-pub struct LayerInstanceCreateInfo {
-    pub s_type: vk::StructureType,
-    pub p_next: *const c_void,
-    pub function: LayerFunction,
-    pub u: LayerInstanceCreateInfoUnion,
-}
-
-#[repr(C)]
-pub union LayerInstanceCreateInfoUnion {
-    pub p_layer_info: *mut LayerInstanceLink,
-    pub layer_device: [*const c_void; 2],
-}
-
-/// `VkLayerDeviceLink`.
-#[repr(C)]
-pub struct LayerDeviceLink {
-    pub p_next: *mut LayerDeviceLink,
-    pub pfn_next_get_instance_proc_addr: Option<vk::PFN_vkGetInstanceProcAddr>,
-    pub pfn_next_get_device_proc_addr: Option<vk::PFN_vkGetDeviceProcAddr>,
-}
-
-/// `VkLayerDeviceCreateInfo` (sType `VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO`).
-#[repr(C)]
-pub struct LayerDeviceCreateInfo {
-    pub s_type: vk::StructureType,
-    pub p_next: *const c_void,
-    pub function: LayerFunction,
-    pub u: LayerDeviceCreateInfoUnion,
-}
-
-#[repr(C)]
-pub union LayerDeviceCreateInfoUnion {
-    pub p_layer_info: *mut LayerDeviceLink,
-    pub pfn_set_device_loader_data: *const c_void,
-}
 
 /// A generic `VkBaseInStructure`-shaped view used to walk pNext chains.
 #[repr(C)]

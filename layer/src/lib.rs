@@ -63,7 +63,9 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
     }
     // SAFETY: non-null, and the loader passes a valid struct it owns for this call.
     let v = unsafe { &mut *p_version_struct };
-    if v.s_type != ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT || v.loader_layer_interface_version < 1 {
+    if v.s_type != ffi::NegotiateLayerStructType::INTERFACE_STRUCT
+        || v.loader_layer_interface_version < 1
+    {
         return ash::vk::Result::ERROR_INITIALIZATION_FAILED;
     }
     if v.loader_layer_interface_version > ffi::CURRENT_LOADER_LAYER_INTERFACE_VERSION {

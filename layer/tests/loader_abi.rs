@@ -1,7 +1,7 @@
-//! The loader–layer interface the layer declares by hand (`ffi`, since `ash` does not carry
-//! `vk_layer.h`) against the Vulkan-Headers' own `vk_layer.h` (libvulkan-dev): a C program
-//! compiled against the header prints each structure's size and each member's offset and the
-//! interface's constants, and they must equal the Rust declarations'.
+//! The loader–layer interface the layer uses (`ffi`: `ash-layer`'s structures, since `ash` does
+//! not carry `vk_layer.h`) against the Vulkan-Headers' own `vk_layer.h` (libvulkan-dev): a C
+//! program compiled against the header prints each structure's size and each member's offset
+//! and the interface's constants, and they must equal the Rust declarations'.
 
 use std::mem::{offset_of, size_of};
 use std::process::Command;
@@ -149,11 +149,11 @@ fn ours() -> Vec<(&'static str, usize)> {
         ),
         (
             "LAYER_NEGOTIATE_INTERFACE_STRUCT",
-            ffi::LAYER_NEGOTIATE_INTERFACE_STRUCT as usize,
+            ffi::NegotiateLayerStructType::INTERFACE_STRUCT.as_raw() as usize,
         ),
         (
             "VK_LAYER_LINK_INFO",
-            ffi::LayerFunction::LAYER_LINK_INFO.0 as usize,
+            ffi::LayerFunction::LAYER_LINK_INFO.as_raw() as usize,
         ),
     ]
 }
