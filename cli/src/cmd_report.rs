@@ -55,6 +55,9 @@ pub fn run(a: Args) -> ExitCode {
     }
     // A device loss comes first: it is what the report is read for.
     print!("{}", render_device_lost(&s.device_lost, "pops report"));
+    if let Some(w) = crate::summary::nothing_rendered(&s) {
+        println!("pops report: {w}");
+    }
     if s.records > 0 || !s.timing.is_empty() {
         print!("{}", render_table(&s, "pops report"));
     }

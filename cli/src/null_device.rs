@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// Set in the re-executed process: the shim library it runs on.
-pub const MARKER: &str = "POPS_NULL_DEVICE";
+pub const MARKER: &str = pops_report::NULL_DEVICE_ENV;
 
 /// The file name of Mesa's no-op amdgpu drm-shim.
 const NOOP_SHIM: &str = "libamdgpu_noop_drm_shim.so";

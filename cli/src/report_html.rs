@@ -20,6 +20,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: 12px ui-monospace, monospace; }
 .lost { border: 3px solid #c0392b; background: #fdecea; padding: 10px 14px; margin: 12px 0; }
 .lost h2 { color: #c0392b; margin-top: 0; }
+.nothing-rendered { border: 2px solid #e67e22; background: #fef5e7; padding: 8px 12px; font-weight: 600; }
 .verdict { border-left: 5px solid #1e8449; background: #eafaf1; padding: 6px 14px; margin: 12px 0; }
 .verdict.bad { border-color: #c0392b; background: #fdecea; } .verdict h2 { margin-top: 4px; }
 .sev { display: inline-block; border-radius: 3px; padding: 0 5px; margin: 1px; font-size: 12px; }
@@ -51,6 +52,9 @@ pub fn page(
                 h1 { "pops report" }
                 div.sub { (title) }
                 @for l in &s.device_lost { (device_lost(l)) }
+                @if let Some(w) = crate::summary::nothing_rendered(s) {
+                    p.nothing-rendered { (w) }
+                }
                 @for v in verdicts { (verdict(v)) }
                 (objects(s))
                 p.key { b { "Key: " } (crate::summary::KEY) }

@@ -60,6 +60,9 @@ pub struct Summary {
     /// Rows of pipelines whose interlock is a mode or could not be told ("unknown"), in report
     /// order; identical rows are one.
     pub interlocked: Vec<PipelineRow>,
+    /// Where the records come from a device that executes nothing, what it is (the first such
+    /// record's `null_device`): nothing was rendered.
+    pub null_device: Option<String>,
     /// Lines that are not report lines: how many, and the first [`BAD_LINES_KEPT`] numbers
     /// (1-based, counted over every file read) with why each is bad.
     pub bad_lines: usize,
@@ -229,6 +232,9 @@ impl Summarizer {
 
     fn record(&mut self, r: Resolved) {
         self.s.records += 1;
+        if self.s.null_device.is_none() {
+            self.s.null_device.clone_from(&r.null_device);
+        }
         let recordings = match r.kind {
             pops_report::Kind::Draw => r.command_buffers.unwrap_or(1),
             _ => {
@@ -372,6 +378,17 @@ pub fn summarize(text: &str) -> Summary {
     m.finish()
 }
 
+/// The warning that nothing was rendered, where the records come from a device that executes
+/// nothing; the same words on the terminal and the page.
+pub fn nothing_rendered(s: &Summary) -> Option<String> {
+    s.null_device.as_ref().map(|d| {
+        format!(
+            "NOTHING WAS RENDERED: these records come from {d}, which creates pipelines and \
+             records draws but executes nothing; the rows are what the driver was asked to program."
+        )
+    })
+}
+
 /// A report file that cannot be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read the report {}: {reason}", path.display())]
@@ -411,6 +428,27 @@ mod tests {
         format!(
             r#"{{"schema_version":{version},"id":{id},"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10",{state}"diagnostics":[],"source":"shader_module","command_buffer":"{cb}","bound":"pipeline","draws":{draws}{cbs}}}"#
         )
+    }
+
+    /// Records from a device that executes nothing make the summary say nothing was rendered,
+    /// naming the device; others do not.
+    #[test]
+    fn records_of_a_null_device_say_nothing_was_rendered() {
+        let plain = draw(2, 1, "0x0", 1);
+        assert_eq!(
+            nothing_rendered(&summarize(&[STATE, &plain].join("\n"))),
+            None
+        );
+        let null = plain.replace(
+            r#""bound":"pipeline","#,
+            r#""bound":"pipeline","null_device":"RADV null hardware (RADV_FORCE_FAMILY=navi10)","#,
+        );
+        let s = summarize(&[STATE, &null].join("\n"));
+        let w = nothing_rendered(&s).expect("a warning");
+        assert!(
+            w.starts_with("NOTHING WAS RENDERED: these records come from RADV null hardware (RADV_FORCE_FAMILY=navi10)"),
+            "{w}"
+        );
     }
 
     /// Two unnamed objects created one after the other at the same address (null hardware and

@@ -200,6 +200,7 @@ mod tests {
             command_buffers: None,
             name: name.map(str::to_string),
             module_name: None,
+            null_device: None,
             object: None,
             experiment: None,
         })

@@ -145,6 +145,8 @@ fn cached_state(
 pub struct Subject<'a> {
     /// The fragment stage's content hash, where its SPIR-V is visible.
     pub stage_hash: Option<&'a str>,
+    /// Where the device executes nothing, what it is ([`null_device`]).
+    pub null_device: Option<&'a str>,
     pub app: &'a str,
     pub device: &'a str,
     pub kind: Kind,
@@ -156,6 +158,30 @@ pub struct Subject<'a> {
 
 fn to_report(d: &pops::Diagnostic) -> Diagnostic {
     Diagnostic::new(d.severity, d.code, d.message.clone())
+}
+
+/// What the device is when it executes nothing, from the process's environment: RADV's null
+/// hardware (`RADV_FORCE_FAMILY`, up to Mesa 25.0), the drm-shim `pops` re-executes on
+/// (`POPS_NULL_DEVICE`), or a drm-shim preloaded (`LD_PRELOAD`: Mesa's no-op shim, the amdgpu
+/// kernel-interface shim). `None`: a device that may execute. Pure.
+pub fn null_device(
+    force_family: Option<&str>,
+    pops_null_device: Option<&str>,
+    ld_preload: Option<&str>,
+) -> Option<String> {
+    fn set(v: Option<&str>) -> Option<&str> {
+        v.filter(|v| !v.trim().is_empty())
+    }
+    if let Some(f) = set(force_family) {
+        return Some(format!("RADV null hardware (RADV_FORCE_FAMILY={f})"));
+    }
+    if let Some(lib) = set(pops_null_device) {
+        return Some(format!("a drm-shim device ({lib})"));
+    }
+    set(ld_preload)?
+        .split([':', ' '])
+        .find(|l| l.contains("drm_shim"))
+        .map(|lib| format!("a drm-shim device ({lib})"))
 }
 
 /// Builds the report record for one fragment stage. `entry` is `Err(reason)` where the SPIR-V was
@@ -194,6 +220,7 @@ pub fn build_record(
         command_buffers: None,
         name: None,
         module_name: None,
+        null_device: subject.null_device.map(str::to_string),
         object: None,
         experiment: None,
         id: next_id(),
@@ -344,6 +371,31 @@ fn derive(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A device that executes nothing is named from the environment the way pops and the user
+    /// set it up; a real device's environment names none.
+    #[test]
+    fn null_devices_are_named_from_the_environment() {
+        assert_eq!(
+            null_device(Some("navi31"), None, None).as_deref(),
+            Some("RADV null hardware (RADV_FORCE_FAMILY=navi31)")
+        );
+        assert_eq!(
+            null_device(None, Some("/x/libamdgpu_noop_drm_shim.so"), None).as_deref(),
+            Some("a drm-shim device (/x/libamdgpu_noop_drm_shim.so)")
+        );
+        assert_eq!(
+            null_device(
+                None,
+                None,
+                Some("/a/libfoo.so:/b/libamdgpu_oracle_drm_shim.so")
+            )
+            .as_deref(),
+            Some("a drm-shim device (/b/libamdgpu_oracle_drm_shim.so)")
+        );
+        assert_eq!(null_device(Some(""), None, Some("/a/libfoo.so")), None);
+        assert_eq!(null_device(None, None, None), None);
+    }
     use crate::analysis::{analyze_module, fragment_entry};
     use pm4::Granularity;
     use pops_report::Severity;
@@ -353,6 +405,7 @@ mod tests {
     fn subject(chip: Option<Family>) -> Subject<'static> {
         Subject {
             stage_hash: None,
+            null_device: None,
             app: "a",
             device: "d",
             kind: Kind::Pipeline,

@@ -60,6 +60,7 @@ fn bench(c: &mut Criterion) {
     for family in [Family::Vega10, Family::Navi31] {
         let subject = Subject {
             stage_hash: None,
+            null_device: None,
             app: "bench",
             device: "Null hardware (RADV)",
             kind: Kind::Pipeline,

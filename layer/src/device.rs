@@ -24,6 +24,9 @@ pub struct Device {
     pub device_name: String,
     pub app: String,
     pub chip: Option<Family>,
+    /// Where the device executes nothing, what it is (RADV's null hardware, a drm-shim): every
+    /// record says so, and `pops report` and its page say nothing was rendered.
+    pub null_device: Option<String>,
     pub features: InterlockFeatures,
     pub settings: Settings,
     /// Shader modules and their analyses.

@@ -25,6 +25,7 @@ pub(crate) fn summary(d: &Device) {
 fn subject<'a>(d: &'a Device, kind: Kind, handle: u64, f: &'a Fragment) -> Subject<'a> {
     Subject {
         stage_hash: f.hash.as_deref(),
+        null_device: d.null_device.as_deref(),
         app: &d.app,
         device: &d.device_name,
         kind,

@@ -503,6 +503,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: None,
+            null_device: None,
             object: None,
             experiment: None,
         }

@@ -241,6 +241,12 @@ fn check_report_of_shim_run(pops: &Path, chip: &str, at: &str, run_out: &str) {
             .find(|l| l.starts_with(&format!("{who}: {chip}: 12 of 12 interlocked draws")))
             .map(|l| l.split_once(": ").map_or("", |x| x.1).to_string())
     };
+    assert!(
+        text.contains(
+            "pops report: NOTHING WAS RENDERED: these records come from a drm-shim device"
+        ),
+        "{at}: the report does not say that nothing was rendered: {text}"
+    );
     let said = verdict("pops run", run_out).unwrap_or_else(|| panic!("{at}: {run_out}"));
     assert_eq!(
         verdict("pops report", &text).as_deref(),

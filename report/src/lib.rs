@@ -13,6 +13,10 @@ pub use pm4::pops::Severity;
 
 pub mod read;
 
+/// The environment variable `pops` sets in a process it runs on a drm-shim device (the shim's
+/// library): the layer reads it to say in every record that nothing executes there.
+pub const NULL_DEVICE_ENV: &str = "POPS_NULL_DEVICE";
+
 /// The version of schemas/report.schema.json that [`Record`] follows. Version 2 writes each
 /// distinct register state once, as a `state` line that records refer to by its id, and adds
 /// the draws of command buffers recorded again with the same object and state to one draw
@@ -349,6 +353,10 @@ pub struct Record<R = Option<Registers>> {
     /// one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module_name: Option<String>,
+    /// Where the device executes nothing, what it is (RADV's null hardware, a drm-shim): the
+    /// pipelines were created and the draws recorded, nothing was rendered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_device: Option<String>,
     /// The interlock experiment the layer applied to the fragment stage, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<AppliedExperiment>,
@@ -384,6 +392,7 @@ impl<R> Record<R> {
             command_buffers: self.command_buffers,
             name: self.name,
             module_name: self.module_name,
+            null_device: self.null_device,
             experiment: self.experiment,
         }
     }
@@ -966,6 +975,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: Some("oit.frag".into()),
+            null_device: Some("RADV null hardware (RADV_FORCE_FAMILY=raven)".into()),
             experiment: None,
         };
         let line = serde_json::to_string(&rec).unwrap();

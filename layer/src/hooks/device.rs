@@ -230,6 +230,11 @@ unsafe fn describe(
         device_name,
         app: inst.app.clone(),
         chip,
+        null_device: crate::model::record::null_device(
+            std::env::var("RADV_FORCE_FAMILY").ok().as_deref(),
+            std::env::var(pops_report::NULL_DEVICE_ENV).ok().as_deref(),
+            std::env::var("LD_PRELOAD").ok().as_deref(),
+        ),
         features: InterlockFeatures::default(),
         settings: inst.settings.clone(),
         modules: Default::default(),

@@ -279,6 +279,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: None,
+            null_device: None,
             object: None,
             experiment: None,
         })
