@@ -304,25 +304,12 @@ fn bad_input_files() {
 
 #[test]
 fn libdrm_reference_stream_decodes() {
-    let shared = std::env::var_os("POPS_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let f = shared.join("reference/libdrm-draw/gfx11_draw_ib.bin");
-    if !f.exists() {
-        if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
-            || std::env::var("CI").is_ok_and(|v| v == "true")
-        {
-            panic!(
-                "POPS_REQUIRE_REFERENCE or CI=true is set but {} is missing",
-                f.display()
-            );
-        }
-        pops_testkit::skipped(format!(
-            "libdrm stream through pops decode: {} is absent",
-            f.display()
-        ));
+    let Some(f) = pops_testkit::reference(
+        "libdrm-draw/gfx11_draw_ib.bin",
+        "libdrm stream through pops decode",
+    ) else {
         return;
-    }
+    };
     let o = pops(
         &["decode", "--gfx", "navi31", "--json", f.to_str().unwrap()],
         None,

@@ -9,22 +9,7 @@ use common::{fresh_path, pops};
 /// Whether `pops selftest --draw` finds the reference folder it compares against (the path its
 /// `default_reference` uses). Absent: SKIPPED for the comparison, or a failure when `CI=true`.
 fn reference_present() -> bool {
-    let p = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/reference/libdrm-draw"
-    );
-    if std::path::Path::new(p).is_dir() {
-        return true;
-    }
-    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
-        || std::env::var("CI").is_ok_and(|v| v == "true")
-    {
-        panic!("POPS_REQUIRE_REFERENCE or CI=true is set but {p} is missing");
-    }
-    pops_testkit::skipped(format!(
-        "comparison with the reference draw: {p} is absent (decode-only)"
-    ));
-    false
+    pops_testkit::reference("libdrm-draw", "comparison with the reference draw").is_some()
 }
 
 #[test]

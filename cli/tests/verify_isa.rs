@@ -161,8 +161,7 @@ fn acos_program_listing_verifies_like_its_assembly() {
 #[test]
 fn a_spirv_module_is_compiled_by_radv_and_verified() {
     if !std::path::Path::new("/usr/share/vulkan/icd.d/radeon_icd.json").exists() {
-        pops_testkit::skipped("RADV (mesa-vulkan-drivers) not installed");
-        assert!(std::env::var("CI").is_err(), "RADV missing in CI");
+        pops_testkit::missing("RADV (mesa-vulkan-drivers) not installed");
         return;
     }
     let dir = pops_testkit::scratch("verify-compile");
@@ -197,11 +196,7 @@ fn a_spirv_module_is_compiled_by_radv_and_verified() {
             "{out}"
         );
     } else {
-        pops_testkit::skipped("the RADV oracle is not built (target/radv-oracle)");
-        assert!(
-            std::env::var("CI").is_err(),
-            "the RADV oracle missing in CI"
-        );
+        pops_testkit::missing("the RADV oracle is not built (target/radv-oracle)");
     }
     let (code, out, err) = pops(
         &[
@@ -253,8 +248,7 @@ fn the_embedded_vertex_stage_is_its_source_compiled() {
         .arg(format!("{dir}/shaders/fullscreen.vert"))
         .output();
     let Ok(st) = st else {
-        pops_testkit::skipped("glslangValidator not installed");
-        assert!(std::env::var("CI").is_err(), "glslang missing in CI");
+        pops_testkit::missing("glslangValidator not installed");
         return;
     };
     assert!(st.status.success(), "{st:?}");

@@ -43,12 +43,7 @@ int main(void) {
 fn header_says() -> Option<String> {
     let header = std::path::Path::new("/usr/include/vulkan/vk_layer.h");
     if !header.is_file() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "required in CI but missing: {} (libvulkan-dev)",
-            header.display()
-        );
-        pops_testkit::skipped("vk_layer.h not installed (libvulkan-dev)");
+        pops_testkit::missing(format!("{} (libvulkan-dev)", header.display()));
         return None;
     }
     let dir = pops_testkit::scratch("loader-abi");

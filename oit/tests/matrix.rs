@@ -13,10 +13,7 @@ const LAVAPIPE: &str = "/usr/share/vulkan/icd.d/lvp_icd.json";
 const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
 
 fn skip(reason: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("required in CI but missing: {reason}");
-    }
-    pops_testkit::skipped(reason);
+    pops_testkit::missing(reason);
 }
 
 fn text(o: &Output) -> String {

@@ -9,27 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn reference_dir() -> Option<PathBuf> {
-    // $POPS_SHARED_DIR stands in for ../shared in checkouts that do not sit beside it.
-    let shared = std::env::var_os("POPS_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let dir = shared.join("reference/registers");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
-        || std::env::var("CI").is_ok_and(|v| v == "true")
-    {
-        panic!(
-            "POPS_REQUIRE_REFERENCE or CI=true is set but {} is missing",
-            dir.display()
-        );
-    }
-    pops_testkit::skipped(format!(
-        "register database cross-check: {} is absent (clone pops next to shared/)",
-        dir.display()
-    ));
-    None
+    pops_testkit::reference("registers", "register database cross-check")
 }
 
 struct DbReg {

@@ -11,11 +11,8 @@ fn grammar() -> Option<serde_json::Value> {
     match std::fs::read_to_string(GRAMMAR) {
         Ok(s) => Some(serde_json::from_str(&s).expect("grammar is JSON")),
         Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{GRAMMAR} is required in CI (spirv-headers, scripts/install-deps.sh): {e}");
-            }
-            pops_testkit::skipped(format!(
-                "{GRAMMAR} not readable ({e}); install spirv-headers"
+            pops_testkit::missing(format!(
+                "{GRAMMAR} not readable ({e}); install spirv-headers (scripts/install-deps.sh)"
             ));
             None
         }

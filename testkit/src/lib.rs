@@ -155,11 +155,7 @@ pub mod shim {
         let lib = library();
         if lib.is_none() {
             let why = "the amdgpu-shim is not built (scripts/test-all.sh builds it)";
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "required in CI but missing: {why}"
-            );
-            crate::skipped(why);
+            crate::missing(why);
         }
         lib
     }
@@ -251,11 +247,7 @@ pub mod mesa {
             None => {
                 let why = "today's Mesa is not built (scripts/test-all.sh builds \
                            ../shared/tools/mesa-current into target/mesa-current)";
-                assert!(
-                    std::env::var("CI").as_deref() != Ok("true"),
-                    "required in CI but missing: {why}"
-                );
-                crate::skipped(why);
+                crate::missing(why);
             }
         }
         v
@@ -375,6 +367,57 @@ pub mod mesa {
     }
 }
 
+/// Whether the tests run in CI (`CI=true`): every prerequisite is installed there, so a missing
+/// one is a failure, never a skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// A missing prerequisite (a driver, a tool, a package): a failure in CI, else a loud skip.
+pub fn missing(reason: impl std::fmt::Display) {
+    assert!(!in_ci(), "required in CI but missing: {reason}");
+    skipped(reason);
+}
+
+/// The reference data and tools beside the clone: `../shared`, or `POPS_SHARED_DIR`.
+pub fn shared_dir() -> std::path::PathBuf {
+    std::env::var_os("POPS_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"))
+        })
+}
+
+/// `shared/reference/<rel>`, where it exists; else a loud skip, or a failure where the
+/// reference data is required (`POPS_REQUIRE_REFERENCE`, which the test command sets in CI, or
+/// `CI=true`).
+pub fn reference(rel: &str, what: &str) -> Option<std::path::PathBuf> {
+    let path = shared_dir().join("reference").join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("POPS_REQUIRE_REFERENCE").is_none() && !in_ci(),
+        "POPS_REQUIRE_REFERENCE or CI=true is set but {} is missing",
+        path.display()
+    );
+    skipped(format!(
+        "{what}: reference data {} is absent",
+        path.display()
+    ));
+    None
+}
+
+/// A little-endian dword file (a recorded or reference IB): whole dwords, or the test fails.
+pub fn read_dwords(path: &std::path::Path) -> Vec<u32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(bytes.len() % 4, 0, "{} is not whole dwords", path.display());
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// A page looked at in a real browser: Debian's headless Chromium.
 pub mod browser {
     use std::path::Path;
@@ -393,11 +436,7 @@ pub mod browser {
     pub fn chromium_or_skip() -> Option<&'static str> {
         let b = chromium();
         if b.is_none() {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "required in CI but missing: chromium"
-            );
-            crate::skipped("chromium not installed");
+            crate::missing("chromium not installed");
         }
         b
     }

@@ -225,11 +225,7 @@ fn check(mesa: &Mesa, shim: &Path, chip: &str, inject: (&str, &str)) {
 #[test]
 fn a_device_loss_names_the_interlocked_draws_in_flight_at_the_loss_and_just_before() {
     if !Path::new(radv_shim::RADV).is_file() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "required in CI but missing: RADV"
-        );
-        return pops_testkit::skipped("RADV not installed");
+        return pops_testkit::missing("RADV not installed");
     }
     let Some(shim) = pops_testkit::shim::library_or_skip() else {
         return;

@@ -197,23 +197,7 @@ mod tests {
     use super::*;
 
     fn reference_dir() -> Option<std::path::PathBuf> {
-        let dir = std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/reference/registers"
-        ));
-        if dir.is_dir() {
-            Some(dir.to_path_buf())
-        } else if std::env::var_os("POPS_REQUIRE_REFERENCE").is_some()
-            || std::env::var("CI").is_ok_and(|v| v == "true")
-        {
-            panic!("reference register database missing at {}", dir.display());
-        } else {
-            pops_testkit::skipped(format!(
-                "reference register database not found at {}",
-                dir.display()
-            ));
-            None
-        }
+        pops_testkit::reference("registers", "the register database cross-check")
     }
 
     #[test]

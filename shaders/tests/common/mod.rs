@@ -15,10 +15,7 @@ pub struct Skip(pub String);
 /// Prints `SKIPPED: <reason>` loudly, and fails instead when running in CI, where every oracle
 /// is installed by `scripts/install-deps.sh`.
 pub fn skip(reason: &str) {
-    if std::env::var("CI").map(|v| v == "true").unwrap_or(false) {
-        panic!("oracle missing in CI (CI=true): {reason}");
-    }
-    pops_testkit::skipped(reason);
+    pops_testkit::missing(reason);
 }
 
 /// Compiles GLSL with Debian's `glslangValidator -V` into SPIR-V words.
