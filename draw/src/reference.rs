@@ -1,5 +1,5 @@
 //! The reference draw: which state libdrm's hardware-tested draw programs on each generation
-//! ([`crate::reference_state`], generated from `shared/reference/libdrm-draw`), and the
+//! (`reference_state`, generated from `shared/reference/libdrm-draw`), and the
 //! register-by-register comparison of a decoded stream with a decoded reference stream.
 
 use crate::differences::{self, Difference};

@@ -30,7 +30,7 @@ pub const ENTRIES: u32 = 8;
 /// Dwords per slot: the count, the entries, the overflow dword.
 pub const SLOT_DWORDS: u32 = ENTRIES + 2;
 
-/// Pixel-shader user SGPRs: s[0:1] the storage buffer address, s2 the primitive index.
+/// Pixel-shader user SGPRs: `s[0:1]` the storage buffer address, s2 the primitive index.
 pub const PS_USER_SGPRS: u32 = 4;
 const PS_BUFFER_SGPR: u8 = 0;
 const PS_PRIM_SGPR: u8 = 2;

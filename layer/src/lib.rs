@@ -9,10 +9,10 @@
 //!
 //! The shape, from the application inwards:
 //!
-//! - the FFI shell: [`table`] lists every intercepted function once; [`entry`] generates the
+//! - the FFI shell: `table` lists every intercepted function once; [`entry`] generates the
 //!   entry points (each body inside [`boundary`]) and answers vkGet*ProcAddr; [`next`] holds the
 //!   next layer's functions, resolved once; [`draw_path`] is the draw commands' hot path, with
-//!   [`counter`]; [`registry`] maps dispatch keys to [`instance`]s and [`device`]s; [`ffi`] is
+//!   `counter`; [`registry`] maps dispatch keys to [`instance`]s and [`device`]s; [`ffi`] is
 //!   vk_layer.h;
 //! - [`hooks`]: the bodies, one module per concept, reaching state only through
 //! - [`stores`]: the device's state, each store owning its lock;

@@ -1,6 +1,6 @@
 //! The layer's findings in the application's `VK_EXT_debug_utils` messengers, as the Khronos
 //! layers deliver theirs: a severity mapped from the diagnostic's, a stable message id per
-//! diagnostic code (`pMessageIdName` "POPS-<code>", `messageIdNumber` its FNV-1a hash), and the
+//! diagnostic code (`pMessageIdName` `"POPS-<code>"`, `messageIdNumber` its FNV-1a hash), and the
 //! object (pipeline or shader object, with the application's name) in `pObjects`. RenderDoc and
 //! application logs show them where they show validation messages. The `debug_messages` setting
 //! turns this off.
@@ -39,7 +39,7 @@ pub struct Messengers {
 /// what the hardware is programmed to, neither a valid-usage violation nor only performance.
 const TYPE: vk::DebugUtilsMessageTypeFlagsEXT = vk::DebugUtilsMessageTypeFlagsEXT::GENERAL;
 
-/// The stable message id of a diagnostic code: "POPS-<code>" and its 32-bit FNV-1a hash.
+/// The stable message id of a diagnostic code: `"POPS-<code>"` and its 32-bit FNV-1a hash.
 pub fn message_id(code: &str) -> (String, i32) {
     let mut h: u32 = 0x811c_9dc5;
     for b in code.bytes() {

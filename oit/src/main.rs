@@ -4,7 +4,7 @@
 //!
 //! Modules: [`device`] (instance, device choice), [`resources`] (buffers, images),
 //! [`pipelines`] (shaders, layouts, pipelines), [`scene`] (the triangles), [`render`] (one
-//! combination's frames), [`reference`] (CPU sorted blending and tolerance), [`image_out`] (PNG),
+//! combination's frames), [`mod@reference`] (CPU sorted blending and tolerance), [`image_out`] (PNG),
 //! [`matrix`] (combinations and the result table), [`config`] (algorithms and AA modes).
 
 mod config;

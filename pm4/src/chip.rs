@@ -11,7 +11,7 @@ use std::str::FromStr;
 /// section are all chosen by this value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GfxLevel {
-    /// GFX9 (Vega, Raven): POPS packer in MODE[25:24], wave-ID off-by-one.
+    /// GFX9 (Vega, Raven): POPS packer in `MODE[25:24]`, wave-ID off-by-one.
     Gfx9,
     /// GFX10.1 (Navi 1x): HW_REG_POPS_PACKER; the stalled-POPS hazard lives here.
     Gfx10,

@@ -76,7 +76,7 @@ fn is_capture_file(name: &str) -> bool {
 }
 
 impl CaptureWinsys {
-    /// Records IBs that fail [`pm4::validate`] too, as [`crate::AmdgpuWinsys::allow_invalid_ibs`]
+    /// Records IBs that fail [`pm4::validate`] too, as [`crate::amdgpu::AmdgpuWinsys::allow_invalid_ibs`]
     /// submits them: for deliberate experiments. Off by default, so a capture refuses exactly what
     /// a GPU submission would.
     pub fn allow_invalid_ibs(&mut self, allow: bool) {

@@ -10,7 +10,7 @@
 //! - [`capture::CaptureWinsys`], which emulates a chosen family where no AMD GPU exists and
 //!   records every submission to a directory that `pops decode` reads back.
 //!
-//! Command streams are built once, by [`cs::CmdStream`], outside the backends, so both backends
+//! Command streams are built once, by [`cs`], outside the backends, so both backends
 //! are handed identical bytes. [`selftest`] is the hardware self-test run by `pops selftest`.
 //! [`fault::FaultInjector`] wraps a backend to test the recovery paths (not a third GPU backend).
 

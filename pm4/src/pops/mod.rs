@@ -2,7 +2,7 @@
 //! shader interlock, on each chip from GFX9 to GFX12 (the article stops at GFX11: each GFX12
 //! rule's reason names its source, `docs/state.md` lists them).
 //!
-//! [`derive`] is a pure function from (family, interlock description, draw state, experiment
+//! [`derive()`] is a pure function from (family, interlock description, draw state, experiment
 //! switches) to a [`PopsState`]: the register values, one-line reasons for every POPS-related
 //! field, the device features, and diagnostics. Emission of those values as PM4 lives apart in
 //! [`emit()`]; its JSON documents are the `pops-report` crate's types, so that `pops state` and the
@@ -431,7 +431,7 @@ impl fmt::Display for Severity {
     }
 }
 
-/// Every finding [`derive`] can report, by its stable code: the one list of pm4::pops's codes,
+/// Every finding [`derive()`] can report, by its stable code: the one list of pm4::pops's codes,
 /// so that another producer of findings (the layer) can be checked never to reuse one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Code {
@@ -612,7 +612,7 @@ pub fn derive(
     derive_assuming(family, interlock, draw, exp, &KernelState::default())
 }
 
-/// [`derive`] under an explicit assumption about the kernel-owned state.
+/// [`derive()`] under an explicit assumption about the kernel-owned state.
 pub fn derive_assuming(
     family: Family,
     interlock: &InterlockDesc,

@@ -8,7 +8,7 @@ use super::vmem::{VmemFormat, VmemKind};
 pub type OpPiece = (u8, u8, u8, u8);
 
 /// One format of one generation: its opcode pieces, the (dword, bit) that makes an atomic
-/// return (GLC; GFX12's th[0]), and the kind of each opcode that exists (sorted by opcode).
+/// return (GLC; GFX12's `th[0]`), and the kind of each opcode that exists (sorted by opcode).
 pub struct FormatTable {
     pub encoding: Encoding,
     pub format: VmemFormat,

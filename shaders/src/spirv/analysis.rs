@@ -1,6 +1,6 @@
 //! What each entry point of a SPIR-V module asks of POPS, found in one pass over the words.
 //!
-//! The pass records, per <id>, only what later questions need (is it a type, a pointer into
+//! The pass records, per `<id>`, only what later questions need (is it a type, a pointer into
 //! memory, a built-in, a label, a function), per function its blocks, calls and interlock
 //! instructions, and per module its entry points and execution modes. Questions about an entry
 //! point (which functions it reaches, whether an interlock instruction is in divergent control
@@ -40,7 +40,7 @@ use std::cell::Cell;
 pub struct ModuleInfo {
     /// SPIR-V (major, minor) version from the header.
     pub version: (u8, u8),
-    /// The header's <id> bound.
+    /// The header's `<id>` bound.
     pub bound: u32,
     /// One per `OpEntryPoint`, in module order.
     pub entry_points: Vec<EntryPointInfo>,
@@ -60,7 +60,7 @@ impl ModuleInfo {
 pub struct EntryPointInfo {
     pub name: String,
     pub execution_model: ExecutionModel,
-    /// The <id> of the entry point's function.
+    /// The `<id>` of the entry point's function.
     pub function: u32,
     /// The declared interlock execution mode (PixelInterlockOrderedEXT … ShadingRateInterlockUnorderedEXT);
     /// the first one when a malformed module declares several.
@@ -103,7 +103,7 @@ pub struct EntryPointInfo {
 /// One `OpBeginInvocationInterlockEXT` or `OpEndInvocationInterlockEXT`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InterlockSite {
-    /// The <id> of the function containing it.
+    /// The `<id>` of the function containing it.
     pub function: u32,
     /// That function's `OpName`, if the module has debug names.
     pub function_name: Option<String>,
@@ -167,8 +167,8 @@ const INTERLOCK_MODE_BASE: u32 = ExecutionMode::PixelInterlockOrderedEXT.0 - 1;
 const F_INHERITED: u32 =
     F_BUFFER_BLOCK | F_MEMBER_BUILTIN | F_MEMBER_BUILTIN_SAMPLE | F_MEMBER_SAMPLE;
 
-/// Facts per <id>, indexed by <id> (all < bound, checked on the way in), one row of four words
-/// per <id> so that what one instruction asks about an <id> is one cache line away.
+/// Facts per `<id>`, indexed by `<id>` (all < bound, checked on the way in), one row of four words
+/// per `<id>` so that what one instruction asks about an `<id>` is one cache line away.
 struct Ids {
     rows: Vec<[u32; 4]>,
 }
@@ -180,11 +180,11 @@ const TY: usize = 1;
 /// Row word: storage class of pointer types and variables; width of integer types; block index
 /// of labels; function index of functions.
 const AUX: usize = 2;
-/// Row word: word index of the <id>'s `OpName` (0, the magic number, when there is none).
+/// Row word: word index of the `<id>`'s `OpName` (0, the magic number, when there is none).
 const NAME: usize = 3;
 
 struct Block {
-    /// Range of `succs`: label <id>s while parsing, block indices after the function ends.
+    /// Range of `succs`: label `<id>`s while parsing, block indices after the function ends.
     succ: (u32, u32),
     returns: bool,
     /// Divergence within its function, once asked: 0 not yet, 1 uniform, 2 divergent.
@@ -221,7 +221,7 @@ struct RawEntry {
     model: ExecutionModel,
     function: u32,
     name: String,
-    /// Word range of the interface <id>s (checked against the bound while parsing).
+    /// Word range of the interface `<id>`s (checked against the bound while parsing).
     interface: (usize, usize),
     word: usize,
 }
@@ -265,7 +265,7 @@ impl Pass {
 
     /// One instruction: every instruction with a result type defines a typed value (its type is
     /// remembered: the grammar's operand shape makes this exact, not a guess) and has both
-    /// <id>s checked; the routed ones are read.
+    /// `<id>`s checked; the routed ones are read.
     fn instruction(&mut self, inst: &Instruction<'_>) -> Result<(), SpirvError> {
         let w = inst.words;
         let shape = ROUTE.get(usize::from(inst.op.0)).copied().unwrap_or(0);
@@ -723,7 +723,7 @@ fn analyze_host(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
 const ROUTED: u8 = 4;
 
 /// The opcodes with an arm in `analyze_host`'s match; every other instruction only has its result
-/// <id>s checked and its type recorded.
+/// `<id>`s checked and its type recorded.
 const ROUTED_OPS: &[Op] = &[
     Op::Capability,
     Op::EntryPoint,
@@ -869,7 +869,7 @@ fn terminate(
     Ok(())
 }
 
-/// Turns the finished function's branch targets from label <id>s into block indices, checking
+/// Turns the finished function's branch targets from label `<id>`s into block indices, checking
 /// each is a block of the same function.
 fn resolve_successors(
     f: &Func,

@@ -13,7 +13,7 @@ use std::fmt;
 pub const MAGIC: u32 = 0x0723_0203;
 /// Words in the module header: magic, version, generator, bound, schema.
 pub const HEADER_WORDS: usize = 5;
-/// The specification's universal limit on the result <id> bound (SPIR-V 2.17 "Universal
+/// The specification's universal limit on the result `<id>` bound (SPIR-V 2.17 "Universal
 /// Limits"). A larger bound is rejected before anything is allocated from it, so a 20-byte
 /// module cannot make the analysis reserve gigabytes.
 pub const MAX_ID_BOUND: u32 = 4_194_303;
@@ -91,7 +91,7 @@ pub struct Header {
     /// `0x00MMmm00`: major and minor version.
     pub version: u32,
     pub generator: u32,
-    /// Every <id> of the module is below this.
+    /// Every `<id>` of the module is below this.
     pub bound: u32,
     pub schema: u32,
 }
@@ -206,7 +206,7 @@ impl<'a> Instruction<'a> {
         }
     }
 
-    /// Word `k` as an <id>, checked against the bound.
+    /// Word `k` as an `<id>`, checked against the bound.
     #[inline]
     pub fn id(&self, k: usize, bound: u32) -> Result<u32, SpirvError> {
         let id = self.operand(k)?;

@@ -1418,13 +1418,13 @@ impl Op {
         })
     }
 
-    /// Whether the instruction's first operand is a result type <id> (and its second a result <id>).
+    /// Whether the instruction's first operand is a result type `<id>` (and its second a result `<id>`).
     #[inline]
     pub fn has_result_type(self) -> bool {
         matches!(OP_SHAPE.get(usize::from(self.0)), Some(s) if s & SHAPE_RESULT_TYPE != 0)
     }
 
-    /// Whether the instruction defines a result <id> (the first operand, or the second after a result type).
+    /// Whether the instruction defines a result `<id>` (the first operand, or the second after a result type).
     #[inline]
     pub fn has_result(self) -> bool {
         matches!(OP_SHAPE.get(usize::from(self.0)), Some(s) if s & SHAPE_RESULT != 0)
@@ -1433,7 +1433,7 @@ impl Op {
 
 /// `OP_SHAPE[opcode]` bit: the instruction has a result type operand.
 pub const SHAPE_RESULT_TYPE: u8 = 1;
-/// `OP_SHAPE[opcode]` bit: the instruction has a result <id> operand.
+/// `OP_SHAPE[opcode]` bit: the instruction has a result `<id>` operand.
 pub const SHAPE_RESULT: u8 = 2;
 
 /// Operand shape of every opcode up to the largest the grammar defines (0 for unknown ones).

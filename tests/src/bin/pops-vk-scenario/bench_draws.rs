@@ -24,7 +24,7 @@ pub(crate) fn record_draws(
 }
 
 /// [`record_draws`] on the device whose instance enables the layer (a separate never-inlined
-/// symbol for callgrind's inclusive count, as [`bench_create_layered`]).
+/// symbol for callgrind's inclusive count, as `bench_create_layered`).
 #[inline(never)]
 pub(crate) fn record_draws_layered(
     ctx: &Ctx,
