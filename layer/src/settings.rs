@@ -18,7 +18,7 @@ pub const ENV_PREFIX: &str = "VK_POPS_INTERLOCK_";
 /// same names (checked by a test).
 pub const SETTINGS: &[(&str, &str)] = &[
     ("report", "Path of the JSON Lines report; one object per analysed pipeline, library or shader object. Empty: no report file."),
-    ("chip", "Target AMD family (vega10 … navi31, gfx1150, an LLVM processor or a level) used instead of the device's own chip."),
+    ("chip", "Target AMD family (vega10 … navi31, gfx1150, gfx1201, an LLVM processor or a level) used instead of the device's own chip."),
     ("log", "Log level of the layer's messages on stderr: off, error, warn, info, debug or trace."),
     ("report_all", "Also report pipelines whose fragment shader does not use interlock."),
     ("debug_messages", "Also send the layer's findings to the application's VK_EXT_debug_utils messengers (message id POPS-<code>), once per object."),
