@@ -193,14 +193,16 @@ macro_rules! vulkan_table {
 
 pub(crate) use vulkan_table;
 
-/// The intercepted functions with their parameters' names, from the table.
-macro_rules! prototypes {
+/// What the table gives the rest of the layer by name: every intercepted function with its
+/// parameters' names ([`PROTOTYPES`]), and every Vulkan function name as a constant of its own
+/// name ([`vkfn`]).
+macro_rules! names {
     (
         global [$($gk:ident $gw:ident $gname:ident . $gfield:ident : $gpfn:ty => $gbody:path [$($garg:ident : $gty:ty),*] $(-> $gret:ty)?;)*]
         instance [$($ik:ident $iw:ident $iname:ident . $ifield:ident : $ipfn:ty => $ibody:path [$($iarg:ident : $ity:ty),*] $(-> $iret:ty)?;)*]
-        instance_calls [$($calls:tt)*]
+        instance_calls [$($icname:ident . $icfield:ident : $icpfn:ty;)*]
         device [$($dk:ident $dw:ident $dname:ident . $dfield:ident : $dpfn:ty => $dbody:path [$($darg:ident : $dty:ty),*] $(-> $dret:ty)?;)*]
-        device_calls [$($dcalls:tt)*]
+        device_calls [$($dcname:ident . $dcfield:ident : $dcpfn:ty;)*]
     ) => {
         /// Every function the layer intercepts, with its parameters' names as the table gives
         /// them: the Vulkan registry's, in snake case (`layer/tests/registry.rs` checks them
@@ -210,22 +212,9 @@ macro_rules! prototypes {
             $((stringify!($iname), &[$(stringify!($iarg)),*]),)*
             $((stringify!($dname), &[$(stringify!($darg)),*]),)*
         ];
-    };
-}
 
-vulkan_table!(prototypes);
-
-/// Every Vulkan function name the table holds, as a constant of its own name: what the hook
-/// bodies say a call is (`vkfn::vkQueueSubmit`), so that no name is typed twice.
-macro_rules! function_names {
-    (
-        global [$($gk:ident $gw:ident $gname:ident . $gfield:ident : $gpfn:ty => $gbody:path [$($garg:ident : $gty:ty),*] $(-> $gret:ty)?;)*]
-        instance [$($ik:ident $iw:ident $iname:ident . $ifield:ident : $ipfn:ty => $ibody:path [$($iarg:ident : $ity:ty),*] $(-> $iret:ty)?;)*]
-        instance_calls [$($icname:ident . $icfield:ident : $icpfn:ty;)*]
-        device [$($dk:ident $dw:ident $dname:ident . $dfield:ident : $dpfn:ty => $dbody:path [$($darg:ident : $dty:ty),*] $(-> $dret:ty)?;)*]
-        device_calls [$($dcname:ident . $dcfield:ident : $dcpfn:ty;)*]
-    ) => {
-        /// The table's Vulkan function names.
+        /// The table's Vulkan function names: what the hook bodies say a call is
+        /// (`vkfn::vkQueueSubmit`), so that no name is typed twice.
         #[allow(non_upper_case_globals, dead_code)]
         pub mod vkfn {
             $(pub const $gname: &str = stringify!($gname);)*
@@ -237,4 +226,4 @@ macro_rules! function_names {
     };
 }
 
-vulkan_table!(function_names);
+vulkan_table!(names);
