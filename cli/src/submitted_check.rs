@@ -93,12 +93,7 @@ impl Check {
 /// The draw records of the report at `path`, registers resolved and each with its last totals.
 pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, ShimRunError> {
     use pops_report::read::Item;
-    let unreadable = |e: std::io::Error| {
-        ShimRunError::Report(crate::summary::ReportFileError {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })
-    };
+    let unreadable = |e| ShimRunError::Report(crate::summary::ReportFileError::of(path, e));
     let f = std::fs::File::open(path).map_err(unreadable)?;
     let mut out: Vec<Resolved> = Vec::new();
     let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();

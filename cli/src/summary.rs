@@ -177,10 +177,7 @@ impl Summarizer {
 
     /// Reads the report at `path`; an unreadable file is an error naming it.
     pub fn read_file(&mut self, path: &Path) -> Result<(), ReportFileError> {
-        let unreadable = |e: std::io::Error| ReportFileError {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        };
+        let unreadable = |e| ReportFileError::of(path, e);
         let f = std::fs::File::open(path).map_err(unreadable)?;
         self.read(f).map_err(unreadable)
     }
@@ -395,6 +392,16 @@ pub fn nothing_rendered(s: &Summary) -> Option<String> {
 pub struct ReportFileError {
     pub path: std::path::PathBuf,
     pub reason: String,
+}
+
+impl ReportFileError {
+    /// The report at `path` could not be read: `e`.
+    pub fn of(path: &Path, e: std::io::Error) -> Self {
+        ReportFileError {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }
+    }
 }
 
 /// Summarises reports read as one, streamed from their files.
