@@ -133,6 +133,9 @@ fn sample(enc: Encoding, inst: InstKind) -> Vec<Inst> {
             Sopp::Sendmsg => vec![Inst::sendmsg(Msg::OrderedPsDone)],
             Sopp::Sleep => vec![Inst::sleep(3), Inst::sleep(0xffff)],
             Sopp::Endpgm => vec![Inst::endpgm()],
+            // The forms the draw emits: every depctr field but one at its "no wait" value, which
+            // LLVM prints in hex (all fields 0 it prints by name).
+            Sopp::WaitAlu => vec![Inst::sopp(op, 0xfffe), Inst::sopp(op, 0xfffd)],
             _ => vec![Inst::sopp(op, 0)],
         },
     }

@@ -447,6 +447,7 @@ impl Inst {
                         Sopp::Nop => format!("{m} {v}"),
                         // LLVM prints counts and event masks in hex.
                         Sopp::WaitEvent
+                        | Sopp::WaitAlu
                         | Sopp::WaitLoadcnt
                         | Sopp::WaitStorecnt
                         | Sopp::WaitSamplecnt

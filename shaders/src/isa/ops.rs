@@ -161,6 +161,8 @@ op_table! {
         LshlB64 = "s_lshl_b64", "s_lshl_b64", [29, 31, 9, 9], (2, 2, 1);
         LshrB32 = "s_lshr_b32", "s_lshr_b32", [30, 32, 10, 10], (1, 1, 1);
         BfeU32 = "s_bfe_u32", "s_bfe_u32", [37, 39, 38, 38], (1, 1, 1);
+        BfeU64 = "s_bfe_u64", "s_bfe_u64", [39, 41, 40, 40], (2, 2, 1);
+        PackLlB32B16 = "s_pack_ll_b32_b16", "s_pack_ll_b32_b16", [50, 50, 50, 50], (1, 1, 1);
         Lshl1AddU32 = "s_lshl1_add_u32", "s_lshl1_add_u32", [46, 46, 14, 14], (1, 1, 1);
     }
 }
@@ -211,6 +213,8 @@ op_table! {
         Sleep = "s_sleep", "s_sleep", [14, 14, 3, 3], (0, 0, 0);
         Sendmsg = "s_sendmsg", "s_sendmsg", [16, 16, 54, 54], (0, 0, 0);
         WaitEvent = "s_wait_event", "s_wait_event", [NONE, NONE, 11, 11], (0, 0, 0);
+        // GFX12's name of s_waitcnt_depctr: waits for ALU results (its simm16: the depctr fields).
+        WaitAlu = "s_wait_alu", "s_wait_alu", [NONE, NONE, NONE, 8], (0, 0, 0);
         // GFX12's split counters, each waited for on its own (its simm16: the count to reach).
         WaitLoadcnt = "s_wait_loadcnt", "s_wait_loadcnt", [NONE, NONE, NONE, 64], (0, 0, 0);
         WaitStorecnt = "s_wait_storecnt", "s_wait_storecnt", [NONE, NONE, NONE, 65], (0, 0, 0);

@@ -484,7 +484,8 @@ impl WaveState {
                     Ok(Event::None)
                 }
                 (Sopp::Sendmsg, SoppImm::Msg(m)) => Ok(Event::Message(m)),
-                (Sopp::Nop, _) => Ok(Event::None),
+                // A wait for ALU results orders nothing the model counts.
+                (Sopp::Nop | Sopp::WaitAlu, _) => Ok(Event::None),
                 (Sopp::Sleep, SoppImm::Simm16(v)) => Ok(Event::Sleep(v)),
                 (Sopp::Endpgm, _) => {
                     self.pc = pc;
@@ -564,6 +565,19 @@ fn sop2_result(op: Sop2, a: u64, b: u64, scc: bool) -> (u64, bool) {
             let r = ((a32 as u64) << 1) + b32 as u64;
             (r & 0xffff_ffff, r > 0xffff_ffff)
         }
+        Sop2::BfeU64 => {
+            let offset = b32 & 63;
+            let width = (b32 >> 16) & 0x7f;
+            let mask = if width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            let r = (a >> offset) & mask;
+            (r, r != 0)
+        }
+        // The pack instructions leave SCC as it was.
+        Sop2::PackLlB32B16 => (((a32 & 0xffff) | (b32 << 16)) as u64, scc),
     }
 }
 
@@ -588,5 +602,32 @@ fn sopc_result(op: Sopc, a: u64, b: u64) -> bool {
         Sopc::Bitcmp1B32 => (a32 >> (b32 & 31)) & 1 == 1,
         Sopc::CmpEqU64 => a == b,
         Sopc::CmpLgU64 => a != b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lane masks RADV's GFX12 NGG code builds: `s_pack_ll_b32_b16 s0, 0, s3` puts the
+    /// wave's vertex count (s3[7:0]) in the width field, `s_bfe_u64 exec, -1, s0` takes that many
+    /// low bits of all ones; a pack leaves SCC alone, a bit-field extract sets it when non-zero.
+    #[test]
+    fn the_gfx12_ngg_lane_mask_instructions() {
+        let (packed, scc) = sop2_result(Sop2::PackLlB32B16, 0, 0x1234_0520, true);
+        assert_eq!((packed, scc), (0x0520_0000, true));
+        assert_eq!(
+            sop2_result(Sop2::BfeU64, u64::MAX, 0x0020_0000, false),
+            (0xffff_ffff, true)
+        );
+        assert_eq!(
+            sop2_result(Sop2::BfeU64, u64::MAX, 0x0040_0000, false),
+            (u64::MAX, true)
+        );
+        assert_eq!(sop2_result(Sop2::BfeU64, u64::MAX, 0, true), (0, false));
+        assert_eq!(
+            sop2_result(Sop2::BfeU64, 0xf0, 0x0004_0004, false),
+            (0xf, true)
+        );
     }
 }
