@@ -13,10 +13,6 @@ use std::time::Duration;
 /// GPU's results are unavailable (neither 0, a pass, nor 1, a failure that was seen).
 pub const NO_SHADER_OUTPUT: u8 = 3;
 
-/// The exit status of `--draw` on a generation pops has no POPS draw for: nothing was submitted,
-/// and nothing failed (the hardware run records it apart from failures).
-pub const NOT_AVAILABLE: u8 = 4;
-
 /// The `pops selftest` arguments the draw uses.
 pub struct DrawArgs {
     pub capture: Option<PathBuf>,
@@ -54,19 +50,6 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, SelftestError> {
         return Err(SelftestError::NoRuns);
     }
     let mut ws = open_winsys(&a.capture, &a.chip, &a.device, &a.dri_dir, a.gpu_va_base)?;
-    // The draw is built on a generation's hardware-tested reference draw: without one, say so
-    // once, before anything is submitted.
-    let family = ws.info().family;
-    if draw::reference::steps(family.gfx_level()).is_none() {
-        eprintln!(
-            "pops selftest: {family} ({}): the POPS draw is not available for this generation: {}; nothing was submitted",
-            family.gfx_level(),
-            draw::stream::DrawError::NoReference {
-                level: family.gfx_level()
-            }
-        );
-        return Ok(ExitCode::from(NOT_AVAILABLE));
-    }
     let opts = Options {
         runs: a.runs,
         timeout: Duration::from_millis(a.timeout_ms),

@@ -1,4 +1,5 @@
-//! Every register where the POPS draw departs from libdrm's reference draw, with the reason.
+//! Every register where the POPS draw departs from its reference draw (libdrm's on GFX9-GFX11,
+//! RADV's on GFX12), with the reason.
 //! `reference::compare` accepts a difference only when it is listed here for the level; the
 //! capture tests fail on any other. `docs/hardware-draw.md` prints this table.
 
@@ -21,6 +22,9 @@ pub enum Reason {
     NullExport,
     /// An experiment switch of the variant.
     Experiment,
+    /// GFX12, whose reference is RADV's triangles: the draw's screen-space RECTLIST rectangles
+    /// without blending, programmed as RADV's own RECTLIST draw or libdrm's GFX11 draw does.
+    Rectangles,
 }
 
 impl Reason {
@@ -33,6 +37,7 @@ impl Reason {
             Reason::Samples => "samples",
             Reason::NullExport => "null export",
             Reason::Experiment => "experiment",
+            Reason::Rectangles => "rectangles",
         }
     }
 }
@@ -43,8 +48,10 @@ pub enum Levels {
     All,
     /// GFX9–GFX10.3 (legacy VS, wave IDs).
     PreGfx11,
-    /// GFX11 and GFX11.5 (NGG, export ready).
+    /// GFX11, GFX11.5 and GFX12 (NGG, export ready).
     Gfx11Plus,
+    /// GFX12 (RADV's draw as the reference).
+    Gfx12,
 }
 
 impl Levels {
@@ -53,6 +60,7 @@ impl Levels {
             Levels::All => true,
             Levels::PreGfx11 => !level.is_gfx11_plus(),
             Levels::Gfx11Plus => level.is_gfx11_plus(),
+            Levels::Gfx12 => matches!(level, GfxLevel::Gfx12),
         }
     }
 
@@ -60,7 +68,8 @@ impl Levels {
         match self {
             Levels::All => "all",
             Levels::PreGfx11 => "gfx9–gfx10.3",
-            Levels::Gfx11Plus => "gfx11, gfx11.5",
+            Levels::Gfx11Plus => "gfx11, gfx11.5, gfx12",
+            Levels::Gfx12 => "gfx12",
         }
     }
 }
@@ -87,6 +96,23 @@ macro_rules! table {
 }
 
 table! {
+    // GFX12 first: where a register has an entry for all levels too, GFX12's reason is this one.
+    SPI_SHADER_COL_FORMAT, Gfx12, NullExport, "SPI_SHADER_32_ABGR for the colour target, as libdrm's export of the same four 32-bit channels (RADV's case: FP16_ABGR); MSAA: SPI_SHADER_32_R for MRT0 with no target (export space POPS requires)";
+    GE_POS_RING_BASE, Gfx12, Address, "our position ring, placed in our ring buffer as RADV places it in its own";
+    GE_PRIM_RING_BASE, Gfx12, Address, "our primitive ring, placed in our ring buffer as RADV places it in its own";
+    SPI_SHADER_USER_DATA_GS_0, Gfx12, ShaderArguments, "the rectangle's x0, rewritten before each draw";
+    SPI_SHADER_USER_DATA_GS_1, Gfx12, ShaderArguments, "the rectangle's y0, rewritten before each draw";
+    SPI_SHADER_USER_DATA_GS_2, Gfx12, ShaderArguments, "the rectangle's x1, rewritten before each draw";
+    SPI_SHADER_USER_DATA_GS_3, Gfx12, ShaderArguments, "the rectangle's y1, rewritten before each draw";
+    SPI_SHADER_PGM_RSRC2_PS, Gfx12, ShaderArguments, "USER_SGPR = 4, the pixel shader's arguments (RADV's shader takes 5)";
+    SPI_SHADER_GS_OUT_CONFIG_PS, Gfx12, ShaderResources, "NO_PC_EXPORT and no interpolants: the primitive shader writes no parameters, as RADV programs for its own vertex shader without outputs";
+    VGT_PRIMITIVE_TYPE, Gfx12, Rectangles, "RECTLIST, as RADV programs for its own RECTLIST draw on gfx1201 (RADV's case: triangles)";
+    VGT_GS_OUT_PRIM_TYPE, Gfx12, Rectangles, "RECT_2D, as RADV programs with its own RECTLIST draw on gfx1201";
+    VGT_NUM_INDICES, Gfx12, Rectangles, "three vertices per RECTLIST rectangle";
+    PA_CL_VTE_CNTL, Gfx12, Rectangles, "VTX_XY_FMT and VTX_Z_FMT: the corners are in screen space, no viewport transform (libdrm's GFX11 value)";
+    PA_CL_CLIP_CNTL, Gfx12, Rectangles, "CLIP_DISABLE: screen-space corners are not clipped (libdrm's GFX11 value)";
+    CB_BLEND0_CONTROL, Gfx12, Rectangles, "no blending (libdrm's draw); RADV's case blends";
+    SX_MRT0_BLEND_OPT, Gfx12, Rectangles, "no blending: RADV's value for its targets that do not blend (MRT1-7)";
     SPI_SHADER_PGM_LO_VS, PreGfx11, Address, "our vertex shader";
     SPI_SHADER_PGM_HI_VS, PreGfx11, Address, "our vertex shader";
     SPI_SHADER_PGM_LO_ES, Gfx11Plus, Address, "our NGG primitive shader";

@@ -7,23 +7,88 @@ pub use crate::step::Step;
 use pm4::{GfxLevel, Opcode};
 use std::collections::BTreeMap;
 
-/// The reference state of `level` (GFX10.3 uses the GFX10 stream, GFX11.5 the GFX11 one);
-/// `None` where the reference data holds no hardware-tested draw of the level (GFX12).
-pub fn steps(level: GfxLevel) -> Option<&'static [Step]> {
+/// The reference state of `level` (GFX10.3 uses the GFX10 stream, GFX11.5 the GFX11 one;
+/// GFX12, which libdrm has no draw test of, the state RADV programmed at its POPS draw on
+/// gfx1201, `draw/reference/radv-gfx1201`).
+pub fn steps(level: GfxLevel) -> &'static [Step] {
     match level {
-        GfxLevel::Gfx9 => Some(crate::reference_state::GFX9),
-        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => Some(crate::reference_state::GFX10),
-        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => Some(crate::reference_state::GFX11),
-        GfxLevel::Gfx12 => None,
+        GfxLevel::Gfx9 => crate::reference_state::GFX9,
+        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => crate::reference_state::GFX10,
+        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => crate::reference_state::GFX11,
+        GfxLevel::Gfx12 => crate::reference_state::GFX12,
     }
 }
 
-/// The families the POPS draw is built for: those whose generation has a reference draw.
-pub fn families() -> impl Iterator<Item = pm4::Family> {
-    pm4::Family::ALL
+/// The IBs stock RADV submitted for its first POPS draw on gfx1201 (preamble, command buffer),
+/// recorded on the amdgpu shim by `scripts/record-gfx12-draw-reference.sh`.
+const RADV_GFX1201_IBS: [&[u8]; 2] = [
+    include_bytes!("../reference/radv-gfx1201/ib-0.bin"),
+    include_bytes!("../reference/radv-gfx1201/ib-1.bin"),
+];
+
+/// The reference stream of a level whose reference is RADV's (GFX12): its IBs up to and with
+/// the first draw packet that has DB_SHADER_CONTROL.PRIMITIVE_ORDERED_PIXEL_SHADER set, so the
+/// comparison sees the state in force at that draw. `None` for the levels libdrm's draws serve.
+pub fn radv_stream(level: GfxLevel) -> Option<Result<Vec<u32>, pm4::DecodeError>> {
+    if level != GfxLevel::Gfx12 {
+        return None;
+    }
+    let dwords: Vec<u32> = RADV_GFX1201_IBS
         .iter()
-        .copied()
-        .filter(|f| steps(f.gfx_level()).is_some())
+        .flat_map(|ib| ib.chunks_exact(4))
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Some(cut_at_pops_draw(level, dwords))
+}
+
+/// The register state in force at the first POPS draw of a driver's IBs (`dwords`, the IBs of
+/// one submission in order), less compute registers and the draw packets' implied writes; the
+/// whole stream's state where no draw has POPS on.
+pub fn state_at_pops_draw(
+    level: GfxLevel,
+    dwords: Vec<u32>,
+) -> Result<BTreeMap<u32, u32>, pm4::DecodeError> {
+    let cut = cut_at_pops_draw(level, dwords)?;
+    let implied = [
+        pm4::Reg::VGT_NUM_INDICES,
+        pm4::Reg::VGT_DRAW_INITIATOR,
+        pm4::Reg::VGT_NUM_INSTANCES,
+    ]
+    .map(|r| level.register(r).map(|d| d.address));
+    Ok(writes_by_address(level, &cut)?
+        .into_iter()
+        .filter(|(a, _)| !implied.contains(&Some(*a)))
+        .filter_map(|(a, v)| Some((a, *v.last()?)))
+        .collect())
+}
+
+fn cut_at_pops_draw(level: GfxLevel, dwords: Vec<u32>) -> Result<Vec<u32>, pm4::DecodeError> {
+    let packets = pm4::decode(level, &dwords).into_result()?;
+    let pops = level.field(
+        pm4::Reg::DB_SHADER_CONTROL,
+        pm4::Field::PRIMITIVE_ORDERED_PIXEL_SHADER,
+    );
+    let dsc = level
+        .register(pm4::Reg::DB_SHADER_CONTROL)
+        .map(|d| d.address);
+    let mut on = false;
+    for p in &packets {
+        for w in &p.writes {
+            if Some(w.address) == dsc {
+                on = pops.as_ref().is_ok_and(|f| f.extract(w.value) == 1);
+            }
+        }
+        if on && p.opcode.name().starts_with("DRAW_") {
+            return Ok(dwords[..p.index + p.dwords].to_vec());
+        }
+    }
+    Ok(dwords)
+}
+
+/// The families the POPS draw is built for: every family of the chip database (each level has a
+/// reference draw).
+pub fn families() -> impl Iterator<Item = pm4::Family> {
+    pm4::Family::ALL.iter().copied()
 }
 
 /// The level whose register names the reference stream of `level` uses.
@@ -36,7 +101,8 @@ pub const fn source_level(level: GfxLevel) -> GfxLevel {
     }
 }
 
-/// The reference IB file in `shared/reference/libdrm-draw/` for `level`, where there is one.
+/// The reference IB file in `shared/reference/libdrm-draw/` for `level`, where there is one
+/// (GFX12's reference is RADV's, [`radv_stream`]).
 pub const fn reference_file(level: GfxLevel) -> Option<&'static str> {
     match level {
         GfxLevel::Gfx9 => Some("gfx9_draw_ib.bin"),
@@ -94,6 +160,12 @@ impl Comparison {
     }
 }
 
+/// Compute shader registers (COMPUTE_*): a dispatch's state, not a draw's. RADV's recording
+/// holds its clears' dispatches; the draw programs none of them.
+const COMPUTE_SH: std::ops::Range<u32> = 0xb800..0xc000;
+
+/// Every value written to each graphics register, in order (a reference's last value is the one
+/// in force at its draw).
 fn writes_by_address(
     level: GfxLevel,
     dwords: &[u32],
@@ -106,7 +178,7 @@ fn writes_by_address(
         if p.opcode == Opcode::NOP {
             continue;
         }
-        for w in &p.writes {
+        for w in p.writes.iter().filter(|w| !COMPUTE_SH.contains(&w.address)) {
             map.entry(w.address).or_default().push(w.value);
         }
     }
@@ -120,8 +192,9 @@ fn name_at(level: GfxLevel, address: u32) -> String {
 }
 
 /// Compares our stream with the reference stream of the same level, register by register: every
-/// register the reference programs must be programmed, with the reference's value unless
-/// [`differences::TABLE`] lists the register for this level with its reason.
+/// register the reference programs must be programmed, with the value in force at the
+/// reference's draw (the last it writes) unless [`differences::TABLE`] lists the register for
+/// this level with its reason.
 pub fn compare(
     level: GfxLevel,
     ours: &[u32],
@@ -133,7 +206,7 @@ pub fn compare(
     for (addr, values) in &theirs {
         let name = name_at(level, *addr);
         let got = ours.get(addr).cloned().unwrap_or_default();
-        for v in values {
+        if let Some(v) = values.last() {
             if got.contains(v) {
                 c.same += 1;
                 continue;
@@ -159,4 +232,41 @@ pub fn compare(
         }
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two readings of RADV's IBs agree: the generated GFX12 state (the generator reads the
+    /// dwords with the PM4 facts and the register database) is, register for register, the state
+    /// `pm4::decode` finds in force at RADV's POPS draw, less its compute registers.
+    #[test]
+    fn the_generated_gfx12_state_is_the_state_at_radvs_pops_draw() {
+        let level = GfxLevel::Gfx12;
+        let stream = radv_stream(level).unwrap().unwrap();
+        let instances = writes_by_address(level, &stream).unwrap()
+            [&level.register(pm4::Reg::VGT_NUM_INSTANCES).unwrap().address]
+            .last()
+            .copied();
+        let decoded = state_at_pops_draw(level, stream).unwrap();
+        let mut generated = BTreeMap::new();
+        for s in steps(level) {
+            match s {
+                Step::Regs(w) => {
+                    for (r, v) in w.iter() {
+                        generated.insert(level.register(*r).unwrap().address, *v);
+                    }
+                }
+                Step::Raw { address, values } => {
+                    for (k, v) in values.iter().enumerate() {
+                        generated.insert(address + 4 * k as u32, *v);
+                    }
+                }
+                Step::NumInstances(n) => assert_eq!(Some(*n), instances),
+            }
+        }
+        assert_eq!(generated, decoded);
+        assert!(generated.len() > 250, "{}", generated.len());
+    }
 }

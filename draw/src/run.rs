@@ -360,7 +360,6 @@ struct Buffers {
 const CODE_BYTES: u64 = 16 * 1024;
 const PS_OFFSET: u64 = 8 * 1024;
 const COLOR_BYTES: u64 = 256 * 1024;
-const ATTR_RING_BYTES: u64 = 2 * 1024 * 1024;
 const STAMPS_BYTES: u64 = 4096;
 const FENCE_OFFSET: u64 = 64;
 const IB_BYTES: u64 = 256 * 1024;
@@ -371,19 +370,22 @@ fn allocate(ws: &mut dyn Winsys, variants: &[Variant]) -> Result<Buffers, Winsys
     let code = ws.create_buffer(CODE_BYTES, Domain::Gtt)?;
     let storage = ws.create_buffer(storage_bytes, Domain::Gtt)?;
     let color = ws.create_buffer(COLOR_BYTES, Domain::Gtt)?;
-    let attr_ring = ws.create_buffer(ATTR_RING_BYTES, Domain::Gtt)?;
+    let rings = crate::stream::ring_layout(ws.info().family.gfx_level());
+    let attr_ring = ws.create_buffer(rings.bytes, Domain::Gtt)?;
     let stamps = ws.create_buffer(STAMPS_BYTES, Domain::Gtt)?;
     let ib = ws.create_buffer(IB_BYTES, Domain::Gtt)?;
     let code_va = ws.gpu_address(code)?;
-    let ring_va = ws.gpu_address(attr_ring)?;
+    // The ring registers hold addresses >> 16: the first 64 KiB boundary inside.
+    let ring_va = (ws.gpu_address(attr_ring)? + 0xffff) & !0xffff;
     let stamps_va = ws.gpu_address(stamps)?;
     let addrs = Addresses {
         vs: code_va,
         ps: code_va + PS_OFFSET,
         storage: ws.gpu_address(storage)?,
         color: ws.gpu_address(color)?,
-        // SPI_ATTRIBUTE_RING_BASE holds the address >> 16: the first 64 KiB boundary inside.
-        attr_ring: (ring_va + 0xffff) & !0xffff,
+        attr_ring: ring_va,
+        pos_ring: ring_va + rings.pos_offset,
+        prim_ring: ring_va + rings.prim_offset,
         timestamps: stamps_va,
         fence: stamps_va + FENCE_OFFSET,
     };

@@ -2,7 +2,8 @@
 //!
 //! - The vertex stage places one RECTLIST rectangle from four user SGPRs (x0, y0, x1, y1 as
 //!   floats, the layout of libdrm's `vs_RectPosTexFast`): a legacy VS on GFX9/GFX10.x, an NGG
-//!   primitive shader in passthrough mode on GFX11 (as the reference draws do).
+//!   primitive shader in passthrough mode on GFX11 (as the reference draws do) and on GFX12 (in
+//!   the shape of RADV's own GFX12 NGG passthrough code).
 //! - The pixel shader computes its pixel's (or sample's) slot in the storage buffer, enters the
 //!   ordered section with the emitter's sequence for the level, appends the primitive index (a
 //!   counter and a small array), leaves the ordered section as its generation requires, and
@@ -156,27 +157,30 @@ pub fn pixel_shader(level: GfxLevel, o: &PsOptions) -> Result<Vec<Asm>, IsaError
 }
 
 /// The vertex stage for `level`: a legacy VS before GFX11, an NGG passthrough primitive shader
-/// on GFX11 and GFX11.5.
+/// on GFX11, GFX11.5 and GFX12.
 pub fn vertex_shader(level: GfxLevel) -> Vec<Asm> {
-    if level.is_gfx11_plus() {
-        ngg_shader()
-    } else {
-        legacy_vs()
+    match level {
+        GfxLevel::Gfx12 => ngg_shader_gfx12(),
+        _ if level.is_gfx11_plus() => ngg_shader(),
+        _ => legacy_vs(),
     }
 }
 
 /// RECTLIST corner from the vertex ID in `vid`: vertex 0 = (x0, y0), 1 = (x1, y0), 2 = (x0, y1);
 /// the rectangle's user SGPRs start at `s`. Writes x, y, z, w to `out..out+3`, uses `out+4`.
-fn corner(p: &mut Vec<Asm>, vid: u8, s: u8, out: u8) {
+/// `vcc_wait`, where the level needs one, goes before each `v_cndmask` that reads the VCC the
+/// comparison before it wrote.
+fn corner(p: &mut Vec<Asm>, vid: u8, s: u8, out: u8, vcc_wait: Option<Inst>) {
     let (x, y, z, w, t) = (out, out + 1, out + 2, out + 3, out + 4);
-    p.push(VInst::vopc(Vopc::CmpEqU32, VOperand::Const(1), vid).into());
-    p.push(VInst::mov(x, VOperand::Sgpr(s)).into());
-    p.push(VInst::mov(t, VOperand::Sgpr(s + 2)).into());
-    p.push(VInst::vop2(Vop2::CndmaskB32, x, VOperand::Vgpr(x), t).into());
-    p.push(VInst::vopc(Vopc::CmpEqU32, VOperand::Const(2), vid).into());
-    p.push(VInst::mov(y, VOperand::Sgpr(s + 1)).into());
-    p.push(VInst::mov(t, VOperand::Sgpr(s + 3)).into());
-    p.push(VInst::vop2(Vop2::CndmaskB32, y, VOperand::Vgpr(y), t).into());
+    for (vertex, coord, near, far) in [(1, x, s, s + 2), (2, y, s + 1, s + 3)] {
+        p.push(VInst::vopc(Vopc::CmpEqU32, VOperand::Const(vertex), vid).into());
+        p.push(VInst::mov(coord, VOperand::Sgpr(near)).into());
+        p.push(VInst::mov(t, VOperand::Sgpr(far)).into());
+        if let Some(wait) = vcc_wait {
+            p.push(wait.into());
+        }
+        p.push(VInst::vop2(Vop2::CndmaskB32, coord, VOperand::Vgpr(coord), t).into());
+    }
     p.push(VInst::mov(z, VOperand::Const(0)).into());
     p.push(VInst::mov(w, VOperand::Float(InlineFloat::One)).into());
 }
@@ -185,7 +189,7 @@ fn corner(p: &mut Vec<Asm>, vid: u8, s: u8, out: u8) {
 /// SPI_VS_OUT_CONFIG declares (zeros; the pixel shader interpolates nothing).
 fn legacy_vs() -> Vec<Asm> {
     let mut p = Vec::new();
-    corner(&mut p, 0, 0, 1);
+    corner(&mut p, 0, 0, 1, None);
     p.push(
         ExportInst {
             target: ExpTarget::Pos(0),
@@ -275,11 +279,75 @@ fn ngg_shader() -> Vec<Asm> {
     p.push(VInst::vopc(Vopc::CmpGtU32, VOperand::Sgpr(1), 1).into());
     p.push(Inst::sop2(Sop2::AndB64, Operand::Exec, Operand::Exec, Operand::Vcc).into());
     p.push(Inst::branch(Sopp::CbranchExecz, NGG_END).into());
-    corner(&mut p, 5, 8, 6);
+    corner(&mut p, 5, 8, 6, None);
     p.push(
         ExportInst {
             target: ExpTarget::Pos(0),
             src: [Some(6), Some(7), Some(8), Some(9)],
+            done: true,
+            vm: false,
+        }
+        .into(),
+    );
+    p.push(Inst::Label(NGG_END).into());
+    p.push(Inst::endpgm().into());
+    p
+}
+
+const NGG12_SKIP_VERTS: Label = Label("ngg_skip_verts");
+
+/// `s_wait_alu` fields (GFX12's s_waitcnt_depctr): all ones but the counter waited for.
+/// SA_SDST: an SALU's SGPR result; VA_VCC: a VALU's VCC result.
+const WAIT_SA_SDST: u16 = 0xfffe;
+const WAIT_VA_VCC: u16 = 0xfffd;
+
+/// GFX12 NGG passthrough, in the shape of the NGG code RADV 26.2's compiler emits for gfx1201
+/// (the draw's reference recording): s3 = merged wave info (this wave's vertices [7:0] and
+/// primitives [15:8]), user SGPRs from s8, v0 = the primitive's export data, v3 = vertex ID. The
+/// first vertices' lanes export the position, then, once the exports have left
+/// (`s_wait_expcnt 0`), the first primitives' lanes export the primitive. The waits for ALU
+/// results (`s_wait_alu`) before exec and VCC are read are where RADV's code has them or more.
+fn ngg_shader_gfx12() -> Vec<Asm> {
+    let s = Operand::Sgpr;
+    // exec = the first `count` lanes, count = s3[bits]: s_bfe_u64 exec, -1, (count << 16).
+    let lanes = |p: &mut Vec<Asm>, shift: Inst| {
+        p.push(shift.into());
+        p.push(Inst::sopp(Sopp::WaitAlu, WAIT_SA_SDST).into());
+        p.push(Inst::sop2(Sop2::BfeU64, Operand::Exec, Operand::Const(-1), s(0)).into());
+    };
+    let mut p: Vec<Asm> = Vec::new();
+    lanes(
+        &mut p,
+        Inst::sop2(Sop2::PackLlB32B16, s(0), Operand::Const(0), s(3)),
+    );
+    p.push(Inst::branch(Sopp::CbranchExecz, NGG12_SKIP_VERTS).into());
+    corner(
+        &mut p,
+        3,
+        8,
+        6,
+        Some(Inst::sopp(Sopp::WaitAlu, WAIT_VA_VCC)),
+    );
+    p.push(
+        ExportInst {
+            target: ExpTarget::Pos(0),
+            src: [Some(6), Some(7), Some(8), Some(9)],
+            done: true,
+            vm: false,
+        }
+        .into(),
+    );
+    p.push(Inst::Label(NGG12_SKIP_VERTS).into());
+    p.push(Inst::sopp(Sopp::WaitExpcnt, 0).into());
+    lanes(
+        &mut p,
+        Inst::sop2(Sop2::LshlB32, s(0), s(3), Operand::Const(8)),
+    );
+    p.push(Inst::branch(Sopp::CbranchExecz, NGG_END).into());
+    p.push(
+        ExportInst {
+            target: ExpTarget::Prim,
+            src: [Some(0), None, None, None],
             done: true,
             vm: false,
         }
@@ -393,6 +461,44 @@ mod tests {
                 assert_eq!(t.contains(" dlc"), level != GfxLevel::Gfx9, "{level}: {t}");
             }
         }
+    }
+
+    /// GFX12's NGG code in the shape RADV's compiler gives it on gfx1201: the position export
+    /// first (vertex ID in v3), the exports waited for before exec changes, the primitive export
+    /// last, each exec taken from merged wave info with an SALU wait before it is read.
+    #[test]
+    fn the_gfx12_primitive_shader_exports_as_radvs_does() {
+        let vs = Programs::build(GfxLevel::Gfx12, &opts(true, false))
+            .unwrap()
+            .vs;
+        let t = vs.instruction_texts();
+        let at = |p: &str| t.iter().position(|x| x.starts_with(p)).unwrap();
+        let pos = at("export pos0");
+        let prim = at("export prim v0");
+        let wait = at("s_wait_expcnt 0x0");
+        assert!(pos < wait && wait < prim, "{t:?}");
+        assert!(
+            t[pos].ends_with(" done") && t[prim].contains(" done"),
+            "{t:?}"
+        );
+        assert_eq!(
+            t.first().map(String::as_str),
+            Some("s_pack_ll_b32_b16 s0, 0, s3")
+        );
+        for (i, x) in t.iter().enumerate() {
+            if x.starts_with("s_bfe_u64 exec") {
+                assert_eq!(t[i - 1], "s_wait_alu 0xfffe", "{t:?}");
+            }
+            if x.starts_with("v_cndmask_b32") {
+                assert_eq!(t[i - 1], "s_wait_alu 0xfffd", "{t:?}");
+            }
+        }
+        assert!(
+            t.iter()
+                .any(|x| x.starts_with("v_cmp_eq_u32_e32 vcc, 1, v3")),
+            "{t:?}"
+        );
+        assert_eq!(t.last().map(String::as_str), Some("s_endpgm"));
     }
 
     #[test]

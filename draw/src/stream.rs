@@ -25,8 +25,6 @@ pub enum DrawError {
     Encode(#[from] pm4::EncodeError),
     #[error("{variant}: {what}")]
     Unsupported { variant: String, what: String },
-    #[error("pops builds its POPS draw on a hardware-tested reference draw of the generation (libdrm's), and has one of GFX9, GFX10 and GFX11 but not of {level}")]
-    NoReference { level: GfxLevel },
 }
 
 /// GPU addresses of the draw's buffers.
@@ -40,12 +38,78 @@ pub struct Addresses {
     pub storage: u64,
     /// The 32x32 colour target, 256-byte aligned.
     pub color: u64,
-    /// GFX11 attribute ring, 64 KiB aligned.
+    /// GFX11+ attribute ring, 64 KiB aligned.
     pub attr_ring: u64,
+    /// GFX12 position and primitive rings (NGG exports go through memory there), 64 KiB
+    /// aligned, in the same buffer as the attribute ring as [`ring_layout`] places them.
+    pub pos_ring: u64,
+    pub prim_ring: u64,
     /// Two 64-bit timestamps (before and after the draws), 8-byte aligned.
     pub timestamps: u64,
     /// The fence dword.
     pub fence: u64,
+}
+
+/// Where the rings of a level lie in the one ring buffer the draw allocates, and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingLayout {
+    /// Bytes to allocate (with 64 KiB to spare for aligning the start).
+    pub bytes: u64,
+    /// Offsets of the position and primitive rings from the attribute ring (GFX12; 0 before).
+    pub pos_offset: u64,
+    pub prim_offset: u64,
+}
+
+/// The ring buffer of `level`. GFX11: the attribute ring alone (2 MiB). GFX12: RADV's layout,
+/// read from the reference state it programmed on gfx1201 (its bases are 64 KiB units of one
+/// buffer): the attribute ring, then the position ring, then the primitive ring, whose size is
+/// its per-shader-engine size (GE_PRIM_RING_SIZE.MEM_SIZE, 32-byte units) times the square of
+/// gfx1201's four shader engines, as RADV sizes it, rounded up to 64 KiB. That covers gfx1200's
+/// two shader engines too.
+pub fn ring_layout(level: GfxLevel) -> RingLayout {
+    const GFX11_ATTR_RING: u64 = 2 << 20;
+    let gfx11 = RingLayout {
+        bytes: GFX11_ATTR_RING + (64 << 10),
+        pos_offset: 0,
+        prim_offset: 0,
+    };
+    if level != GfxLevel::Gfx12 {
+        return gfx11;
+    }
+    let value = |reg: Reg| -> Option<u64> {
+        let address = level.register(reg)?.address;
+        reference::steps(level).iter().rev().find_map(|s| match s {
+            Step::Regs(w) => w
+                .iter()
+                .rev()
+                .find(|(r, _)| *r == reg)
+                .map(|(_, v)| *v as u64),
+            Step::Raw { address: a, values } => values
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(k, _)| a + 4 * *k as u32 == address)
+                .map(|(_, v)| *v as u64),
+            Step::NumInstances(_) => None,
+        })
+    };
+    let (Some(attr), Some(pos), Some(prim), Some(prim_size)) = (
+        value(Reg::SPI_ATTRIBUTE_RING_BASE),
+        value(Reg::GE_POS_RING_BASE),
+        value(Reg::GE_PRIM_RING_BASE),
+        value(Reg::GE_PRIM_RING_SIZE),
+    ) else {
+        return gfx11;
+    };
+    const SHADER_ENGINES: u64 = 4;
+    let prim_bytes = ((prim_size & 0x7ff) * 32 * SHADER_ENGINES * SHADER_ENGINES)
+        .div_ceil(64 << 10)
+        * (64 << 10);
+    RingLayout {
+        bytes: ((prim - attr) << 16) + prim_bytes + (64 << 10),
+        pos_offset: (pos - attr) << 16,
+        prim_offset: (prim - attr) << 16,
+    }
 }
 
 /// The value the fence RELEASE_MEM writes once every draw has finished.
@@ -221,6 +285,10 @@ fn apply_changes(
     st.set(Reg::CB_COLOR0_BASE_EXT, (a.color >> 40) as u32)?;
     if level.is_gfx11_plus() {
         st.set(Reg::SPI_ATTRIBUTE_RING_BASE, (a.attr_ring >> 16) as u32)?;
+    }
+    if level == GfxLevel::Gfx12 {
+        gfx12_changes(st, v, a)?;
+    } else if level.is_gfx11_plus() {
         st.fields(
             Reg::SPI_VS_OUT_CONFIG,
             &[(Field::VS_EXPORT_COUNT, 0), (Field::NO_PC_EXPORT, 1)],
@@ -231,6 +299,10 @@ fn apply_changes(
     st.set(Reg::SPI_SHADER_USER_DATA_PS_1, (a.storage >> 32) as u32)?;
     st.set(Reg::SPI_SHADER_USER_DATA_PS_2, 0)?;
     st.set(Reg::SPI_SHADER_USER_DATA_PS_3, 0)?;
+    st.fields(
+        Reg::SPI_SHADER_PGM_RSRC2_PS,
+        &[(Field::USER_SGPR, crate::shader::PS_USER_SGPRS)],
+    )?;
     // Pixel-shader resources: 8 VGPRs (granules of 4, minus one); GFX9 counts SGPRs too.
     let vgprs = programs_vgpr_granules(programs);
     st.fields(Reg::SPI_SHADER_PGM_RSRC1_PS, &[(Field::VGPRS, vgprs)])?;
@@ -243,8 +315,11 @@ fn apply_changes(
         (Field::POS_Y_FLOAT_ENA, 1),
         (Field::ANCILLARY_ENA, v.per_sample() as u32),
     ];
-    st.fields(Reg::SPI_PS_INPUT_ENA, &inputs)?;
-    st.fields(Reg::SPI_PS_INPUT_ADDR, &inputs)?;
+    // Exactly these inputs: another enabled input would move the VGPRs the shader reads.
+    for reg in [Reg::SPI_PS_INPUT_ENA, Reg::SPI_PS_INPUT_ADDR] {
+        st.set(reg, 0)?;
+        st.fields(reg, &inputs)?;
+    }
     // The shader writes memory: run it even where the DB would consider it a no-op.
     st.fields(
         Reg::DB_SHADER_CONTROL,
@@ -310,6 +385,64 @@ fn apply_changes(
     Ok(())
 }
 
+/// GFX12's changes to RADV's state (its reference): the rings of our buffer, the vertex stage's
+/// outputs, and the draw's shape where RADV's pipeline differs from libdrm's rectangles.
+fn gfx12_changes(st: &mut State, v: &Variant, a: &Addresses) -> Result<(), DrawError> {
+    st.set(Reg::GE_POS_RING_BASE, (a.pos_ring >> 16) as u32)?;
+    st.set(Reg::GE_PRIM_RING_BASE, (a.prim_ring >> 16) as u32)?;
+    // No parameters, as RADV programs for its own vertex shader without outputs.
+    st.set(Reg::SPI_SHADER_GS_OUT_CONFIG_PS, 0)?;
+    st.fields(
+        Reg::SPI_SHADER_GS_OUT_CONFIG_PS,
+        &[(Field::NO_PC_EXPORT, 1)],
+    )?;
+    // RECTLIST in, RECT_2D out: what RADV programs for its own RECTLIST draw on gfx1201.
+    st.set(Reg::VGT_PRIMITIVE_TYPE, 0)?;
+    st.fields(
+        Reg::VGT_PRIMITIVE_TYPE,
+        &[(Field::PRIM_TYPE, DI_PT_RECTLIST)],
+    )?;
+    st.set(Reg::VGT_GS_OUT_PRIM_TYPE, 0)?;
+    st.fields(
+        Reg::VGT_GS_OUT_PRIM_TYPE,
+        &[(Field::OUTPRIM_TYPE, OUTPRIM_RECT_2D)],
+    )?;
+    // Corners in screen space, unclipped: libdrm's hardware-tested GFX11 values.
+    st.set(Reg::PA_CL_VTE_CNTL, 0)?;
+    st.fields(
+        Reg::PA_CL_VTE_CNTL,
+        &[(Field::VTX_XY_FMT, 1), (Field::VTX_Z_FMT, 1)],
+    )?;
+    st.set(Reg::PA_CL_CLIP_CNTL, 0)?;
+    st.fields(
+        Reg::PA_CL_CLIP_CNTL,
+        &[
+            (Field::CLIP_DISABLE, 1),
+            (Field::DX_LINEAR_ATTR_CLIP_ENA, 1),
+        ],
+    )?;
+    // No blending (libdrm's draw); RADV's value for a target that does not blend (its MRT1-7).
+    st.set(Reg::CB_BLEND0_CONTROL, 0)?;
+    let mrt0 = st.level.require(Reg::SX_MRT0_BLEND_OPT)?.address;
+    let unblended = st.values.get(&(mrt0 + 4)).copied().unwrap_or(0);
+    st.set(Reg::SX_MRT0_BLEND_OPT, unblended)?;
+    // Four 32-bit channels, as libdrm's export of the same instruction.
+    if v.color_target() {
+        st.fields(
+            Reg::SPI_SHADER_COL_FORMAT,
+            &[(Field::COL0_EXPORT_FORMAT, SPI_SHADER_32_ABGR)],
+        )?;
+    }
+    Ok(())
+}
+
+/// VGT_PRIMITIVE_TYPE.PRIM_TYPE of a RECTLIST (DI_PT_RECTLIST).
+const DI_PT_RECTLIST: u32 = 0x11;
+/// VGT_GS_OUT_PRIM_TYPE.OUTPRIM_TYPE RECT_2D (the register database's name for 3).
+const OUTPRIM_RECT_2D: u32 = 3;
+/// SPI_SHADER_COL_FORMAT's SPI_SHADER_32_ABGR.
+const SPI_SHADER_32_ABGR: u32 = 9;
+
 /// SPI_SHADER_PGM_RSRC1_PS.VGPRS for the pixel shader: v0–v7 in granules of 4.
 fn programs_vgpr_granules(_p: &Programs) -> u32 {
     1
@@ -323,7 +456,7 @@ pub fn build(
     rects: &[Rect],
 ) -> Result<DrawStream, DrawError> {
     let level = family.gfx_level();
-    let steps = reference::steps(level).ok_or(DrawError::NoReference { level })?;
+    let steps = reference::steps(level);
     let (desc, draw, exp) = pops_inputs(variant);
     let pops_state = pops::derive(family, &desc, &draw, &exp)?;
     let programs = Programs::build(
@@ -457,8 +590,11 @@ fn fence(level: GfxLevel, address: u64) -> ReleaseMem {
         ReleaseMemOp::Gfx11(o) => {
             o.gl2_wb = 1;
             o.gl2_inv = 1;
-            o.glm_wb = 1;
-            o.glm_inv = 1;
+            // GFX12: the L2 alone, as RADV's GFX12 end-of-pipe flush (no GLM bits).
+            if level != GfxLevel::Gfx12 {
+                o.glm_wb = 1;
+                o.glm_inv = 1;
+            }
         }
     }
     rm
@@ -508,9 +644,35 @@ mod tests {
         storage: 0x1_0010_0000,
         color: 0x1_0020_0000,
         attr_ring: 0x1_0030_0000,
+        pos_ring: 0x1_0088_0000,
+        prim_ring: 0x1_00c8_0000,
         timestamps: 0x1_0040_0000,
         fence: 0x1_0040_0040,
     };
+
+    /// GFX12's rings lie as RADV laid out its own on gfx1201 (bases in 64 KiB units: attribute
+    /// 0x80000020, position 0x80000078, primitive 0x800000b8), and the stream points the three
+    /// ring registers into the draw's one ring buffer.
+    #[test]
+    fn gfx12_rings_as_radv_places_them() {
+        let l = ring_layout(GfxLevel::Gfx12);
+        assert_eq!((l.pos_offset, l.prim_offset), (0x58 << 16, 0x98 << 16));
+        // The primitive ring: 0x7fe 32-byte units per shader engine, times 4 x 4, in 64 KiB.
+        assert_eq!(l.bytes, (0x98 << 16) + (16 << 16) + (64 << 10));
+        assert_eq!(ring_layout(GfxLevel::Gfx11).pos_offset, 0);
+        let s = build(Family::Gfx1201, &standard()[0], &A, &rectangles(2)).unwrap();
+        let level = GfxLevel::Gfx12;
+        for (reg, at) in [
+            (Reg::SPI_ATTRIBUTE_RING_BASE, A.attr_ring),
+            (Reg::GE_POS_RING_BASE, A.pos_ring),
+            (Reg::GE_PRIM_RING_BASE, A.prim_ring),
+        ] {
+            assert_eq!(
+                last(level, &s.dwords, reg).unwrap().value,
+                (at >> 16) as u32
+            );
+        }
+    }
 
     fn last(level: GfxLevel, dw: &[u32], reg: Reg) -> Option<pm4::RegWrite> {
         let addr = level.register(reg)?.address;

@@ -2,7 +2,7 @@
 //! capture directory, decoded with `pm4::decode`, must be the stream the run built, and (when the
 //! reference folder is available) must match the reference draw as `reference::compare` states.
 
-use crate::reference::{compare, reference_file};
+use crate::reference::{compare, radv_stream, reference_file};
 use crate::run::Report;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -94,15 +94,12 @@ fn dwords_of(bytes: &[u8]) -> Result<Vec<u32>, PartialDword> {
         .collect())
 }
 
-/// Verifies the capture in `dir` of the run `report`; `reference_dir` is the libdrm-draw folder.
-pub fn verify_capture(
-    dir: &Path,
-    report: &Report,
-    reference_dir: Option<&Path>,
-) -> Result<Verification, VerifyError> {
-    let cap = winsys::capture::load(dir)?;
-    let level = cap.gfx_level;
-    let (reference, note) = match reference_dir.zip(reference_file(level)) {
+/// libdrm's reference stream of `level` from the libdrm-draw folder `dir`, or why there is none.
+fn libdrm_reference(
+    level: pm4::GfxLevel,
+    dir: Option<&Path>,
+) -> (Option<Vec<u32>>, Option<String>) {
+    match dir.zip(reference_file(level)) {
         Some((d, file)) => {
             let p = d.join(file);
             match std::fs::read(&p)
@@ -126,6 +123,27 @@ pub fn verify_capture(
             None,
             Some("no reference folder given; decode-only verification".into()),
         ),
+    }
+}
+
+/// Verifies the capture in `dir` of the run `report`; `reference_dir` is the libdrm-draw folder.
+pub fn verify_capture(
+    dir: &Path,
+    report: &Report,
+    reference_dir: Option<&Path>,
+) -> Result<Verification, VerifyError> {
+    let cap = winsys::capture::load(dir)?;
+    let level = cap.gfx_level;
+    let (reference, note) = match radv_stream(level) {
+        // GFX12: RADV's recorded draw, carried in the binary.
+        Some(Ok(words)) => (Some(words), None),
+        Some(Err(e)) => (
+            None,
+            Some(format!(
+                "RADV's reference draw does not decode: {e}; decode-only verification"
+            )),
+        ),
+        None => libdrm_reference(level, reference_dir),
     };
     let built: Vec<&crate::run::VariantResult> =
         report.results.iter().filter(|r| !r.ib.is_empty()).collect();

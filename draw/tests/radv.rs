@@ -17,6 +17,8 @@ const ADDRS: Addresses = Addresses {
     storage: 0x8_0020_0000,
     color: 0x8_0030_0000,
     attr_ring: 0x8_0040_0000,
+    pos_ring: 0x8_0098_0000,
+    prim_ring: 0x8_00d8_0000,
     timestamps: 0x8_0050_0000,
     fence: 0x8_0050_0040,
 };
