@@ -98,8 +98,8 @@ macro_rules! table {
 table! {
     // GFX12 first: where a register has an entry for all levels too, GFX12's reason is this one.
     SPI_SHADER_COL_FORMAT, Gfx12, NullExport, "SPI_SHADER_32_ABGR for the colour target, as libdrm's export of the same four 32-bit channels (RADV's case: FP16_ABGR); MSAA: SPI_SHADER_32_R for MRT0 with no target (export space POPS requires)";
-    GE_POS_RING_BASE, Gfx12, Address, "our position ring, placed in our ring buffer as RADV places it in its own";
-    GE_PRIM_RING_BASE, Gfx12, Address, "our primitive ring, placed in our ring buffer as RADV places it in its own";
+    GE_POS_RING_BASE, Gfx12, Address, "our position ring, placed in our ring buffer as RADV places it in its own on the chip";
+    GE_PRIM_RING_BASE, Gfx12, Address, "our primitive ring, placed in our ring buffer as RADV places it in its own on the chip";
     SPI_SHADER_USER_DATA_GS_0, Gfx12, ShaderArguments, "the rectangle's x0, rewritten before each draw";
     SPI_SHADER_USER_DATA_GS_1, Gfx12, ShaderArguments, "the rectangle's y0, rewritten before each draw";
     SPI_SHADER_USER_DATA_GS_2, Gfx12, ShaderArguments, "the rectangle's x1, rewritten before each draw";

@@ -370,7 +370,7 @@ fn allocate(ws: &mut dyn Winsys, variants: &[Variant]) -> Result<Buffers, Winsys
     let code = ws.create_buffer(CODE_BYTES, Domain::Gtt)?;
     let storage = ws.create_buffer(storage_bytes, Domain::Gtt)?;
     let color = ws.create_buffer(COLOR_BYTES, Domain::Gtt)?;
-    let rings = crate::stream::ring_layout(ws.info().family.gfx_level());
+    let rings = crate::stream::ring_layout(ws.info().family);
     let attr_ring = ws.create_buffer(rings.bytes, Domain::Gtt)?;
     let stamps = ws.create_buffer(STAMPS_BYTES, Domain::Gtt)?;
     let ib = ws.create_buffer(IB_BYTES, Domain::Gtt)?;

@@ -60,55 +60,52 @@ pub struct RingLayout {
     pub prim_offset: u64,
 }
 
-/// The ring buffer of `level`. GFX11: the attribute ring alone (2 MiB). GFX12: RADV's layout,
-/// read from the reference state it programmed on gfx1201 (its bases are 64 KiB units of one
-/// buffer): the attribute ring, then the position ring, then the primitive ring, whose size is
-/// its per-shader-engine size (GE_PRIM_RING_SIZE.MEM_SIZE, 32-byte units) times the square of
-/// gfx1201's four shader engines, as RADV sizes it, rounded up to 64 KiB. That covers gfx1200's
-/// two shader engines too.
-pub fn ring_layout(level: GfxLevel) -> RingLayout {
-    const GFX11_ATTR_RING: u64 = 2 << 20;
+/// The ring buffer of `family`. Before GFX12: the attribute ring alone (GFX11; 2 MiB). GFX12:
+/// the attribute, position and primitive rings one after the other, sized as RADV sizes them from
+/// the per-shader-engine sizes it programs (the reference state's SPI_ATTRIBUTE_RING_SIZE,
+/// GE_POS_RING_SIZE and GE_PRIM_RING_SIZE) and the chip's shader engines: the attribute ring
+/// per engine, the position and primitive rings per engine squared, each rounded up to 64 KiB.
+/// That is where RADV places them on gfx1201 and gfx1200 (its recordings on the shim).
+pub fn ring_layout(family: Family) -> RingLayout {
+    const KIB64: u64 = 64 << 10;
+    let level = family.gfx_level();
     let gfx11 = RingLayout {
-        bytes: GFX11_ATTR_RING + (64 << 10),
+        bytes: (2 << 20) + KIB64,
         pos_offset: 0,
         prim_offset: 0,
     };
     if level != GfxLevel::Gfx12 {
         return gfx11;
     }
-    let value = |reg: Reg| -> Option<u64> {
-        let address = level.register(reg)?.address;
-        reference::steps(level).iter().rev().find_map(|s| match s {
-            Step::Regs(w) => w
-                .iter()
-                .rev()
-                .find(|(r, _)| *r == reg)
-                .map(|(_, v)| *v as u64),
-            Step::Raw { address: a, values } => values
+    let field = |reg: Reg, field: Field| -> Option<u64> {
+        let desc = level.register(reg)?;
+        let value = reference::steps(level).iter().rev().find_map(|s| match s {
+            Step::Regs(w) => w.iter().rev().find(|(r, _)| *r == reg).map(|(_, v)| *v),
+            Step::Raw { address, values } => values
                 .iter()
                 .enumerate()
                 .rev()
-                .find(|(k, _)| a + 4 * *k as u32 == address)
-                .map(|(_, v)| *v as u64),
+                .find(|(k, _)| address + 4 * *k as u32 == desc.address)
+                .map(|(_, v)| *v),
             Step::NumInstances(_) => None,
-        })
+        })?;
+        Some(desc.field(field)?.extract(value) as u64)
     };
-    let (Some(attr), Some(pos), Some(prim), Some(prim_size)) = (
-        value(Reg::SPI_ATTRIBUTE_RING_BASE),
-        value(Reg::GE_POS_RING_BASE),
-        value(Reg::GE_PRIM_RING_BASE),
-        value(Reg::GE_PRIM_RING_SIZE),
+    let (Some(attr), Some(pos), Some(prim)) = (
+        field(Reg::SPI_ATTRIBUTE_RING_SIZE, Field::MEM_SIZE),
+        field(Reg::GE_POS_RING_SIZE, Field::MEM_SIZE),
+        field(Reg::GE_PRIM_RING_SIZE, Field::MEM_SIZE),
     ) else {
         return gfx11;
     };
-    const SHADER_ENGINES: u64 = 4;
-    let prim_bytes = ((prim_size & 0x7ff) * 32 * SHADER_ENGINES * SHADER_ENGINES)
-        .div_ceil(64 << 10)
-        * (64 << 10);
+    let se = family.shader_engines() as u64;
+    let attr_bytes = (attr + 1) * KIB64 * se;
+    let pos_bytes = (pos * 32 * se * se).div_ceil(KIB64) * KIB64;
+    let prim_bytes = (prim * 32 * se * se).div_ceil(KIB64) * KIB64;
     RingLayout {
-        bytes: ((prim - attr) << 16) + prim_bytes + (64 << 10),
-        pos_offset: (pos - attr) << 16,
-        prim_offset: (prim - attr) << 16,
+        bytes: attr_bytes + pos_bytes + prim_bytes + KIB64,
+        pos_offset: attr_bytes,
+        prim_offset: attr_bytes + pos_bytes,
     }
 }
 
@@ -651,15 +648,18 @@ mod tests {
     };
 
     /// GFX12's rings lie as RADV laid out its own on gfx1201 (bases in 64 KiB units: attribute
-    /// 0x80000020, position 0x80000078, primitive 0x800000b8), and the stream points the three
-    /// ring registers into the draw's one ring buffer.
+    /// 0x80000020, position 0x80000078, primitive 0x800000b8) and gfx1200, and the stream points
+    /// the three ring registers into the draw's one ring buffer.
     #[test]
     fn gfx12_rings_as_radv_places_them() {
-        let l = ring_layout(GfxLevel::Gfx12);
+        let l = ring_layout(Family::Gfx1201);
         assert_eq!((l.pos_offset, l.prim_offset), (0x58 << 16, 0x98 << 16));
         // The primitive ring: 0x7fe 32-byte units per shader engine, times 4 x 4, in 64 KiB.
         assert_eq!(l.bytes, (0x98 << 16) + (16 << 16) + (64 << 10));
-        assert_eq!(ring_layout(GfxLevel::Gfx11).pos_offset, 0);
+        // gfx1200's two engines: RADV's bases there are 0x80000020, 0x8000004c, 0x8000005c.
+        let l = ring_layout(Family::Gfx1200);
+        assert_eq!((l.pos_offset, l.prim_offset), (0x2c << 16, 0x3c << 16));
+        assert_eq!(ring_layout(Family::Navi31).pos_offset, 0);
         let s = build(Family::Gfx1201, &standard()[0], &A, &rectangles(2)).unwrap();
         let level = GfxLevel::Gfx12;
         for (reg, at) in [

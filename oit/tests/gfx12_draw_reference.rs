@@ -1,9 +1,10 @@
 //! The GFX12 POPS draw's reference (`draw/reference/radv-gfx1201`: what stock RADV programmed at
 //! a POPS draw on gfx1201) against today's RADV: `pops-oit` runs the reference's draw again on
 //! the amdgpu shim as gfx1201 and gfx1200, and the register state at RADV's first POPS draw must
-//! be the reference's in everything but the addresses of RADV's own buffers. A newer RADV that
-//! programs GFX12 differently fails here, naming the registers, instead of leaving the draw built
-//! on an aged reference.
+//! be the reference's in everything but the addresses of RADV's own buffers, and RADV's rings lie
+//! where the draw's ring layout puts them on that chip. A newer RADV that programs GFX12
+//! differently fails here, naming the registers, instead of leaving the draw built on an aged
+//! reference.
 
 use pops_testkit::mesa::Mesa;
 use std::collections::BTreeMap;
@@ -119,6 +120,20 @@ fn todays_radv_programs_the_gfx12_reference_draw_as_recorded() {
                 moved.join("\n")
             );
             assert!(reference.len() > 250 && now.len() > 250, "{chip}");
+            // The draw's ring buffer holds the rings where RADV places them on this chip.
+            let base = |r: pm4::Reg| now[&level.register(r).unwrap().address] as u64;
+            let attr = base(pm4::Reg::SPI_ATTRIBUTE_RING_BASE);
+            let family = pm4::Family::parse(chip).unwrap();
+            let ours = draw::stream::ring_layout(family);
+            assert_eq!(
+                (
+                    (base(pm4::Reg::GE_POS_RING_BASE) - attr) << 16,
+                    (base(pm4::Reg::GE_PRIM_RING_BASE) - attr) << 16
+                ),
+                (ours.pos_offset, ours.prim_offset),
+                "{} {chip}: RADV's ring placement",
+                mesa.label()
+            );
         }
     }
 }
