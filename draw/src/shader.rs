@@ -215,6 +215,20 @@ fn legacy_vs() -> Vec<Asm> {
 }
 
 const NGG_SKIP_PRIM: Label = Label("ngg_skip_prim");
+/// The NGG shaders' last position export: the corner in v6–v9.
+const NGG_POSITION: ExportInst = ExportInst {
+    target: ExpTarget::Pos(0),
+    src: [Some(6), Some(7), Some(8), Some(9)],
+    done: true,
+    vm: false,
+};
+/// The NGG shaders' primitive export: the passthrough primitive data in v0.
+const NGG_PRIMITIVE: ExportInst = ExportInst {
+    target: ExpTarget::Prim,
+    src: [Some(0), None, None, None],
+    done: true,
+    vm: false,
+};
 const NGG_END: Label = Label("ngg_end");
 
 /// NGG passthrough (VGT_SHADER_STAGES_EN.PRIMGEN_PASSTHRU_EN and _NO_MSG, as the GFX11
@@ -263,15 +277,7 @@ fn ngg_shader() -> Vec<Asm> {
     p.push(VInst::vopc(Vopc::CmpGtU32, VOperand::Sgpr(1), 1).into());
     p.push(Inst::sop2(Sop2::AndB64, Operand::Exec, Operand::Exec, Operand::Vcc).into());
     p.push(Inst::branch(Sopp::CbranchExecz, NGG_SKIP_PRIM).into());
-    p.push(
-        ExportInst {
-            target: ExpTarget::Prim,
-            src: [Some(0), None, None, None],
-            done: true,
-            vm: false,
-        }
-        .into(),
-    );
+    p.push(NGG_PRIMITIVE.into());
     p.push(Inst::Label(NGG_SKIP_PRIM).into());
     // Vertices.
     p.push(Inst::sop1(Sop1::MovB64, Operand::Exec, Operand::Const(-1)).into());
@@ -280,15 +286,7 @@ fn ngg_shader() -> Vec<Asm> {
     p.push(Inst::sop2(Sop2::AndB64, Operand::Exec, Operand::Exec, Operand::Vcc).into());
     p.push(Inst::branch(Sopp::CbranchExecz, NGG_END).into());
     corner(&mut p, 5, 8, 6, None);
-    p.push(
-        ExportInst {
-            target: ExpTarget::Pos(0),
-            src: [Some(6), Some(7), Some(8), Some(9)],
-            done: true,
-            vm: false,
-        }
-        .into(),
-    );
+    p.push(NGG_POSITION.into());
     p.push(Inst::Label(NGG_END).into());
     p.push(Inst::endpgm().into());
     p
@@ -328,15 +326,7 @@ fn ngg_shader_gfx12() -> Vec<Asm> {
         6,
         Some(Inst::sopp(Sopp::WaitAlu, WAIT_VA_VCC)),
     );
-    p.push(
-        ExportInst {
-            target: ExpTarget::Pos(0),
-            src: [Some(6), Some(7), Some(8), Some(9)],
-            done: true,
-            vm: false,
-        }
-        .into(),
-    );
+    p.push(NGG_POSITION.into());
     p.push(Inst::Label(NGG12_SKIP_VERTS).into());
     p.push(Inst::sopp(Sopp::WaitExpcnt, 0).into());
     lanes(
@@ -344,15 +334,7 @@ fn ngg_shader_gfx12() -> Vec<Asm> {
         Inst::sop2(Sop2::LshlB32, s(0), s(3), Operand::Const(8)),
     );
     p.push(Inst::branch(Sopp::CbranchExecz, NGG_END).into());
-    p.push(
-        ExportInst {
-            target: ExpTarget::Prim,
-            src: [Some(0), None, None, None],
-            done: true,
-            vm: false,
-        }
-        .into(),
-    );
+    p.push(NGG_PRIMITIVE.into());
     p.push(Inst::Label(NGG_END).into());
     p.push(Inst::endpgm().into());
     p
