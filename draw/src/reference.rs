@@ -3,7 +3,7 @@
 //! register-by-register comparison of a decoded stream with a decoded reference stream.
 
 use crate::differences::{self, Difference};
-pub use crate::step::Step;
+pub use crate::step::{source_level, Step};
 use pm4::{GfxLevel, Opcode};
 use std::collections::BTreeMap;
 
@@ -17,6 +17,16 @@ pub fn steps(level: GfxLevel) -> &'static [Step] {
         GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => crate::reference_state::GFX11,
         GfxLevel::Gfx12 => crate::reference_state::GFX12,
     }
+}
+
+/// The reference state of `level`, register by register (byte address → value in force at the
+/// reference's draw).
+pub fn state(level: GfxLevel) -> Result<BTreeMap<u32, u32>, pm4::RegError> {
+    let mut state = BTreeMap::new();
+    for s in steps(level) {
+        state.extend(s.writes(level)?);
+    }
+    Ok(state)
 }
 
 /// The IBs stock RADV submitted for its first POPS draw on gfx1201 (preamble, command buffer),
@@ -89,16 +99,6 @@ fn cut_at_pops_draw(level: GfxLevel, dwords: Vec<u32>) -> Result<Vec<u32>, pm4::
 /// reference draw).
 pub fn families() -> impl Iterator<Item = pm4::Family> {
     pm4::Family::ALL.iter().copied()
-}
-
-/// The level whose register names the reference stream of `level` uses.
-pub const fn source_level(level: GfxLevel) -> GfxLevel {
-    match level {
-        GfxLevel::Gfx9 => GfxLevel::Gfx9,
-        GfxLevel::Gfx10 | GfxLevel::Gfx10_3 => GfxLevel::Gfx10,
-        GfxLevel::Gfx11 | GfxLevel::Gfx11_5 => GfxLevel::Gfx11,
-        GfxLevel::Gfx12 => GfxLevel::Gfx12,
-    }
 }
 
 /// The reference IB file in `shared/reference/libdrm-draw/` for `level`, where there is one
@@ -250,22 +250,12 @@ mod tests {
             .last()
             .copied();
         let decoded = state_at_pops_draw(level, stream).unwrap();
-        let mut generated = BTreeMap::new();
         for s in steps(level) {
-            match s {
-                Step::Regs(w) => {
-                    for (r, v) in w.iter() {
-                        generated.insert(level.register(*r).unwrap().address, *v);
-                    }
-                }
-                Step::Raw { address, values } => {
-                    for (k, v) in values.iter().enumerate() {
-                        generated.insert(address + 4 * k as u32, *v);
-                    }
-                }
-                Step::NumInstances(n) => assert_eq!(Some(*n), instances),
+            if let Step::NumInstances(n) = s {
+                assert_eq!(Some(*n), instances);
             }
         }
+        let generated = state(level).unwrap();
         assert_eq!(generated, decoded);
         assert!(generated.len() > 250, "{}", generated.len());
     }

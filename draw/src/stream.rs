@@ -8,7 +8,7 @@ use crate::shader::{Programs, PsOptions};
 use crate::variant::{OutOfOrder, Variant};
 use pm4::cmdbuf::{ReleaseMem, ReleaseMemOp};
 use pm4::fields::{ContextControlLoad, ContextControlShadow, ReleaseMemSel};
-use pm4::pops::{self, BlendTarget, DrawState, Experiments, InterlockDesc, PopsState};
+use pm4::pops::{self, enums, BlendTarget, DrawState, Experiments, InterlockDesc, PopsState};
 use pm4::{CmdBuf, EventType, Family, Field, GfxLevel, Reg, RegSpace, RegValue};
 use std::collections::BTreeMap;
 
@@ -77,19 +77,10 @@ pub fn ring_layout(family: Family) -> RingLayout {
     if level != GfxLevel::Gfx12 {
         return gfx11;
     }
+    let state = reference::state(level).unwrap_or_default();
     let field = |reg: Reg, field: Field| -> Option<u64> {
         let desc = level.register(reg)?;
-        let value = reference::steps(level).iter().rev().find_map(|s| match s {
-            Step::Regs(w) => w.iter().rev().find(|(r, _)| *r == reg).map(|(_, v)| *v),
-            Step::Raw { address, values } => values
-                .iter()
-                .enumerate()
-                .rev()
-                .find(|(k, _)| address + 4 * *k as u32 == desc.address)
-                .map(|(_, v)| *v),
-            Step::NumInstances(_) => None,
-        })?;
-        Some(desc.field(field)?.extract(value) as u64)
+        Some(desc.field(field)?.extract(*state.get(&desc.address)?) as u64)
     };
     let (Some(attr), Some(pos), Some(prim)) = (
         field(Reg::SPI_ATTRIBUTE_RING_SIZE, Field::MEM_SIZE),
@@ -187,6 +178,12 @@ impl State {
         }
         self.put(v);
         Ok(())
+    }
+
+    /// Sets the whole register: `fields`, every other field 0.
+    fn replace(&mut self, reg: Reg, fields: &[(Field, u32)]) -> Result<(), pm4::RegError> {
+        self.set(reg, 0)?;
+        self.fields(reg, fields)
     }
 
     /// Sets `fields` where the level has them (a field missing on a level is left alone).
@@ -314,8 +311,7 @@ fn apply_changes(
     ];
     // Exactly these inputs: another enabled input would move the VGPRs the shader reads.
     for reg in [Reg::SPI_PS_INPUT_ENA, Reg::SPI_PS_INPUT_ADDR] {
-        st.set(reg, 0)?;
-        st.fields(reg, &inputs)?;
+        st.replace(reg, &inputs)?;
     }
     // The shader writes memory: run it even where the DB would consider it a no-op.
     st.fields(
@@ -388,30 +384,25 @@ fn gfx12_changes(st: &mut State, v: &Variant, a: &Addresses) -> Result<(), DrawE
     st.set(Reg::GE_POS_RING_BASE, (a.pos_ring >> 16) as u32)?;
     st.set(Reg::GE_PRIM_RING_BASE, (a.prim_ring >> 16) as u32)?;
     // No parameters, as RADV programs for its own vertex shader without outputs.
-    st.set(Reg::SPI_SHADER_GS_OUT_CONFIG_PS, 0)?;
-    st.fields(
+    st.replace(
         Reg::SPI_SHADER_GS_OUT_CONFIG_PS,
         &[(Field::NO_PC_EXPORT, 1)],
     )?;
     // RECTLIST in, RECT_2D out: what RADV programs for its own RECTLIST draw on gfx1201.
-    st.set(Reg::VGT_PRIMITIVE_TYPE, 0)?;
-    st.fields(
+    st.replace(
         Reg::VGT_PRIMITIVE_TYPE,
-        &[(Field::PRIM_TYPE, DI_PT_RECTLIST)],
+        &[(Field::PRIM_TYPE, enums::DI_PT_RECTLIST.value)],
     )?;
-    st.set(Reg::VGT_GS_OUT_PRIM_TYPE, 0)?;
-    st.fields(
+    st.replace(
         Reg::VGT_GS_OUT_PRIM_TYPE,
-        &[(Field::OUTPRIM_TYPE, OUTPRIM_RECT_2D)],
+        &[(Field::OUTPRIM_TYPE, enums::RECT_2D.value)],
     )?;
     // Corners in screen space, unclipped: libdrm's hardware-tested GFX11 values.
-    st.set(Reg::PA_CL_VTE_CNTL, 0)?;
-    st.fields(
+    st.replace(
         Reg::PA_CL_VTE_CNTL,
         &[(Field::VTX_XY_FMT, 1), (Field::VTX_Z_FMT, 1)],
     )?;
-    st.set(Reg::PA_CL_CLIP_CNTL, 0)?;
-    st.fields(
+    st.replace(
         Reg::PA_CL_CLIP_CNTL,
         &[
             (Field::CLIP_DISABLE, 1),
@@ -427,18 +418,11 @@ fn gfx12_changes(st: &mut State, v: &Variant, a: &Addresses) -> Result<(), DrawE
     if v.color_target() {
         st.fields(
             Reg::SPI_SHADER_COL_FORMAT,
-            &[(Field::COL0_EXPORT_FORMAT, SPI_SHADER_32_ABGR)],
+            &[(Field::COL0_EXPORT_FORMAT, enums::SPI_SHADER_32_ABGR.value)],
         )?;
     }
     Ok(())
 }
-
-/// VGT_PRIMITIVE_TYPE.PRIM_TYPE of a RECTLIST (DI_PT_RECTLIST).
-const DI_PT_RECTLIST: u32 = 0x11;
-/// VGT_GS_OUT_PRIM_TYPE.OUTPRIM_TYPE RECT_2D (the register database's name for 3).
-const OUTPRIM_RECT_2D: u32 = 3;
-/// SPI_SHADER_COL_FORMAT's SPI_SHADER_32_ABGR.
-const SPI_SHADER_32_ABGR: u32 = 9;
 
 /// SPI_SHADER_PGM_RSRC1_PS.VGPRS for the pixel shader: v0–v7 in granules of 4.
 fn programs_vgpr_granules(_p: &Programs) -> u32 {
@@ -473,32 +457,9 @@ pub fn build(
     };
     let mut packets: Vec<Vec<u32>> = Vec::new(); // addresses of each SET packet
     for s in steps {
-        match s {
-            Step::Regs(w) => {
-                let mut addrs_of = Vec::new();
-                for (reg, value) in w.iter() {
-                    // A register of the reference's level that this level names differently
-                    // (GFX10.3 and GFX11.5 reuse the GFX10 and GFX11 streams) keeps its address.
-                    let d = match level.register(*reg) {
-                        Some(d) => d,
-                        None => reference::source_level(level).require(*reg)?,
-                    };
-                    st.values.insert(d.address, *value);
-                    addrs_of.push(d.address);
-                }
-                packets.push(addrs_of);
-            }
-            Step::Raw { address, values } => {
-                let mut addrs_of = Vec::new();
-                for (k, value) in values.iter().enumerate() {
-                    let at = address + 4 * k as u32;
-                    st.values.insert(at, *value);
-                    addrs_of.push(at);
-                }
-                packets.push(addrs_of);
-            }
-            Step::NumInstances(_) => packets.push(Vec::new()),
-        }
+        let writes = s.writes(level)?;
+        packets.push(writes.iter().map(|(a, _)| *a).collect());
+        st.values.extend(writes);
     }
     let base: Vec<u32> = st.values.keys().copied().collect();
     apply_changes(&mut st, variant, &pops_state, &programs, addrs)?;

@@ -1,5 +1,5 @@
-//! Enum constants of the AMD register database that the POPS rules write, named as the database
-//! names them. The test below reads `shared/reference/registers/<level>.json` → `enums` and checks
+//! Enum constants of the AMD register database that the POPS rules (and the hardware draw) write,
+//! named as the database names them. The test below reads `shared/reference/registers/<level>.json` → `enums` and checks
 //! every constant on every level that uses it, so a value typed here cannot drift.
 
 use crate::chip::GfxLevel;
@@ -169,6 +169,22 @@ pub const COLOR_INVALID: EnumValue = EnumValue {
     levels: GFX9_ON,
 };
 
+/// VGT_PRIMITIVE_TYPE.PRIM_TYPE: rectangles of three corners (the hardware draw).
+pub const DI_PT_RECTLIST: EnumValue = EnumValue {
+    enum_name: "VGT_DI_PRIM_TYPE",
+    name: "DI_PT_RECTLIST",
+    value: 0x11,
+    levels: GFX9_ON,
+};
+/// VGT_GS_OUT_PRIM_TYPE.OUTPRIM_TYPE that RADV programs with a RECTLIST draw on GFX12 (the
+/// hardware draw's GFX12 reference); GFX9–GFX10.3 call the value RECTLIST.
+pub const RECT_2D: EnumValue = EnumValue {
+    enum_name: "VGT_GS_OUTPRIM_TYPE",
+    name: "RECT_2D",
+    value: 3,
+    levels: &[GfxLevel::Gfx11, GfxLevel::Gfx11_5, GfxLevel::Gfx12],
+};
+
 /// Every constant above, for the database cross-check.
 pub const ALL: &[EnumValue] = &[
     PSLC_AUTO,
@@ -190,6 +206,8 @@ pub const ALL: &[EnumValue] = &[
     SC_VRS_COMB_MODE_OVERRIDE,
     CB_DISABLE,
     COLOR_INVALID,
+    DI_PT_RECTLIST,
+    RECT_2D,
 ];
 
 #[cfg(test)]
