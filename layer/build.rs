@@ -1,13 +1,52 @@
 //! Keeps the cdylib's dynamic symbol table to `vkNegotiateLoaderLayerInterfaceVersion`, and writes
 //! the development manifest: `target/<profile>/explicit_layer.d/VkLayer_pops_interlock.json`,
 //! the manifest of `manifests/` with `library_path` made absolute, for `VK_ADD_LAYER_PATH`, and
-//! its implicit twin in `target/<profile>/implicit_layer.d/`.
+//! its implicit twin in `target/<profile>/implicit_layer.d/`. Names the build of the code that
+//! decides a verdict of the `verify_isa` setting (`POPS_VERIFIER_BUILD`), so that verdicts kept
+//! between runs are never taken from another build's rules.
 
 use std::path::PathBuf;
+
+/// The sources a verdict of `verify_isa` is a function of (besides the driver's code): the
+/// verifier, the ISA and chip tables, the layer's diagnostics and the report's types.
+const VERIFIER_SOURCES: &[&str] = &[
+    "../shaders/src",
+    "../pm4/src",
+    "../pm4/data",
+    "../layer-model/src",
+    "../report/src",
+];
+
+/// Every file under `dir`, sorted, into `h` (its name and its bytes: where the checkout lies
+/// does not change the build's name).
+fn hash_tree(dir: &std::path::Path, h: &mut impl std::hash::Hasher) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            hash_tree(&p, h);
+        } else if let Ok(bytes) = std::fs::read(&p) {
+            h.write(p.file_name().unwrap_or_default().as_encoded_bytes());
+            h.write(&bytes);
+        }
+    }
+}
 
 fn main() {
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let mut h = std::hash::DefaultHasher::new();
+    for src in VERIFIER_SOURCES {
+        println!("cargo:rerun-if-changed={src}");
+        hash_tree(&dir.join(src), &mut h);
+    }
+    println!(
+        "cargo:rustc-env=POPS_VERIFIER_BUILD={:016x}",
+        std::hash::Hasher::finish(&h)
+    );
     let map = dir.join("exports.map");
     println!("cargo:rerun-if-changed={}", map.display());
     println!(

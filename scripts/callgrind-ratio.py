@@ -17,9 +17,10 @@ import sys
 EVENTS = 7  # Ir, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw
 
 
-def events(text, fn):
+def events(text, fn, missing_is_zero=False):
     """The function's inclusive events: callgrind_annotate may list it once per source file its
-    inlined code comes from; the function-level line has the largest inclusive count."""
+    inlined code comes from; the function-level line has the largest inclusive count. A function
+    that never ran is not listed: an error, or zero events where `missing_is_zero`."""
     best = None
     for line in text.splitlines():
         if "=>" in line or not re.search(r"::" + fn + r"( |$)", line):
@@ -34,6 +35,8 @@ def events(text, fn):
         ]
         if len(nums) >= EVENTS and (best is None or nums[0] > best[0]):
             best = nums[:EVENTS]
+    if best is None and missing_is_zero:
+        return [0] * EVENTS
     if best is None:
         sys.exit(f"{fn} not found in the callgrind output")
     return best
@@ -61,10 +64,10 @@ def main():
     )
     if len(sys.argv) > 7:
         part = sys.argv[7]
-        p = events(text, part)[0]
+        p = events(text, part, missing_is_zero=True)[0]
         rest = w[0] - wo[0] - p
         print(
-            f"  of which {part}: {p / n:+,.0f} instructions per {unit[:-1]} "
+            f"  of which {part}{'' if p else ' (never called)'}: {p / n:+,.0f} instructions per {unit[:-1]} "
             f"({p / wo[0] * 100:+.2f} % of {plain}); the rest of the difference: "
             f"{rest / n:+,.0f} ({rest / wo[0] * 100:+.2f} %)"
         )

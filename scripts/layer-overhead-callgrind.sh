@@ -11,7 +11,7 @@
 # instruction counts (Ir) give the ratio. An A/A control (neither device layered) shows the
 # method's own bias.
 #
-#   scripts/layer-overhead-callgrind.sh            # control, no report, report
+#   scripts/layer-overhead-callgrind.sh            # control, no report, report, verify_isa
 #   POPS_BENCH_ITERS=10 POPS_BENCH_FAMILY=vega10 scripts/layer-overhead-callgrind.sh
 #
 # Needs valgrind (callgrind, callgrind_annotate) and Mesa's RADV. Takes a few minutes (callgrind
@@ -40,7 +40,16 @@ run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
 # verify_isa: pops's own verification (diagnostics_cached) apart from what the driver does more
 # when asked to keep its code (RADV disassembles the shader and prints its NIR and ACO IR).
-callgrind_run "layer verifying the driver's code of each interlocked pipeline (verify_isa)" \
-    bench pipelines bench_create_layered bench_create_plain diagnostics_cached -- \
-    VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
-    RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1
+# Verdicts are kept by the driver's pipeline key: within the run (the corpus repeats), and in
+# the verify_isa_cache directory between runs — measured without it, with it empty (an
+# application's first run) and with it filled by that run (every later run).
+verify_isa() { # name, then the verify_isa_cache value
+    callgrind_run "layer verifying the driver's code of each interlocked pipeline (verify_isa, $1)" \
+        bench pipelines bench_create_layered bench_create_plain diagnostics_cached -- \
+        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
+        RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" VK_POPS_INTERLOCK_LOG=warn \
+        VK_POPS_INTERLOCK_VERIFY_ISA=1 VK_POPS_INTERLOCK_VERIFY_ISA_CACHE="$2"
+}
+verify_isa "verdicts kept for the process only" off
+verify_isa "first run, verdicts kept in an empty directory" "$work/verdicts"
+verify_isa "a later run, the verdicts of the first kept" "$work/verdicts"

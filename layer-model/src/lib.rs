@@ -14,6 +14,8 @@
 //! - [`in_flight`]: what was submitted and not yet known complete, for a device loss;
 //! - [`lost`]: the device-lost line built from it;
 //! - [`experiment`]: the interlock experiments' policy;
+//! - [`isa`] and [`verdicts`]: the `verify_isa` setting's diagnostics, and its verdicts kept by
+//!   the driver's pipeline key;
 //! - [`FastHash`]: the one hasher of the layer's maps.
 
 #![forbid(unsafe_code)]
@@ -29,6 +31,7 @@ pub mod lost;
 pub mod object;
 pub mod record;
 pub mod timing;
+pub mod verdicts;
 
 /// The layer's hash for its per-pipeline caches and per-command-buffer maps: rustc's FxHash
 /// (`rustc-hash`). SipHash over a few KiB of SPIR-V, or over the many small fields of a state

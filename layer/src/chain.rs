@@ -177,10 +177,19 @@ pub const DEVICE_FAULT: &std::ffi::CStr = c"VK_EXT_device_fault";
 pub const PIPELINE_EXECUTABLE_PROPERTIES: &std::ffi::CStr =
     c"VK_KHR_pipeline_executable_properties";
 
-/// A feature structure the layer may enable besides the application's: its extension, its
-/// structure type and its one `VkBool32` member the layer turns on.
+/// The extension that gives a pipeline create info's key (`verify_isa`'s verdicts by key).
+pub const PIPELINE_BINARY: &std::ffi::CStr = c"VK_KHR_pipeline_binary";
+/// The extension VK_KHR_pipeline_binary depends on (Vulkan registry: `depends`).
+pub const MAINTENANCE_5: &std::ffi::CStr = c"VK_KHR_maintenance5";
+
+/// A feature structure the layer may enable besides the application's: its extension, the
+/// extensions that one depends on, its structure type and its one `VkBool32` member the layer
+/// turns on.
 pub trait ExtraFeature: Default + Copy + 'static {
     const EXTENSION: &'static std::ffi::CStr;
+    /// Extensions the registry says [`Self::EXTENSION`] depends on: enabled with it
+    /// (VUID-vkCreateDevice-ppEnabledExtensionNames-01387).
+    const REQUIRES: &'static [&'static std::ffi::CStr] = &[];
     const STYPE: vk::StructureType;
     fn is_on(&self) -> bool;
     fn turn_on(&mut self);
@@ -210,6 +219,22 @@ impl ExtraFeature for vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<
     }
     fn turn_on(&mut self) {
         self.pipeline_executable_info = vk::TRUE;
+    }
+    fn set_next(&mut self, p_next: *mut std::ffi::c_void) {
+        self.p_next = p_next;
+    }
+}
+
+impl ExtraFeature for crate::ffi::PhysicalDevicePipelineBinaryFeaturesKHR {
+    const EXTENSION: &'static std::ffi::CStr = PIPELINE_BINARY;
+    const REQUIRES: &'static [&'static std::ffi::CStr] = &[MAINTENANCE_5];
+    const STYPE: vk::StructureType =
+        crate::ffi::STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR;
+    fn is_on(&self) -> bool {
+        self.pipeline_binaries == vk::TRUE
+    }
+    fn turn_on(&mut self) {
+        self.pipeline_binaries = vk::TRUE;
     }
     fn set_next(&mut self, p_next: *mut std::ffi::c_void) {
         self.p_next = p_next;
@@ -275,8 +300,11 @@ pub unsafe fn with_feature<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> Option
     }
     .to_vec();
     // SAFETY: as above.
-    if !unsafe { extension_enabled(ci, F::EXTENSION) } {
-        names.push(F::EXTENSION.as_ptr());
+    for name in F::REQUIRES.iter().chain([&F::EXTENSION]) {
+        // SAFETY: as above.
+        if !unsafe { extension_enabled(ci, name) } {
+            names.push(name.as_ptr());
+        }
     }
     info.enabled_extension_count = u32::try_from(names.len()).ok()?;
     info.pp_enabled_extension_names = names.as_ptr();
@@ -337,21 +365,29 @@ pub unsafe fn fragment_stage(info: &vk::GraphicsPipelineCreateInfo) -> Option<us
         } else {
             (*gpl).flags.contains(G::FRAGMENT_SHADER)
         };
-        let binaries = find_in_chain(
-            info.p_next,
-            crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
-        ) as *const crate::ffi::PipelineBinaryInfoKHR;
-        if !has_fragment
-            || (!binaries.is_null() && (*binaries).binary_count > 0)
-            || info.stage_count == 0
-            || info.p_stages.is_null()
-        {
+        if !has_fragment || has_binaries(info) || info.stage_count == 0 || info.p_stages.is_null() {
             return None;
         }
         let stages = std::slice::from_raw_parts(info.p_stages, info.stage_count as usize);
         stages
             .iter()
             .position(|s| s.stage.contains(vk::ShaderStageFlags::FRAGMENT))
+    }
+}
+
+/// Whether pipeline binaries replace the create info's stages (a chained
+/// VkPipelineBinaryInfoKHR with a binaryCount above 0).
+///
+/// # Safety
+/// `info` must be a valid create info.
+pub unsafe fn has_binaries(info: &vk::GraphicsPipelineCreateInfo) -> bool {
+    // SAFETY: a valid chain; sType identifies the structure.
+    unsafe {
+        let binaries = crate::ffi::find_in_chain(
+            info.p_next,
+            crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
+        ) as *const crate::ffi::PipelineBinaryInfoKHR;
+        !binaries.is_null() && (*binaries).binary_count > 0
     }
 }
 
@@ -686,6 +722,37 @@ mod tests {
             .map(|p| std::ffi::CStr::from_ptr(*p).to_string_lossy().into_owned())
             .collect()
         }
+    }
+
+    /// VK_KHR_pipeline_binary goes in with the extension the registry says it depends on
+    /// (VK_KHR_maintenance5), which is added only where the application has not enabled it.
+    #[test]
+    fn the_pipeline_binary_copy_enables_the_extension_it_depends_on() {
+        type Keys = crate::ffi::PhysicalDevicePipelineBinaryFeaturesKHR;
+        let ci = vk::DeviceCreateInfo::default();
+        // SAFETY: a valid create info built above.
+        let copy = unsafe { with_feature::<Keys>(&ci) }.expect("a copy");
+        assert_eq!(
+            names(&copy.info),
+            ["VK_KHR_maintenance5", "VK_KHR_pipeline_binary"]
+        );
+        // SAFETY: the copy's first structure is the layer's feature structure.
+        let f = unsafe { &*(copy.info.p_next as *const Keys) };
+        assert_eq!(f.pipeline_binaries, vk::TRUE);
+        // SAFETY: the copy's chain is valid.
+        assert!(unsafe { feature_enabled::<Keys>(&copy.info) });
+        let m5 = [MAINTENANCE_5.as_ptr()];
+        let ci = vk::DeviceCreateInfo {
+            enabled_extension_count: 1,
+            pp_enabled_extension_names: m5.as_ptr(),
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        let copy = unsafe { with_feature::<Keys>(&ci) }.expect("a copy");
+        assert_eq!(
+            names(&copy.info),
+            ["VK_KHR_maintenance5", "VK_KHR_pipeline_binary"]
+        );
     }
 
     /// Where the application did not enable VK_EXT_device_fault, the copy adds the extension's

@@ -9,7 +9,7 @@ use crate::model::experiment::Active;
 use crate::next::Next;
 use crate::settings::Settings;
 use crate::stores::{
-    Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Submissions, Timing,
+    Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Submissions, Timing, Verdicts,
 };
 use ash::vk;
 use pm4::Family;
@@ -56,6 +56,8 @@ pub struct Device {
     /// The driver's code of pipelines (the `verify_isa` setting), where VK_KHR_pipeline_
     /// executable_properties' pipelineExecutableInfo is enabled.
     pub isa: Option<Executables>,
+    /// The `verify_isa` verdicts by pipeline key, where [`Executables::pipeline_key`] is there.
+    pub verdicts: Verdicts,
 }
 
 /// VK_KHR_pipeline_executable_properties' queries, next layer's.
@@ -63,6 +65,9 @@ pub struct Device {
 pub struct Executables {
     pub properties: vk::PFN_vkGetPipelineExecutablePropertiesKHR,
     pub representations: vk::PFN_vkGetPipelineExecutableInternalRepresentationsKHR,
+    /// vkGetPipelineKeyKHR, where VK_KHR_pipeline_binary's pipelineBinaries is enabled: the key
+    /// under which a verdict is kept.
+    pub pipeline_key: Option<crate::ffi::PFN_vkGetPipelineKeyKHR>,
 }
 
 impl Device {

@@ -94,3 +94,81 @@ pub struct PipelineBinaryInfoKHR {
 /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR` (Vulkan registry: 1000483002).
 pub const STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR: vk::StructureType =
     vk::StructureType::from_raw(1_000_483_002);
+
+/// `VkPipelineCreateInfoKHR` (VK_KHR_pipeline_binary): sType, pNext — the pNext is the
+/// pipeline's own create info.
+#[repr(C)]
+pub struct PipelineCreateInfoKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut c_void,
+}
+
+/// `VK_MAX_PIPELINE_BINARY_KEY_SIZE_KHR` (Vulkan registry: 32).
+pub const MAX_PIPELINE_BINARY_KEY_SIZE_KHR: usize = 32;
+
+/// `VkPipelineBinaryKeyKHR` (VK_KHR_pipeline_binary): sType, pNext, keySize, key.
+#[repr(C)]
+pub struct PipelineBinaryKeyKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut c_void,
+    pub key_size: u32,
+    pub key: [u8; MAX_PIPELINE_BINARY_KEY_SIZE_KHR],
+}
+
+impl Default for PipelineBinaryKeyKHR {
+    fn default() -> Self {
+        PipelineBinaryKeyKHR {
+            s_type: STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR,
+            p_next: std::ptr::null_mut(),
+            key_size: 0,
+            key: [0; MAX_PIPELINE_BINARY_KEY_SIZE_KHR],
+        }
+    }
+}
+
+impl PipelineBinaryKeyKHR {
+    /// The key's valid bytes (the specification: two keys are equal where `keySize` and the
+    /// first `keySize` bytes are).
+    pub fn bytes(&self) -> Option<&[u8]> {
+        let n = self.key_size as usize;
+        (n > 0).then(|| self.key.get(..n)).flatten()
+    }
+}
+
+/// `VkPhysicalDevicePipelineBinaryFeaturesKHR` (VK_KHR_pipeline_binary): sType, pNext,
+/// pipelineBinaries.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineBinaryFeaturesKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut c_void,
+    pub pipeline_binaries: vk::Bool32,
+}
+
+impl Default for PhysicalDevicePipelineBinaryFeaturesKHR {
+    fn default() -> Self {
+        PhysicalDevicePipelineBinaryFeaturesKHR {
+            s_type: STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR,
+            p_next: std::ptr::null_mut(),
+            pipeline_binaries: vk::FALSE,
+        }
+    }
+}
+
+/// `vkGetPipelineKeyKHR` (VK_KHR_pipeline_binary).
+#[allow(non_camel_case_types)]
+pub type PFN_vkGetPipelineKeyKHR = unsafe extern "system" fn(
+    device: vk::Device,
+    p_pipeline_create_info: *const PipelineCreateInfoKHR,
+    p_pipeline_key: *mut PipelineBinaryKeyKHR,
+) -> vk::Result;
+
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR` (Vulkan registry: 1000483000).
+pub const STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_000);
+/// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR` (Vulkan registry: 1000483003).
+pub const STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_003);
+/// `VK_STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR` (Vulkan registry: 1000483007).
+pub const STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_007);

@@ -26,6 +26,7 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("experiment_targets", "Comma-separated targets the experiment is limited to: fragment stage hashes (as pops inspect prints them) or the application's names of shader modules (VK_EXT_debug_utils, given before the pipeline is created). Empty: every interlocked fragment shader."),
     ("timing", "Measure the GPU time of interlocked draws with the layer's own timestamp queries: timing lines per frame (or submission) and per interlocked pipeline or shader object in the report."),
     ("verify_isa", "Verify the machine code the driver compiled for each interlocked pipeline (VK_KHR_pipeline_executable_properties, where the device has it): the ordered section checked on every path against the POPS article's rules and its entry sequence run in the ordering model, as pops verify-isa does; each finding is a diagnostic of the pipeline's records and a debug message."),
+    ("verify_isa_cache", "Directory where verify_isa keeps its verdicts between runs, one file per driver build, pops build and chip: a pipeline whose key (VK_KHR_pipeline_binary, where the device has it) was verified before is created without capturing its code and gets the verdict already reached. Empty: $XDG_CACHE_HOME/pops, else ~/.cache/pops. off: verdicts are kept for the process only."),
 ];
 
 /// The log level named by the `log` setting.
@@ -64,6 +65,30 @@ impl LogLevel {
     }
 }
 
+/// Where `verify_isa` keeps its verdicts between runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerdictCache {
+    /// `$XDG_CACHE_HOME/pops`, else `~/.cache/pops` (as Mesa places its shader cache).
+    Default,
+    /// Nowhere: verdicts are kept for the process only.
+    Off,
+    Dir(PathBuf),
+}
+
+impl VerdictCache {
+    /// The directory, given the environment's variables (`get`).
+    pub fn dir(&self, get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+        match self {
+            VerdictCache::Off => None,
+            VerdictCache::Dir(d) => Some(d.clone()),
+            VerdictCache::Default => absolute(get("XDG_CACHE_HOME"))
+                .or_else(|| absolute(get("HOME")).map(|h| h.join(".cache")))
+                .map(|c| c.join("pops")),
+        }
+    }
+}
+
 /// The resolved settings of one instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -81,6 +106,8 @@ pub struct Settings {
     pub timing: bool,
     /// Verify the driver's compiled code of interlocked pipelines (shaders::verify).
     pub verify_isa: bool,
+    /// Where verify_isa's verdicts are kept between runs.
+    pub verify_isa_cache: VerdictCache,
     /// Debug builds: guarded work that panics on purpose (`test_fault`, VK_EXT_layer_settings
     /// only), for the containment tests. Not a user setting.
     pub test_fault: Option<String>,
@@ -103,6 +130,7 @@ impl Default for Settings {
             experiment_targets: Vec::new(),
             timing: false,
             verify_isa: false,
+            verify_isa_cache: VerdictCache::Default,
             test_fault: None,
             rejected: Vec::new(),
             file_error: None,
@@ -257,6 +285,15 @@ pub fn resolve(env: &RawSettings, file: &RawSettings, api: &RawSettings) -> Sett
                 }
                 None => false,
             },
+            "verify_isa_cache" => {
+                let v = value.trim();
+                s.verify_isa_cache = match v.to_ascii_lowercase().as_str() {
+                    "" => VerdictCache::Default,
+                    "off" | "none" | "0" | "false" | "no" => VerdictCache::Off,
+                    _ => VerdictCache::Dir(PathBuf::from(v)),
+                };
+                true
+            }
             "debug_messages" => match parse_bool(&value) {
                 Some(b) => {
                     s.debug_messages = b;
@@ -407,6 +444,52 @@ mod tests {
         assert_eq!(s.log, LogLevel::Debug);
         assert!(s.report_all);
         assert!(s.rejected.is_empty());
+    }
+
+    /// verify_isa's verdicts: by default where Mesa keeps its shader cache (an XDG cache
+    /// directory, else the home's), a directory given, or nowhere; relative environment paths
+    /// are not used.
+    #[test]
+    fn verdict_cache_directory() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let s = resolve(
+            &RawSettings::new(),
+            &RawSettings::new(),
+            &RawSettings::new(),
+        );
+        assert_eq!(s.verify_isa_cache, VerdictCache::Default);
+        let both = env(&[("XDG_CACHE_HOME", "/x/cache"), ("HOME", "/home/u")]);
+        assert_eq!(
+            s.verify_isa_cache.dir(both),
+            Some(PathBuf::from("/x/cache/pops"))
+        );
+        let home = env(&[("XDG_CACHE_HOME", "relative"), ("HOME", "/home/u")]);
+        assert_eq!(
+            s.verify_isa_cache.dir(home),
+            Some(PathBuf::from("/home/u/.cache/pops"))
+        );
+        assert_eq!(s.verify_isa_cache.dir(env(&[])), None);
+        for (value, want) in [
+            ("off", VerdictCache::Off),
+            (" OFF ", VerdictCache::Off),
+            ("", VerdictCache::Default),
+            ("/v/d", VerdictCache::Dir(PathBuf::from("/v/d"))),
+        ] {
+            let s = resolve(
+                &raw(&[("verify_isa_cache", value)]),
+                &RawSettings::new(),
+                &RawSettings::new(),
+            );
+            assert_eq!(s.verify_isa_cache, want, "{value:?}");
+        }
+        assert_eq!(VerdictCache::Off.dir(env(&[("HOME", "/h")])), None);
     }
 
     #[test]

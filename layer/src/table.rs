@@ -186,6 +186,7 @@ macro_rules! vulkan_table {
                 vkGetDeviceFaultInfoEXT.get_device_fault_info_ext: vk::PFN_vkGetDeviceFaultInfoEXT;
                 vkGetPipelineExecutablePropertiesKHR.get_pipeline_executable_properties_khr: vk::PFN_vkGetPipelineExecutablePropertiesKHR;
                 vkGetPipelineExecutableInternalRepresentationsKHR.get_pipeline_executable_internal_representations_khr: vk::PFN_vkGetPipelineExecutableInternalRepresentationsKHR;
+                vkGetPipelineKeyKHR.get_pipeline_key_khr: crate::ffi::PFN_vkGetPipelineKeyKHR;
             ]
         }
     };

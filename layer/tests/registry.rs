@@ -95,3 +95,73 @@ fn every_prototype_has_the_registrys_parameters() {
     assert!(VkLayer_pops_interlock::PROTOTYPES.len() > 100);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The structure types the layer names itself (VK_KHR_pipeline_binary is newer than the headers
+/// `ash` is generated from) are the registry's: 1000000000 + (extension number - 1) x 1000 +
+/// offset. Needs the Mesa copy of the registry (the system's is older than the extension).
+#[test]
+fn own_structure_types_are_the_registrys() {
+    use VkLayer_pops_interlock::ffi;
+    let mesa = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/radv-oracle/mesa-25.0.7/src/vulkan/registry/vk.xml");
+    if !mesa.is_file() {
+        return pops_testkit::missing(format!(
+            "{} (the RADV oracle's Mesa source)",
+            mesa.display()
+        ));
+    }
+    let text = std::fs::read_to_string(&mesa).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let ext = doc
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("extension") && n.attribute("name") == Some("VK_KHR_pipeline_binary")
+        })
+        .expect("VK_KHR_pipeline_binary in the registry");
+    let number: i32 = ext.attribute("number").unwrap().parse().unwrap();
+    assert_eq!(
+        ext.attribute("depends"),
+        Some("VK_KHR_maintenance5"),
+        "the extension the layer enables with it"
+    );
+    let value = |name: &str| -> i32 {
+        let e = ext
+            .descendants()
+            .find(|n| n.has_tag_name("enum") && n.attribute("name") == Some(name))
+            .unwrap_or_else(|| panic!("{name}"));
+        1_000_000_000 + (number - 1) * 1000 + e.attribute("offset").unwrap().parse::<i32>().unwrap()
+    };
+    for (name, ours) in [
+        (
+            "VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR",
+            ffi::STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR,
+        ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR,
+        ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR,
+        ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR,
+        ),
+    ] {
+        assert_eq!(ours.as_raw(), value(name), "{name}");
+    }
+    let max = doc
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("enum")
+                && n.attribute("name") == Some("VK_MAX_PIPELINE_BINARY_KEY_SIZE_KHR")
+                && n.attribute("value").is_some()
+        })
+        .and_then(|n| n.attribute("value"))
+        .unwrap();
+    assert_eq!(
+        max.parse::<usize>().unwrap(),
+        ffi::MAX_PIPELINE_BINARY_KEY_SIZE_KHR
+    );
+}

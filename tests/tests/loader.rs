@@ -2476,6 +2476,163 @@ fn timing_frames_are_the_submissions_between_presents_on_lavapipe() {
     assert!(read_report(&plain).iter().all(|l| l["kind"] != "timing"));
 }
 
+/// A pipeline record whose fragment shader uses ordered interlock.
+fn is_ordered_interlock_pipeline(r: &Value) -> bool {
+    r["kind"] == "pipeline"
+        && r["interlock"]
+            .as_str()
+            .is_some_and(|i| i.contains("ordered"))
+}
+
+/// The `verify_isa` setting keeps each verdict under the driver's key of the pipeline's create
+/// info (VK_KHR_pipeline_binary: equal keys promise the same binaries), in a file of the
+/// `verify_isa_cache` directory named for the driver build, the pops build and the chip. A later
+/// run whose pipelines have keys verified before creates them as the application asked — the
+/// driver is not asked to keep its code — and gives their records the kept verdict: shown by
+/// planting a verdict of our own in the file, which the next run reports for exactly the keyed
+/// pipelines (linked pipelines, whose capture follows their libraries', are verified anew). With
+/// the setting off nothing is written. On both Mesa versions' RADV.
+#[test]
+fn verify_isa_keeps_verdicts_by_the_drivers_key() {
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let at = mesa.label();
+        let dir = pops_testkit::scratch("verify-isa-kept");
+        let cache = dir.join("cache");
+        // Each interlocked pipeline's source and `isa-` codes, in creation order, and how many
+        // pipelines took a kept verdict.
+        let run = |name: &str, cache: &std::ffi::OsStr| {
+            let report = dir.join(format!("{name}.jsonl"));
+            let out = radv_with(&mesa, "pipelines", "navi31")
+                .with_layers(&[LAYER])
+                .env("VK_POPS_INTERLOCK_REPORT", &report)
+                .env("VK_POPS_INTERLOCK_VERIFY_ISA", "1")
+                .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", cache)
+                .env("VK_POPS_INTERLOCK_LOG", "debug")
+                .run();
+            assert!(check_ok(&out, &format!("{name} on {at}")));
+            let interlocked: Vec<(String, Vec<String>)> = read_report(&report)
+                .iter()
+                .filter(|r| is_ordered_interlock_pipeline(r))
+                .map(|r| {
+                    let codes = r["diagnostics"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|d| d["code"].as_str().unwrap().to_string())
+                        .filter(|c| c.starts_with("isa-"))
+                        .collect();
+                    (r["source"].as_str().unwrap().to_string(), codes)
+                })
+                .collect();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            (interlocked, stderr.matches("verified before").count())
+        };
+        let files = || -> Vec<std::path::PathBuf> {
+            std::fs::read_dir(&cache)
+                .map(|d| d.map(|e| e.unwrap().path()).collect())
+                .unwrap_or_default()
+        };
+        // Off: every pipeline verified, nothing kept anywhere.
+        let (off, _) = run("off", "off".as_ref());
+        assert!(off.iter().all(|(_, c)| c.len() == 1), "{at}: {off:?}");
+        assert!(files().is_empty(), "{at}: {:?}", files());
+        // The first run with a directory: the same verdicts, one line per key written down.
+        let (first, _) = run("first", cache.as_os_str());
+        assert_eq!(first, off, "{at}");
+        let kept = files();
+        assert_eq!(kept.len(), 1, "{at}: {kept:?}");
+        let name = kept[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("verify-isa-navi31-") && name.ends_with(".jsonl"),
+            "{name}"
+        );
+        let text = std::fs::read_to_string(&kept[0]).unwrap();
+        let keyed = first.iter().filter(|(s, _)| s != "library").count();
+        assert!(
+            keyed >= 2,
+            "{at}: a module's and an inline stage's pipeline: {first:?}"
+        );
+        let lines = text.lines().count();
+        assert!(
+            (1..=keyed).contains(&lines),
+            "{at}: {lines} verdicts for {keyed} pipelines"
+        );
+        // Plant a verdict of our own under every kept key.
+        let planted: String = text
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v["diagnostics"] = serde_json::json!([
+                    {"severity": "error", "code": "isa-planted", "message": "planted"}
+                ]);
+                format!("{v}\n")
+            })
+            .collect();
+        std::fs::write(&kept[0], &planted).unwrap();
+        let (second, reused) = run("second", cache.as_os_str());
+        assert_eq!(second.len(), first.len(), "{at}");
+        for ((source, codes), (_, before)) in second.iter().zip(&first) {
+            if source == "library" {
+                assert_eq!(codes, before, "{at}: a linked pipeline is verified anew");
+            } else {
+                assert_eq!(codes, &["isa-planted"], "{at}: {source}");
+            }
+        }
+        assert!(
+            reused >= keyed,
+            "{at}: {reused} pipelines took a kept verdict, {keyed} keyed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&kept[0]).unwrap(),
+            planted,
+            "{at}: nothing new written"
+        );
+    }
+}
+
+/// Above another layer, `verify_isa` does not ask for pipeline keys: a layer that wraps handles
+/// and does not know VK_KHR_pipeline_binary (the host's validation layer, 1.3.239) would pass
+/// the key query the wrapped handles of the create info, and the driver would crash on them.
+/// With the validation layer below ours, every pipeline is verified, nothing is kept, the layer
+/// says why, and validation reports exactly what it reports without the setting.
+#[test]
+fn verify_isa_above_another_layer_asks_for_no_key() {
+    let validation =
+        Path::new("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
+    if !validation.is_file() {
+        return skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
+    }
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = pops_testkit::scratch("verify-isa-stacked");
+    let run = |verify: &str| {
+        let out = radv("pipelines", "navi31")
+            .env("POPS_SCENARIO_BASIC", "1")
+            .env(
+                "POPS_SCENARIO_SHADERS",
+                "pixel_interlock_ordered.frag:4,color.frag:1",
+            )
+            .with_layers(&[LAYER, "VK_LAYER_KHRONOS_validation"])
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA", verify)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", &dir)
+            .run();
+        assert!(check_ok(
+            &out,
+            &format!("validation below, verify_isa={verify}")
+        ));
+        out
+    };
+    let (off, on) = (run("0"), run("1"));
+    assert_eq!(vuids(&on), vuids(&off));
+    let stderr = String::from_utf8_lossy(&on.stderr);
+    assert!(stderr.contains("another layer lies below"), "{stderr}");
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "nothing kept"
+    );
+}
+
 /// The `verify_isa` setting: the layer enables VK_KHR_pipeline_executable_properties, reads the
 /// driver's compiled code of each interlocked pipeline, verifies it as `pops verify-isa` does,
 /// and says so on the pipeline's records. Stock RADV (its LLVM prints every instruction's
@@ -2509,12 +2666,7 @@ fn verify_isa_reports_on_the_drivers_code() {
             let records = read_report(&report_path);
             let interlocked: Vec<&Value> = records
                 .iter()
-                .filter(|r| {
-                    r["kind"] == "pipeline"
-                        && r["interlock"]
-                            .as_str()
-                            .is_some_and(|i| i.contains("ordered"))
-                })
+                .filter(|r| is_ordered_interlock_pipeline(r))
                 .collect();
             assert!(!interlocked.is_empty(), "{family}: {records:?}");
             // Every interlocked pipeline's code keeps every rule: those with their own fragment

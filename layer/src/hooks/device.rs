@@ -38,7 +38,7 @@ pub unsafe fn create(
     // SAFETY: the loader passes a valid create info.
     let ci = unsafe { &*p_create_info };
     // SAFETY: the create info's valid chain; the instance is the physical device's.
-    let Some((next_create, next_gdpa)) = (unsafe { take_link(&inst, ci) }) else {
+    let Some((next_create, next_gdpa, layers_below)) = (unsafe { take_link(&inst, ci) }) else {
         log::error!("vkCreateDevice: the loader's layer link is missing or incomplete");
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -54,22 +54,8 @@ pub unsafe fn create(
     .unwrap_or(Ok(None));
     // SAFETY: a query on the application's physical device (once: the loader's answer is slow).
     let extensions = unsafe { device_extensions(&inst, physical_device) };
-    let extras = Extras {
-        // SAFETY: queries on the application's physical device.
-        offers_fault: guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
-            offers_feature::<Fault>(&inst, physical_device, &extensions)
-        })
-        .unwrap_or(false),
-        // The driver's code of interlocked pipelines, with the verify_isa setting only.
-        offers_executables: inst.settings.verify_isa
-            // SAFETY: as above.
-            && guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
-                offers_feature::<Executables>(&inst, physical_device, &extensions)
-            })
-            .unwrap_or(false),
-        fault_on: std::cell::Cell::new(false),
-        executables_on: std::cell::Cell::new(false),
-    };
+    // SAFETY: queries on the application's physical device.
+    let extras = unsafe { Extras::offered(&inst, physical_device, &extensions, layers_below) };
     let call = |p_ci: *const vk::DeviceCreateInfo| {
         // SAFETY: the application's arguments (or a copy with the interlock feature enabled).
         unsafe { extras.create(next_create, physical_device, p_ci, p_allocator, p_device) }
@@ -91,19 +77,29 @@ pub unsafe fn create(
     if let Some(message) = &refusal {
         log::warn!("device '{}': {message}", d.device_name);
     }
-    let (fault_on, executables_on) = (extras.fault_on, extras.executables_on);
+    let (fault_on, executables_on, keys_on) =
+        (extras.fault_on, extras.executables_on, extras.keys_on);
     let fault_info = if fault_on.get() {
         d.next.get_device_fault_info_ext
     } else {
         None
     };
     // The driver's code of interlocked pipelines, where the setting asks and the device can.
-    let isa = executables(&d, inst.settings.verify_isa, executables_on.get());
+    let isa = executables(
+        &d,
+        inst.settings.verify_isa,
+        executables_on.get(),
+        keys_on.get(),
+    );
+    // SAFETY: the new device, with pipelineBinaries enabled where isa has the key query.
+    let verdicts = unsafe { verdict_file(&d, isa, &inst.settings.verify_isa_cache) };
+    log_verdicts(&d, isa, verdicts.as_deref(), layers_below);
     let d = Device {
         experiment,
         features: enabled.unwrap_or_default(),
         fault_info,
         isa,
+        verdicts: crate::stores::Verdicts::new(verdicts),
         ..d
     };
     registry::insert_device(d.key, d);
@@ -112,14 +108,15 @@ pub unsafe fn create(
 }
 
 /// The next layer's vkCreateDevice and vkGetDeviceProcAddr from the loader's link info, which is
-/// advanced for the next layer before this one calls down.
+/// advanced for the next layer before this one calls down; and whether other layers lie below
+/// this one (the link list goes on) rather than the driver alone.
 ///
 /// # Safety
 /// `ci` must be the loader's valid create info for a physical device of `inst`.
 unsafe fn take_link(
     inst: &Instance,
     ci: &vk::DeviceCreateInfo,
-) -> Option<(vk::PFN_vkCreateDevice, vk::PFN_vkGetDeviceProcAddr)> {
+) -> Option<(vk::PFN_vkCreateDevice, vk::PFN_vkGetDeviceProcAddr, bool)> {
     // SAFETY: valid chain.
     let chain: *mut ffi::LayerDeviceCreateInfo =
         unsafe { ffi::find_link(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO) };
@@ -137,6 +134,7 @@ unsafe fn take_link(
         Some((
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateDevice>(create),
             next_gdpa,
+            !link.p_next.is_null(),
         ))
     }
 }
@@ -250,6 +248,7 @@ unsafe fn describe(
         submissions: Default::default(),
         fault_info: None,
         isa: None,
+        verdicts: crate::stores::Verdicts::new(None),
     }
 }
 
@@ -348,8 +347,14 @@ fn offers(extensions: &[vk::ExtensionProperties], name: &std::ffi::CStr) -> bool
 }
 
 /// The queries of the driver's code, where the `verify_isa` setting asks for them and the
-/// device has them enabled; a warning where it asks and the device cannot.
-fn executables(d: &Device, wanted: bool, enabled: bool) -> Option<crate::device::Executables> {
+/// device has them enabled (and the pipeline key where pipelineBinaries is); a warning where it
+/// asks and the device cannot.
+fn executables(
+    d: &Device,
+    wanted: bool,
+    enabled: bool,
+    keys: bool,
+) -> Option<crate::device::Executables> {
     let x = (wanted && enabled)
         .then(|| {
             Some(crate::device::Executables {
@@ -357,6 +362,7 @@ fn executables(d: &Device, wanted: bool, enabled: bool) -> Option<crate::device:
                 representations: d
                     .next
                     .get_pipeline_executable_internal_representations_khr?,
+                pipeline_key: d.next.get_pipeline_key_khr.filter(|_| keys),
             })
         })
         .flatten();
@@ -369,20 +375,117 @@ fn executables(d: &Device, wanted: bool, enabled: bool) -> Option<crate::device:
     x
 }
 
+/// Says at device creation how `verify_isa` keeps its verdicts on this device, and why not
+/// where it does not.
+fn log_verdicts(
+    d: &Device,
+    isa: Option<crate::device::Executables>,
+    file: Option<&std::path::Path>,
+    layers_below: bool,
+) {
+    let Some(x) = isa else {
+        return;
+    };
+    let how = match (file, x.pipeline_key.is_some()) {
+        (Some(f), _) => format!(
+            "verdicts kept by pipeline key, for this process and in {}",
+            f.display()
+        ),
+        (None, true) => "verdicts kept by pipeline key for this process".to_string(),
+        (None, false) if layers_below => "every pipeline verified: another layer lies below this one, so the pipeline key (VK_KHR_pipeline_binary) is not asked for".to_string(),
+        (None, false) => "every pipeline verified: the device has no VK_KHR_pipeline_binary to key verdicts by".to_string(),
+    };
+    log::info!("device '{}': verify_isa: {how}", d.device_name);
+}
+
+/// The file of the device's `verify_isa` verdicts: in the setting's directory, named for the
+/// driver build (its global pipeline key), the pops build and the chip. None where verdicts
+/// cannot be keyed or the setting says off.
+///
+/// # Safety
+/// `d.handle` must be the live device `isa`'s functions belong to, with pipelineBinaries
+/// enabled where `isa` has the key query.
+unsafe fn verdict_file(
+    d: &Device,
+    isa: Option<crate::device::Executables>,
+    cache: &crate::settings::VerdictCache,
+) -> Option<std::path::PathBuf> {
+    let get_key = isa?.pipeline_key?;
+    let chip = d.chip?;
+    let dir = cache.dir(|k| std::env::var(k).ok())?;
+    let mut global = crate::ffi::PipelineBinaryKeyKHR::default();
+    // SAFETY: per the caller; a null create info asks for the global key.
+    if unsafe { get_key(d.handle, std::ptr::null(), &mut global) } != vk::Result::SUCCESS {
+        return None;
+    }
+    let name = crate::model::verdicts::file_name(
+        global.bytes()?,
+        env!("POPS_VERIFIER_BUILD"),
+        chip.name(),
+    );
+    Some(dir.join(name))
+}
+
 type Fault = vk::PhysicalDeviceFaultFeaturesEXT<'static>;
 type Executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>;
+type Keys = crate::ffi::PhysicalDevicePipelineBinaryFeaturesKHR;
 
 /// The features the layer enables besides the application's where the device offers them:
 /// VK_EXT_device_fault (a device loss's description) and, with `verify_isa`,
-/// VK_KHR_pipeline_executable_properties (the driver's code); and which ended up enabled.
+/// VK_KHR_pipeline_executable_properties (the driver's code) and VK_KHR_pipeline_binary (a
+/// pipeline create info's key, under which a verdict is kept); and which ended up enabled.
 struct Extras {
     offers_fault: bool,
     offers_executables: bool,
+    offers_keys: bool,
     fault_on: std::cell::Cell<bool>,
     executables_on: std::cell::Cell<bool>,
+    keys_on: std::cell::Cell<bool>,
 }
 
 impl Extras {
+    /// What the physical device offers of the extra features (the `verify_isa` ones only with
+    /// the setting), none of them enabled yet.
+    ///
+    /// # Safety
+    /// `physical_device` must be a physical device of `inst`.
+    unsafe fn offered(
+        inst: &Instance,
+        physical_device: vk::PhysicalDevice,
+        extensions: &[vk::ExtensionProperties],
+        layers_below: bool,
+    ) -> Extras {
+        Extras {
+            // SAFETY: queries on the application's physical device.
+            offers_fault: guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
+                offers_feature::<Fault>(inst, physical_device, extensions)
+            })
+            .unwrap_or(false),
+            // The driver's code of interlocked pipelines, with the verify_isa setting only.
+            offers_executables: inst.settings.verify_isa
+                // SAFETY: as above.
+                && guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
+                    offers_feature::<Executables>(inst, physical_device, extensions)
+                })
+                .unwrap_or(false),
+            // Keys of pipeline create info, under which verify_isa keeps its verdicts: asked for
+            // only where the driver itself is next. A layer below that wraps handles and does not
+            // know VK_KHR_pipeline_binary (an older validation layer) would pass the key query the
+            // wrapped handles of the create info, and the driver would crash on them; where the
+            // application enables the extension itself, the layers below are its to choose.
+            offers_keys: inst.settings.verify_isa
+                && !layers_below
+                // SAFETY: as above.
+                && guarded(&inst.health, vkfn::vkCreateDevice, || unsafe {
+                    offers_feature::<Keys>(inst, physical_device, extensions)
+                })
+                .unwrap_or(false),
+            fault_on: std::cell::Cell::new(false),
+            executables_on: std::cell::Cell::new(false),
+            keys_on: std::cell::Cell::new(false),
+        }
+    }
+
     /// Creates the device with the extra features where they are offered and not already on,
     /// and without them if the driver refuses the copy.
     ///
@@ -399,38 +502,50 @@ impl Extras {
         // SAFETY: the application's valid create info (or a copy with one feature enabled).
         let ci = unsafe { &*p_ci };
         // SAFETY: as above.
-        let (fault_already, executables_already) = unsafe {
-            (
+        let already = unsafe {
+            [
                 chain::feature_enabled::<Fault>(ci),
                 chain::feature_enabled::<Executables>(ci),
-            )
+                chain::feature_enabled::<Keys>(ci),
+            ]
         };
+        let [fault_already, executables_already, keys_already] = already;
         let want_fault = !fault_already && self.offers_fault;
         let want_executables = !executables_already && self.offers_executables;
-        if want_fault || want_executables {
-            // SAFETY: as above; each copy is used while the application's call lasts.
+        // A key is of use only where the code can be read.
+        let want_keys = !keys_already && self.offers_keys && self.offers_executables;
+        if want_fault || want_executables || want_keys {
+            // SAFETY: as above; each copy is used while the application's call lasts, and each
+            // is made from the one before, which lives until after the call.
             let fault = want_fault
                 .then(|| unsafe { chain::with_feature::<Fault>(ci) })
                 .flatten();
             let base = fault.as_ref().map_or(ci, |c| &c.info);
-            // SAFETY: as above (the fault copy lives until after the call).
+            // SAFETY: as above.
             let exec = want_executables
                 .then(|| unsafe { chain::with_feature::<Executables>(base) })
                 .flatten();
-            let info = exec.as_ref().map_or(base, |c| &c.info);
-            if fault.is_some() || exec.is_some() {
+            let base = exec.as_ref().map_or(base, |c| &c.info);
+            // SAFETY: as above.
+            let keys = want_keys
+                .then(|| unsafe { chain::with_feature::<Keys>(base) })
+                .flatten();
+            let info = keys.as_ref().map_or(base, |c| &c.info);
+            if fault.is_some() || exec.is_some() || keys.is_some() {
                 // SAFETY: the application's arguments, with the features enabled besides.
                 let r = unsafe { next_create(physical_device, info, p_allocator, p_device) };
                 if r == vk::Result::SUCCESS {
                     self.fault_on.set(fault_already || fault.is_some());
                     self.executables_on
                         .set(executables_already || exec.is_some());
+                    self.keys_on.set(keys_already || keys.is_some());
                     return r;
                 }
             }
         }
         self.fault_on.set(fault_already);
         self.executables_on.set(executables_already);
+        self.keys_on.set(keys_already);
         // SAFETY: the application's arguments (or a copy with one feature enabled).
         unsafe { next_create(physical_device, p_ci, p_allocator, p_device) }
     }
@@ -450,7 +565,11 @@ unsafe fn offers_feature<F: chain::ExtraFeature>(
     let Some(features2) = inst.next.get_physical_device_features2 else {
         return false;
     };
-    if !inst.properties2 || !offers(extensions, F::EXTENSION) {
+    let offered = F::REQUIRES
+        .iter()
+        .chain([&F::EXTENSION])
+        .all(|name| offers(extensions, name));
+    if !inst.properties2 || !offered {
         return false;
     }
     let mut feature = F::default();

@@ -54,19 +54,19 @@ pub unsafe fn create(
     // representations kept.
     // SAFETY: as above.
     let capture = if valid && d.isa.is_some() {
-        unsafe { capture_flags(d, p_infos, create_info_count) }
+        unsafe { capture_flags(d, device, p_infos, create_info_count) }
     } else {
         Vec::new()
     };
     // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
         chain::copied_where(p_infos, create_info_count, &capture, |i, c| match c {
-            Capture::Kept(k) => vk::GraphicsPipelineCreateInfo {
+            Capture::Kept(k, _) => vk::GraphicsPipelineCreateInfo {
                 flags: k.flags,
                 p_next: k.p_next,
                 ..*i
             },
-            Capture::Unkept => *i,
+            Capture::Known(_) | Capture::Unkept => *i,
         })
     };
     let p_infos = flagged.as_ref().map_or(p_infos, |c| c.as_ptr());
@@ -183,9 +183,16 @@ unsafe fn record_created(
             // A library's code is verified in the pipelines linked from it.
             _ if cap.is_library => Vec::new(),
             // SAFETY: a pipeline of `device` just created with its representations captured.
-            (Some(Some(Capture::Kept(_))), Some(x), Some(chip)) => unsafe {
-                verify_code(x, device, *p, chip)
+            (Some(Some(Capture::Kept(_, key))), Some(x), Some(chip)) => unsafe {
+                verify_code(d, x, device, *p, chip, key.as_deref())
             },
+            (Some(Some(Capture::Known(verdict))), _, _) => {
+                log::debug!(
+                    "verify_isa: pipeline 0x{:x}: the driver's key is one verified before: its verdict, without capturing the code again",
+                    vk::Handle::as_raw(*p)
+                );
+                verdict.to_vec()
+            }
             (Some(Some(Capture::Unkept)), _, _) => vec![pops_report::Diagnostic::new(
                 pops_report::Severity::Info,
                 "isa-not-verified",
@@ -199,8 +206,12 @@ unsafe fn record_created(
 
 /// verify_isa: how a create info goes down.
 enum Capture {
-    /// With the flags (and flags structure) that ask the driver to keep its code.
-    Kept(chain::CaptureCopy),
+    /// With the flags (and flags structure) that ask the driver to keep its code; under the
+    /// driver's key of the create info, where verdicts are kept by key.
+    Kept(chain::CaptureCopy, Option<Box<[u8]>>),
+    /// As the application made it: the driver's key is one whose code was verified before
+    /// (equal keys promise the same binaries), and this is its verdict.
+    Known(std::sync::Arc<[pops_report::Diagnostic]>),
     /// As the application made it: a structure before its flags structure is one the layer
     /// does not know the size of, so it cannot be copied.
     Unkept,
@@ -216,6 +227,7 @@ enum Capture {
 /// `infos` must hold `count` valid create infos.
 unsafe fn capture_flags(
     d: &Device,
+    device: vk::Device,
     infos: *const vk::GraphicsPipelineCreateInfo,
     count: u32,
 ) -> Vec<Option<Capture>> {
@@ -234,35 +246,94 @@ unsafe fn capture_flags(
                         fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())
                     });
                 // SAFETY: as above.
-                wanted.then(|| {
-                    unsafe { chain::with_capture(info) }.map_or(Capture::Unkept, Capture::Kept)
-                })
+                wanted.then(|| unsafe { capture_or_known(d, device, info, &cap) })
             })
             .collect()
     })
     .unwrap_or_default()
 }
 
-/// The fragment shader's code the driver returned for `pipeline`, verified.
+/// How a wanted create info goes down: as it is, where the driver's key of it was verified
+/// before; else asking the driver to keep its code (under its key, if it has one).
+///
+/// # Safety
+/// `info` must be a valid create info of `device`.
+unsafe fn capture_or_known(
+    d: &Device,
+    device: vk::Device,
+    info: &vk::GraphicsPipelineCreateInfo,
+    cap: &PipelineCapture,
+) -> Capture {
+    // SAFETY: per the caller.
+    let key = unsafe { pipeline_key(d, device, info, cap) };
+    if let Some(verdict) = key.as_deref().and_then(|k| d.verdicts.get(k)) {
+        return Capture::Known(verdict);
+    }
+    // SAFETY: per the caller.
+    match unsafe { chain::with_capture(info) } {
+        Some(copy) => Capture::Kept(copy, key),
+        None => Capture::Unkept,
+    }
+}
+
+/// The driver's key of a complete pipeline's create info (vkGetPipelineKeyKHR), where the
+/// device has the query. None for libraries and pipelines linked from them (their capture
+/// follows the libraries', which are always created with it), and for pipelines made from
+/// pipeline binaries (VUID-vkGetPipelineKeyKHR-pNext-09605).
+///
+/// # Safety
+/// `info` must be a valid create info of `device`.
+unsafe fn pipeline_key(
+    d: &Device,
+    device: vk::Device,
+    info: &vk::GraphicsPipelineCreateInfo,
+    cap: &PipelineCapture,
+) -> Option<Box<[u8]>> {
+    let get_key = d.isa?.pipeline_key?;
+    // SAFETY: per the caller.
+    if cap.is_library || !cap.libraries.is_empty() || unsafe { chain::has_binaries(info) } {
+        return None;
+    }
+    let create_info = crate::ffi::PipelineCreateInfoKHR {
+        s_type: crate::ffi::STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR,
+        p_next: info as *const vk::GraphicsPipelineCreateInfo as *mut std::ffi::c_void,
+    };
+    let mut key = crate::ffi::PipelineBinaryKeyKHR::default();
+    // SAFETY: a valid create info of `device` behind a VkPipelineCreateInfoKHR, on a device
+    // with pipelineBinaries enabled (pipeline_key is only set there).
+    let r = unsafe { get_key(device, &create_info, &mut key) };
+    (r == vk::Result::SUCCESS)
+        .then(|| key.bytes().map(Box::from))
+        .flatten()
+}
+
+/// The fragment shader's code the driver returned for `pipeline`, verified; the verdict kept
+/// under the create info's `key`, where it has one.
 ///
 /// # Safety
 /// `pipeline` must be a live pipeline of `device`, created with its internal representations
 /// captured, on a device with pipelineExecutableInfo enabled.
 unsafe fn verify_code(
+    d: &Device,
     x: crate::device::Executables,
     device: vk::Device,
     pipeline: vk::Pipeline,
     chip: pm4::Family,
+    key: Option<&[u8]>,
 ) -> Vec<pops_report::Diagnostic> {
     // SAFETY: per the caller.
-    match unsafe { fragment_assembly(x, device, pipeline) } {
-        Some(text) => crate::model::isa::diagnostics_cached(chip.gfx_level(), &text).to_vec(),
-        None => vec![pops_report::Diagnostic::new(
+    let Some(text) = (unsafe { fragment_assembly(x, device, pipeline) }) else {
+        return vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
             "isa-not-verified",
             "the driver returned no assembly of the fragment shader (VK_KHR_pipeline_executable_properties): not verified",
-        )],
+        )];
+    };
+    let verdict = crate::model::isa::diagnostics_cached(chip.gfx_level(), &text);
+    if let Some(key) = key {
+        d.verdicts.keep(key, verdict.clone());
     }
+    verdict.to_vec()
 }
 
 /// The text of the fragment executable's "Assembly" (or "Disassembly") representation.

@@ -10,6 +10,7 @@ mod render_passes;
 pub mod stats;
 mod submissions;
 pub mod timing;
+mod verdicts;
 
 pub use attachments::Attachments;
 pub use modules::{ModuleEntry, Modules};
@@ -19,6 +20,7 @@ pub use render_passes::RenderPasses;
 pub use stats::Stats;
 pub use submissions::Submissions;
 pub use timing::Timing;
+pub use verdicts::Verdicts;
 
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;

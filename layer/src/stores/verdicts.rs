@@ -1,0 +1,169 @@
+//! The `verify_isa` verdicts of one device by pipeline key (crate::model::verdicts), and the
+//! file that keeps them between runs: read at the first look-up, appended to as verdicts are
+//! reached. A file that cannot be read or written is named once in a warning, and the device
+//! goes on with the verdicts of its own process.
+
+use crate::model::verdicts::{self, Verdicts as Kept, MAX_FILE_BYTES};
+use parking_lot::Mutex;
+use pops_report::Diagnostic;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub struct Verdicts {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    kept: Kept,
+    /// The file, until it was read (or found missing) and while it can be written.
+    file: Option<PathBuf>,
+    read: bool,
+}
+
+impl Verdicts {
+    /// The verdicts of a device, kept in `file` as well where one is given.
+    pub fn new(file: Option<PathBuf>) -> Verdicts {
+        Verdicts {
+            inner: Mutex::new(Inner {
+                kept: Kept::default(),
+                file,
+                read: false,
+            }),
+        }
+    }
+
+    /// The verdict of `key`, reached earlier in this process or in an earlier one.
+    pub fn get(&self, key: &[u8]) -> Option<Arc<[Diagnostic]>> {
+        let mut g = self.inner.lock();
+        g.read_file();
+        g.kept.get(key)
+    }
+
+    /// Keeps the verdict of `key`, and writes it down where it is new.
+    pub fn keep(&self, key: &[u8], diagnostics: Arc<[Diagnostic]>) {
+        let mut g = self.inner.lock();
+        g.read_file();
+        let line = verdicts::line(key, &diagnostics);
+        if g.kept.insert(key, diagnostics) {
+            g.append(&line);
+        }
+    }
+}
+
+impl Inner {
+    fn read_file(&mut self) {
+        if self.read {
+            return;
+        }
+        self.read = true;
+        let Some(path) = &self.file else {
+            return;
+        };
+        let size = std::fs::metadata(path).map(|m| m.len());
+        if size.as_ref().is_ok_and(|&n| n > MAX_FILE_BYTES) {
+            log::warn!(
+                "verify_isa: {} is larger than {} MiB: not read or written; remove it to keep verdicts between runs again",
+                path.display(),
+                MAX_FILE_BYTES >> 20
+            );
+            self.file = None;
+            return;
+        }
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (kept, unreadable) = Kept::read(&text);
+                if unreadable > 0 {
+                    log::warn!(
+                        "verify_isa: {}: {unreadable} line(s) that are no verdict were left out",
+                        path.display()
+                    );
+                }
+                log::debug!(
+                    "verify_isa: {} verdict(s) from {}",
+                    kept.len(),
+                    path.display()
+                );
+                self.kept = kept;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                log::warn!(
+                    "verify_isa: cannot read {}: {e}: verdicts are kept for this process only",
+                    path.display()
+                );
+                self.file = None;
+            }
+        }
+    }
+
+    /// Appends one line in one write (O_APPEND: lines of processes writing at once do not
+    /// interleave).
+    fn append(&mut self, line: &str) {
+        let Some(path) = &self.file else {
+            return;
+        };
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+            })
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            log::warn!(
+                "verify_isa: cannot write {}: {e}: verdicts are kept for this process only",
+                path.display()
+            );
+            self.file = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pops_report::Severity;
+
+    fn verdict(code: &str) -> Arc<[Diagnostic]> {
+        vec![Diagnostic::new(Severity::Error, code, "at 0x10")].into()
+    }
+
+    /// A verdict kept by one process is found by the next (a new store on the same file); a
+    /// key never verified is not.
+    #[test]
+    fn verdicts_outlive_the_process_in_their_file() {
+        let dir = pops_testkit::scratch("verdicts-file");
+        let file = dir.join("sub").join("v.jsonl");
+        let first = Verdicts::new(Some(file.clone()));
+        assert_eq!(first.get(&[1, 2]), None);
+        first.keep(&[1, 2], verdict("isa-vscnt"));
+        first.keep(&[1, 2], verdict("isa-other"));
+        first.keep(&[3], verdict("isa-verified"));
+        assert_eq!(first.get(&[1, 2]), Some(verdict("isa-vscnt")));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        let next = Verdicts::new(Some(file));
+        assert_eq!(next.get(&[1, 2]), Some(verdict("isa-vscnt")));
+        assert_eq!(next.get(&[3]), Some(verdict("isa-verified")));
+        assert_eq!(next.get(&[4]), None);
+    }
+
+    /// A file that cannot be written (its directory would be under a regular file) leaves the
+    /// verdicts of the process working.
+    #[test]
+    fn an_unwritable_file_keeps_verdicts_for_the_process() {
+        let dir = pops_testkit::scratch("verdicts-unwritable");
+        let blocker = dir.join("a-file");
+        std::fs::write(&blocker, "x").unwrap();
+        let v = Verdicts::new(Some(blocker.join("v.jsonl")));
+        v.keep(&[1], verdict("isa-verified"));
+        v.keep(&[2], verdict("isa-verified"));
+        assert_eq!(v.get(&[1]), Some(verdict("isa-verified")));
+        assert_eq!(v.get(&[2]), Some(verdict("isa-verified")));
+        assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "x");
+    }
+}
