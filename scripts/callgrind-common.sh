@@ -1,6 +1,7 @@
 # Shared by the layer's callgrind overhead scripts (sourced, not run): builds the layer and the
 # scenario binary in release, and sets `bin` (pops-vk-scenario), `manifests` (the development
 # layer manifest directory) and `work` (a temporary directory removed at exit).
+# `callgrind_in_root ROOT` makes the runs below go inside today's Mesa's root file system.
 # `callgrind_run NAME SCENARIO [RATIO ARGS…] -- ENV…` runs `pops-vk-scenario SCENARIO` under
 # callgrind with a clean loader environment and ENV, and prints scripts/callgrind-ratio.py's line
 # (RATIO ARGS: its UNIT LAYERED PLAIN).
@@ -16,6 +17,16 @@ bin=$target/release/pops-vk-scenario
 manifests=$target/release/explicit_layer.d
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# How valgrind is started: directly, or (callgrind_in_root ROOT) inside today's Mesa's root file
+# system, which has no valgrind of its own: the host's is run there, its tools directory bound
+# in (the root's runner binds the workspace and /tmp at the same paths).
+run_valgrind=(valgrind)
+callgrind_in_root() {
+    local root=$1
+    cp /usr/bin/valgrind.bin "$work/valgrind.bin"
+    run_valgrind=(flock "$root/pops-run.lock" bash ../shared/tools/mesa-current/run.sh "$root"
+        --bind /usr/libexec/valgrind -- env "$work/valgrind.bin")
+}
 
 callgrind_run() {
     local name=$1 scenario=$2
@@ -31,7 +42,7 @@ callgrind_run() {
     env -u VK_INSTANCE_LAYERS -u VK_LOADER_LAYERS_ENABLE -u AMDGPU_ORACLE_DIR \
         MESA_SHADER_CACHE_DISABLE=true VK_LOADER_LAYERS_DISABLE='~implicit~' \
         VK_ADD_LAYER_PATH="$manifests" "$@" \
-        valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" "$scenario" \
+        "${run_valgrind[@]}" --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$bin" "$scenario" \
         >"$work/stdout" 2>"$work/stderr" || {
         echo "run '$name' failed:" >&2
         tail -20 "$work/stderr" >&2

@@ -13,6 +13,7 @@
 #
 #   scripts/layer-overhead-callgrind.sh            # control, no report, report, verify_isa
 #   POPS_BENCH_ITERS=10 POPS_BENCH_FAMILY=vega10 scripts/layer-overhead-callgrind.sh
+#   POPS_BENCH_MESA=current scripts/layer-overhead-callgrind.sh   # today's Mesa
 #
 # Needs valgrind (callgrind, callgrind_annotate) and Mesa's RADV. Takes a few minutes (callgrind
 # runs code ~50x slower). `perf stat -e instructions:u` would do the same job faster, but hardware
@@ -25,16 +26,28 @@ family=${POPS_BENCH_FAMILY:-navi31}
 icd=/usr/share/vulkan/icd.d/radeon_icd.json
 [ -f "$icd" ] || { echo "SKIPPED: $icd not installed" >&2; exit 0; }
 source scripts/callgrind-common.sh
+# POPS_BENCH_MESA=current: today's Mesa (target/mesa-current, as the test command builds it, or
+# POPS_MESA_CURRENT) on Mesa's no-op drm-shim of the chip, as Mesa 26 has no null hardware of its
+# own; else the host's RADV null hardware.
+mesa="the host's Mesa, null hardware"
+null_device=(RADV_FORCE_FAMILY="$family")
+if [ "${POPS_BENCH_MESA:-host}" = current ]; then
+    root=${POPS_MESA_CURRENT:-$target/mesa-current}
+    [ -f "$root/VERSIONS" ] || { echo "SKIPPED: today's Mesa is not built at $root (scripts/test-all.sh builds it)" >&2; exit 0; }
+    callgrind_in_root "$root"
+    mesa="today's Mesa, $(grep -m1 "^mesa-vulkan-drivers " "$root/VERSIONS" || echo "$root")"
+    null_device=(LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so AMDGPU_GPU_ID="$family")
+fi
 
 run() { # name, then extra environment
     local name=$1
     shift
     callgrind_run "$name" bench -- \
-        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
+        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd "${null_device[@]}" \
         RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" "$@"
 }
 
-echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV null hardware ($family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
+echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV without a GPU ($mesa, $family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
 run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
 run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
@@ -46,7 +59,7 @@ run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOC
 verify_isa() { # name, then the verify_isa_cache value
     callgrind_run "layer verifying the driver's code of each interlocked pipeline (verify_isa, $1)" \
         bench pipelines bench_create_layered bench_create_plain diagnostics_cached -- \
-        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd RADV_FORCE_FAMILY="$family" \
+        VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd "${null_device[@]}" \
         RADV_DEBUG=nocache POPS_BENCH_ITERS="$iters" VK_POPS_INTERLOCK_LOG=warn \
         VK_POPS_INTERLOCK_VERIFY_ISA=1 VK_POPS_INTERLOCK_VERIFY_ISA_CACHE="$2"
 }
