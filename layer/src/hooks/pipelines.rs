@@ -253,8 +253,11 @@ unsafe fn capture_flags(
     .unwrap_or_default()
 }
 
-/// How a wanted create info goes down: as it is, where the driver's key of it was verified
-/// before; else asking the driver to keep its code (under its key, if it has one).
+/// How a wanted create info goes down: as it is, where the driver's key of it is one whose
+/// code was verified before; else asking the driver to keep its code, the verdict to be kept
+/// under the key of the create info as the application made it. The key of the create info as
+/// it goes down, with the capture, is asked for too: whether the driver gives both the same key
+/// (its promise that the capture changes nothing of the binaries) is said once per device.
 ///
 /// # Safety
 /// `info` must be a valid create info of `device`.
@@ -270,10 +273,22 @@ unsafe fn capture_or_known(
         return Capture::Known(verdict);
     }
     // SAFETY: per the caller.
-    match unsafe { chain::with_capture(info) } {
-        Some(copy) => Capture::Kept(copy, key),
-        None => Capture::Unkept,
+    let Some(copy) = (unsafe { chain::with_capture(info) }) else {
+        return Capture::Unkept;
+    };
+    if let Some(k) = key.as_deref() {
+        let captured = vk::GraphicsPipelineCreateInfo {
+            flags: copy.flags,
+            p_next: copy.p_next,
+            ..*info
+        };
+        // SAFETY: the create info as it goes down, valid while `copy` lives.
+        if let Some(with_capture) = unsafe { pipeline_key(d, device, &captured, cap) } {
+            d.verdicts
+                .note_capture_key(&d.device_name, *with_capture == *k);
+        }
     }
+    Capture::Kept(copy, key)
 }
 
 /// The driver's key of a complete pipeline's create info (vkGetPipelineKeyKHR), where the

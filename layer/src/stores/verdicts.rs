@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 pub struct Verdicts {
     inner: Mutex<Inner>,
+    /// Whether the driver's key of a create info is the same with the capture flag as without
+    /// it, as first seen (said once).
+    capture_key: std::sync::OnceLock<bool>,
 }
 
 struct Inner {
@@ -30,6 +33,7 @@ impl Verdicts {
                 file,
                 read: false,
             }),
+            capture_key: std::sync::OnceLock::new(),
         }
     }
 
@@ -47,6 +51,28 @@ impl Verdicts {
         let line = verdicts::line(key, &diagnostics);
         if g.kept.insert(key, diagnostics) {
             g.append(&line);
+        }
+    }
+}
+
+impl Verdicts {
+    /// Says, once per device, what a kept verdict rests on: the driver's keys of a create info
+    /// with and without the capture flag are equal — the specification's promise that both
+    /// produce the same binaries — or they differ, as where the driver's binaries carry the
+    /// representations kept, and the verdict rests on the capture changing nothing of the
+    /// machine code (as every verification of captured code does).
+    pub fn note_capture_key(&self, device: &str, equal: bool) {
+        if self.capture_key.set(equal).is_err() {
+            return;
+        }
+        if equal {
+            log::info!(
+                "device '{device}': verify_isa: the driver gives a pipeline the same key with and without the capture of its code: a kept verdict is of the same binaries"
+            );
+        } else {
+            log::info!(
+                "device '{device}': verify_isa: the driver's key of a pipeline changes with the capture of its code (its binaries then carry the representations kept): a kept verdict rests on the capture changing nothing of the machine code"
+            );
         }
     }
 }
