@@ -2603,6 +2603,91 @@ fn verify_isa_keeps_verdicts_by_the_drivers_key() {
     }
 }
 
+/// What `verify_isa` rests on, held to the driver itself (no layer): the machine code of a
+/// pipeline created with its internal representations captured — the code the layer verifies —
+/// is the code of the same pipeline created as an application creates it. The application's
+/// pipeline's binaries come from VK_KHR_pipeline_binary (created with only
+/// VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR, which changes nothing but the driver's cache use);
+/// the captured one's code is read back from the encodings its "Assembly" lists after each
+/// instruction. Every corpus shader, on both Mesa versions: RADV 26.2.6, whose key changes with
+/// the capture, and RADV 25.0.7, whose key does not. The host's RADV has no encodings for
+/// GFX11.5 and GFX12 (its LLVM predates them); today's does.
+#[test]
+fn the_capture_changes_no_machine_code() {
+    /// The bytes of the words each instruction line lists after its last `;`; a line
+    /// "(then repeated N times)" repeats the instruction before it N times.
+    fn code_of(assembly: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut last: Vec<u32> = Vec::new();
+        for line in assembly.lines() {
+            if let Some(n) = line
+                .trim()
+                .strip_prefix("(then repeated ")
+                .and_then(|r| r.strip_suffix(" times)"))
+            {
+                for _ in 0..n.parse::<usize>().unwrap() {
+                    out.extend(last.iter().flat_map(|w| w.to_le_bytes()));
+                }
+                continue;
+            }
+            let Some((_, enc)) = line.rsplit_once(';') else {
+                continue;
+            };
+            let words: Vec<u32> = enc
+                .split_whitespace()
+                .map_while(|t| {
+                    (t.len() == 8)
+                        .then(|| u32::from_str_radix(t, 16).ok())
+                        .flatten()
+                })
+                .collect();
+            if !words.is_empty() && words.len() == enc.split_whitespace().count() {
+                out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+                last = words;
+            }
+        }
+        out
+    }
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2)
+            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let at = mesa.label();
+        let families: &[&str] = match mesa {
+            Mesa::Host => &["vega10", "navi21", "navi31"],
+            Mesa::Current { .. } => &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"],
+        };
+        for family in families {
+            let out = radv_with(&mesa, "capture-code", family)
+                .env("POPS_SCENARIO_CODE_QUERIES", "1")
+                .run();
+            assert!(check_ok(&out, &format!("capture-code on {at} {family}")));
+            let lines = json_lines(&out.stdout);
+            assert_eq!(lines.len(), 12, "{at} {family}: the corpus");
+            for v in &lines {
+                let what = format!("{at} {family} {} x{}", v["shader"], v["samples"]);
+                let code = code_of(v["assembly"].as_str().unwrap());
+                assert!(code.len() >= 16, "{what}: no encodings listed");
+                let binaries: Vec<Vec<u8>> = v["binaries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|b| unhex(b.as_str().unwrap()))
+                    .collect();
+                assert!(
+                    binaries
+                        .iter()
+                        .any(|b| b.windows(code.len()).any(|w| w == code)),
+                    "{what}: the captured code ({} bytes) is not in the application's binaries",
+                    code.len()
+                );
+            }
+        }
+    }
+}
+
 /// Above another layer, `verify_isa` does not ask for pipeline keys: a layer that wraps handles
 /// and does not know VK_KHR_pipeline_binary (the host's validation layer, 1.3.239) would pass
 /// the key query the wrapped handles of the create info, and the driver would crash on them.

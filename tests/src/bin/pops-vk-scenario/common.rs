@@ -51,6 +51,28 @@ pub(crate) const PUSH_CONSTANTS: [vk::PushConstantRange; 1] = [vk::PushConstantR
     size: 128,
 }];
 
+/// VK_KHR_pipeline_binary, newer than the headers `ash` is generated from.
+pub(crate) const PIPELINE_BINARY: &CStr = c"VK_KHR_pipeline_binary";
+
+/// `VkPhysicalDevicePipelineBinaryFeaturesKHR` with `pipelineBinaries` on (Vulkan registry:
+/// sType 1000483000).
+#[repr(C)]
+pub(crate) struct PipelineBinaryFeatures {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    pipeline_binaries: vk::Bool32,
+}
+
+impl Default for PipelineBinaryFeatures {
+    fn default() -> Self {
+        PipelineBinaryFeatures {
+            s_type: vk::StructureType::from_raw(1_000_483_000),
+            p_next: std::ptr::null_mut(),
+            pipeline_binaries: vk::TRUE,
+        }
+    }
+}
+
 pub(crate) fn has_ext(exts: &[vk::ExtensionProperties], name: &CStr) -> bool {
     exts.iter()
         .any(|e| e.extension_name_as_c_str().ok() == Some(name))
@@ -190,6 +212,21 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     if present[5] {
         f2 = f2.push_next(&mut f_eds3);
     }
+    // POPS_SCENARIO_CODE_QUERIES=1: the driver's compiled code and pipeline binaries
+    // (VK_KHR_pipeline_executable_properties; VK_KHR_pipeline_binary with VK_KHR_maintenance5,
+    // which it depends on), as the capture-code scenario reads them.
+    let code_queries = std::env::var("POPS_SCENARIO_CODE_QUERIES").is_ok_and(|v| v == "1");
+    let code_exts = [
+        ash::khr::pipeline_executable_properties::NAME,
+        ash::khr::maintenance5::NAME,
+        PIPELINE_BINARY,
+    ];
+    if code_queries {
+        if let Some(missing) = code_exts.iter().find(|n| !has_ext(&exts, n)) {
+            return Err(format!("SKIP: {name} has no {}", missing.to_string_lossy()));
+        }
+        names.extend(code_exts.iter().map(|n| n.as_ptr()));
+    }
     // SAFETY: a valid features chain.
     unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
     let base = f2.features;
@@ -268,6 +305,15 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     }
     if present[5] {
         dci = dci.push_next(&mut e_eds3);
+    }
+    let mut e_exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    let mut e_m5 = vk::PhysicalDeviceMaintenance5FeaturesKHR::default().maintenance5(true);
+    let mut e_bin = PipelineBinaryFeatures::default();
+    if code_queries {
+        dci = dci.push_next(&mut e_exec).push_next(&mut e_m5);
+        e_bin.p_next = dci.p_next as *mut std::ffi::c_void;
+        dci.p_next = &e_bin as *const PipelineBinaryFeatures as *const std::ffi::c_void;
     }
     // SAFETY: valid create info.
     let device =
@@ -583,10 +629,24 @@ pub(crate) fn create_complete_pipeline(
     cache: vk::PipelineCache,
     flags: vk::PipelineCreateFlags,
 ) -> Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)> {
+    create_complete_pipeline_flags2(ctx, fx, stages, cache, flags, None)
+}
+
+/// [`create_complete_pipeline`] with a VkPipelineCreateFlags2CreateInfoKHR chained where
+/// `flags2` is given (its flags replace `flags`, VK_KHR_maintenance5).
+pub(crate) fn create_complete_pipeline_flags2(
+    ctx: &Ctx,
+    fx: &Fixed,
+    stages: &[vk::PipelineShaderStageCreateInfo<'_>],
+    cache: vk::PipelineCache,
+    flags: vk::PipelineCreateFlags,
+    flags2: Option<vk::PipelineCreateFlags2KHR>,
+) -> Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)> {
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
     let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&fx.formats);
+    let mut f2 = vk::PipelineCreateFlags2CreateInfoKHR::default().flags(flags2.unwrap_or_default());
     let ci = vk::GraphicsPipelineCreateInfo::default()
         .flags(flags)
         .stages(stages)
@@ -600,6 +660,11 @@ pub(crate) fn create_complete_pipeline(
         .dynamic_state(&dy)
         .layout(ctx.layout)
         .push_next(&mut rendering);
+    let ci = if flags2.is_some() {
+        ci.push_next(&mut f2)
+    } else {
+        ci
+    };
     // SAFETY: valid create info; every chained structure outlives the call.
     unsafe { ctx.device.create_graphics_pipelines(cache, &[ci], None) }
 }

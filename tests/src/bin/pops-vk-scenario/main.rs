@@ -8,6 +8,7 @@
 mod bench;
 mod bench_draws;
 mod bench_submits;
+mod capture_code;
 mod common;
 mod draws;
 mod draws_depth;
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
         "bench-submits" => bench_submits::scenario_bench_submits(),
+        "capture-code" => capture_code::scenario_capture_code(),
         other => Err(format!("unknown scenario '{other}'")),
     };
     match r {
