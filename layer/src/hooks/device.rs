@@ -393,7 +393,7 @@ fn log_verdicts(
         ),
         (None, true) => "verdicts kept by pipeline key for this process".to_string(),
         (None, false) if layers_below => "every pipeline verified: another layer lies below this one, so the pipeline key (VK_KHR_pipeline_binary) is not asked for".to_string(),
-        (None, false) => "every pipeline verified: the device has no VK_KHR_pipeline_binary to key verdicts by".to_string(),
+        (None, false) => "every pipeline verified: no pipeline key to keep verdicts by (the device has no VK_KHR_pipeline_binary, or it could not be enabled)".to_string(),
     };
     log::info!("device '{}': verify_isa: {how}", d.device_name);
 }

@@ -209,8 +209,8 @@ enum Capture {
     /// With the flags (and flags structure) that ask the driver to keep its code; under the
     /// driver's key of the create info, where verdicts are kept by key.
     Kept(chain::CaptureCopy, Option<Box<[u8]>>),
-    /// As the application made it: the driver's key is one whose code was verified before
-    /// (equal keys promise the same binaries), and this is its verdict.
+    /// As the application made it: the driver's key is one whose code was verified before, and
+    /// this is its verdict.
     Known(std::sync::Arc<[pops_report::Diagnostic]>),
     /// As the application made it: a structure before its flags structure is one the layer
     /// does not know the size of, so it cannot be copied.
@@ -256,8 +256,8 @@ unsafe fn capture_flags(
 /// How a wanted create info goes down: as it is, where the driver's key of it is one whose
 /// code was verified before; else asking the driver to keep its code, the verdict to be kept
 /// under the key of the create info as the application made it. The key of the create info as
-/// it goes down, with the capture, is asked for too: whether the driver gives both the same key
-/// (its promise that the capture changes nothing of the binaries) is said once per device.
+/// it goes down, with the capture, is asked for too, once per device: whether the driver gives
+/// both the same key (its promise that the capture changes nothing of the binaries) is said.
 ///
 /// # Safety
 /// `info` must be a valid create info of `device`.
@@ -276,7 +276,7 @@ unsafe fn capture_or_known(
     let Some(copy) = (unsafe { chain::with_capture(info) }) else {
         return Capture::Unkept;
     };
-    if let Some(k) = key.as_deref() {
+    if let Some(k) = key.as_deref().filter(|_| !d.verdicts.capture_key_noted()) {
         let captured = vk::GraphicsPipelineCreateInfo {
             flags: copy.flags,
             p_next: copy.p_next,

@@ -53,9 +53,12 @@ impl Verdicts {
             g.append(&line);
         }
     }
-}
 
-impl Verdicts {
+    /// Whether [`Verdicts::note_capture_key`] has been told already.
+    pub fn capture_key_noted(&self) -> bool {
+        self.capture_key.get().is_some()
+    }
+
     /// Says, once per device, what a kept verdict rests on: the driver's keys of a create info
     /// with and without the capture flag are equal — the specification's promise that both
     /// produce the same binaries — or they differ, as where the driver's binaries carry the
