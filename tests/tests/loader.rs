@@ -783,16 +783,23 @@ fn stacked_on(mesa: &Mesa) {
     std::fs::remove_dir_all(&layers_dir).unwrap();
 }
 
+/// Whether the host's VK_LAYER_KHRONOS_validation is installed; reports SKIPPED otherwise.
+fn have_validation_layer() -> bool {
+    let manifest = Path::new("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
+    if !manifest.is_file() {
+        skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
+    }
+    manifest.is_file()
+}
+
 /// The timing's queries and timestamps are valid usage: VK_LAYER_KHRONOS_validation below our
 /// layer reports exactly the same findings with the `timing` setting as without it, on RADV's
 /// recorded command buffers (interlocked draws, secondaries, a suspended and resumed render
 /// pass instance) and on lavapipe, which also submits and presents them.
 #[test]
 fn timing_adds_no_validation_findings() {
-    let validation =
-        Path::new("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
-    if !validation.is_file() {
-        return skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
+    if !have_validation_layer() {
+        return;
     }
     let stack = [LAYER, "VK_LAYER_KHRONOS_validation"];
     let findings = |sc: Scenario, what: &str| {
@@ -2695,10 +2702,8 @@ fn the_capture_changes_no_machine_code() {
 /// says why, and validation reports exactly what it reports without the setting.
 #[test]
 fn verify_isa_above_another_layer_asks_for_no_key() {
-    let validation =
-        Path::new("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
-    if !validation.is_file() {
-        return skip("VK_LAYER_KHRONOS_validation not installed (vulkan-validationlayers)");
+    if !have_validation_layer() {
+        return;
     }
     if !have_icd(RADV_ICD) {
         return;
