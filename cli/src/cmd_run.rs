@@ -34,6 +34,12 @@ pub struct Args {
     /// record is compared with the register fields RADV programmed at its draws.
     #[arg(long, value_name = "LIBRARY")]
     amdgpu_shim: Option<PathBuf>,
+    /// Also verify the machine code the driver compiled for each interlocked pipeline, as
+    /// `pops verify-isa` does (the layer's verify_isa setting): each finding is a diagnostic of
+    /// the pipeline's records. Makes a pipeline's first creation several times slower; verdicts
+    /// are kept between runs (docs/layer.md).
+    #[arg(long)]
+    verify_isa: bool,
     #[command(flatten)]
     launch: Launch,
 }
@@ -75,7 +81,7 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
 
     let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
     let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
-    let env = child_env(
+    let mut env = child_env(
         &layer_dir,
         existing_path.as_deref(),
         existing.as_deref(),
@@ -83,6 +89,9 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
         chip,
         &target,
     );
+    if args.verify_isa {
+        env.push(("VK_POPS_INTERLOCK_VERIFY_ISA".into(), "1".into()));
+    }
     let status = spawn(program, program_args, &env)?;
     let mut code = exit_code_of(status);
     let name = program.to_string_lossy();

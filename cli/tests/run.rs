@@ -27,6 +27,7 @@ fn pops_run(extra: &[&str], program: &[&str], report_name: &str) -> Output {
     let layer = layer_dir();
     let rep = report(report_name);
     Command::new(env!("CARGO_BIN_EXE_pops"))
+        .env_remove("VK_POPS_INTERLOCK_VERIFY_ISA")
         .arg("run")
         .arg("--layer")
         .arg(&layer)
@@ -82,6 +83,30 @@ fn program_arguments_and_layer_environment_reach_the_program() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("VK_LAYER_POPS_interlock|"), "{out}");
     assert!(out.contains("env.jsonl|--not-an-option-of-pops"), "{out}");
+}
+
+/// `--verify-isa` turns the layer's verify_isa setting on for the program, and only with it.
+#[test]
+fn verify_isa_flag_reaches_the_layer_setting() {
+    let echo = [
+        "sh",
+        "-c",
+        "echo \"verify_isa=[$VK_POPS_INTERLOCK_VERIFY_ISA]\"",
+    ];
+    let o = pops_run(&["--verify-isa"], &echo, "verify-isa.jsonl");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("verify_isa=[1]"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = pops_run(&[], &echo, "no-verify-isa.jsonl");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("verify_isa=[]"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 #[test]
