@@ -17,8 +17,8 @@ const VERIFIER_SOURCES: &[&str] = &[
     "../report/src",
 ];
 
-/// Every file under `dir`, sorted, into `h` (its name and its bytes: where the checkout lies
-/// does not change the build's name).
+/// Every folder and file under `dir`, sorted, into `h` (names and bytes: where the checkout
+/// lies does not change the build's name).
 fn hash_tree(dir: &std::path::Path, h: &mut impl std::hash::Hasher) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -26,10 +26,10 @@ fn hash_tree(dir: &std::path::Path, h: &mut impl std::hash::Hasher) {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
+        h.write(p.file_name().unwrap_or_default().as_encoded_bytes());
         if p.is_dir() {
             hash_tree(&p, h);
         } else if let Ok(bytes) = std::fs::read(&p) {
-            h.write(p.file_name().unwrap_or_default().as_encoded_bytes());
             h.write(&bytes);
         }
     }
