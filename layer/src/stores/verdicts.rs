@@ -48,9 +48,8 @@ impl Verdicts {
     pub fn keep(&self, key: &[u8], diagnostics: Arc<[Diagnostic]>) {
         let mut g = self.inner.lock();
         g.read_file();
-        let line = verdicts::line(key, &diagnostics);
-        if g.kept.insert(key, diagnostics) {
-            g.append(&line);
+        if g.kept.insert(key, diagnostics.clone()) {
+            g.append(&verdicts::line(key, &diagnostics));
         }
     }
 
