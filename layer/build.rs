@@ -8,18 +8,27 @@
 use std::path::PathBuf;
 
 /// The sources a verdict of `verify_isa` is a function of (besides the driver's code): the
-/// verifier, the ISA and chip tables, the layer's diagnostics and the report's types.
+/// verifier (with the reader of RADV's binaries), the ISA and chip tables, the layer's
+/// diagnostics, the report's types, and which of a pipeline's binaries the layer reads.
 const VERIFIER_SOURCES: &[&str] = &[
     "../shaders/src",
     "../pm4/src",
     "../pm4/data",
     "../layer-model/src",
     "../report/src",
+    "src/hooks/pipeline_code.rs",
 ];
 
-/// Every folder and file under `dir`, sorted, into `h` (names and bytes: where the checkout
-/// lies does not change the build's name).
+/// Every folder and file under `dir` (or the file `dir`), sorted, into `h` (names and bytes:
+/// where the checkout lies does not change the build's name).
 fn hash_tree(dir: &std::path::Path, h: &mut impl std::hash::Hasher) {
+    if dir.is_file() {
+        h.write(dir.file_name().unwrap_or_default().as_encoded_bytes());
+        if let Ok(bytes) = std::fs::read(dir) {
+            h.write(&bytes);
+        }
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -298,7 +298,7 @@ mod tests {
                 hash: None,
                 module_name: None,
                 experiment: None,
-                isa: Vec::new(),
+                isa: Default::default(),
             },
             draw,
             dynamic,

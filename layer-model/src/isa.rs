@@ -1,7 +1,8 @@
 //! The `verify_isa` setting's findings: the fragment shader's machine code as the driver
-//! returned it (VK_KHR_pipeline_executable_properties' "Assembly" representation) checked as
-//! `pops verify-isa` checks it — every path against the article's rules, the entry sequence in
-//! the ordering model — turned into the record's diagnostics. Pure: text in, diagnostics out.
+//! returned it — VK_KHR_pipeline_executable_properties' "Assembly" representation, or the
+//! fragment shader's binary data from VK_KHR_pipeline_binary — checked as `pops verify-isa`
+//! checks it — every path against the article's rules, the entry sequence in the ordering
+//! model — turned into the record's diagnostics. Pure: code in, diagnostics out.
 
 use parking_lot::Mutex;
 use pm4::GfxLevel;
@@ -11,55 +12,94 @@ use shaders::verify;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+/// The driver's code of a fragment shader, as the layer got it.
+#[derive(Clone, Copy, Debug)]
+pub enum Code<'a> {
+    /// The "Assembly" (or "Disassembly") internal representation's text.
+    Text(&'a str),
+    /// One pipeline binary's data (`vkGetPipelineBinaryDataKHR`): RADV's serialized shader.
+    Binary(&'a [u8]),
+}
+
+impl Code<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Code::Text(t) => t.as_bytes(),
+            Code::Binary(b) => b,
+        }
+    }
+}
+
 type Verified = Mutex<(
-    HashMap<(GfxLevel, Arc<str>), Arc<[Diagnostic]>, crate::FastHash>,
+    HashMap<(GfxLevel, bool, Arc<[u8]>), Arc<[Diagnostic]>, crate::FastHash>,
     usize,
 )>;
 
-/// How many bytes of code text [`diagnostics_cached`] keeps (4 MiB).
+/// How many bytes of code [`diagnostics_cached`] keeps (4 MiB).
 pub const VERIFIED_CACHE_BYTES: usize = 4 << 20;
 
-/// [`diagnostics`] of `text`, or those of the same text verified before in this process. The
+/// [`diagnostics`] of `code`, or those of the same code verified before in this process. The
 /// verdict is a function of the code alone, and drivers return the same code for pipelines that
 /// share a fragment shader and the state it is compiled with (engines create many such
-/// pipelines). At most [`VERIFIED_CACHE_BYTES`] of text are kept; when full it starts over.
-pub fn diagnostics_cached(level: GfxLevel, text: &str) -> Arc<[Diagnostic]> {
+/// pipelines). At most [`VERIFIED_CACHE_BYTES`] of code are kept; when full it starts over.
+pub fn diagnostics_cached(level: GfxLevel, code: Code) -> Arc<[Diagnostic]> {
     static CACHE: OnceLock<Verified> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = (level, Arc::<str>::from(text));
+    let bytes = code.bytes();
+    let key = (
+        level,
+        matches!(code, Code::Binary(_)),
+        Arc::<[u8]>::from(bytes),
+    );
     if let Some(hit) = cache.lock().0.get(&key) {
         return hit.clone();
     }
     // Verified outside the lock: other threads keep creating pipelines meanwhile.
-    let out: Arc<[Diagnostic]> = diagnostics(level, text).into();
-    if text.len() <= VERIFIED_CACHE_BYTES {
+    let out: Arc<[Diagnostic]> = diagnostics(level, code).into();
+    if bytes.len() <= VERIFIED_CACHE_BYTES {
         let mut guard = cache.lock();
         let (map, held) = &mut *guard;
-        if *held + text.len() > VERIFIED_CACHE_BYTES {
+        if *held + bytes.len() > VERIFIED_CACHE_BYTES {
             map.clear();
             *held = 0;
         }
         if map.insert(key, out.clone()).is_none() {
-            *held += text.len();
+            *held += bytes.len();
         }
     }
     out
 }
 
-/// The diagnostics of the code `text` the driver compiled for `level`: one error per broken
-/// rule, one for the model rejecting the entry sequence, or one note that it keeps every rule.
-pub fn diagnostics(level: GfxLevel, text: &str) -> Vec<Diagnostic> {
-    let (format, code) = match verify::read(Encoding::of(level), text) {
-        Ok(c) => c,
-        Err(e) => {
-            return vec![Diagnostic::new(
-                Severity::Info,
-                "isa-not-verified",
-                format!("the driver's code of the fragment shader could not be read as {level} machine code ({e}): not verified"),
-            )]
-        }
+/// The diagnostics of the code the driver compiled for `level`: one error per broken rule, one
+/// for the model rejecting the entry sequence, or one note that it keeps every rule.
+pub fn diagnostics(level: GfxLevel, code: Code) -> Vec<Diagnostic> {
+    let not_verified = |why: String| {
+        vec![Diagnostic::new(
+            Severity::Info,
+            "isa-not-verified",
+            format!("the driver's code of the fragment shader could not be read as {level} machine code ({why}): not verified"),
+        )]
     };
-    let report = verify::verify(level, &code);
+    let enc = Encoding::of(level);
+    let read = match code {
+        Code::Text(text) => verify::read(enc, text).map_err(|e| e.to_string()),
+        Code::Binary(data) => verify::radv_binary::machine_code(data)
+            .map_err(|e| e.to_string())
+            .and_then(|c| {
+                verify::words(enc, &verify::radv_binary::words(c))
+                    .map(|i| (verify::Format::RadvBinary, i))
+                    .map_err(|e| e.to_string())
+            }),
+    };
+    match read {
+        Ok((format, code)) => judge(level, format, &code),
+        Err(e) => not_verified(e),
+    }
+}
+
+/// The verdict on decoded code.
+fn judge(level: GfxLevel, format: verify::Format, code: &[verify::Instr]) -> Vec<Diagnostic> {
+    let report = verify::verify(level, code);
     let mut out: Vec<Diagnostic> = report
         .findings
         .iter()
@@ -82,7 +122,7 @@ pub fn diagnostics(level: GfxLevel, text: &str) -> Vec<Diagnostic> {
             )
         })
         .collect();
-    match verify::model::run(level, &code) {
+    match verify::model::run(level, code) {
         Err(e) => out.push(Diagnostic::new(
             Severity::Error,
             "isa-model",
@@ -123,7 +163,7 @@ mod tests {
     #[test]
     fn findings_become_diagnostics() {
         let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
-        let d = diagnostics(GfxLevel::Gfx10_3, text);
+        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(text));
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(d[0].code, "isa-verified");
         let broken = text.replacen(
@@ -131,15 +171,55 @@ mod tests {
             "\ts_nop 0 ; bf800000",
             1,
         );
-        let d = diagnostics(GfxLevel::Gfx10_3, &broken);
+        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(&broken));
         assert!(
             d.iter()
                 .all(|x| x.code == "isa-ordered-ps-done-missing" && x.severity == Severity::Error),
             "{d:?}"
         );
         assert!(!d.is_empty());
-        let d = diagnostics(GfxLevel::Gfx10_3, "no code here");
+        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text("no code here"));
         assert_eq!(d[0].code, "isa-not-verified");
+    }
+
+    /// The code in RADV's pipeline binary is verified as its "Assembly" is: the same
+    /// instructions, the same verdict (the data: RADV 25.0.7's binary of a navi21 fragment
+    /// shader with pixel interlock, and its captured "Assembly"); a binary in another layout is
+    /// a note, never a finding.
+    #[test]
+    fn a_binary_is_verified_as_its_assembly() {
+        let data = include_bytes!("../../cli/tests/data/radv-navi21-pixel-interlock.binary");
+        let text = include_str!("../../cli/tests/data/radv-navi21-pixel-interlock.txt");
+        let from_binary = diagnostics(GfxLevel::Gfx10_3, Code::Binary(data));
+        let from_text = diagnostics(GfxLevel::Gfx10_3, Code::Text(text));
+        assert_eq!(from_binary.len(), 1, "{from_binary:?}");
+        assert_eq!(from_binary[0].code, "isa-verified");
+        let counts = |d: &Diagnostic| {
+            d.message
+                .split_once(" instructions")
+                .map(|(a, _)| a.rsplit(' ').next().unwrap().to_string())
+        };
+        assert_eq!(counts(&from_binary[0]), counts(&from_text[0]));
+        // The done message taken out of the binary: the rule's error, as from the text.
+        let done = 0xbf90_0007u32.to_le_bytes();
+        let mut broken = data.to_vec();
+        let at = broken
+            .windows(4)
+            .position(|w| w == done)
+            .expect("s_sendmsg MSG_ORDERED_PS_DONE");
+        broken[at..at + 4].copy_from_slice(&0xbf80_0000u32.to_le_bytes());
+        let d = diagnostics(GfxLevel::Gfx10_3, Code::Binary(&broken));
+        assert!(!d.is_empty());
+        assert!(
+            d.iter().all(|x| x.code == "isa-ordered-ps-done-missing"),
+            "{d:?}"
+        );
+        let elf = diagnostics(GfxLevel::Gfx10_3, Code::Binary(b"\x7fELF\x02\x01\x01\0"));
+        assert_eq!(elf[0].code, "isa-not-verified");
+        assert!(
+            elf[0].message.contains("not RADV's serialized shader"),
+            "{elf:?}"
+        );
     }
 
     /// A verdict kept is the verdict of that very text and chip: the same again, while a text
@@ -147,20 +227,23 @@ mod tests {
     #[test]
     fn kept_verdicts_are_per_text_and_chip() {
         let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
-        let clean = diagnostics_cached(GfxLevel::Gfx10_3, text);
+        let clean = diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(text));
         assert_eq!(clean[0].code, "isa-verified");
         let broken = text.replacen(
             "\ts_sendmsg sendmsg(MSG_ORDERED_PS_DONE)                      ; bf900007",
             "\ts_nop 0 ; bf800000",
             1,
         );
-        assert!(diagnostics_cached(GfxLevel::Gfx10_3, &broken)
+        assert!(diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(&broken))
             .iter()
             .all(|x| x.severity == Severity::Error));
-        assert_eq!(diagnostics_cached(GfxLevel::Gfx10_3, text), clean);
         assert_eq!(
-            &*diagnostics_cached(GfxLevel::Gfx11, text),
-            &diagnostics(GfxLevel::Gfx11, text)[..]
+            diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(text)),
+            clean
+        );
+        assert_eq!(
+            &*diagnostics_cached(GfxLevel::Gfx11, Code::Text(text)),
+            &diagnostics(GfxLevel::Gfx11, Code::Text(text))[..]
         );
     }
 }

@@ -23,7 +23,86 @@ pub struct Fragment {
     pub experiment: Option<AppliedExperiment>,
     /// The `verify_isa` setting's findings on the driver's code of the pipeline (empty
     /// without the setting).
-    pub isa: Vec<pops_report::Diagnostic>,
+    pub isa: IsaVerdict,
+}
+
+/// The `verify_isa` findings of an object: known when it was created, or being reached by the
+/// device's background verifier, so that pipeline creation does not wait for the verification.
+#[derive(Clone, Debug)]
+pub enum IsaVerdict {
+    Ready(Arc<[pops_report::Diagnostic]>),
+    Pending(Arc<PendingVerdict>),
+}
+
+impl Default for IsaVerdict {
+    fn default() -> Self {
+        IsaVerdict::Ready(Arc::new([]))
+    }
+}
+
+impl From<Vec<pops_report::Diagnostic>> for IsaVerdict {
+    fn from(v: Vec<pops_report::Diagnostic>) -> Self {
+        IsaVerdict::Ready(v.into())
+    }
+}
+
+impl IsaVerdict {
+    /// The findings, waiting for the background verification where it has not finished (a
+    /// draw recorded right after its pipeline was created).
+    pub fn diagnostics(&self) -> Arc<[pops_report::Diagnostic]> {
+        match self {
+            IsaVerdict::Ready(d) => d.clone(),
+            IsaVerdict::Pending(p) => p.wait(),
+        }
+    }
+}
+
+/// A verdict the background verifier has yet to give.
+#[derive(Debug, Default)]
+pub struct PendingVerdict {
+    value: Mutex<Option<Arc<[pops_report::Diagnostic]>>>,
+    given: parking_lot::Condvar,
+}
+
+impl PendingVerdict {
+    /// Gives the verdict; every wait returns it.
+    pub fn give(&self, verdict: Arc<[pops_report::Diagnostic]>) {
+        *self.value.lock() = Some(verdict);
+        self.given.notify_all();
+    }
+
+    /// Whether the verdict has been given.
+    pub fn given(&self) -> bool {
+        self.value.lock().is_some()
+    }
+
+    /// Waits for the verdict until `deadline` (without one, as long as it takes); whether it
+    /// was given.
+    pub fn wait_until(&self, deadline: Option<std::time::Instant>) -> bool {
+        let mut v = self.value.lock();
+        while v.is_none() {
+            match deadline {
+                Some(d) => {
+                    if self.given.wait_until(&mut v, d).timed_out() {
+                        return v.is_some();
+                    }
+                }
+                None => self.given.wait(&mut v),
+            }
+        }
+        true
+    }
+
+    /// The verdict, once given.
+    pub fn wait(&self) -> Arc<[pops_report::Diagnostic]> {
+        let mut v = self.value.lock();
+        loop {
+            if let Some(d) = &*v {
+                return d.clone();
+            }
+            self.given.wait(&mut v);
+        }
+    }
 }
 
 /// What a graphics pipeline library contributes to pipelines linked from it.
@@ -96,5 +175,27 @@ impl Interlocked {
             Ok(e) => pops_report::Interlock::of(e.interlock),
             Err(_) => pops_report::Interlock::Unknown,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pending verdict is what a wait on another thread gets, once given.
+    #[test]
+    fn a_pending_verdict_is_waited_for() {
+        let p = Arc::new(PendingVerdict::default());
+        let v = IsaVerdict::Pending(p.clone());
+        let waiter = std::thread::spawn(move || v.diagnostics());
+        let given: Arc<[pops_report::Diagnostic]> = vec![pops_report::Diagnostic::new(
+            pops_report::Severity::Info,
+            "isa-verified",
+            "given",
+        )]
+        .into();
+        p.give(given.clone());
+        assert_eq!(waiter.join().unwrap(), given);
+        assert!(IsaVerdict::default().diagnostics().is_empty());
     }
 }

@@ -619,7 +619,7 @@ mod tests {
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
                 experiment: None,
-                isa: Vec::new(),
+                isa: Default::default(),
             },
             CapturedState::default(),
             Dynamic::empty(),

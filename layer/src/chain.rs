@@ -499,44 +499,96 @@ pub unsafe fn rewrite_inline(
     }
 }
 
-/// A graphics pipeline create info's flags and chain with
-/// VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR added where the driver reads its
-/// flags: `VkPipelineCreateFlags2CreateInfoKHR` where one is chained (the create info's own
-/// `flags` are then ignored), the create info's `flags` otherwise.
+/// A graphics pipeline create info's flags and chain with a capture flag added where the driver
+/// reads its flags: `VkPipelineCreateFlags2CreateInfoKHR` where one is chained (the create
+/// info's own `flags` are then ignored), else the create info's `flags` where the flag has a
+/// legacy bit, else a `VkPipelineCreateFlags2CreateInfoKHR` of the layer's own in front of the
+/// chain holding the create info's flags and the flag.
 pub struct CaptureCopy {
     /// Copies of the structures up to the flags structure, if one is chained.
     _storage: Vec<Box<[u64]>>,
+    /// The layer's own flags structure, if none is chained.
+    _flags2: Option<Box<vk::PipelineCreateFlags2CreateInfoKHR<'static>>>,
     pub flags: vk::PipelineCreateFlags,
     pub p_next: *const std::ffi::c_void,
 }
 
-/// [`CaptureCopy`] of `info`; `None` when a structure before its flags structure is one the
-/// layer does not know the size of.
+/// [`CaptureCopy`] of `info` asking the driver to keep its internal representations (its
+/// printed code); `None` when a structure before its flags structure is one the layer does not
+/// know the size of.
 ///
 /// # Safety
 /// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
 pub unsafe fn with_capture(info: &vk::GraphicsPipelineCreateInfo) -> Option<CaptureCopy> {
+    // SAFETY: per the caller.
+    unsafe {
+        with_flag(
+            info,
+            Some(vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR),
+            vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS,
+        )
+    }
+}
+
+/// [`CaptureCopy`] of `info` asking the driver to keep the pipeline's binaries for
+/// vkCreatePipelineBinariesKHR (a flag only `VkPipelineCreateFlags2CreateInfoKHR` has, valid
+/// with VK_KHR_maintenance5, which the layer enables with VK_KHR_pipeline_binary).
+///
+/// # Safety
+/// As [`with_capture`].
+pub unsafe fn with_capture_data(info: &vk::GraphicsPipelineCreateInfo) -> Option<CaptureCopy> {
+    // SAFETY: per the caller.
+    unsafe {
+        with_flag(
+            info,
+            None,
+            crate::ffi::PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR,
+        )
+    }
+}
+
+/// # Safety
+/// As [`with_capture`].
+unsafe fn with_flag(
+    info: &vk::GraphicsPipelineCreateInfo,
+    legacy: Option<vk::PipelineCreateFlags>,
+    bit: vk::PipelineCreateFlags2KHR,
+) -> Option<CaptureCopy> {
     use crate::ffi::find_in_chain;
     const FLAGS2: vk::StructureType = vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR;
     // SAFETY: a valid chain; sType identifies the structure.
     if unsafe { find_in_chain(info.p_next, FLAGS2) }.is_null() {
-        return Some(CaptureCopy {
-            _storage: Vec::new(),
-            flags: info.flags | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+        if let Some(legacy) = legacy {
+            return Some(CaptureCopy {
+                _storage: Vec::new(),
+                _flags2: None,
+                flags: info.flags | legacy,
+                p_next: info.p_next,
+            });
+        }
+        // The legacy flags' bits are the same bits of the 64-bit flags (VK_KHR_maintenance5).
+        let own = Box::new(vk::PipelineCreateFlags2CreateInfoKHR {
             p_next: info.p_next,
+            flags: vk::PipelineCreateFlags2KHR::from_raw(u64::from(info.flags.as_raw())) | bit,
+            ..Default::default()
+        });
+        return Some(CaptureCopy {
+            p_next: &*own as *const vk::PipelineCreateFlags2CreateInfoKHR
+                as *const std::ffi::c_void,
+            _storage: Vec::new(),
+            _flags2: Some(own),
+            flags: info.flags,
         });
     }
     // SAFETY: a valid chain with the structure in it.
     let mut storage = unsafe { copy_chain_until(info.p_next, FLAGS2)? };
     let last = storage.last_mut()?;
     // SAFETY: the last copy holds the flags structure.
-    unsafe {
-        (*(last.as_mut_ptr() as *mut vk::PipelineCreateFlags2CreateInfoKHR)).flags |=
-            vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS
-    };
+    unsafe { (*(last.as_mut_ptr() as *mut vk::PipelineCreateFlags2CreateInfoKHR)).flags |= bit };
     Some(CaptureCopy {
         p_next: storage[0].as_ptr() as *const std::ffi::c_void,
         _storage: storage,
+        _flags2: None,
         flags: info.flags,
     })
 }
@@ -709,6 +761,48 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_capture(&info) }.is_none());
+    }
+
+    /// The binaries' flag exists only in the 64-bit flags: with no flags structure chained, one
+    /// of the layer's own goes in front, holding the create info's flags and the flag; with one
+    /// chained, the flag goes into a copy of it.
+    #[test]
+    fn the_data_flag_brings_its_own_flags_structure_where_none_is_chained() {
+        let data = crate::ffi::PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR;
+        let rendering = vk::PipelineRenderingCreateInfo::default();
+        let plain = vk::GraphicsPipelineCreateInfo {
+            flags: vk::PipelineCreateFlags::DISABLE_OPTIMIZATION,
+            p_next: &rendering as *const _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: a valid chain built above.
+        let copy = unsafe { with_capture_data(&plain) }.expect("no copy needed");
+        // SAFETY: the copy's chain starts with the layer's flags structure.
+        let f = unsafe { &*(copy.p_next as *const vk::PipelineCreateFlags2CreateInfoKHR) };
+        assert_eq!(
+            f.s_type,
+            vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR
+        );
+        assert_eq!(
+            f.flags,
+            vk::PipelineCreateFlags2KHR::DISABLE_OPTIMIZATION | data
+        );
+        assert_eq!(f.p_next, plain.p_next as *mut std::ffi::c_void);
+        let mut flags2 = vk::PipelineCreateFlags2CreateInfoKHR::default()
+            .flags(vk::PipelineCreateFlags2KHR::ALLOW_DERIVATIVES);
+        let chained = vk::GraphicsPipelineCreateInfo {
+            p_next: &mut flags2 as *mut _ as *const std::ffi::c_void,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        let copy = unsafe { with_capture_data(&chained) }.expect("known structures");
+        // SAFETY: the copy of the application's flags structure.
+        let f = unsafe { &*(copy.p_next as *const vk::PipelineCreateFlags2CreateInfoKHR) };
+        assert_eq!(
+            f.flags,
+            vk::PipelineCreateFlags2KHR::ALLOW_DERIVATIVES | data
+        );
+        assert_eq!(flags2.flags, vk::PipelineCreateFlags2KHR::ALLOW_DERIVATIVES);
     }
 
     fn names(info: &vk::DeviceCreateInfo) -> Vec<String> {

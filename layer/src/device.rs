@@ -58,6 +58,11 @@ pub struct Device {
     pub isa: Option<Executables>,
     /// The `verify_isa` verdicts by pipeline key, where [`Executables::pipeline_key`] is there.
     pub verdicts: Verdicts,
+    /// Where the code of pipelines seen for the first time is verified (`verify_isa`).
+    pub verifier: crate::background::Verifier,
+    /// The records of the device's objects, in creation order, held back while a verdict they
+    /// wait for is being reached.
+    pub outbox: crate::background::Outbox<Device>,
 }
 
 /// VK_KHR_pipeline_executable_properties' queries, next layer's.
@@ -68,6 +73,19 @@ pub struct Executables {
     /// vkGetPipelineKeyKHR, where VK_KHR_pipeline_binary's pipelineBinaries is enabled: the key
     /// under which a verdict is kept.
     pub pipeline_key: Option<crate::ffi::PFN_vkGetPipelineKeyKHR>,
+    /// VK_KHR_pipeline_binary's binaries of a created pipeline, where its key is asked for too:
+    /// the code of a pipeline seen for the first time read from its binary instead of printed
+    /// by the driver.
+    pub binaries: Option<BinaryCalls>,
+}
+
+/// vkCreatePipelineBinariesKHR, vkGetPipelineBinaryDataKHR, vkDestroyPipelineBinaryKHR, next
+/// layer's.
+#[derive(Clone, Copy)]
+pub struct BinaryCalls {
+    pub create: crate::ffi::PFN_vkCreatePipelineBinariesKHR,
+    pub data: crate::ffi::PFN_vkGetPipelineBinaryDataKHR,
+    pub destroy: crate::ffi::PFN_vkDestroyPipelineBinaryKHR,
 }
 
 impl Device {

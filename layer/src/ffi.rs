@@ -163,6 +163,78 @@ pub type PFN_vkGetPipelineKeyKHR = unsafe extern "system" fn(
     p_pipeline_key: *mut PipelineBinaryKeyKHR,
 ) -> vk::Result;
 
+/// `VkPipelineBinaryCreateInfoKHR` (VK_KHR_pipeline_binary): sType, pNext, pKeysAndDataInfo,
+/// pipeline, pPipelineCreateInfo — the layer sets only `pipeline`.
+#[repr(C)]
+pub struct PipelineBinaryCreateInfoKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *const c_void,
+    pub p_keys_and_data_info: *const c_void,
+    pub pipeline: vk::Pipeline,
+    pub p_pipeline_create_info: *const PipelineCreateInfoKHR,
+}
+
+/// `VkPipelineBinaryHandlesInfoKHR` (VK_KHR_pipeline_binary): sType, pNext,
+/// pipelineBinaryCount, pPipelineBinaries.
+#[repr(C)]
+pub struct PipelineBinaryHandlesInfoKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *const c_void,
+    pub pipeline_binary_count: u32,
+    /// `VkPipelineBinaryKHR*` (non-dispatchable 64-bit handles).
+    pub p_pipeline_binaries: *mut u64,
+}
+
+/// `VkPipelineBinaryDataInfoKHR` (VK_KHR_pipeline_binary): sType, pNext, pipelineBinary.
+#[repr(C)]
+pub struct PipelineBinaryDataInfoKHR {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut c_void,
+    pub pipeline_binary: u64,
+}
+
+/// `vkCreatePipelineBinariesKHR` (VK_KHR_pipeline_binary).
+#[allow(non_camel_case_types)]
+pub type PFN_vkCreatePipelineBinariesKHR = unsafe extern "system" fn(
+    device: vk::Device,
+    p_create_info: *const PipelineBinaryCreateInfoKHR,
+    p_allocator: *const vk::AllocationCallbacks,
+    p_binaries: *mut PipelineBinaryHandlesInfoKHR,
+) -> vk::Result;
+
+/// `vkGetPipelineBinaryDataKHR` (VK_KHR_pipeline_binary).
+#[allow(non_camel_case_types)]
+pub type PFN_vkGetPipelineBinaryDataKHR = unsafe extern "system" fn(
+    device: vk::Device,
+    p_info: *const PipelineBinaryDataInfoKHR,
+    p_pipeline_binary_key: *mut PipelineBinaryKeyKHR,
+    p_pipeline_binary_data_size: *mut usize,
+    p_pipeline_binary_data: *mut c_void,
+) -> vk::Result;
+
+/// `vkDestroyPipelineBinaryKHR` (VK_KHR_pipeline_binary).
+#[allow(non_camel_case_types)]
+pub type PFN_vkDestroyPipelineBinaryKHR = unsafe extern "system" fn(
+    device: vk::Device,
+    pipeline_binary: u64,
+    p_allocator: *const vk::AllocationCallbacks,
+);
+
+/// `VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR` (Vulkan registry: bit 31 of
+/// VkPipelineCreateFlagBits2KHR): the driver keeps the pipeline's binaries for
+/// vkCreatePipelineBinariesKHR.
+pub const PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR: vk::PipelineCreateFlags2KHR =
+    vk::PipelineCreateFlags2KHR::from_raw(1 << 31);
+
+/// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_CREATE_INFO_KHR` (Vulkan registry: 1000483001).
+pub const STRUCTURE_TYPE_PIPELINE_BINARY_CREATE_INFO_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_001);
+/// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_DATA_INFO_KHR` (Vulkan registry: 1000483006).
+pub const STRUCTURE_TYPE_PIPELINE_BINARY_DATA_INFO_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_006);
+/// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_HANDLES_INFO_KHR` (Vulkan registry: 1000483009).
+pub const STRUCTURE_TYPE_PIPELINE_BINARY_HANDLES_INFO_KHR: vk::StructureType =
+    vk::StructureType::from_raw(1_000_483_009);
 /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR` (Vulkan registry: 1000483000).
 pub const STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR: vk::StructureType =
     vk::StructureType::from_raw(1_000_483_000);

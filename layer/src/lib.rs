@@ -22,6 +22,7 @@
 //!   [`messenger`], [`settings`], [`chip`], [`chain`] (create-info copies for experiments).
 #![allow(non_snake_case)]
 
+pub mod background;
 pub mod boundary;
 pub mod chain;
 pub mod chip;

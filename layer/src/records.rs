@@ -61,7 +61,8 @@ pub(crate) fn emit(
     rec.module_name = fragment.module_name.clone();
     rec.experiment = fragment.experiment.clone();
     // The verify_isa setting's findings on the driver's code.
-    rec.diagnostics.extend(fragment.isa.iter().cloned());
+    rec.diagnostics
+        .extend(fragment.isa.diagnostics().iter().cloned());
     // The device runs an experiment the layer could not apply here: say so.
     if let (Some(active), None) = (&d.experiment, &fragment.experiment) {
         let why = if !rec.source.spirv_visible() {
@@ -122,7 +123,8 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
     rec.experiment = b.fragment.experiment.clone();
-    rec.diagnostics.extend(b.fragment.isa.iter().cloned());
+    rec.diagnostics
+        .extend(b.fragment.isa.diagnostics().iter().cloned());
     rec.name = b.name();
     d.stats.draw_record(g.count);
     // A command buffer recorded again with the same object and state adds to the record already
@@ -137,7 +139,10 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
 /// setting).
 pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
-    if !d.settings.debug_messages || rec.diagnostics.is_empty() {
+    if !d.settings.debug_messages
+        || rec.diagnostics.is_empty()
+        || report::EXITING.load(std::sync::atomic::Ordering::Relaxed)
+    {
         return;
     }
     let object_type = match rec.kind {

@@ -127,3 +127,12 @@ pub fn remove_device(key: usize) -> Option<Arc<Device>> {
     update_sole(&m);
     d
 }
+
+/// Every live device, where the map can be read without waiting (process exit: a thread that
+/// holds it may never run again).
+pub fn devices_now() -> Vec<Arc<Device>> {
+    devices()
+        .try_read()
+        .map(|m| m.values().cloned().collect())
+        .unwrap_or_default()
+}

@@ -299,10 +299,32 @@ pub fn flush_all(blocking: bool) {
     }
 }
 
+/// Set once the process exits: the application's debug-utils callbacks are not called any more
+/// (its state may be gone), records still go to the log and the report.
+pub static EXITING: AtomicBool = AtomicBool::new(false);
+
 /// Runs at process exit and when the loader unloads the layer (ELF `.fini_array` of the
 /// library), so buffered lines survive an application that exits with live devices.
 extern "C" fn flush_at_exit() {
-    let _ = std::panic::catch_unwind(|| flush_all(false));
+    let _ = std::panic::catch_unwind(|| {
+        EXITING.store(true, Ordering::Relaxed);
+        // Records held back for verdicts still being reached are written first; a
+        // verification that does not end in a few seconds is given up rather than hang the exit.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        for d in crate::registry::devices_now() {
+            d.outbox.flush(&d, Some(deadline));
+            d.verifier.finish(Some(
+                deadline.saturating_duration_since(std::time::Instant::now()),
+            ));
+            if d.outbox.holding() {
+                log::warn!(
+                    "device '{}': verify_isa: the process exits while pipelines are still being verified: their records are not written",
+                    d.device_name
+                );
+            }
+        }
+        flush_all(false)
+    });
 }
 
 #[used]

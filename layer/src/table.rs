@@ -187,6 +187,9 @@ macro_rules! vulkan_table {
                 vkGetPipelineExecutablePropertiesKHR.get_pipeline_executable_properties_khr: vk::PFN_vkGetPipelineExecutablePropertiesKHR;
                 vkGetPipelineExecutableInternalRepresentationsKHR.get_pipeline_executable_internal_representations_khr: vk::PFN_vkGetPipelineExecutableInternalRepresentationsKHR;
                 vkGetPipelineKeyKHR.get_pipeline_key_khr: crate::ffi::PFN_vkGetPipelineKeyKHR;
+                vkCreatePipelineBinariesKHR.create_pipeline_binaries_khr: crate::ffi::PFN_vkCreatePipelineBinariesKHR;
+                vkGetPipelineBinaryDataKHR.get_pipeline_binary_data_khr: crate::ffi::PFN_vkGetPipelineBinaryDataKHR;
+                vkDestroyPipelineBinaryKHR.destroy_pipeline_binary_khr: crate::ffi::PFN_vkDestroyPipelineBinaryKHR;
             ]
         }
     };

@@ -148,9 +148,33 @@ fn own_structure_types_are_the_registrys() {
             "VK_STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR",
             ffi::STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR,
         ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_BINARY_CREATE_INFO_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_BINARY_CREATE_INFO_KHR,
+        ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_BINARY_DATA_INFO_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_BINARY_DATA_INFO_KHR,
+        ),
+        (
+            "VK_STRUCTURE_TYPE_PIPELINE_BINARY_HANDLES_INFO_KHR",
+            ffi::STRUCTURE_TYPE_PIPELINE_BINARY_HANDLES_INFO_KHR,
+        ),
     ] {
         assert_eq!(ours.as_raw(), value(name), "{name}");
     }
+    let capture_data = ext
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("enum")
+                && n.attribute("name") == Some("VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR")
+        })
+        .and_then(|n| n.attribute("bitpos"))
+        .expect("VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR's bit");
+    assert_eq!(
+        1u64 << capture_data.parse::<u32>().unwrap(),
+        ffi::PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR.as_raw()
+    );
     let max = doc
         .descendants()
         .find(|n| {

@@ -942,6 +942,28 @@ fn two_instances_two_devices_and_exit_with_live_device() {
         let created = made(&out);
         let paired = pair(&created, &read_report(&report)).len();
         assert_eq!(paired, created.len(), "{at}");
+        // With verify_isa, the records held back for verdicts reached on the layer's thread
+        // are written at exit too, with their verdicts.
+        let report = dir.join("exit-verified.jsonl");
+        let out = radv_with(&mesa, "exit-live", "navi31")
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA", "1")
+            .run();
+        assert!(check_ok(
+            &out,
+            &format!("exit with live device, verify_isa, on {at}")
+        ));
+        let created = made(&out);
+        let records = read_report(&report);
+        assert_eq!(pair(&created, &records).len(), created.len(), "{at}");
+        let verified = records
+            .iter()
+            .filter(|r| r["kind"] == "pipeline")
+            .filter(|r| r["diagnostics"].to_string().contains("\"isa-verified\""))
+            .count();
+        assert!(verified >= 1, "{at}: {records:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -2550,15 +2572,20 @@ fn verify_isa_keeps_verdicts_by_the_drivers_key() {
         // The first run with a directory: the same verdicts, one line per key written down.
         let (first, _, said) = run("first", cache.as_os_str());
         assert_eq!(first, off, "{at}");
-        // What a kept verdict rests on: RADV 25 gives a create info the same key with and
-        // without the capture flag (the same binaries, by the specification); RADV 26's key
-        // changes with it (its binaries then carry the representations), and the layer says so.
-        let same = said.contains("the same key with and without the capture");
+        // What a kept verdict rests on: the code is read from the pipeline's binaries, asked
+        // for with VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR, and both RADV versions give a
+        // create info the same key with and without that flag (the same binaries, by the
+        // specification), and the layer says so. (RADV 26's key changes with the capture of
+        // the printed code, which the layer asks for only where it cannot read binaries.)
+        let same = said.contains(
+            "the same key with and without the capture of its code (VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR)",
+        );
         let changes = said.contains("key of a pipeline changes with the capture");
-        match mesa {
-            Mesa::Host => assert!(same && !changes, "{at}: {said}"),
-            Mesa::Current { .. } => assert!(changes && !same, "{at}: {said}"),
-        }
+        assert!(same && !changes, "{at}: {said}");
+        assert!(
+            !said.contains("not code the layer can read"),
+            "{at}: {said}"
+        );
         let kept = files();
         assert_eq!(kept.len(), 1, "{at}: {kept:?}");
         let name = kept[0].file_name().unwrap().to_string_lossy().into_owned();
@@ -2618,7 +2645,10 @@ fn verify_isa_keeps_verdicts_by_the_drivers_key() {
 /// the captured one's code is read back from the encodings its "Assembly" lists after each
 /// instruction. Every corpus shader, on both Mesa versions: RADV 26.2.6, whose key changes with
 /// the capture, and RADV 25.0.7, whose key does not. The host's RADV has no encodings for
-/// GFX11.5 and GFX12 (its LLVM predates them); today's does.
+/// GFX11.5 and GFX12 (its LLVM predates them); today's does. The reader of the binaries that
+/// `verify_isa` uses in place of the capture is held to the same code, and the keys verdicts
+/// are kept under to the driver: the same with the binaries flag on both versions, another with
+/// the printed representations on RADV 26 only.
 #[test]
 fn the_capture_changes_no_machine_code() {
     /// The bytes of the words each instruction line lists after its last `;`; a line
@@ -2690,6 +2720,29 @@ fn the_capture_changes_no_machine_code() {
                     "{what}: the captured code ({} bytes) is not in the application's binaries",
                     code.len()
                 );
+                // What the layer reads instead of the capture: the fragment shader's binary is
+                // the pipeline's last (no geometry, task or mesh stage), and its instructions,
+                // found by their header's sizes, are exactly the captured code.
+                // The key a verdict is kept under is the same with the binaries flag (both
+                // versions: the layer reads binaries without changing the key); with the
+                // printed representations RADV 26's key changes, RADV 25's does not.
+                let keys = &v["keys"];
+                assert_eq!(keys["plain"], keys["data"], "{what}");
+                match mesa {
+                    Mesa::Host => assert_eq!(keys["plain"], keys["representations"], "{what}"),
+                    Mesa::Current { .. } => {
+                        assert_ne!(keys["plain"], keys["representations"], "{what}")
+                    }
+                }
+                let last = binaries.last().unwrap();
+                let read = shaders::verify::radv_binary::machine_code(last)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(
+                    read == &code[..],
+                    "{what}: the binary's code ({} bytes) is not the captured code ({} bytes)",
+                    read.len(),
+                    code.len()
+                );
             }
         }
     }
@@ -2738,11 +2791,12 @@ fn verify_isa_above_another_layer_asks_for_no_key() {
 
 /// The `verify_isa` setting: the layer enables VK_KHR_pipeline_executable_properties, reads the
 /// driver's compiled code of each interlocked pipeline, verifies it as `pops verify-isa` does,
-/// and says so on the pipeline's records. Stock RADV (its LLVM prints every instruction's
-/// encoding): every interlocked pipeline's code keeps every rule, linked pipelines' included.
-/// The RADV that records command buffers (built without LLVM, so its "Assembly" is ACO's
-/// program listing without encodings): every draw record's code is verified from the listing.
-/// Without the setting nothing of it appears.
+/// and says so on the pipeline's records. Stock RADV: every interlocked pipeline's code keeps
+/// every rule, linked pipelines' included — a complete pipeline's code read from its pipeline
+/// binary, a linked one's from the "Assembly" its libraries were captured with (LLVM prints
+/// every instruction's encoding). The RADV that records command buffers (built without LLVM,
+/// so its "Assembly" would be ACO's program listing without encodings): every draw record's
+/// code is verified from the pipeline binary. Without the setting nothing of it appears.
 #[test]
 fn verify_isa_reports_on_the_drivers_code() {
     let codes = |r: &Value| -> Vec<String> {
@@ -2780,6 +2834,12 @@ fn verify_isa_reports_on_the_drivers_code() {
                     .filter(|c| c.starts_with("isa-"))
                     .collect();
                 assert_eq!(c, ["isa-verified"], "{family}: {r}");
+                let from = if r["source"] == "library" {
+                    "RADV/ACO assembly"
+                } else {
+                    "RADV pipeline binary"
+                };
+                assert!(r["diagnostics"].to_string().contains(from), "{family}: {r}");
             }
             assert!(
                 interlocked.iter().any(|r| r["source"] == "library"),
@@ -2826,7 +2886,9 @@ fn verify_isa_reports_on_the_drivers_code() {
         }
     };
     for family in ["vega10", "navi21", "navi31"] {
-        each_draw_says(family, "draws", "isa-verified", "RADV/ACO program listing");
+        // This RADV (no LLVM) prints only ACO's program listing; the layer reads the code from
+        // the pipeline binaries instead.
+        each_draw_says(family, "draws", "isa-verified", "RADV pipeline binary");
         // Shader objects: their code cannot be queried, and their records say so.
         each_draw_says(
             family,

@@ -249,6 +249,8 @@ unsafe fn describe(
         fault_info: None,
         isa: None,
         verdicts: crate::stores::Verdicts::new(None),
+        verifier: Default::default(),
+        outbox: Default::default(),
     }
 }
 
@@ -363,6 +365,15 @@ fn executables(
                     .next
                     .get_pipeline_executable_internal_representations_khr?,
                 pipeline_key: d.next.get_pipeline_key_khr.filter(|_| keys),
+                binaries: keys
+                    .then(|| {
+                        Some(crate::device::BinaryCalls {
+                            create: d.next.create_pipeline_binaries_khr?,
+                            data: d.next.get_pipeline_binary_data_khr?,
+                            destroy: d.next.destroy_pipeline_binary_khr?,
+                        })
+                    })
+                    .flatten(),
             })
         })
         .flatten();
@@ -648,6 +659,9 @@ pub unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::Allocat
         return;
     };
     draw_path::retarget();
+    // The verdicts still being reached: their records belong before the device's summary.
+    d.outbox.flush(&d, None);
+    d.verifier.finish(None);
     let _ = guarded(&d.health, vkfn::vkDestroyDevice, || {
         if let Some(t) = &d.timing {
             let (units, total, dropped) = t.finish(!d.submissions.is_lost());

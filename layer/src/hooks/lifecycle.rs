@@ -194,6 +194,10 @@ pub unsafe fn end(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.objects.any_interlocked() {
+        // The records of the objects before the draws', with their verdicts.
+        if d.outbox.holding() {
+            d.outbox.flush(d, None);
+        }
         let _ = guarded(&d.health, vkfn::vkEndCommandBuffer, || {
             // Records are built outside the store's lock.
             let recs = d

@@ -14,6 +14,7 @@ pub mod lost;
 pub mod modules;
 pub mod names;
 pub mod passes;
+pub mod pipeline_code;
 pub mod pipelines;
 pub mod queue;
 pub mod render_passes;

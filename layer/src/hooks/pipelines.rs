@@ -1,15 +1,18 @@
 //! Graphics pipelines and libraries: each created pipeline's fragment stage (its own, or a
 //! linked library's) is analysed and recorded; interlocked ones are remembered for the draws
 //! that bind them. Where the device runs an experiment, inline fragment SPIR-V and modules the
-//! experiment targets by name go down rewritten, in copies of the create infos.
+//! experiment targets by name go down rewritten, in copies of the create infos. With
+//! `verify_isa`, the driver's code is asked for and read as crate::hooks::pipeline_code says,
+//! and a record whose verdict is still being reached waits in the device's outbox.
 
+use super::pipeline_code::{assembly_code, binary_code, capture_flags, Capture, Isa};
 use crate::boundary::guarded;
 use crate::chain::{self, StageCopy};
 use crate::device::Device;
 use crate::model::analysis::{self, fragment_entry, ModuleAnalysis};
 use crate::model::capture::{FragmentSource, PipelineCapture};
 use crate::model::experiment::{self, Active};
-use crate::model::object::{Fragment, Interlocked, Library};
+use crate::model::object::{Fragment, Interlocked, IsaVerdict, Library};
 use crate::records;
 use crate::stores::ModuleEntry;
 use crate::table::vkfn;
@@ -50,18 +53,23 @@ pub unsafe fn create(
         })
     };
     let p_infos = copied.as_ref().map_or(p_create_infos, |c| c.as_ptr());
-    // verify_isa: interlocked pipelines, and every library, are created with their internal
-    // representations kept.
+    // verify_isa: interlocked pipelines, and every library, are created with their code kept:
+    // their binaries, or their internal representations.
     // SAFETY: as above.
     let capture = if valid && d.isa.is_some() {
-        unsafe { capture_flags(d, device, p_infos, create_info_count) }
+        let interlocked = |cap: &PipelineCapture| {
+            resolve_fragment(d, cap, None).is_some_and(|f| {
+                fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())
+            })
+        };
+        unsafe { capture_flags(d, device, p_infos, create_info_count, interlocked) }
     } else {
         Vec::new()
     };
     // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
         chain::copied_where(p_infos, create_info_count, &capture, |i, c| match c {
-            Capture::Kept(k, _) => vk::GraphicsPipelineCreateInfo {
+            Capture::Kept(k, _) | Capture::Data(k, _) => vk::GraphicsPipelineCreateInfo {
                 flags: k.flags,
                 p_next: k.p_next,
                 ..*i
@@ -181,241 +189,30 @@ unsafe fn record_created(
             .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
         let isa = match (captured.get(k), d.isa, d.chip) {
             // A library's code is verified in the pipelines linked from it.
-            _ if cap.is_library => Vec::new(),
+            _ if cap.is_library => Isa::Now(Vec::new()),
             // SAFETY: a pipeline of `device` just created with its representations captured.
             (Some(Some(Capture::Kept(_, key))), Some(x), Some(chip)) => unsafe {
-                verify_code(d, x, device, *p, chip, key.as_deref())
+                assembly_code(x, device, *p, chip, key.clone())
+            },
+            // SAFETY: a pipeline of `device` just created with its binaries kept.
+            (Some(Some(Capture::Data(_, key))), Some(x), Some(chip)) => unsafe {
+                binary_code(d, x, device, *p, chip, key)
             },
             (Some(Some(Capture::Known(verdict))), _, _) => {
                 log::debug!(
                     "verify_isa: pipeline 0x{:x}: the driver's key is one verified before: its verdict, without capturing the code again",
                     vk::Handle::as_raw(*p)
                 );
-                verdict.to_vec()
+                Isa::Now(verdict.to_vec())
             }
-            (Some(Some(Capture::Unkept)), _, _) => vec![pops_report::Diagnostic::new(
+            (Some(Some(Capture::Unkept)), _, _) => Isa::Now(vec![pops_report::Diagnostic::new(
                 pops_report::Severity::Info,
                 "isa-not-verified",
                 "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
-            )],
-            _ => Vec::new(),
+            )]),
+            _ => Isa::Now(Vec::new()),
         };
         process_pipeline(d, vk::Handle::as_raw(*p), cap, applied, isa);
-    }
-}
-
-/// verify_isa: how a create info goes down.
-enum Capture {
-    /// With the flags (and flags structure) that ask the driver to keep its code; under the
-    /// driver's key of the create info, where verdicts are kept by key.
-    Kept(chain::CaptureCopy, Option<Box<[u8]>>),
-    /// As the application made it: the driver's key is one whose code was verified before, and
-    /// this is its verdict.
-    Known(std::sync::Arc<[pops_report::Diagnostic]>),
-    /// As the application made it: a structure before its flags structure is one the layer
-    /// does not know the size of, so it cannot be copied.
-    Unkept,
-}
-
-/// Per create info, whether the driver is asked to keep its code: a complete pipeline whose
-/// fragment stage (its own or a linked library's) is interlocked, and every graphics pipeline
-/// library — the libraries linked into one pipeline must agree on the flag
-/// (VUID-VkGraphicsPipelineCreateInfo-pLibraries-06646, -06647, -flags-06645), and which of them
-/// will meet an interlocked fragment shader is not known when each is created.
-///
-/// # Safety
-/// `infos` must hold `count` valid create infos.
-unsafe fn capture_flags(
-    d: &Device,
-    device: vk::Device,
-    infos: *const vk::GraphicsPipelineCreateInfo,
-    count: u32,
-) -> Vec<Option<Capture>> {
-    guarded(&d.health, "verify_isa", || {
-        // SAFETY: per the caller.
-        let infos = unsafe { std::slice::from_raw_parts(infos, count as usize) };
-        let subpass =
-            |rp: vk::RenderPass, subpass: u32| d.passes.subpass(vk::Handle::as_raw(rp), subpass);
-        infos
-            .iter()
-            .map(|info| {
-                // SAFETY: a valid create info, read where valid usage makes it valid.
-                let cap = unsafe { read::capture(info, subpass) };
-                let wanted = cap.is_library
-                    || resolve_fragment(d, &cap, None).is_some_and(|f| {
-                        fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())
-                    });
-                // SAFETY: as above.
-                wanted.then(|| unsafe { capture_or_known(d, device, info, &cap) })
-            })
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
-/// How a wanted create info goes down: as it is, where the driver's key of it is one whose
-/// code was verified before; else asking the driver to keep its code, the verdict to be kept
-/// under the key of the create info as the application made it. The key of the create info as
-/// it goes down, with the capture, is asked for too, once per device: whether the driver gives
-/// both the same key (its promise that the capture changes nothing of the binaries) is said.
-///
-/// # Safety
-/// `info` must be a valid create info of `device`.
-unsafe fn capture_or_known(
-    d: &Device,
-    device: vk::Device,
-    info: &vk::GraphicsPipelineCreateInfo,
-    cap: &PipelineCapture,
-) -> Capture {
-    // SAFETY: per the caller.
-    let key = unsafe { pipeline_key(d, device, info, cap) };
-    if let Some(verdict) = key.as_deref().and_then(|k| d.verdicts.get(k)) {
-        return Capture::Known(verdict);
-    }
-    // SAFETY: per the caller.
-    let Some(copy) = (unsafe { chain::with_capture(info) }) else {
-        return Capture::Unkept;
-    };
-    if let Some(k) = key.as_deref().filter(|_| !d.verdicts.capture_key_noted()) {
-        let captured = vk::GraphicsPipelineCreateInfo {
-            flags: copy.flags,
-            p_next: copy.p_next,
-            ..*info
-        };
-        // SAFETY: the create info as it goes down, valid while `copy` lives.
-        if let Some(with_capture) = unsafe { pipeline_key(d, device, &captured, cap) } {
-            d.verdicts
-                .note_capture_key(&d.device_name, *with_capture == *k);
-        }
-    }
-    Capture::Kept(copy, key)
-}
-
-/// The driver's key of a complete pipeline's create info (vkGetPipelineKeyKHR), where the
-/// device has the query. None for libraries and pipelines linked from them (their capture
-/// follows the libraries', which are always created with it), and for pipelines made from
-/// pipeline binaries (VUID-vkGetPipelineKeyKHR-pNext-09605).
-///
-/// # Safety
-/// `info` must be a valid create info of `device`.
-unsafe fn pipeline_key(
-    d: &Device,
-    device: vk::Device,
-    info: &vk::GraphicsPipelineCreateInfo,
-    cap: &PipelineCapture,
-) -> Option<Box<[u8]>> {
-    let get_key = d.isa?.pipeline_key?;
-    // SAFETY: per the caller.
-    if cap.is_library || !cap.libraries.is_empty() || unsafe { chain::has_binaries(info) } {
-        return None;
-    }
-    let create_info = crate::ffi::PipelineCreateInfoKHR {
-        s_type: crate::ffi::STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR,
-        p_next: info as *const vk::GraphicsPipelineCreateInfo as *mut std::ffi::c_void,
-    };
-    let mut key = crate::ffi::PipelineBinaryKeyKHR::default();
-    // SAFETY: a valid create info of `device` behind a VkPipelineCreateInfoKHR, on a device
-    // with pipelineBinaries enabled (pipeline_key is only set there).
-    let r = unsafe { get_key(device, &create_info, &mut key) };
-    (r == vk::Result::SUCCESS)
-        .then(|| key.bytes().map(Box::from))
-        .flatten()
-}
-
-/// The fragment shader's code the driver returned for `pipeline`, verified; the verdict kept
-/// under the create info's `key`, where it has one.
-///
-/// # Safety
-/// `pipeline` must be a live pipeline of `device`, created with its internal representations
-/// captured, on a device with pipelineExecutableInfo enabled.
-unsafe fn verify_code(
-    d: &Device,
-    x: crate::device::Executables,
-    device: vk::Device,
-    pipeline: vk::Pipeline,
-    chip: pm4::Family,
-    key: Option<&[u8]>,
-) -> Vec<pops_report::Diagnostic> {
-    // SAFETY: per the caller.
-    let Some(text) = (unsafe { fragment_assembly(x, device, pipeline) }) else {
-        return vec![pops_report::Diagnostic::new(
-            pops_report::Severity::Info,
-            "isa-not-verified",
-            "the driver returned no assembly of the fragment shader (VK_KHR_pipeline_executable_properties): not verified",
-        )];
-    };
-    let verdict = crate::model::isa::diagnostics_cached(chip.gfx_level(), &text);
-    if let Some(key) = key {
-        d.verdicts.keep(key, verdict.clone());
-    }
-    verdict.to_vec()
-}
-
-/// The text of the fragment executable's "Assembly" (or "Disassembly") representation.
-///
-/// # Safety
-/// As [`verify_code`].
-unsafe fn fragment_assembly(
-    x: crate::device::Executables,
-    device: vk::Device,
-    pipeline: vk::Pipeline,
-) -> Option<String> {
-    let info = vk::PipelineInfoKHR {
-        pipeline,
-        ..Default::default()
-    };
-    let mut n = 0u32;
-    // SAFETY (whole function): two-call idioms on a live pipeline; every array has the count
-    // the driver asked for, and the data buffers the sizes it reported.
-    unsafe {
-        if (x.properties)(device, &info, &mut n, std::ptr::null_mut()) != vk::Result::SUCCESS {
-            return None;
-        }
-        let mut props = vec![vk::PipelineExecutablePropertiesKHR::default(); n as usize];
-        if (x.properties)(device, &info, &mut n, props.as_mut_ptr()) != vk::Result::SUCCESS {
-            return None;
-        }
-        let index = props
-            .iter()
-            .take(n as usize)
-            .position(|p| p.stages.contains(vk::ShaderStageFlags::FRAGMENT))?;
-        let exec = vk::PipelineExecutableInfoKHR {
-            pipeline,
-            executable_index: u32::try_from(index).ok()?,
-            ..Default::default()
-        };
-        let mut m = 0u32;
-        if (x.representations)(device, &exec, &mut m, std::ptr::null_mut()) != vk::Result::SUCCESS {
-            return None;
-        }
-        let mut reps = vec![vk::PipelineExecutableInternalRepresentationKHR::default(); m as usize];
-        let r = (x.representations)(device, &exec, &mut m, reps.as_mut_ptr());
-        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
-            return None;
-        }
-        let k = reps.iter().take(m as usize).position(|r| {
-            matches!(
-                r.name_as_c_str().ok().and_then(|n| n.to_str().ok()),
-                Some("Assembly" | "Disassembly")
-            ) && r.is_text == vk::TRUE
-        })?;
-        let mut data = vec![0u8; reps[k].data_size];
-        for (j, rep) in reps.iter_mut().enumerate() {
-            rep.p_data = if j == k {
-                data.as_mut_ptr() as *mut std::ffi::c_void
-            } else {
-                std::ptr::null_mut()
-            };
-            if j != k {
-                rep.data_size = 0;
-            }
-        }
-        let r = (x.representations)(device, &exec, &mut m, reps.as_mut_ptr());
-        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
-            return None;
-        }
-        let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-        Some(String::from_utf8_lossy(&data[..end]).into_owned())
     }
 }
 
@@ -555,7 +352,7 @@ fn own_fragment(
         hash,
         module_name,
         experiment,
-        isa: Vec::new(),
+        isa: Default::default(),
     }
 }
 
@@ -590,7 +387,7 @@ pub fn process_pipeline(
     handle: u64,
     cap: PipelineCapture,
     inline_experiment: Option<pops_report::AppliedExperiment>,
-    isa: Vec<pops_report::Diagnostic>,
+    isa: Isa,
 ) {
     let fragment = resolve_fragment(d, &cap, inline_experiment.as_ref());
     let mut draw = cap.draw.clone();
@@ -609,7 +406,16 @@ pub fn process_pipeline(
     let Some(mut frag) = fragment else {
         return;
     };
-    frag.isa = isa;
+    // A verdict still to be reached: the device's verifier reaches it, and the record waits
+    // for it in the device's outbox (with the records after it).
+    let (verdict, waits_for) = match isa {
+        Isa::Now(v) => (IsaVerdict::from(v), None),
+        Isa::Later(p) => {
+            let cell = p.submit(d);
+            (IsaVerdict::Pending(cell.clone()), Some(cell))
+        }
+    };
+    frag.isa = verdict;
     let kind = if cap.is_library {
         Kind::Library
     } else {
@@ -629,7 +435,13 @@ pub fn process_pipeline(
             cap.dynamic,
         ))
     });
-    records::emit(d, kind, (handle, object), &frag, entry, &draw);
+    // Written later, maybe from another hook: guarded wherever it runs.
+    d.outbox.send(d, waits_for, move |d: &Device| {
+        let _ = guarded(&d.health, vkfn::vkCreateGraphicsPipelines, || {
+            let entry = fragment_entry(&frag.analysis, &frag.entry);
+            records::emit(d, kind, (handle, object), &frag, entry, &draw);
+        });
+    });
 }
 
 /// vkDestroyPipeline: the pipeline (or library) and its name go.

@@ -181,7 +181,7 @@ unsafe fn record(
         hash,
         module_name: None,
         experiment: rewritten.map(|(_, a)| a.clone()),
-        isa,
+        isa: isa.into(),
     };
     let entry = fragment_entry(&fragment.analysis, &fragment.entry);
     let object = (entry.as_ref().is_ok_and(|e| e.interlock.is_some())
@@ -195,14 +195,20 @@ unsafe fn record(
             Dynamic::all(),
         ))
     });
-    records::emit(
-        d,
-        Kind::ShaderObject,
-        (handle, object),
-        &fragment,
-        entry,
-        &draw,
-    );
+    // Written later where the records before it wait for a verdict: guarded wherever it runs.
+    d.outbox.send(d, None, move |d| {
+        let _ = guarded(&d.health, vkfn::vkCreateShadersEXT, || {
+            let entry = fragment_entry(&fragment.analysis, &fragment.entry);
+            records::emit(
+                d,
+                Kind::ShaderObject,
+                (handle, object),
+                &fragment,
+                entry,
+                &draw,
+            );
+        });
+    });
 }
 
 /// vkDestroyShaderEXT: the shader object and its name go.

@@ -12,9 +12,12 @@ use std::sync::Arc;
 
 pub struct Verdicts {
     inner: Mutex<Inner>,
-    /// Whether the driver's key of a create info is the same with the capture flag as without
-    /// it, as first seen (said once).
-    capture_key: std::sync::OnceLock<bool>,
+    /// Whether the driver's key of a create info is the same with each capture flag as without
+    /// it, as first seen (said once per flag).
+    capture_key: [std::sync::OnceLock<bool>; 2],
+    /// Set when a pipeline binary's data was not code the layer can read (another driver's
+    /// layout): later pipelines go back to the capture of their printed code.
+    binaries_unread: std::sync::atomic::AtomicBool,
 }
 
 struct Inner {
@@ -33,7 +36,29 @@ impl Verdicts {
                 file,
                 read: false,
             }),
-            capture_key: std::sync::OnceLock::new(),
+            capture_key: Default::default(),
+            binaries_unread: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the code of a new pipeline is read from its pipeline binary: until one binary of
+    /// this device could not be read.
+    pub fn binaries_readable(&self) -> bool {
+        !self
+            .binaries_unread
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A pipeline binary of this device was not code the layer can read (`why`): said once, and
+    /// later pipelines are asked for their printed code instead.
+    pub fn binaries_unreadable(&self, device: &str, why: &str) {
+        if !self
+            .binaries_unread
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            log::warn!(
+                "device '{device}': verify_isa: a pipeline binary's data is not code the layer can read ({why}): that pipeline is not verified, and later ones are created with their code printed (VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS), which costs more"
+            );
         }
     }
 
@@ -53,28 +78,50 @@ impl Verdicts {
         }
     }
 
-    /// Whether [`Verdicts::note_capture_key`] has been told already.
-    pub fn capture_key_noted(&self) -> bool {
-        self.capture_key.get().is_some()
+    /// Whether [`Verdicts::note_capture_key`] has been told already of `how`.
+    pub fn capture_key_noted(&self, how: CodeKept) -> bool {
+        self.capture_key[how as usize].get().is_some()
     }
 
-    /// Says, once per device, what a kept verdict rests on: the driver's keys of a create info
-    /// with and without the capture flag are equal — the specification's promise that both
-    /// produce the same binaries — or they differ, as where the driver's binaries carry the
-    /// representations kept, and the verdict rests on the capture changing nothing of the
-    /// machine code (as every verification of captured code does).
-    pub fn note_capture_key(&self, device: &str, equal: bool) {
-        if self.capture_key.set(equal).is_err() {
+    /// Says, once per device and way the code is kept, what a kept verdict rests on: the
+    /// driver's keys of a create info with and without the flag are equal — the
+    /// specification's promise that both produce the same binaries — or they differ, as where
+    /// the driver's binaries carry the representations kept, and the verdict rests on the
+    /// capture changing nothing of the machine code (as every verification of captured code
+    /// does).
+    pub fn note_capture_key(&self, device: &str, how: CodeKept, equal: bool) {
+        if self.capture_key[how as usize].set(equal).is_err() {
             return;
         }
+        let flag = how.flag();
         if equal {
             log::info!(
-                "device '{device}': verify_isa: the driver gives a pipeline the same key with and without the capture of its code: a kept verdict is of the same binaries"
+                "device '{device}': verify_isa: the driver gives a pipeline the same key with and without the capture of its code ({flag}): a kept verdict is of the same binaries"
             );
         } else {
             log::info!(
-                "device '{device}': verify_isa: the driver's key of a pipeline changes with the capture of its code (its binaries then carry the representations kept): a kept verdict rests on the capture changing nothing of the machine code"
+                "device '{device}': verify_isa: the driver's key of a pipeline changes with the capture of its code ({flag}; its binaries then carry what is kept): a kept verdict rests on the capture changing nothing of the machine code"
             );
+        }
+    }
+}
+
+/// How the driver is asked to keep a pipeline's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeKept {
+    /// Its binaries (VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR).
+    Binaries = 0,
+    /// Its printed internal representations.
+    Representations = 1,
+}
+
+impl CodeKept {
+    fn flag(self) -> &'static str {
+        match self {
+            CodeKept::Binaries => "VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR",
+            CodeKept::Representations => {
+                "VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR"
+            }
         }
     }
 }

@@ -16,6 +16,8 @@ pub enum Format {
     AcoListing,
     LlvmDisassembly,
     RawWords,
+    /// The code found in RADV's pipeline binary data ([`super::radv_binary`]).
+    RadvBinary,
 }
 
 impl Format {
@@ -25,6 +27,7 @@ impl Format {
             Format::AcoListing => "RADV/ACO program listing (no encodings)",
             Format::LlvmDisassembly => "LLVM disassembly",
             Format::RawWords => "raw code words",
+            Format::RadvBinary => "RADV pipeline binary",
         }
     }
 }
@@ -168,7 +171,7 @@ fn listed(format: Format, lines: &[&str]) -> Result<Vec<(String, Vec<u32>)>, Inp
 
 /// Hex dwords separated by white space or commas, `0x` optional; lengths from the formats.
 fn raw(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
-    let mut words = Vec::new();
+    let mut list = Vec::new();
     for (i, l) in text.lines().enumerate() {
         let l = l.split('#').next().unwrap_or_default();
         for tok in l.split(|c: char| c.is_whitespace() || c == ',') {
@@ -180,9 +183,15 @@ fn raw(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
                 line: i + 1,
                 what: LineError::NotAHexWord(tok.to_string()),
             })?;
-            words.push(w);
+            list.push(w);
         }
     }
+    words(enc, &list)
+}
+
+/// Decodes code `words` for `enc` from address 0 (raw words, or code read from a driver's
+/// binary): each instruction shown as its hex words.
+pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
     if words.is_empty() {
         return Err(InputError::Empty);
     }

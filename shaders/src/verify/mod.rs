@@ -1,7 +1,8 @@
 //! `pops verify-isa`: the ordered section of code a driver really compiled, checked on every
 //! path against the POPS article's rules for shader code, memory accesses and exports.
 //!
-//! [`input`] reads the code (ACO assembly, LLVM disassembly, raw words, ACO's program listing)
+//! [`input`] reads the code (ACO assembly, LLVM disassembly, raw words, ACO's program listing;
+//! [`radv_binary`] finds it in RADV's pipeline binary data)
 //! and decodes every instruction from its encoding; [`rules`] builds the control-flow graph and walks every path
 //! with the state the rules need (the did-overlap test, the packer register, the wait loop,
 //! ORDERED_PS_DONE, outstanding memory counters, exports), reporting each broken rule with the
@@ -11,10 +12,11 @@ pub mod code;
 pub mod input;
 pub mod listing;
 pub mod model;
+pub mod radv_binary;
 pub mod rules;
 
 pub use code::{InputError, Instr};
-pub use input::{read, Format};
+pub use input::{read, words, Format};
 pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rule};
 
 /// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,

@@ -2,7 +2,8 @@
 //! the driver: the binaries of a pipeline created as an application creates it (only
 //! VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR, which asks the driver to keep them for
 //! VK_KHR_pipeline_binary), and the fragment "Assembly" of the same pipeline created with its
-//! internal representations captured, as `verify_isa` reads it. No layer: the driver alone.
+//! internal representations captured, as `verify_isa` reads it; and the driver's key of the
+//! create info without either flag and with each. No layer: the driver alone.
 //! Needs POPS_SCENARIO_CODE_QUERIES=1 (the context enables the extensions).
 
 use crate::common::*;
@@ -59,6 +60,16 @@ type GetData = unsafe extern "system" fn(
 ) -> vk::Result;
 type DestroyBinary = unsafe extern "system" fn(vk::Device, u64, *const vk::AllocationCallbacks);
 
+/// `VkPipelineCreateInfoKHR` (sType 1000483007): its pNext is the pipeline's create info.
+#[repr(C)]
+struct PipelineCreateInfo {
+    s_type: vk::StructureType,
+    p_next: *const c_void,
+}
+
+type GetKey =
+    unsafe extern "system" fn(vk::Device, *const PipelineCreateInfo, *mut BinaryKey) -> vk::Result;
+
 /// VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR (Vulkan registry: bit 31).
 const CAPTURE_DATA: vk::PipelineCreateFlags2KHR = vk::PipelineCreateFlags2KHR::from_raw(1 << 31);
 
@@ -66,6 +77,7 @@ struct BinaryFns {
     create: CreateBinaries,
     data: GetData,
     destroy: DestroyBinary,
+    key: GetKey,
 }
 
 impl BinaryFns {
@@ -90,8 +102,32 @@ impl BinaryFns {
                 destroy: std::mem::transmute::<unsafe extern "system" fn(), DestroyBinary>(get(
                     c"vkDestroyPipelineBinaryKHR",
                 )?),
+                key: std::mem::transmute::<unsafe extern "system" fn(), GetKey>(get(
+                    c"vkGetPipelineKeyKHR",
+                )?),
             })
         }
+    }
+
+    /// The driver's key of `ci`, in hex.
+    fn key_of(&self, ctx: &Ctx, ci: &vk::GraphicsPipelineCreateInfo) -> Res<String> {
+        let info = PipelineCreateInfo {
+            s_type: vk::StructureType::from_raw(1_000_483_007),
+            p_next: ci as *const vk::GraphicsPipelineCreateInfo as *const c_void,
+        };
+        let mut key = BinaryKey {
+            s_type: vk::StructureType::from_raw(1_000_483_003),
+            p_next: std::ptr::null_mut(),
+            key_size: 0,
+            key: [0; 32],
+        };
+        // SAFETY: a valid create info of the device behind a VkPipelineCreateInfoKHR.
+        let r = unsafe { (self.key)(ctx.device.handle(), &info, &mut key) };
+        if r != vk::Result::SUCCESS {
+            return Err(format!("vkGetPipelineKeyKHR: {r}"));
+        }
+        let n = (key.key_size as usize).min(32);
+        Ok(key.key[..n].iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// The data of every binary of `pipeline` (created with CAPTURE_DATA).
@@ -225,10 +261,22 @@ pub(crate) fn scenario_capture_code() -> Res<()> {
             .map_err(|(_, e)| format!("{shader}: pipeline with its representations: {e}"))?[0];
         let assembly = fragment_assembly(&ctx, captured)?;
         let hex = |b: &Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        // The driver's key of the create info as an application makes it, and with each flag
+        // that asks it to keep the pipeline's code.
+        let key = |flags2: Option<vk::PipelineCreateFlags2KHR>| {
+            with_complete_pipeline_info(&ctx, &fx, &stages, (none, flags2), |ci| {
+                fns.key_of(&ctx, ci)
+            })
+        };
+        let keys = serde_json::json!({
+            "plain": key(None)?,
+            "data": key(Some(CAPTURE_DATA))?,
+            "representations": key(Some(vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS))?,
+        });
         println!(
             "{}",
             serde_json::json!({"shader": shader, "samples": samples, "assembly": assembly,
-                "binaries": binaries.iter().map(hex).collect::<Vec<_>>()})
+                "binaries": binaries.iter().map(hex).collect::<Vec<_>>(), "keys": keys})
         );
         // SAFETY: objects of this iteration, destroyed once.
         unsafe {

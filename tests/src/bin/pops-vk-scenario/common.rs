@@ -642,6 +642,20 @@ pub(crate) fn create_complete_pipeline_flags2(
     flags: vk::PipelineCreateFlags,
     flags2: Option<vk::PipelineCreateFlags2KHR>,
 ) -> Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)> {
+    with_complete_pipeline_info(ctx, fx, stages, (flags, flags2), |ci| {
+        // SAFETY: valid create info; every chained structure outlives the call.
+        unsafe { ctx.device.create_graphics_pipelines(cache, &[*ci], None) }
+    })
+}
+
+/// `f` given the create info [`create_complete_pipeline_flags2`] creates its pipeline from.
+pub(crate) fn with_complete_pipeline_info<T>(
+    ctx: &Ctx,
+    fx: &Fixed,
+    stages: &[vk::PipelineShaderStageCreateInfo<'_>],
+    (flags, flags2): (vk::PipelineCreateFlags, Option<vk::PipelineCreateFlags2KHR>),
+    f: impl FnOnce(&vk::GraphicsPipelineCreateInfo) -> T,
+) -> T {
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&fx.att);
     let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&fx.dyn_states);
     let mut rendering =
@@ -665,8 +679,7 @@ pub(crate) fn create_complete_pipeline_flags2(
     } else {
         ci
     };
-    // SAFETY: valid create info; every chained structure outlives the call.
-    unsafe { ctx.device.create_graphics_pipelines(cache, &[ci], None) }
+    f(&ci)
 }
 
 pub(crate) fn print_made(shader: &str, samples: u32, m: &Made) {

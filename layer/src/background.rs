@@ -1,0 +1,316 @@
+//! A device's background verifier (the `verify_isa` setting): the code of a pipeline seen for
+//! the first time is verified on a thread of the layer's own, so that the application's
+//! vkCreateGraphicsPipelines returns without waiting for it. One thread per device, started at
+//! the first job; jobs run in the order given. The records of the objects wait for their
+//! verdicts in the device's [`Outbox`], in creation order. The device's destruction waits for
+//! the jobs outstanding and ends the thread; process exit waits for them a bounded time, so the
+//! records are not lost.
+
+use crate::model::object::PendingVerdict;
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Work for the verifier: it writes its own results (a record, a kept verdict).
+pub type Job = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+pub struct Verifier {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    state: Mutex<State>,
+    /// Signalled when a job is queued or the thread is to end.
+    work: Condvar,
+    /// Signalled when the last outstanding job has run.
+    idle: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Job>,
+    /// Jobs queued or running.
+    outstanding: usize,
+    /// The thread, once started (joined when it ends: the loader may unload the layer's code
+    /// after the device is gone).
+    thread: Option<std::thread::JoinHandle<()>>,
+    started: bool,
+    ending: bool,
+}
+
+impl Verifier {
+    /// Queues `job`, starting the thread at the first. Where no thread can be started the job
+    /// runs here and now: verified late rather than not at all.
+    pub fn submit(&self, job: Job) {
+        let mut s = self.inner.state.lock();
+        if !s.started {
+            let inner = self.inner.clone();
+            let spawned = std::thread::Builder::new()
+                .name("pops-verify-isa".into())
+                .spawn(move || inner.run());
+            match spawned {
+                Ok(t) => s.thread = Some(t),
+                Err(_) => {
+                    drop(s);
+                    log::warn!("verify_isa: no thread for background verification: verifying on the application's thread");
+                    job();
+                    return;
+                }
+            }
+            s.started = true;
+        }
+        s.queue.push_back(job);
+        s.outstanding += 1;
+        self.inner.work.notify_one();
+    }
+
+    /// Waits until every job given has run, at most `limit` where one is given; whether they
+    /// all did.
+    pub fn drain(&self, limit: Option<Duration>) -> bool {
+        let deadline = limit.map(|l| Instant::now() + l);
+        let mut s = self.inner.state.lock();
+        while s.outstanding > 0 {
+            match deadline {
+                Some(d) => {
+                    if self.inner.idle.wait_until(&mut s, d).timed_out() {
+                        return s.outstanding == 0;
+                    }
+                }
+                None => self.inner.idle.wait(&mut s),
+            }
+        }
+        true
+    }
+
+    /// Runs what is outstanding, at most until `limit`, then ends the thread and waits for it
+    /// (the device is being destroyed, or the process exits); a thread still running a job
+    /// after the limit is left to it.
+    pub fn finish(&self, limit: Option<Duration>) {
+        if !self.drain(limit) {
+            return;
+        }
+        let thread = {
+            let mut s = self.inner.state.lock();
+            s.ending = true;
+            s.thread.take()
+        };
+        self.inner.work.notify_all();
+        if let Some(t) = thread {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A record to write once the verdict it waits for is given.
+struct Entry<C> {
+    waits_for: Option<Arc<PendingVerdict>>,
+    write: Box<dyn FnOnce(&C) + Send>,
+}
+
+/// The device's records in the order their objects were created: a record whose object's code
+/// is still being verified holds back the records after it. Records are written on the
+/// application's threads only — the verifier's thread runs no application code (debug-utils
+/// callbacks) and so can never wait on a lock the application holds — whenever the layer is
+/// called: at each object's creation, and, waiting for the verdicts, before a command buffer's
+/// draw records, at the device's destruction and at process exit.
+pub struct Outbox<C> {
+    queue: Mutex<VecDeque<Entry<C>>>,
+    /// Held while records are written, so that two threads do not write them out of order;
+    /// a thread that finds it taken leaves the writing to the one that holds it.
+    writing: Mutex<()>,
+}
+
+impl<C> Default for Outbox<C> {
+    fn default() -> Self {
+        Outbox {
+            queue: Mutex::new(VecDeque::new()),
+            writing: Mutex::new(()),
+        }
+    }
+}
+
+impl<C> Outbox<C> {
+    /// Writes `write`'s record now, or after the records held back before it; `waits_for`: the
+    /// verdict it holds back for.
+    pub fn send(
+        &self,
+        d: &C,
+        waits_for: Option<Arc<PendingVerdict>>,
+        write: impl FnOnce(&C) + Send + 'static,
+    ) {
+        {
+            let mut q = self.queue.lock();
+            if q.is_empty() && waits_for.is_none() {
+                drop(q);
+                return write(d);
+            }
+            q.push_back(Entry {
+                waits_for,
+                write: Box::new(write),
+            });
+        }
+        self.write_ready(d);
+    }
+
+    /// Whether records are held back.
+    pub fn holding(&self) -> bool {
+        !self.queue.lock().is_empty()
+    }
+
+    /// Writes the records whose verdicts are given, in order, up to the first still awaited.
+    pub fn write_ready(&self, d: &C) {
+        loop {
+            let Some(_writing) = self.writing.try_lock() else {
+                return;
+            };
+            loop {
+                let next = {
+                    let mut q = self.queue.lock();
+                    match q.front() {
+                        Some(e) if e.waits_for.as_ref().is_none_or(|p| p.given()) => q.pop_front(),
+                        _ => None,
+                    }
+                };
+                let Some(e) = next else { break };
+                (e.write)(d);
+            }
+            drop(_writing);
+            // A record another thread queued, ready, while this one was writing (and so could
+            // not write it itself): the next pass writes it.
+            let ready = matches!(self.queue.lock().front(),
+                Some(e) if e.waits_for.as_ref().is_none_or(|p| p.given()));
+            if !ready {
+                return;
+            }
+        }
+    }
+
+    /// Waits for every verdict held back, at most until `deadline`, and writes what is ready.
+    pub fn flush(&self, d: &C, deadline: Option<Instant>) {
+        loop {
+            let awaited = self
+                .queue
+                .lock()
+                .iter()
+                .find_map(|e| e.waits_for.clone().filter(|p| !p.given()));
+            match awaited {
+                Some(p) => {
+                    if !p.wait_until(deadline) {
+                        break;
+                    }
+                }
+                None => break,
+            }
+        }
+        self.write_ready(d);
+    }
+}
+
+impl Inner {
+    fn run(&self) {
+        loop {
+            let job = {
+                let mut s = self.state.lock();
+                loop {
+                    if let Some(j) = s.queue.pop_front() {
+                        break j;
+                    }
+                    if s.ending {
+                        return;
+                    }
+                    self.work.wait(&mut s);
+                }
+            };
+            // A job guards its own work; a panic that escapes it still counts the job as run.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            let mut s = self.state.lock();
+            s.outstanding -= 1;
+            if s.outstanding == 0 {
+                self.idle.notify_all();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Jobs run off the submitting thread, in order, and a drain returns once all have run —
+    /// also after one of them panicked.
+    #[test]
+    fn jobs_run_in_order_and_are_drained() {
+        let v = Verifier::default();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let here = std::thread::current().id();
+        for k in 0..20 {
+            let seen = seen.clone();
+            v.submit(Box::new(move || {
+                assert_ne!(std::thread::current().id(), here);
+                seen.lock().push(k);
+                if k == 7 {
+                    panic!("a job that fails");
+                }
+            }));
+        }
+        assert!(v.drain(None));
+        assert_eq!(*seen.lock(), (0..20).collect::<Vec<_>>());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = ran.clone();
+        v.submit(Box::new(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        }));
+        v.finish(None);
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        assert!(v.inner.state.lock().thread.is_none(), "joined");
+    }
+
+    /// Records leave the outbox in the order they were sent: one waiting for a verdict holds
+    /// back those after it until the verdict is given; a flush waits for it.
+    #[test]
+    fn records_keep_their_order_behind_a_verdict() {
+        let out: Outbox<Mutex<Vec<u32>>> = Outbox::default();
+        let written = Mutex::new(Vec::new());
+        out.send(&written, None, |w| w.lock().push(1));
+        let pending = Arc::new(PendingVerdict::default());
+        out.send(&written, Some(pending.clone()), |w| w.lock().push(2));
+        out.send(&written, None, |w| w.lock().push(3));
+        assert_eq!(*written.lock(), [1]);
+        assert!(out.holding());
+        let p = pending.clone();
+        let giver = std::thread::spawn(move || p.give(Arc::new([])));
+        out.flush(&written, None);
+        giver.join().unwrap();
+        assert_eq!(*written.lock(), [1, 2, 3]);
+        assert!(!out.holding());
+        // A flush with a deadline gives up on a verdict never given, and holds the record.
+        out.send(&written, Some(Arc::new(PendingVerdict::default())), |w| {
+            w.lock().push(4)
+        });
+        out.flush(&written, Some(Instant::now() + Duration::from_millis(10)));
+        assert!(out.holding());
+        assert_eq!(*written.lock(), [1, 2, 3]);
+    }
+
+    /// A bounded drain gives up on a job that does not end in time, and says so.
+    #[test]
+    fn a_bounded_drain_gives_up() {
+        let v = Verifier::default();
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let g = gate.clone();
+        v.submit(Box::new(move || {
+            let mut open = g.0.lock();
+            while !*open {
+                g.1.wait(&mut open);
+            }
+        }));
+        assert!(!v.drain(Some(Duration::from_millis(20))));
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        assert!(v.drain(Some(Duration::from_secs(30))));
+    }
+}
