@@ -7,8 +7,9 @@ usage: callgrind-ratio.py ANNOTATED STDOUT NAME [UNIT LAYERED PLAIN [PART]]
              `pipelines`, from `pops-vk-scenario bench`)
   NAME:      the configuration's name, for the printed line
   LAYERED, PLAIN: the two measured functions (default bench_create_layered, bench_create_plain)
-  PART:      a function inside LAYERED whose own share is printed too (its inclusive instructions
-             per unit and against PLAIN): what of the difference is the layer's own work
+  PART:      a function the layer runs on a thread of its own (the verify_isa verifier), not
+             inside LAYERED: its inclusive instructions per unit, against PLAIN, and the ratio
+             of LAYERED and PART together (all the work, whichever thread does it)
 """
 import json
 import re
@@ -65,11 +66,10 @@ def main():
     if len(sys.argv) > 7:
         part = sys.argv[7]
         p = events(text, part, missing_is_zero=True)[0]
-        rest = w[0] - wo[0] - p
         print(
-            f"  of which {part}{'' if p else ' (never called)'}: {p / n:+,.0f} instructions per {unit[:-1]} "
-            f"({p / wo[0] * 100:+.2f} % of {plain}); the rest of the difference: "
-            f"{rest / n:+,.0f} ({rest / wo[0] * 100:+.2f} %)"
+            f"  on the layer's own thread, {part}{'' if p else ' (never called)'}: {p / n:+,.0f} "
+            f"instructions per {unit[:-1]} ({p / wo[0] * 100:+.2f} % of {plain}); "
+            f"both threads together: instruction ratio {(w[0] + p) / wo[0]:.4f}"
         )
 
 

@@ -51,8 +51,9 @@ echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreat
 run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
 run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
 run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
-# verify_isa: pops's own verification (diagnostics_cached) apart from what the driver does more
-# when asked to keep its code (RADV disassembles the shader and prints its NIR and ACO IR).
+# verify_isa: what the application's call costs more (the driver keeping the pipeline's
+# binaries, the layer reading the fragment shader's from them), and apart from it the
+# verification itself (diagnostics_cached), which runs on the layer's own verifier thread.
 # Verdicts are kept by the driver's pipeline key: within the run (the corpus repeats), and in
 # the verify_isa_cache directory between runs — measured without it, with it empty (an
 # application's first run) and with it filled by that run (every later run).
