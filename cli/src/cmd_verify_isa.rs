@@ -1,6 +1,7 @@
 //! `pops verify-isa --chip NAME [--json] [--compile] FILE`: the ordered section of machine code a driver
 //! compiled (RADV/ACO's "Assembly" representation — with encodings, or ACO's program listing
-//! where RADV has no disassembler — LLVM disassembly with encodings, or raw code words) checked
+//! where RADV has no disassembler — LLVM disassembly with encodings, raw code words, or one RADV
+//! pipeline binary as `vkGetPipelineBinaryDataKHR` gives it) checked
 //! on every path against the POPS article's rules, across the jump into a PS epilog where its
 //! code is known. Exit status: 0 clean, 1 on a finding, 2 where the input is not code, 3 where
 //! the rules hold but the model could not run the entry sequence (not verified).
@@ -46,7 +47,8 @@ pub struct Args {
     /// RADV_DEBUG=epilogs give it): every path is then verified across the jump.
     #[arg(long, value_name = "FILE", conflicts_with = "compile")]
     epilog: Option<PathBuf>,
-    /// The code (or with --compile the SPIR-V module); `-` reads standard input.
+    /// The code — text, or a RADV pipeline binary's data (or with --compile the SPIR-V
+    /// module); `-` reads standard input.
     file: PathBuf,
 }
 
@@ -62,11 +64,18 @@ fn refuse(what: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The code to verify: the shader's text, its PS epilog's where known, and who compiled it.
+/// The code to verify: the shader's, its PS epilog's text where known, and who compiled it.
 struct Input {
-    text: String,
+    code: Code,
     epilog: Option<String>,
     compiled_by: Option<String>,
+}
+
+/// The shader's code as given.
+enum Code {
+    Text(String),
+    /// The instruction words found in a RADV pipeline binary's data.
+    RadvBinary(Vec<u32>),
 }
 
 fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
@@ -83,14 +92,20 @@ fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
     let input = match &device {
         Some(device) => compiled(family, &bytes, a, device)?,
         None => Input {
-            text: code_text(&bytes).map_err(|e| refuse(format!("{}: {e}", a.file.display())))?,
+            code: given_code(&bytes).map_err(|e| refuse(format!("{}: {e}", a.file.display())))?,
             epilog: a.epilog.as_deref().map(read_epilog).transpose()?,
             compiled_by: None,
         },
     };
     let level = family.gfx_level();
     let enc = shaders::isa::Encoding::of(level);
-    let (format, code) = verify::read(enc, &input.text).map_err(|e| {
+    let read = match &input.code {
+        Code::Text(text) => verify::read(enc, text),
+        Code::RadvBinary(words) => {
+            verify::words(enc, words).map(|c| (verify::Format::RadvBinary, c))
+        }
+    };
+    let (format, code) = read.map_err(|e| {
         refuse(format!(
             "{}: not {} code: {e}",
             a.file.display(),
@@ -168,7 +183,7 @@ fn compiled(
         }
     }
     Ok(Input {
-        text: c.assembly,
+        code: Code::Text(c.assembly),
         epilog: c.epilog,
         compiled_by: Some(c.driver),
     })
@@ -209,6 +224,23 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
     })
 }
 
+/// The input as code: text, or the instructions of a RADV pipeline binary's data. Other binary
+/// data is named as such, never echoed. Pure.
+fn given_code(bytes: &[u8]) -> Result<Code, NotCode> {
+    let not_text = match code_text(bytes) {
+        Ok(text) => return Ok(Code::Text(text)),
+        Err(NotCode::Empty) => return Err(NotCode::Empty),
+        Err(e) => e,
+    };
+    match verify::radv_binary::machine_code(bytes) {
+        Ok(c) => Ok(Code::RadvBinary(verify::radv_binary::words(c))),
+        Err(b) => Err(match not_text {
+            NotCode::Binary(n) => NotCode::NoBinary(n, b),
+            e => e,
+        }),
+    }
+}
+
 /// The input as text (assembly, a listing, or hex words): a binary file or an empty one is
 /// named as such, never echoed. Pure.
 fn code_text(bytes: &[u8]) -> Result<String, NotCode> {
@@ -231,6 +263,8 @@ enum NotCode {
     Control(char),
     #[error("the input is empty: no code to verify")]
     Empty,
+    #[error("{0} bytes of binary data, not text, and not a RADV pipeline binary ({1}): give the code as ACO/LLVM assembly, hex words or a RADV pipeline binary's data (or a SPIR-V module with --compile)")]
+    NoBinary(usize, verify::radv_binary::BinaryError),
 }
 
 /// RADV's assembly of the SPIR-V module `bytes` for `family`.
@@ -477,5 +511,22 @@ mod tests {
             .to_string()
             .contains("empty"));
         assert!(super::code_text(b"\ts_endpgm\n").is_ok());
+    }
+
+    /// A RADV pipeline binary's data is code; other binary data is named, with why it is not
+    /// such a binary.
+    #[test]
+    fn a_radv_pipeline_binary_is_code() {
+        let data = include_bytes!("../tests/data/radv-navi21-pixel-interlock.binary");
+        assert!(matches!(
+            super::given_code(data),
+            Ok(super::Code::RadvBinary(w)) if w.len() > 10
+        ));
+        let e = match super::given_code(&[0x03, 0x02, 0x23, 0x07, 0xff, 0xfe]) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("not code"),
+        };
+        assert!(e.contains("6 bytes of binary data"), "{e}");
+        assert!(e.contains("not a RADV pipeline binary"), "{e}");
     }
 }

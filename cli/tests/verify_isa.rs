@@ -123,6 +123,58 @@ fn raw_words_verify_like_the_assembly() {
     assert!(out.contains("raw code words: 38 instructions"), "{out}");
 }
 
+/// A RADV pipeline binary's data (`vkGetPipelineBinaryDataKHR` of the fragment shader, RADV
+/// 25.0.7, navi21) verifies as the "Assembly" of the same pipeline does: the same instructions.
+#[test]
+fn a_radv_pipeline_binary_verifies_like_its_assembly() {
+    let from_text = clean(&["--chip", "navi21", &data("radv-navi21-pixel-interlock.txt")]);
+    let from_binary = clean(&[
+        "--chip",
+        "navi21",
+        &data("radv-navi21-pixel-interlock.binary"),
+    ]);
+    let count = |out: &str| {
+        out.split_once(" instructions")
+            .map(|(a, _)| a.rsplit(' ').next().unwrap().to_string())
+            .unwrap()
+    };
+    assert!(
+        from_binary.contains("RADV pipeline binary: "),
+        "{from_binary}"
+    );
+    assert_eq!(
+        count(&from_binary),
+        count(&from_text),
+        "{from_binary}\n{from_text}"
+    );
+}
+
+/// Today's ACO's epilog store gap (RADV 26.2.6, gfx1150, blending dynamic: the fragment shader
+/// jumps into a PS epilog with its last store outstanding) is found in the pipeline binary as in
+/// its "Assembly": the same rule at the same jump, named from its encoding.
+#[test]
+fn the_epilog_store_gap_is_found_in_a_binary() {
+    let finding = |file: &str| {
+        let (code, out, err) = pops(&["--chip", "gfx1150", &data(file)], None);
+        assert_eq!(code, Some(1), "{file}: {out}{err}");
+        let at = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("at 0x"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .trim()
+            .to_string();
+        assert!(out.contains("ordered-section-open-at-epilog"), "{out}");
+        at
+    };
+    let from_binary = finding("radv26-gfx1150-oit-dynamic-blend.binary");
+    let from_text = finding("radv26-gfx1150-oit-dynamic-blend.txt");
+    assert_eq!(from_binary, "at 0x01d0: s_setpc_b64 [be804804]");
+    assert!(
+        from_text.starts_with("at 0x01d0: s_setpc_b64"),
+        "{from_text}"
+    );
+}
+
 /// ACO's program listing (RADV without a disassembler for the chip: no encodings) verifies as
 /// the encoded assembly of the same shader does; its done message removed names the same rule.
 #[test]

@@ -2702,9 +2702,13 @@ fn the_capture_changes_no_machine_code() {
                 .run();
             assert!(check_ok(&out, &format!("capture-code on {at} {family}")));
             let lines = json_lines(&out.stdout);
-            assert_eq!(lines.len(), 12, "{at} {family}: the corpus");
+            // The corpus, and again with blending dynamic (a jump into a PS epilog).
+            assert_eq!(lines.len(), 24, "{at} {family}: the corpus, twice");
             for v in &lines {
-                let what = format!("{at} {family} {} x{}", v["shader"], v["samples"]);
+                let what = format!(
+                    "{at} {family} {} x{} dynamic blend {}",
+                    v["shader"], v["samples"], v["dynamic_blend"]
+                );
                 let code = code_of(v["assembly"].as_str().unwrap());
                 assert!(code.len() >= 16, "{what}: no encodings listed");
                 let binaries: Vec<Vec<u8>> = v["binaries"]

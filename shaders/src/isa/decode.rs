@@ -92,6 +92,57 @@ pub fn decode(enc: Encoding, words: &[u32]) -> Result<Decoded, DecodeError> {
     Ok(d)
 }
 
+/// What a decoded instruction is, for messages about code given without its disassembly (raw
+/// words, a driver's binary): the scalar mnemonic from LLVM's table, the kind of a vector
+/// memory access, the export's target, else its class.
+pub fn describe(enc: Encoding, class: Class) -> String {
+    use super::scalar_generated::{ScalarFormat, SCALAR_OPS};
+    let scalar = |format: ScalarFormat, op: u8| {
+        SCALAR_OPS
+            .iter()
+            .find(|(e, f, _, o)| *e == enc && *f == format && *o == op)
+            .map_or_else(
+                || format!("{format:?} opcode {op}"),
+                |(_, _, m, _)| m.to_string(),
+            )
+    };
+    match class {
+        Class::Sopp { op, .. } => scalar(ScalarFormat::Sopp, op),
+        Class::Sopk { op, .. } => scalar(ScalarFormat::Sopk, op),
+        Class::Sopc { op, .. } => scalar(ScalarFormat::Sopc, op),
+        Class::Sop1 { op, .. } => scalar(ScalarFormat::Sop1, op),
+        Class::Sop2 { op, .. } => scalar(ScalarFormat::Sop2, op),
+        Class::Smem => "scalar memory access".into(),
+        Class::Ds => "LDS/GDS access".into(),
+        Class::Vmem { format, kind, .. } => {
+            let what = match format {
+                VmemFormat::Mubuf => "buffer",
+                VmemFormat::Mtbuf => "typed buffer",
+                VmemFormat::Mimg => "image",
+                VmemFormat::Flat => "global/flat",
+                VmemFormat::Vsample => "image sample",
+            };
+            let kind = match kind {
+                Some(VmemKind::Load) => "load",
+                Some(VmemKind::Store) => "store",
+                Some(VmemKind::Atomic) => "atomic",
+                None => "access",
+            };
+            format!("{what} {kind}")
+        }
+        Class::Export { target, done } => {
+            let t = match target {
+                0..=7 => format!("mrt{target}"),
+                8 => "mrtz".into(),
+                9 => "null".into(),
+                t => format!("target {t}"),
+            };
+            format!("exp {t}{}", if done { " done" } else { "" })
+        }
+        Class::Valu => "vector ALU".into(),
+    }
+}
+
 fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, DecodeError> {
     if let Some(d) = decode_scalar(enc, w) {
         return Ok(d);

@@ -205,13 +205,14 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
             error,
         })?;
         let w = words[at..at + d.words].to_vec();
+        let hex: Vec<String> = w.iter().map(|x| format!("{x:08x}")).collect();
         out.push(Instr {
             addr,
-            text: w
-                .iter()
-                .map(|x| format!("{x:08x}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            text: format!(
+                "{} [{}]",
+                crate::isa::decode::describe(enc, d.class),
+                hex.join(" ")
+            ),
             words: w,
             class: d.class,
         });
@@ -226,6 +227,26 @@ mod tests {
     use crate::isa::decode::DecodeError;
 
     const ACO: &str = "BB0:\n\ts_nop 0                                  ; bf800000\n\t(then repeated 2 times)\n\tv_mov_b32_e32 v2, 0x3c003c00 ; 7e0402ff 3c003c00\n\ts_endpgm ; bf810000\n";
+
+    /// Code without its disassembly shows each instruction as what it is and its words.
+    #[test]
+    fn words_are_named_from_their_encodings() {
+        let i = words(
+            Encoding::Gfx10,
+            &[0xbf90_0007, 0xbe80_2000, 0xf800_180f, 0, 0xbf81_0000],
+        )
+        .unwrap();
+        let text: Vec<&str> = i.iter().map(|x| x.text.as_str()).collect();
+        assert_eq!(
+            text,
+            [
+                "s_sendmsg [bf900007]",
+                "s_setpc_b64 [be802000]",
+                "exp mrt0 done [f800180f 00000000]",
+                "s_endpgm [bf810000]"
+            ]
+        );
+    }
 
     #[test]
     fn aco_assembly_with_repeats() {

@@ -235,6 +235,47 @@ fn fragment_assembly(ctx: &Ctx, pipeline: vk::Pipeline) -> Res<String> {
     }
 }
 
+/// One pipeline of `modules` (vertex, fragment) two ways: its binaries as an application
+/// creates it, its fragment "Assembly" captured; with the driver's keys of its create info.
+fn both_ways(
+    ctx: &Ctx,
+    fns: &BinaryFns,
+    fx: &Fixed,
+    [vert, frag]: [vk::ShaderModule; 2],
+) -> Res<serde_json::Value> {
+    let stages = [
+        stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
+        stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
+    ];
+    let none = vk::PipelineCreateFlags::empty();
+    let cache = vk::PipelineCache::null();
+    let plain = create_complete_pipeline_flags2(ctx, fx, &stages, cache, none, Some(CAPTURE_DATA))
+        .map_err(|(_, e)| format!("pipeline with its data kept: {e}"))?[0];
+    let binaries = fns.data_of(ctx, plain)?;
+    let capture = vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+    let captured = create_complete_pipeline(ctx, fx, &stages, cache, capture)
+        .map_err(|(_, e)| format!("pipeline with its representations: {e}"))?[0];
+    let assembly = fragment_assembly(ctx, captured)?;
+    // SAFETY: the pipelines of this call, destroyed once.
+    unsafe {
+        ctx.device.destroy_pipeline(plain, None);
+        ctx.device.destroy_pipeline(captured, None);
+    }
+    let hex = |b: &Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    // The driver's key of the create info as an application makes it, and with each flag that
+    // asks it to keep the pipeline's code.
+    let key = |flags2: Option<vk::PipelineCreateFlags2KHR>| {
+        with_complete_pipeline_info(ctx, fx, &stages, (none, flags2), |ci| fns.key_of(ctx, ci))
+    };
+    let keys = serde_json::json!({
+        "plain": key(None)?,
+        "data": key(Some(CAPTURE_DATA))?,
+        "representations": key(Some(vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS))?,
+    });
+    Ok(serde_json::json!({"assembly": assembly,
+        "binaries": binaries.iter().map(hex).collect::<Vec<_>>(), "keys": keys}))
+}
+
 pub(crate) fn scenario_capture_code() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-capture-code")?;
     require_interlock(&ctx)?;
@@ -244,46 +285,30 @@ pub(crate) fn scenario_capture_code() -> Res<()> {
     for item in list.split(',') {
         let (shader, samples) = item.split_once(':').unwrap_or((item, "1"));
         let samples: u32 = samples.parse().map_err(|_| format!("samples of {item}"))?;
-        let fx = Fixed::new(samples);
         let frag = ctx.module(spv(shader)?)?;
-        let stages = [
-            stage_info(vk::ShaderStageFlags::VERTEX, vert, c"main"),
-            stage_info(vk::ShaderStageFlags::FRAGMENT, frag, c"main"),
-        ];
-        let none = vk::PipelineCreateFlags::empty();
-        let cache = vk::PipelineCache::null();
-        let plain =
-            create_complete_pipeline_flags2(&ctx, &fx, &stages, cache, none, Some(CAPTURE_DATA))
-                .map_err(|(_, e)| format!("{shader}: pipeline with its data kept: {e}"))?[0];
-        let binaries = fns.data_of(&ctx, plain)?;
-        let capture = vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
-        let captured = create_complete_pipeline(&ctx, &fx, &stages, cache, capture)
-            .map_err(|(_, e)| format!("{shader}: pipeline with its representations: {e}"))?[0];
-        let assembly = fragment_assembly(&ctx, captured)?;
-        let hex = |b: &Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-        // The driver's key of the create info as an application makes it, and with each flag
-        // that asks it to keep the pipeline's code.
-        let key = |flags2: Option<vk::PipelineCreateFlags2KHR>| {
-            with_complete_pipeline_info(&ctx, &fx, &stages, (none, flags2), |ci| {
-                fns.key_of(&ctx, ci)
-            })
-        };
-        let keys = serde_json::json!({
-            "plain": key(None)?,
-            "data": key(Some(CAPTURE_DATA))?,
-            "representations": key(Some(vk::PipelineCreateFlags2KHR::CAPTURE_INTERNAL_REPRESENTATIONS))?,
-        });
-        println!(
-            "{}",
-            serde_json::json!({"shader": shader, "samples": samples, "assembly": assembly,
-                "binaries": binaries.iter().map(hex).collect::<Vec<_>>(), "keys": keys})
-        );
-        // SAFETY: objects of this iteration, destroyed once.
-        unsafe {
-            ctx.device.destroy_pipeline(plain, None);
-            ctx.device.destroy_pipeline(captured, None);
-            ctx.device.destroy_shader_module(frag, None);
+        // Blending dynamic as well where the device allows it: RADV then jumps into a PS
+        // epilog for the exports, compiled at draw time.
+        for dynamic_blend in [false, true]
+            .into_iter()
+            .filter(|d| !d || ctx.caps.dynamic_blend)
+        {
+            let mut fx = Fixed::new(samples);
+            if dynamic_blend {
+                fx.dyn_states.extend([
+                    vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
+                    vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
+                    vk::DynamicState::COLOR_WRITE_MASK_EXT,
+                ]);
+            }
+            let mut line = both_ways(&ctx, &fns, &fx, [vert, frag])
+                .map_err(|e| format!("{shader} x{samples}: {e}"))?;
+            line["shader"] = shader.into();
+            line["samples"] = samples.into();
+            line["dynamic_blend"] = dynamic_blend.into();
+            println!("{line}");
         }
+        // SAFETY: a module of this iteration, destroyed once.
+        unsafe { ctx.device.destroy_shader_module(frag, None) };
     }
     // SAFETY: a live module of the context.
     unsafe { ctx.device.destroy_shader_module(vert, None) };

@@ -494,7 +494,7 @@ pub(crate) struct Fixed {
     pub(crate) ms: vk::PipelineMultisampleStateCreateInfo<'static>,
     pub(crate) ds: vk::PipelineDepthStencilStateCreateInfo<'static>,
     pub(crate) att: [vk::PipelineColorBlendAttachmentState; 1],
-    pub(crate) dyn_states: [vk::DynamicState; 2],
+    pub(crate) dyn_states: Vec<vk::DynamicState>,
     pub(crate) formats: [vk::Format; 1],
     /// The depth attachment format of dynamic rendering (UNDEFINED: none).
     pub(crate) depth_format: vk::Format,
@@ -521,7 +521,7 @@ impl Fixed {
             ds: vk::PipelineDepthStencilStateCreateInfo::default(),
             att: [vk::PipelineColorBlendAttachmentState::default()
                 .color_write_mask(vk::ColorComponentFlags::RGBA)],
-            dyn_states: [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR],
+            dyn_states: vec![vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR],
             formats: [vk::Format::R8G8B8A8_UNORM],
             depth_format: vk::Format::UNDEFINED,
             color_samples: None,
