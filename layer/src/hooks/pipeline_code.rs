@@ -7,7 +7,7 @@ use crate::boundary::guarded;
 use crate::chain;
 use crate::device::Device;
 use crate::model::capture::PipelineCapture;
-use crate::model::object::PendingVerdict;
+use crate::model::object::{IsaVerdict, PendingVerdict};
 use crate::stores::CodeKept;
 use crate::vk::capture as read;
 use ash::vk;
@@ -22,9 +22,9 @@ pub(super) enum Capture {
     /// binary), the code then read from the fragment shader's binary: no printing of the code,
     /// no disassembler. Under the driver's key of the create info as the application made it.
     Data(chain::CaptureCopy, Box<[u8]>),
-    /// As the application made it: the driver's key is one whose code was verified before, and
-    /// this is its verdict.
-    Known(std::sync::Arc<[pops_report::Diagnostic]>),
+    /// As the application made it: the driver's key is one whose code was verified before (or
+    /// is being verified), and this is its verdict.
+    Known(IsaVerdict),
     /// As the application made it: a structure before its flags structure is one the layer
     /// does not know the size of, so it cannot be copied.
     Unkept,
@@ -203,11 +203,11 @@ pub(super) unsafe fn assembly_code(
             level: chip.gfx_level(),
             key,
         }),
-        None => Isa::Now(vec![pops_report::Diagnostic::new(
+        None => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
             "isa-not-verified",
             "the driver returned no assembly of the fragment shader (VK_KHR_pipeline_executable_properties): not verified",
-        )]),
+        )])),
     }
 }
 
@@ -227,11 +227,11 @@ pub(super) unsafe fn binary_code(
     key: &[u8],
 ) -> Isa {
     let not_verified = |why: String| {
-        Isa::Now(vec![pops_report::Diagnostic::new(
+        Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
             "isa-not-verified",
             format!("the fragment shader's pipeline binary (VK_KHR_pipeline_binary) {why}: not verified"),
-        )])
+        )]))
     };
     // SAFETY: per the caller.
     let data = match x
@@ -409,7 +409,9 @@ unsafe fn fragment_assembly(
 /// A pipeline's `verify_isa` findings: known at its creation, or to be reached from the code
 /// the driver gave.
 pub enum Isa {
-    Now(Vec<pops_report::Diagnostic>),
+    /// Known (or being reached for another pipeline with the same key).
+    Now(IsaVerdict),
+    /// To be reached from this code.
     Later(Pending),
 }
 
@@ -431,9 +433,15 @@ impl Pending {
     /// returned cell (a note that it is not verified where the verification failed).
     pub(super) fn submit(self, d: &Device) -> Arc<PendingVerdict> {
         let cell = Arc::new(PendingVerdict::default());
+        if let Some(key) = &self.key {
+            d.verdicts.reaching(key, cell.clone());
+        }
         let given = cell.clone();
         let job = move |d: &Device| {
             let verdict = guarded(&d.health, "verify_isa", || self.reach(d)).unwrap_or_else(|| {
+                if let Some(key) = &self.key {
+                    d.verdicts.not_reached(key);
+                }
                 Arc::from(vec![pops_report::Diagnostic::new(
                     pops_report::Severity::Info,
                     "isa-not-verified",

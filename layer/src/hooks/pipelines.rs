@@ -189,7 +189,7 @@ unsafe fn record_created(
             .and_then(|c| c.as_ref().map(|c| c.applied.clone()));
         let isa = match (captured.get(k), d.isa, d.chip) {
             // A library's code is verified in the pipelines linked from it.
-            _ if cap.is_library => Isa::Now(Vec::new()),
+            _ if cap.is_library => Isa::Now(Default::default()),
             // SAFETY: a pipeline of `device` just created with its representations captured.
             (Some(Some(Capture::Kept(_, key))), Some(x), Some(chip)) => unsafe {
                 assembly_code(x, device, *p, chip, key.clone())
@@ -200,17 +200,17 @@ unsafe fn record_created(
             },
             (Some(Some(Capture::Known(verdict))), _, _) => {
                 log::debug!(
-                    "verify_isa: pipeline 0x{:x}: the driver's key is one verified before: its verdict, without capturing the code again",
+                    "verify_isa: pipeline 0x{:x}: the driver's key is one verified before (or being verified): its verdict, without capturing the code again",
                     vk::Handle::as_raw(*p)
                 );
-                Isa::Now(verdict.to_vec())
+                Isa::Now(verdict.clone())
             }
-            (Some(Some(Capture::Unkept)), _, _) => Isa::Now(vec![pops_report::Diagnostic::new(
+            (Some(Some(Capture::Unkept)), _, _) => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
                 pops_report::Severity::Info,
                 "isa-not-verified",
                 "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
-            )]),
-            _ => Isa::Now(Vec::new()),
+            )])),
+            _ => Isa::Now(Default::default()),
         };
         process_pipeline(d, vk::Handle::as_raw(*p), cap, applied, isa);
     }
@@ -409,7 +409,8 @@ pub fn process_pipeline(
     // A verdict still to be reached: the device's verifier reaches it, and the record waits
     // for it in the device's outbox (with the records after it).
     let (verdict, waits_for) = match isa {
-        Isa::Now(v) => (IsaVerdict::from(v), None),
+        Isa::Now(IsaVerdict::Pending(cell)) => (IsaVerdict::Pending(cell.clone()), Some(cell)),
+        Isa::Now(v) => (v, None),
         Isa::Later(p) => {
             let cell = p.submit(d);
             (IsaVerdict::Pending(cell.clone()), Some(cell))

@@ -3,9 +3,11 @@
 //! reached. A file that cannot be read or written is named once in a warning, and the device
 //! goes on with the verdicts of its own process.
 
+use crate::model::object::{IsaVerdict, PendingVerdict};
 use crate::model::verdicts::{self, Verdicts as Kept, MAX_FILE_BYTES};
 use parking_lot::Mutex;
 use pops_report::Diagnostic;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +24,9 @@ pub struct Verdicts {
 
 struct Inner {
     kept: Kept,
+    /// Keys whose verdict the device's verifier is reaching: a pipeline with the same key
+    /// meanwhile waits for that verdict rather than have its code kept and verified again.
+    reaching: HashMap<Box<[u8]>, Arc<PendingVerdict>, crate::model::FastHash>,
     /// The file, until it was read (or found missing) and while it can be written.
     file: Option<PathBuf>,
     read: bool,
@@ -33,6 +38,7 @@ impl Verdicts {
         Verdicts {
             inner: Mutex::new(Inner {
                 kept: Kept::default(),
+                reaching: HashMap::default(),
                 file,
                 read: false,
             }),
@@ -62,20 +68,36 @@ impl Verdicts {
         }
     }
 
-    /// The verdict of `key`, reached earlier in this process or in an earlier one.
-    pub fn get(&self, key: &[u8]) -> Option<Arc<[Diagnostic]>> {
+    /// The verdict of `key`: reached earlier in this process or in an earlier one, or being
+    /// reached now.
+    pub fn get(&self, key: &[u8]) -> Option<IsaVerdict> {
         let mut g = self.inner.lock();
         g.read_file();
-        g.kept.get(key)
+        if let Some(v) = g.kept.get(key) {
+            return Some(IsaVerdict::Ready(v));
+        }
+        g.reaching.get(key).cloned().map(IsaVerdict::Pending)
+    }
+
+    /// The verdict of `key` is being reached, and will be given in `verdict`.
+    pub fn reaching(&self, key: &[u8], verdict: Arc<PendingVerdict>) {
+        self.inner.lock().reaching.insert(key.into(), verdict);
     }
 
     /// Keeps the verdict of `key`, and writes it down where it is new.
     pub fn keep(&self, key: &[u8], diagnostics: Arc<[Diagnostic]>) {
         let mut g = self.inner.lock();
         g.read_file();
+        g.reaching.remove(key);
         if g.kept.insert(key, diagnostics.clone()) {
             g.append(&verdicts::line(key, &diagnostics));
         }
+    }
+
+    /// The verdict of `key` was not reached (the verification failed): the next pipeline with
+    /// the key is verified anew.
+    pub fn not_reached(&self, key: &[u8]) {
+        self.inner.lock().reaching.remove(key);
     }
 
     /// Whether [`Verdicts::note_capture_key`] has been told already of `how`.
@@ -207,6 +229,29 @@ mod tests {
         vec![Diagnostic::new(Severity::Error, code, "at 0x10")].into()
     }
 
+    /// A verdict reached, not one being reached.
+    fn ready(v: Option<IsaVerdict>) -> Option<Arc<[Diagnostic]>> {
+        match v {
+            Some(IsaVerdict::Ready(d)) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// A key being verified gives the verdict to come to the next pipeline with it, until the
+    /// verdict is kept; a verification that failed leaves the key to be verified anew.
+    #[test]
+    fn a_key_being_verified_is_not_verified_twice() {
+        let v = Verdicts::new(None);
+        let cell = Arc::new(PendingVerdict::default());
+        v.reaching(&[7], cell.clone());
+        assert!(matches!(v.get(&[7]), Some(IsaVerdict::Pending(p)) if Arc::ptr_eq(&p, &cell)));
+        v.keep(&[7], verdict("isa-verified"));
+        assert_eq!(ready(v.get(&[7])), Some(verdict("isa-verified")));
+        v.reaching(&[8], Arc::new(PendingVerdict::default()));
+        v.not_reached(&[8]);
+        assert!(v.get(&[8]).is_none());
+    }
+
     /// A verdict kept by one process is found by the next (a new store on the same file); a
     /// key never verified is not.
     #[test]
@@ -214,17 +259,17 @@ mod tests {
         let dir = pops_testkit::scratch("verdicts-file");
         let file = dir.join("sub").join("v.jsonl");
         let first = Verdicts::new(Some(file.clone()));
-        assert_eq!(first.get(&[1, 2]), None);
+        assert_eq!(ready(first.get(&[1, 2])), None);
         first.keep(&[1, 2], verdict("isa-vscnt"));
         first.keep(&[1, 2], verdict("isa-other"));
         first.keep(&[3], verdict("isa-verified"));
-        assert_eq!(first.get(&[1, 2]), Some(verdict("isa-vscnt")));
+        assert_eq!(ready(first.get(&[1, 2])), Some(verdict("isa-vscnt")));
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
         let next = Verdicts::new(Some(file));
-        assert_eq!(next.get(&[1, 2]), Some(verdict("isa-vscnt")));
-        assert_eq!(next.get(&[3]), Some(verdict("isa-verified")));
-        assert_eq!(next.get(&[4]), None);
+        assert_eq!(ready(next.get(&[1, 2])), Some(verdict("isa-vscnt")));
+        assert_eq!(ready(next.get(&[3])), Some(verdict("isa-verified")));
+        assert_eq!(ready(next.get(&[4])), None);
     }
 
     /// A file that cannot be written (its directory would be under a regular file) leaves the
@@ -237,8 +282,8 @@ mod tests {
         let v = Verdicts::new(Some(blocker.join("v.jsonl")));
         v.keep(&[1], verdict("isa-verified"));
         v.keep(&[2], verdict("isa-verified"));
-        assert_eq!(v.get(&[1]), Some(verdict("isa-verified")));
-        assert_eq!(v.get(&[2]), Some(verdict("isa-verified")));
+        assert_eq!(ready(v.get(&[1])), Some(verdict("isa-verified")));
+        assert_eq!(ready(v.get(&[2])), Some(verdict("isa-verified")));
         assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "x");
     }
 }
