@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Work for the verifier: it writes its own results (a record, a kept verdict).
+/// Work for the verifier: it delivers its own result (a verdict kept and given).
 pub type Job = Box<dyn FnOnce() + Send>;
 
 #[derive(Default)]
@@ -46,6 +46,11 @@ impl Verifier {
     /// runs here and now: verified late rather than not at all.
     pub fn submit(&self, job: Job) {
         let mut s = self.inner.state.lock();
+        if s.ending {
+            // The thread has ended (the process is exiting): nothing would run it.
+            drop(s);
+            return job();
+        }
         if !s.started {
             let inner = self.inner.clone();
             let spawned = std::thread::Builder::new()
