@@ -878,6 +878,31 @@ fn sixteen_threads_creating_pipelines() {
                 .all(|r| r["kind"] == "pipeline" && r["chip"] == "navi21"),
             "{at}"
         );
+        // With verify_isa: sixteen threads' pipelines through one verifier thread and one
+        // outbox, every record written once, each interlocked one with its verdict.
+        let report = dir.join("verified.jsonl");
+        let out = radv_with(&mesa, "threads", "navi21")
+            .with_layers(&[LAYER])
+            .env("POPS_SCENARIO_THREADS", "16")
+            .env("POPS_SCENARIO_PER_THREAD", "4")
+            .env("VK_POPS_INTERLOCK_REPORT", &report)
+            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA", "1")
+            .run();
+        assert!(check_ok(&out, &format!("{at}, verify_isa")));
+        let rec = read_report(&report);
+        assert_eq!(rec.len(), 64, "{at}, verify_isa: one record per pipeline");
+        let interlocked: Vec<&Value> = rec.iter().filter(|r| r["interlock"] != "none").collect();
+        assert!(interlocked.len() >= 16, "{at}, verify_isa: {rec:?}");
+        for r in interlocked {
+            let isa: Vec<&str> = r["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|d| d["code"].as_str().filter(|c| c.starts_with("isa-")))
+                .collect();
+            assert_eq!(isa, ["isa-verified"], "{at}, verify_isa: {r}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
