@@ -37,7 +37,7 @@ struct State {
     /// The thread, once started (joined when it ends: the loader may unload the layer's code
     /// after the device is gone).
     thread: Option<std::thread::JoinHandle<()>>,
-    started: bool,
+    /// Set when the thread is to end; no thread is started again after it.
     ending: bool,
 }
 
@@ -51,7 +51,7 @@ impl Verifier {
             drop(s);
             return job();
         }
-        if !s.started {
+        if s.thread.is_none() {
             let inner = self.inner.clone();
             let spawned = std::thread::Builder::new()
                 .name("pops-verify-isa".into())
@@ -65,7 +65,6 @@ impl Verifier {
                     return;
                 }
             }
-            s.started = true;
         }
         s.queue.push_back(job);
         s.outstanding += 1;

@@ -856,14 +856,21 @@ fn sixteen_threads_creating_pipelines() {
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = format!("threads on {}", mesa.label());
         let dir = pops_testkit::scratch("threads");
-        let report = dir.join("r.jsonl");
-        let out = radv_with(&mesa, "threads", "navi21")
-            .with_layers(&[LAYER])
-            .env("POPS_SCENARIO_THREADS", "16")
-            .env("POPS_SCENARIO_PER_THREAD", "4")
-            .env("VK_POPS_INTERLOCK_REPORT", &report)
-            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
-            .run();
+        // Sixteen threads creating four pipelines each, the report in `file`, verify_isa as
+        // `verify` says.
+        let run = |file: &str, verify: &str| {
+            let report = dir.join(file);
+            let out = radv_with(&mesa, "threads", "navi21")
+                .with_layers(&[LAYER])
+                .env("POPS_SCENARIO_THREADS", "16")
+                .env("POPS_SCENARIO_PER_THREAD", "4")
+                .env("VK_POPS_INTERLOCK_REPORT", &report)
+                .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
+                .env("VK_POPS_INTERLOCK_VERIFY_ISA", verify)
+                .run();
+            (out, report)
+        };
+        let (out, report) = run("r.jsonl", "0");
         assert!(check_ok(&out, &at));
         let summary = json_lines(&out.stdout);
         assert_eq!(
@@ -880,15 +887,7 @@ fn sixteen_threads_creating_pipelines() {
         );
         // With verify_isa: sixteen threads' pipelines through one verifier thread and one
         // outbox, every record written once, each interlocked one with its verdict.
-        let report = dir.join("verified.jsonl");
-        let out = radv_with(&mesa, "threads", "navi21")
-            .with_layers(&[LAYER])
-            .env("POPS_SCENARIO_THREADS", "16")
-            .env("POPS_SCENARIO_PER_THREAD", "4")
-            .env("VK_POPS_INTERLOCK_REPORT", &report)
-            .env("VK_POPS_INTERLOCK_REPORT_ALL", "1")
-            .env("VK_POPS_INTERLOCK_VERIFY_ISA", "1")
-            .run();
+        let (out, report) = run("verified.jsonl", "1");
         assert!(check_ok(&out, &format!("{at}, verify_isa")));
         let rec = read_report(&report);
         assert_eq!(rec.len(), 64, "{at}, verify_isa: one record per pipeline");

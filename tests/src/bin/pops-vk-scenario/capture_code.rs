@@ -45,6 +45,18 @@ struct BinaryKey {
     key: [u8; 32],
 }
 
+impl BinaryKey {
+    /// A key for the driver to fill.
+    fn empty() -> BinaryKey {
+        BinaryKey {
+            s_type: vk::StructureType::from_raw(1_000_483_003),
+            p_next: std::ptr::null_mut(),
+            key_size: 0,
+            key: [0; 32],
+        }
+    }
+}
+
 type CreateBinaries = unsafe extern "system" fn(
     vk::Device,
     *const BinaryCreateInfo,
@@ -115,12 +127,7 @@ impl BinaryFns {
             s_type: vk::StructureType::from_raw(1_000_483_007),
             p_next: ci as *const vk::GraphicsPipelineCreateInfo as *const c_void,
         };
-        let mut key = BinaryKey {
-            s_type: vk::StructureType::from_raw(1_000_483_003),
-            p_next: std::ptr::null_mut(),
-            key_size: 0,
-            key: [0; 32],
-        };
+        let mut key = BinaryKey::empty();
         // SAFETY: a valid create info of the device behind a VkPipelineCreateInfoKHR.
         let r = unsafe { (self.key)(ctx.device.handle(), &info, &mut key) };
         if r != vk::Result::SUCCESS {
@@ -166,12 +173,7 @@ impl BinaryFns {
                     p_next: std::ptr::null_mut(),
                     pipeline_binary: b,
                 };
-                let mut key = BinaryKey {
-                    s_type: vk::StructureType::from_raw(1_000_483_003),
-                    p_next: std::ptr::null_mut(),
-                    key_size: 0,
-                    key: [0; 32],
-                };
+                let mut key = BinaryKey::empty();
                 let mut size = 0usize;
                 let r = (self.data)(device, &di, &mut key, &mut size, std::ptr::null_mut());
                 let mut bytes = vec![0u8; size];
