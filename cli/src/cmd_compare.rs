@@ -38,7 +38,8 @@ pub struct Args {
     /// AMD chip the layer models in its records (family, LLVM processor or level).
     #[arg(long)]
     chip: Option<String>,
-    /// Where the layer's reports go, one per run [default: a folder in the temp folder].
+    /// Where the layer's reports go, one per run [default: a new folder pops-compare-XXXXXX of
+    /// the temp folder, kept after the run].
     #[arg(long)]
     reports: Option<PathBuf>,
     /// Also write the comparison as one self-contained HTML page (no network, no external
@@ -322,13 +323,16 @@ fn run_inner(args: Args) -> Result<ExitCode, CompareError> {
     let chip = launch::chip_arg(args.chip.as_deref())?;
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
-    let reports = args.reports.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("pops-compare-{}", std::process::id()))
-    });
-    std::fs::create_dir_all(&reports).map_err(|e| CompareError::Write {
-        path: reports.clone(),
-        reason: e.to_string(),
-    })?;
+    let reports = match &args.reports {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| CompareError::Write {
+                path: dir.clone(),
+                reason: e.to_string(),
+            })?;
+            dir.clone()
+        }
+        None => launch::fresh_run_folder("pops-compare-")?,
+    };
     // Null hardware executes nothing: there would be nothing to time.
     let target = match launch::interlock_devices().first() {
         Some(d) => Target::Real { device: d.clone() },

@@ -22,6 +22,11 @@ pub struct Args {
     /// Also write the summary as one self-contained HTML page (no network, no external assets).
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+    /// Also write, for each known driver defect the reports show, a report for Mesa's issue
+    /// tracker (summary, versions and hardware, steps to reproduce, expected and actual code,
+    /// the article's sentence, the suggested fix) into this folder, one ID.md each.
+    #[arg(long, value_name = "DIR")]
+    defects: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -43,7 +48,7 @@ pub fn run(a: Args) -> ExitCode {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    let s = all.finish();
+    let mut s = all.finish();
     for (name, span) in spans {
         timings.push((name, s.timing[span].to_vec()));
     }
@@ -68,6 +73,27 @@ pub fn run(a: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for v in verdicts.iter().filter(|v| v.drain_left_on > 0) {
+        s.verification
+            .seen("pops-drain-left-on", Some(&v.chip), s.driver.as_deref());
+    }
+    print!(
+        "{}",
+        crate::verification::render(&s.verification, "pops report")
+    );
+    if let Some(dir) = &a.defects {
+        match crate::verification::write_issues(&s.verification, &s.findings, dir) {
+            Ok(written) => {
+                for w in written {
+                    println!("pops report: {} written", w.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("pops report: --defects: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if let Some(out) = &a.html {
         let page = crate::report_html::page(&names, &s, &timings, &verdicts);
         if let Err(e) = std::fs::write(out, page) {

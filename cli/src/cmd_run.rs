@@ -8,12 +8,13 @@
 //! executes nothing; the summary says so.
 
 use crate::launch::{
-    announce, child_env, chip_arg, choose_target, exit_code_of, how_it_ended, shim_target, spawn,
-    Launch, Target,
+    announce, child_env, chip_arg, choose_target, exit_code_of, fresh_run_folder, how_it_ended,
+    shim_target, spawn, Launch, Target,
 };
 use crate::submitted_check::{ShimRun, ShimRunError};
 use crate::summary::Summary;
 use crate::summary_text::{render_device_lost, render_summary};
+use crate::verification;
 use pm4::Family;
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,8 @@ pub struct Args {
     /// device, also the chip of RADV's null hardware [default there: navi31].
     #[arg(long)]
     chip: Option<String>,
-    /// Where the layer writes its JSON Lines report [default: a file in the temp folder].
+    /// Where the layer writes its JSON Lines report [default: report.jsonl in a new folder
+    /// pops-run-XXXXXX of the temp folder, kept after the run].
     #[arg(long)]
     report: Option<PathBuf>,
     /// Run on stock RADV over the amdgpu kernel-interface shim (this library, preloaded) as
@@ -59,19 +61,22 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
     let (program, program_args) = args.launch.program()?;
     let layer_dir = args.launch.layer_dir()?;
 
-    let report = args.report.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("pops-run-{}.jsonl", std::process::id()))
-    });
-    // The layer appends: start from an empty file, and fail now rather than after the run.
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&report)
-        .map_err(|e| RunError::ReportFile {
-            path: report.clone(),
-            reason: e.to_string(),
-        })?;
+    let report = match &args.report {
+        Some(path) => {
+            // The layer appends: start from an empty file, and fail now rather than after the run.
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+                .map_err(|e| RunError::ReportFile {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
+            path.clone()
+        }
+        None => fresh_report()?,
+    };
 
     let target = match &args.amdgpu_shim {
         Some(lib) => shim_target(lib, chip, &report)?,
@@ -97,7 +102,7 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
     let name = program.to_string_lossy();
     let ended = how_it_ended(&name, status);
 
-    let summary = crate::summary::summarize_files(&[&report])?;
+    let mut summary = crate::summary::summarize_files(&[&report])?;
     match &target {
         Target::Shim { chip, dir, .. } => {
             // A program that crashed never finished: what it submitted is shown, never as a
@@ -105,7 +110,7 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
             if let Some(e) = ended.as_ref().filter(|_| status.code().is_none()) {
                 eprintln!("\npops run: {e}: the draws below are what it submitted before that");
             }
-            match check_submitted(&summary, *chip, dir, &report) {
+            match check_submitted(&mut summary, *chip, dir, &report) {
                 Ok(true) => {}
                 Ok(false) => code = code.max(1),
                 Err(e) if !status.success() => {
@@ -117,20 +122,41 @@ fn run_inner(args: Args) -> Result<u8, RunError> {
                 Err(e) => return Err(e.into()),
             }
         }
-        _ => eprint!(
-            "{}",
-            render_summary(
-                &summary,
-                &report,
-                &target,
-                program.to_string_lossy().as_ref()
-            )
-        ),
+        _ => {
+            eprint!(
+                "{}",
+                render_summary(
+                    &summary,
+                    &report,
+                    &target,
+                    program.to_string_lossy().as_ref()
+                )
+            );
+            eprint!(
+                "{}",
+                verification::render(&summary.verification, "pops run")
+            );
+        }
     }
     if let Some(e) = ended {
         eprintln!("pops run: {e}");
     }
     Ok(code)
+}
+
+/// The default report: `report.jsonl`, created new (never through a link) in a fresh folder of the
+/// run's own, beside the amdgpu shim's recordings (`report.amdgpu`).
+fn fresh_report() -> Result<PathBuf, RunError> {
+    let report = fresh_run_folder("pops-run-")?.join("report.jsonl");
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&report)
+        .map_err(|e| RunError::ReportFile {
+            path: report.clone(),
+            reason: e.to_string(),
+        })?;
+    Ok(report)
 }
 
 /// Why `pops run` could not run the program or read what it left.
@@ -151,7 +177,7 @@ enum RunError {
 /// After a run on the amdgpu shim: what the shim refused or found leaked, then every draw
 /// record against the draws RADV submitted. `false` where they disagree.
 fn check_submitted(
-    summary: &Summary,
+    summary: &mut Summary,
     chip: Family,
     dir: &Path,
     report: &Path,
@@ -172,5 +198,12 @@ fn check_submitted(
         "{}",
         crate::submitted_check::render(&run.check, chip.name(), who)
     );
+    if run.check.drain_left_on > 0 {
+        let driver = summary.driver.clone();
+        summary
+            .verification
+            .seen("pops-drain-left-on", Some(chip.name()), driver.as_deref());
+    }
+    eprint!("{}", verification::render(&summary.verification, who));
     Ok(run.ok())
 }

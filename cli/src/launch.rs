@@ -470,6 +470,27 @@ pub enum LaunchError {
     CannotStart { name: String, reason: String },
     #[error(transparent)]
     NullDevice(#[from] crate::null_device::NullDeviceError),
+    #[error("cannot create a folder for the run in {}: {reason}", dir.display())]
+    RunFolder { dir: PathBuf, reason: String },
+}
+
+/// A folder of the run's own in the temporary folder, for what pops writes where the user named no
+/// place (`pops run`'s report, `pops compare`'s reports). Its name is unpredictable and it is
+/// created fresh, readable by its owner only: a fixed name such as `pops-run-<pid>` lets another
+/// local user plant a link there beforehand and have pops truncate a file of the victim's. Kept
+/// after the run, as the report is read afterwards.
+pub fn fresh_run_folder(prefix: &str) -> Result<PathBuf, LaunchError> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir();
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&dir)
+        .map(tempfile::TempDir::keep)
+        .map_err(|e| LaunchError::RunFolder {
+            dir,
+            reason: e.to_string(),
+        })
 }
 
 /// How the program ended, where it did not succeed: its exit status, or the signal that killed

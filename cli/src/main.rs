@@ -7,6 +7,7 @@ mod captured_stderr;
 mod cmd_chips;
 mod cmd_compare;
 mod cmd_decode;
+mod cmd_defects;
 mod cmd_devices;
 mod cmd_inspect;
 mod cmd_isa;
@@ -31,6 +32,7 @@ mod summary;
 mod summary_text;
 mod table;
 mod timing_stats;
+mod verification;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -52,6 +54,9 @@ enum Command {
     Chips(cmd_chips::Args),
     /// Decode a PM4 stream (binary or hex text) into packets and register writes.
     Decode(cmd_decode::Args),
+    /// The POPS driver defects pops knows: which Mesa releases, chips and paths, the finding
+    /// that detects each, and a report for Mesa's issue tracker.
+    Defects(cmd_defects::Args),
     /// Check a PM4 stream: every write on a real register of the level, every packet complete.
     Lint(cmd_lint::Args),
     /// Install or uninstall the Vulkan layer VK_LAYER_POPS_interlock.
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Chips(a) => cmd_chips::run(a),
         Command::Decode(a) => cmd_decode::run(a),
+        Command::Defects(a) => cmd_defects::run(a),
         Command::Layer(a) => cmd_layer::run(a),
         Command::Lint(a) => cmd_lint::run(a),
         Command::State(a) => cmd_state::run(a),

@@ -27,6 +27,8 @@ code { font: 12px ui-monospace, monospace; }
 .error { background: #c0392b; color: #fff; } .warning { background: #e67e22; color: #fff; }
 .info { background: #d6e4f0; color: #1d1d1f; }
 td.mode { white-space: nowrap; } .key { color: #333; max-width: 70em; }
+.defect { border-left: 5px solid #e67e22; background: #fef5e7; padding: 6px 14px; margin: 8px 0; }
+.defect.new { border-color: #c0392b; background: #fdecea; }
 dt { font-weight: 600; margin-top: 6px; } dd { margin: 2px 0 0 18px; }
 .bar { fill: #2e86c1; } .axis { stroke: #888; stroke-width: 1; } .label { font-size: 11px; fill: #333; }
 ";
@@ -56,6 +58,7 @@ pub fn page(
                     p.nothing-rendered { (w) }
                 }
                 @for v in verdicts { (verdict(v)) }
+                (verification(s))
                 (objects(s))
                 p.key { b { "Key: " } (crate::summary::KEY) }
                 (findings(s))
@@ -164,6 +167,39 @@ fn objects(s: &Summary) -> Markup {
             tr { th { "object" } th { "stage hash" } th { "interlock" } th { "samples" } th { "rate" }
                  th { "chip" } th { "draws (records)" } th { "POPS fields" } th { "findings" } }
             @for r in &s.interlocked { (row(r)) }
+        }
+    }
+}
+
+/// What verify_isa concluded per chip and driver, then each driver finding: the known defect it
+/// is (orange), or new (red).
+fn verification(s: &Summary) -> Markup {
+    let v = &s.verification;
+    if v.chips.is_empty() && v.defects.is_empty() {
+        return html! {};
+    }
+    html! {
+        h2 { "The driver's code, verified" }
+        ul id="verification" {
+            @for c in &v.chips {
+                li {
+                    b { (c.chip) } @if let Some(d) = &c.driver { " with " (d) } ": "
+                    (c.objects) " interlocked pipeline(s), librar(ies) and shader object(s): "
+                    (c.verified) " verified clean"
+                    @for (code, n) in &c.findings { ", " (n) " with " code { (code) } }
+                    @for (why, n) in &c.not_verified { ", " (n) " not verified (" (why) ")" }
+                }
+            }
+        }
+        @if !v.defects.is_empty() {
+            h2 { "Driver defects found" }
+            @for d in &v.defects {
+                div class={ "defect" @if !d.known() { " new" } } {
+                    code { (d.code) } " on " (d.chip.as_deref().unwrap_or("an unknown chip"))
+                    @if let Some(drv) = &d.driver { " with " (drv) }
+                    " (" (d.records) " record(s)): " (d.explained.words())
+                }
+            }
         }
     }
 }

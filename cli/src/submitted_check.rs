@@ -439,6 +439,8 @@ pub struct ChipVerdict {
     pub ok: bool,
     pub events: Vec<String>,
     pub notes: Vec<(usize, String, &'static str)>,
+    /// Draws without POPS that ran with the missed-overlap drain still on (`pops-drain-left-on`).
+    pub drain_left_on: usize,
 }
 
 impl ChipVerdict {
@@ -456,6 +458,7 @@ impl ChipVerdict {
             ok: run.ok(),
             events: run.events.clone(),
             notes,
+            drain_left_on: run.check.drain_left_on,
         }
     }
 }

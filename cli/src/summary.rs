@@ -78,6 +78,10 @@ pub struct Summary {
     /// Each finding code met, once, with its severity and the message of its first record: what
     /// the code in a row means.
     pub findings: Vec<Finding>,
+    /// The driver of the first record that names one (`radv (Mesa 26.2.6-1)`).
+    pub driver: Option<String>,
+    /// What verify_isa concluded per chip, and the driver findings, known or new.
+    pub verification: crate::verification::Verification,
 }
 
 /// A finding code as the report explains it.
@@ -232,6 +236,9 @@ impl Summarizer {
         if self.s.null_device.is_none() {
             self.s.null_device.clone_from(&r.null_device);
         }
+        if self.s.driver.is_none() {
+            self.s.driver.clone_from(&r.driver);
+        }
         let recordings = match r.kind {
             pops_report::Kind::Draw => r.command_buffers.unwrap_or(1),
             _ => {
@@ -246,6 +253,7 @@ impl Summarizer {
         if r.interlock == pops_report::Interlock::None {
             return;
         }
+        self.s.verification.add(&r);
         for d in &r.diagnostics {
             if !self.s.findings.iter().any(|f| f.code == d.code) {
                 self.s.findings.push(Finding {

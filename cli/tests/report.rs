@@ -111,3 +111,118 @@ fn summarises_timing_lines_from_another_machine() {
         "{text}"
     );
 }
+
+/// One creation record of today's layer with a verify_isa verdict (`driver` as the layer reads it
+/// from VkPhysicalDeviceDriverProperties).
+fn verdict_line(
+    id: u64,
+    kind: &str,
+    chip: &str,
+    driver: &str,
+    code: &str,
+    message: &str,
+) -> String {
+    serde_json::json!({
+        "schema_version": 2, "id": id, "app": "app", "device": "AMD Radeon (RADV)", "kind": kind,
+        "handle": format!("0x{id:x}"), "entry_point": "main", "interlock": "pixel-ordered",
+        "begin_count": 1, "end_count": 1, "per_sample": false, "samples": 1, "chip": chip,
+        "driver": driver, "source": "shader_module",
+        "diagnostics": [{ "severity": "error", "code": code, "message": message }],
+    })
+    .to_string()
+}
+
+/// Issue 43, items 2 and 4: a finding that matches the known-defect table says which defect it
+/// is, one that matches none says it is new — in `pops report`, its page, and the reports for
+/// Mesa's tracker that `--defects` writes. GFX11: "The same requirements for awaiting the memory
+/// access counters as on GFX9–10.3 still apply."
+#[test]
+fn driver_findings_are_known_defects_or_new_in_the_report_and_its_page() {
+    let dir = pops_testkit::scratch("report-defects");
+    let file = dir.join("r.jsonl");
+    let gap = "isa-ordered-section-open-at-epilog";
+    let lines = [
+        verdict_line(1, "shader_object", "navi31", "radv (Mesa 26.2.6-1)", gap, "the PS epilog's export with done resumes the overlapped waves while vector memory accesses are outstanding"),
+        verdict_line(2, "pipeline", "navi21", "radv (Mesa 26.2.6-1)", gap, "the jump into the PS epilog before ORDERED_PS_DONE"),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let (page, issues) = (dir.join("page.html"), dir.join("issues"));
+    let out = pops(&[
+        "report",
+        "--html",
+        page.to_str().unwrap(),
+        "--defects",
+        issues.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("verify_isa on navi31 with radv (Mesa 26.2.6-1): 1 interlocked pipeline(s), librar(ies) and shader object(s): 0 verified clean, 1 with isa-ordered-section-open-at-epilog"),
+        "{text}"
+    );
+    let known = text
+        .lines()
+        .find(|l| l.contains("on navi31 with") && l.contains("finding"))
+        .unwrap_or("");
+    assert!(
+        known.contains(
+            "known defect aco-epilog-store-gap of RADV ACO, Mesa 26.1.0 to at least 26.2.6"
+        ),
+        "{text}"
+    );
+    // GFX10.3 ends its section with ORDERED_PS_DONE before the jump: the gap is not known there.
+    let new = text
+        .lines()
+        .find(|l| l.contains("on navi21 with") && l.contains("finding"))
+        .unwrap_or("");
+    assert!(
+        new.contains("NEW: no known driver defect explains this finding"),
+        "{text}"
+    );
+    assert!(text.contains("a finding above is NEW"), "{text}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("Driver defects found") && html.contains("class=\"defect new\""),
+        "{html}"
+    );
+    let issue = std::fs::read_to_string(issues.join("aco-epilog-store-gap.md")).unwrap();
+    for part in [
+        "#### Steps to reproduce",
+        "#### Expected behaviour",
+        "#### Actual behaviour",
+        "s_waitcnt_vscnt null, 0x0",
+        "Seen by pops on: navi31 with radv (Mesa 26.2.6-1)",
+        "#### Suggested fix",
+        "vector memory accesses are outstanding",
+    ] {
+        assert!(issue.contains(part), "{part}: {issue}");
+    }
+    assert_eq!(
+        std::fs::read_dir(&issues).unwrap().count(),
+        1,
+        "a report for the known defect only"
+    );
+}
+
+/// `pops defects`: the table, one defect for the tracker, an unknown id refused by name.
+#[test]
+fn defects_lists_the_table_and_writes_a_tracker_report() {
+    let list = pops(&["defects"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(list.status.success());
+    assert!(
+        text.contains("aco-epilog-store-gap") && text.contains("radv-pops-drain-left-on"),
+        "{text}"
+    );
+    let one = pops(&["defects", "--issue", "aco-epilog-store-gap"]);
+    assert!(one.status.success());
+    assert!(String::from_utf8_lossy(&one.stdout).contains("Regression"));
+    let bad = pops(&["defects", "--issue", "nope"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no known defect of that id"));
+}

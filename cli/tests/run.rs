@@ -215,3 +215,79 @@ fn amdgpu_shim_chip_and_library_are_checked_first() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("is not a file"), "{}", stderr(&o));
 }
+
+/// Issue 43, item 5: where the user names no place, `pops run` and `pops compare` write into a
+/// folder of their own with an unpredictable name, created fresh. Links planted beforehand at the
+/// names earlier versions used (`pops-run-<pid>.jsonl`, its `.amdgpu` folder, `pops-compare-<pid>`)
+/// are not followed: the victim's file keeps its bytes and its folder stays empty. The shell plants
+/// the links for its own pid, then `exec`s pops, which keeps that pid.
+#[test]
+fn default_report_places_are_fresh_and_follow_no_planted_link() {
+    let tmp = pops_testkit::scratch("planted-links");
+    let victim = tmp.join("victim.txt");
+    let victim_dir = tmp.join("victim-dir");
+    std::fs::write(&victim, b"the victim's data\n").unwrap();
+    std::fs::create_dir(&victim_dir).unwrap();
+    let layer = layer_dir();
+    for (cmd, extra) in [
+        ("run", &[][..]),
+        (
+            "compare",
+            &["--experiment", "no-interlock", "--runs", "1"][..],
+        ),
+    ] {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(
+                r#"for n in "pops-run-$$.jsonl" "pops-compare-$$"; do ln -s "$VICTIM" "$TMPDIR/$n"; done
+                   ln -s "$VICTIM_DIR" "$TMPDIR/pops-run-$$.amdgpu"
+                   exec "$POPS" "$@""#,
+            )
+            .arg("sh")
+            .arg(cmd)
+            .arg("--layer")
+            .arg(&layer)
+            .args(extra)
+            .args(["--", "sh", "-c", "exit 0"])
+            .env("TMPDIR", &tmp)
+            .env("VICTIM", &victim)
+            .env("VICTIM_DIR", &victim_dir)
+            .env("POPS", env!("CARGO_BIN_EXE_pops"))
+            .env_remove("VK_POPS_INTERLOCK_VERIFY_ISA")
+            .output()
+            .expect("pops runs");
+        let err = stderr(&o);
+        assert_eq!(
+            std::fs::read(&victim).unwrap(),
+            b"the victim's data\n",
+            "pops {cmd} wrote through a planted link: {err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&victim_dir).unwrap().count(),
+            0,
+            "pops {cmd}: {err}"
+        );
+        // What it wrote is in a folder of its own, owner-only.
+        let prefix = format!("pops-{cmd}-");
+        let own: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(&prefix) && e.file_type().unwrap().is_dir()
+            })
+            .collect();
+        assert_eq!(own.len(), 1, "pops {cmd}: one folder of its own: {err}");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = own[0].metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "pops {cmd}: the folder is its owner's alone");
+        if cmd == "run" {
+            let report = own[0].path().join("report.jsonl");
+            assert!(report.is_file(), "{err}");
+            assert!(
+                err.contains(&*report.to_string_lossy()),
+                "the report is named: {err}"
+            );
+        }
+    }
+}

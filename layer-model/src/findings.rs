@@ -146,12 +146,67 @@ pub fn experiment_not_applied(experiment: &str, why: &str) -> Diagnostic {
 }
 
 /// The device is lost: the device-lost line's sentence, as an error.
+/// The driver's findings as a record carries them: each finding of the driver's code or state
+/// (the verify_isa rules') says which known driver defect it is, or that it is new
+/// (`pops_report::defects`, the one table of them), for the chip and the driver that made it.
+pub fn explained(
+    diags: &[Diagnostic],
+    chip: Option<pm4::Family>,
+    driver: Option<&str>,
+) -> Vec<Diagnostic> {
+    use pops_report::defects::{explain, is_driver_finding, ChipOf};
+    diags
+        .iter()
+        .map(|d| {
+            if !is_driver_finding(&d.code) {
+                return d.clone();
+            }
+            let chip = chip.map_or(ChipOf::Unknown, ChipOf::Family);
+            let words = explain(&d.code, chip, driver).words();
+            Diagnostic::new(d.severity, &d.code, format!("{} [{words}]", d.message))
+        })
+        .collect()
+}
+
 pub fn device_lost(message: &str) -> Diagnostic {
     Code::DeviceLost.says(Severity::Error, message)
 }
 
 #[cfg(test)]
 mod tests {
+    /// GFX11: "The same requirements for awaiting the memory access counters as on GFX9–10.3
+    /// still apply": the epilog finding on navi31 with Mesa 26 is the known defect, with Mesa 25
+    /// new; a verdict without a finding is left as it is.
+    #[test]
+    fn driver_findings_say_known_or_new() {
+        let finding = Diagnostic::new(
+            Severity::Error,
+            "isa-ordered-section-open-at-epilog",
+            "the driver's code: …",
+        );
+        let ok = Diagnostic::new(Severity::Info, "isa-verified", "keeps every rule");
+        let chip = Some(pm4::Family::Navi31);
+        let today = super::explained(
+            &[finding.clone(), ok.clone()],
+            chip,
+            Some("radv (Mesa 26.2.6-1)"),
+        );
+        assert!(
+            today[0]
+                .message
+                .contains("[known defect aco-epilog-store-gap"),
+            "{}",
+            today[0].message
+        );
+        assert_eq!(today[1], ok);
+        let old = super::explained(&[finding], chip, Some("radv (Mesa 25.0.7-2)"));
+        assert!(
+            old[0].message.contains("[NEW: no known driver defect"),
+            "{}",
+            old[0].message
+        );
+    }
+
     use super::*;
     use std::collections::HashSet;
 

@@ -201,6 +201,7 @@ mod tests {
             name: name.map(str::to_string),
             module_name: None,
             null_device: None,
+            driver: None,
             object: None,
             experiment: None,
         })

@@ -63,6 +63,7 @@ fn bench(c: &mut Criterion) {
             null_device: None,
             app: "bench",
             device: "Null hardware (RADV)",
+            driver: None,
             kind: Kind::Pipeline,
             handle: 0x1234,
             source: Source::ShaderModule,

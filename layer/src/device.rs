@@ -22,6 +22,10 @@ pub struct Device {
     pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
     pub next: Next,
     pub device_name: String,
+    /// The driver and its release, `driverName (driverInfo)` (`radv (Mesa 26.2.6-1)`), where the
+    /// device says (VkPhysicalDeviceDriverProperties): findings are matched against the known
+    /// driver defects with it.
+    pub driver: Option<String>,
     pub app: String,
     pub chip: Option<Family>,
     /// Where the device executes nothing, what it is (RADV's null hardware, a drm-shim): every

@@ -28,6 +28,7 @@ fn subject<'a>(d: &'a Device, kind: Kind, handle: u64, f: &'a Fragment) -> Subje
         null_device: d.null_device.as_deref(),
         app: &d.app,
         device: &d.device_name,
+        driver: d.driver.as_deref(),
         kind,
         handle,
         source: f.source,
@@ -61,8 +62,11 @@ pub(crate) fn emit(
     rec.module_name = fragment.module_name.clone();
     rec.experiment = fragment.experiment.clone();
     // The verify_isa setting's findings on the driver's code.
-    rec.diagnostics
-        .extend(fragment.isa.diagnostics().iter().cloned());
+    rec.diagnostics.extend(findings::explained(
+        &fragment.isa.diagnostics(),
+        d.chip,
+        d.driver.as_deref(),
+    ));
     // The device runs an experiment the layer could not apply here: say so.
     if let (Some(active), None) = (&d.experiment, &fragment.experiment) {
         let why = if !rec.source.spirv_visible() {
@@ -123,8 +127,11 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
     rec.experiment = b.fragment.experiment.clone();
-    rec.diagnostics
-        .extend(b.fragment.isa.diagnostics().iter().cloned());
+    rec.diagnostics.extend(findings::explained(
+        &b.fragment.isa.diagnostics(),
+        d.chip,
+        d.driver.as_deref(),
+    ));
     rec.name = b.name();
     d.stats.draw_record(g.count);
     // A command buffer recorded again with the same object and state adds to the record already

@@ -526,6 +526,7 @@ mod tests {
             name: None,
             module_name: None,
             null_device: None,
+            driver: None,
             object: None,
             experiment: None,
         }

@@ -3,6 +3,7 @@
 //! - [`chip`]: families, generations and their quirks.
 //! - [`regs`]: the per-generation register model, names as in the AMD register database.
 //! - [`interlock`]: the interlock modes a fragment shader can declare.
+//! - [`mesa`]: Mesa releases and ranges of them, typed.
 //! - [`packet`]: PM4 type-3 headers, opcodes and register-write packets.
 //! - [`cmdbuf`]: building indirect buffers packet by packet for one level ([`CmdBuf`]).
 //! - [`fields`]: field layouts of packet body dwords (GCR_CNTL, RELEASE_MEM, …).
@@ -15,10 +16,12 @@
 
 pub mod chip;
 pub mod interlock;
+pub mod mesa;
 pub mod regs;
 
 pub use chip::{ChipError, Family, GfxLevel, PciChip, Quirks, AMD_PCI_VENDOR};
 pub use interlock::{Granularity, InterlockMode, Ordering, UnknownInterlockMode};
+pub use mesa::{MesaRange, MesaVersion, MesaVersionError};
 pub use regs::{Field, FieldDesc, Reg, RegDesc, RegError, RegSpace, RegValue};
 pub mod packet;
 pub mod pops;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 pub use pm4::pops::Severity;
 
+pub mod defects;
 pub mod read;
 
 /// The environment variable `pops` sets in a process it runs on a drm-shim device (the shim's
@@ -357,6 +358,11 @@ pub struct Record<R = Option<Registers>> {
     /// pipelines were created and the draws recorded, nothing was rendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_device: Option<String>,
+    /// The Vulkan driver and its release, as `VkPhysicalDeviceDriverProperties` names them
+    /// (`radv (Mesa 26.2.6-1)`): what a finding is matched against the known defects with.
+    /// Absent where the device does not say (no Vulkan 1.2 or VK_KHR_driver_properties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
     /// The interlock experiment the layer applied to the fragment stage, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<AppliedExperiment>,
@@ -393,6 +399,7 @@ impl<R> Record<R> {
             name: self.name,
             module_name: self.module_name,
             null_device: self.null_device,
+            driver: self.driver,
             experiment: self.experiment,
         }
     }
@@ -976,6 +983,7 @@ mod tests {
             name: None,
             module_name: Some("oit.frag".into()),
             null_device: Some("RADV null hardware (RADV_FORCE_FAMILY=raven)".into()),
+            driver: None,
             experiment: None,
         };
         let line = serde_json::to_string(&rec).unwrap();

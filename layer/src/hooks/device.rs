@@ -219,6 +219,11 @@ unsafe fn describe(
         unsafe { chip_of(inst, pd, extensions, &props, &device_name) }
     })
     .flatten();
+    let driver = guarded(&inst.health, vkfn::vkCreateDevice, || {
+        // SAFETY: a query on the application's physical device.
+        unsafe { driver_of(inst, pd, extensions) }
+    })
+    .flatten();
     Device {
         handle: device,
         // SAFETY: the new device is live.
@@ -226,6 +231,7 @@ unsafe fn describe(
         next_gdpa,
         next,
         device_name,
+        driver,
         app: inst.app.clone(),
         chip,
         null_device: crate::model::record::null_device(
@@ -592,6 +598,39 @@ unsafe fn offers_feature<F: chain::ExtraFeature>(
     // structure lives across the call.
     unsafe { features2(pd, &mut f2) };
     feature.is_on()
+}
+
+/// The driver and its release as the device names them, `driverName (driverInfo)` (`radv (Mesa
+/// 26.2.6-1)`). Asked only where VkPhysicalDeviceDriverProperties may be chained: the instance
+/// has vkGetPhysicalDeviceProperties2 and the device offers VK_KHR_driver_properties (every
+/// driver pops meets does; its structure is then valid whatever the API version).
+///
+/// # Safety
+/// `pd` must be a physical device of `inst`.
+unsafe fn driver_of(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+    extensions: &[vk::ExtensionProperties],
+) -> Option<String> {
+    let props2 = inst.next.get_physical_device_properties2?;
+    if !inst.properties2 || !offers(extensions, vk::KHR_DRIVER_PROPERTIES_NAME) {
+        return None;
+    }
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    // SAFETY: a query on a physical device of the instance, with a structure its extension
+    // defines; the chain lives across the call.
+    unsafe { props2(pd, &mut p2) };
+    let name = driver.driver_name_as_c_str().ok()?.to_string_lossy();
+    let info = driver
+        .driver_info_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(if info.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{name} ({info})")
+    })
 }
 
 /// The device's PCI address from VK_EXT_pci_bus_info, where the device has the extension.

@@ -280,6 +280,7 @@ mod tests {
             name: None,
             module_name: None,
             null_device: None,
+            driver: None,
             object: None,
             experiment: None,
         })
