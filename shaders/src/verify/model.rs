@@ -85,6 +85,41 @@ const LABELS: [&str; 32] = [
 ];
 const ENTERED: &str = "entered";
 
+/// The 32-bit value of a floating-point inline constant (operand codes 240 to 248: ±0.5, ±1.0,
+/// ±2.0, ±4.0 and 1/(2π)), as a 32-bit scalar instruction reads it: the single-precision bits.
+fn float_constant(code: u8) -> Option<u32> {
+    let v: f32 = match code {
+        240 => 0.5,
+        241 => -0.5,
+        242 => 1.0,
+        243 => -1.0,
+        244 => 2.0,
+        245 => -2.0,
+        246 => 4.0,
+        247 => -4.0,
+        // 1/(2π) as the hardware has it (0x3e22f983).
+        248 => return Some(0x3e22_f983),
+        _ => return None,
+    };
+    Some(v.to_bits())
+}
+
+/// A scalar operand field of `dwords` dwords, or why the model cannot hold it. A
+/// floating-point inline constant is a 32-bit value here; a 64-bit operand reads it as a
+/// double, which the model does not hold.
+fn operand_of(
+    level: GfxLevel,
+    code: u8,
+    literal: Option<u32>,
+    dwords: u8,
+) -> Result<Operand, Unmodelled> {
+    match float_constant(code) {
+        Some(bits) if dwords <= 1 => Ok(Operand::Literal(bits)),
+        Some(_) => Err(Unmodelled::Operand(code)),
+        None => operand(level, code, literal),
+    }
+}
+
 /// A scalar source operand field, or why the model cannot hold it.
 fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, Unmodelled> {
     let enc = Encoding::of(level);
@@ -233,9 +268,10 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             why,
         };
         let op_of = |c: u8| operand(level, c, lit).map_err(bad);
+        let src_of = |c: u8, dwords: u8| operand_of(level, c, lit, dwords).map_err(bad);
         let inst = match i.class {
             Class::Sop1 { op, sdst, src0 } => match find(Sop1::ALL, enc, op, Sop1::opcode) {
-                Some(o) => Inst::sop1(o, op_of(sdst)?, op_of(src0)?),
+                Some(o) => Inst::sop1(o, op_of(sdst)?, src_of(src0, o.widths().src0)?),
                 // An instruction that only reshapes the lane mask (`s_wqm_b64 exec, exec`: whole
                 // quad mode for helper lanes) leaves the wave-ID arithmetic alone.
                 None if sdst == 126 && src0 == 126 => {
@@ -252,12 +288,14 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             } => {
                 let o = find(Sop2::ALL, enc, op, Sop2::opcode)
                     .ok_or_else(|| bad(Unmodelled::ScalarAlu))?;
-                Inst::sop2(o, op_of(sdst)?, op_of(src0)?, op_of(src1)?)
+                let w = o.widths();
+                Inst::sop2(o, op_of(sdst)?, src_of(src0, w.src0)?, src_of(src1, w.src1)?)
             }
             Class::Sopc { op, src0, src1 } => {
                 let o = find(Sopc::ALL, enc, op, Sopc::opcode)
                     .ok_or_else(|| bad(Unmodelled::ScalarCompare))?;
-                Inst::sopc(o, op_of(src0)?, op_of(src1)?)
+                let w = o.widths();
+                Inst::sopc(o, src_of(src0, w.src0)?, src_of(src1, w.src1)?)
             }
             Class::Sopk { op, sdst, simm16 } => {
                 let o =
@@ -529,6 +567,33 @@ mod tests {
     fn run_text(text: &str) -> Result<ModelRun, ModelFinding> {
         let (_, code) = super::super::read(Encoding::Gfx10, text).expect("ACO assembly");
         run(GfxLevel::Gfx10_3, &code)
+    }
+
+    /// A floating-point inline constant (ACO writes `0.5` for operand 240) is a 32-bit value to a
+    /// 32-bit scalar instruction, and the entry still runs in primitive order; read by a 64-bit
+    /// one it is a double the model does not hold: not interpreted, never a breach.
+    #[test]
+    fn float_inline_constants_are_values_where_32_bit() {
+        let nop = "\ts_nop 0 ; bf800000";
+        assert!(ROTATED.contains(nop));
+        let narrow = ROTATED.replacen(nop, "\ts_mov_b32 s9, 0.5 ; be8903f0", 1);
+        let m = run_text(&narrow).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.overlapped_waves > 0, "{m:?}");
+        let wide = ROTATED.replacen(nop, "\ts_mov_b64 s[10:11], 0.5 ; be8a04f0", 1);
+        assert!(
+            matches!(
+                run_text(&wide),
+                Err(ModelFinding::Uninterpreted {
+                    why: Unmodelled::Operand(240),
+                    ..
+                })
+            ),
+            "{:?}",
+            run_text(&wide)
+        );
+        assert_eq!(float_constant(240), Some(0x3f00_0000));
+        assert_eq!(float_constant(247), Some((-4.0f32).to_bits()));
+        assert_eq!(float_constant(239), None);
     }
 
     /// The section begins where the wait ends, the rotated loop's fall-through: the entry runs
