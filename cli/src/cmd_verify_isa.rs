@@ -192,12 +192,26 @@ fn compiled(
 /// The null device this process compiles on: the drm-shim it already runs on, else (after
 /// running itself again on a drm-shim, whose exit status is `Err`) `RADV_FORCE_FAMILY`.
 fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevice, ExitCode> {
-    use crate::null_device::{find_drm_shim, reexec, NullDevice};
+    use crate::null_device::{choose, reexec, NullChoice, NullDevice};
     if let Some(d) = NullDevice::current() {
         return Ok(d);
     }
-    let Some(lib) = find_drm_shim(a.drm_shim.as_deref()) else {
-        return Ok(NullDevice::ForceFamily);
+    let lib = match choose(a.drm_shim.as_deref(), family) {
+        Ok(NullChoice::Shim(lib)) => lib,
+        Ok(NullChoice::ForceFamily { shim_lacks }) => {
+            if let Some(shim) = shim_lacks {
+                eprintln!(
+                    "pops verify-isa: the drm-shim {} has no {} device: compiling on RADV's null hardware (RADV_FORCE_FAMILY) instead",
+                    shim.display(),
+                    family.name()
+                );
+            }
+            return Ok(NullDevice::ForceFamily);
+        }
+        Err(e) => {
+            eprintln!("pops verify-isa: {e}");
+            return Err(ExitCode::from(2));
+        }
     };
     Err(match reexec(&lib, family) {
         Ok(s) => {
@@ -224,7 +238,8 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
     })
 }
 
-/// The input as code: text, or the instructions of a RADV pipeline binary's data. Other binary
+/// The input as code: text, or the instructions of a RADV pipeline binary's or shader object's
+/// data. Other binary
 /// data is named as such, never echoed. Pure.
 fn given_code(bytes: &[u8]) -> Result<Code, NotCode> {
     let not_text = match code_text(bytes) {
@@ -232,7 +247,13 @@ fn given_code(bytes: &[u8]) -> Result<Code, NotCode> {
         Err(NotCode::Empty) => return Err(NotCode::Empty),
         Err(e) => e,
     };
-    match verify::radv_binary::machine_code(bytes) {
+    // A pipeline binary's data is one serialized shader; a shader object's has a header first.
+    let code = verify::radv_binary::machine_code(bytes).or_else(|e| {
+        verify::radv_binary::shader_object_shader(bytes)
+            .and_then(verify::radv_binary::machine_code)
+            .map_err(|_| e)
+    });
+    match code {
         Ok(c) => Ok(Code::RadvBinary(verify::radv_binary::words(c))),
         Err(b) => Err(match not_text {
             NotCode::Binary(n) => NotCode::NoBinary(n, b),
@@ -478,6 +499,18 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             }
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
+        // The layer's code for the same finding names it in the known-defect table.
+        let code = format!("isa-{}", f.rule.code());
+        let _ = writeln!(
+            o,
+            "    {}",
+            pops_report::defects::explain(
+                &code,
+                pops_report::defects::ChipOf::Family(src.family),
+                src.compiled_by
+            )
+            .words()
+        );
     }
     o
 }

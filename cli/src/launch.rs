@@ -332,13 +332,13 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, LaunchError> {
         match find_radv_icd() {
             Some(icd) => {
                 let chip = chip.unwrap_or(DEFAULT_NULL_CHIP);
-                let device = match crate::null_device::find_drm_shim(None) {
-                    Some(library) => {
-                        // A shim without a device of the chip is named now, not left to abort.
-                        crate::null_device::gpu_id(&library, chip)?;
+                // A shim without a device of the chip is not used: RADV_FORCE_FAMILY then, where
+                // the driver has it (an explicit shim without the chip is named now).
+                let device = match crate::null_device::choose(None, chip)? {
+                    crate::null_device::NullChoice::Shim(library) => {
                         NullDevice::DrmShim { library }
                     }
-                    None => NullDevice::ForceFamily,
+                    crate::null_device::NullChoice::ForceFamily { .. } => NullDevice::ForceFamily,
                 };
                 Target::Null { chip, icd, device }
             }

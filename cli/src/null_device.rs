@@ -77,6 +77,41 @@ pub fn find_drm_shim(explicit: Option<&Path>) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// How a process gets a null device of `chip`, before it starts: a drm-shim to preload (an
+/// explicit one — `--drm-shim`, `POPS_DRM_SHIM` — must have the chip, or the error names it),
+/// else `RADV_FORCE_FAMILY`. Mesa's no-op shim found where distributions install it is taken only
+/// where it has a device of the chip: Mesa 25.0's has no navi14, navi23 or navi33 (RX 5500, 6600,
+/// 7600), which that RADV still compiles for through `RADV_FORCE_FAMILY`. (Mesa 26's RADV has no
+/// `RADV_FORCE_FAMILY`: there the compile then finds no device, and says to name a shim that has
+/// the chip.)
+pub fn choose(explicit: Option<&Path>, chip: Family) -> Result<NullChoice, NullDeviceError> {
+    let named = explicit.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os("POPS_DRM_SHIM")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    });
+    if let Some(library) = named {
+        gpu_id(&library, chip)?;
+        return Ok(NullChoice::Shim(library));
+    }
+    Ok(match find_drm_shim(None) {
+        Some(library) if gpu_id(&library, chip).is_ok() => NullChoice::Shim(library),
+        Some(library) => NullChoice::ForceFamily {
+            shim_lacks: Some(library),
+        },
+        None => NullChoice::ForceFamily { shim_lacks: None },
+    })
+}
+
+/// What [`choose`] chose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NullChoice {
+    /// Preload this drm-shim.
+    Shim(PathBuf),
+    /// `RADV_FORCE_FAMILY`; `shim_lacks`: the no-op shim found, which has no device of the chip.
+    ForceFamily { shim_lacks: Option<PathBuf> },
+}
+
 /// The names a drm-shim may give `chip`: Mesa 26's shim calls gfx1150 `strix1`.
 fn shim_names(chip: Family) -> &'static [&'static str] {
     match chip {
@@ -175,6 +210,21 @@ mod tests {
         std::fs::write(&mesa26, b"\0xstrix1\0").unwrap();
         assert!(gpu_id(&mesa26, Family::Gfx1150).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Mesa 25.0's no-op shim has no navi33: the chip is compiled through RADV_FORCE_FAMILY, as
+    /// that RADV allows; a shim named explicitly without it is an error naming it.
+    #[test]
+    fn a_chip_the_found_shim_lacks_falls_back_to_force_family() {
+        let dir = pops_testkit::scratch("null-choice");
+        let shim = dir.join("shim.so");
+        std::fs::write(&shim, b"\0navi31\0").unwrap();
+        assert_eq!(
+            choose(Some(&shim), Family::Navi31).unwrap(),
+            NullChoice::Shim(shim.clone())
+        );
+        let e = choose(Some(&shim), Family::Navi33).unwrap_err().to_string();
+        assert!(e.contains("has no navi33 device"), "{e}");
     }
 
     #[test]

@@ -172,59 +172,6 @@ pub fn render(v: &Verification, who: &str) -> String {
     o
 }
 
-/// A tracker report that could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {reason}", path.display())]
-pub struct IssueWriteError {
-    pub path: std::path::PathBuf,
-    pub reason: String,
-}
-
-/// `pops report --defects DIR`: for each known defect the report shows, `DIR/ID.md`, the report
-/// for Mesa's issue tracker with where it was seen and the first finding's words. The paths
-/// written, in the table's order.
-pub fn write_issues(
-    v: &Verification,
-    findings: &[crate::summary::Finding],
-    dir: &std::path::Path,
-) -> Result<Vec<std::path::PathBuf>, IssueWriteError> {
-    let fail = |path: &std::path::Path, e: std::io::Error| IssueWriteError {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
-    let mut written = Vec::new();
-    for d in pops_report::defects::KNOWN_DEFECTS {
-        let seen: Vec<String> = v
-            .defects
-            .iter()
-            .filter(|s| s.explained.defect().is_some_and(|k| k.id == d.id))
-            .map(|s| {
-                format!(
-                    "{}{} ({} record(s))",
-                    s.chip.as_deref().unwrap_or("an unknown chip"),
-                    s.driver
-                        .as_deref()
-                        .map_or(String::new(), |x| format!(" with {x}")),
-                    s.records
-                )
-            })
-            .collect();
-        if seen.is_empty() {
-            continue;
-        }
-        let finding = findings
-            .iter()
-            .find(|f| f.code == d.finding)
-            .map(|f| f.message.as_str());
-        let path = dir.join(format!("{}.md", d.id));
-        std::fs::write(&path, pops_report::defects::issue_text(d, &seen, finding))
-            .map_err(|e| fail(&path, e))?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -139,7 +139,7 @@ fn a_radv_pipeline_binary_verifies_like_its_assembly() {
             .unwrap()
     };
     assert!(
-        from_binary.contains("RADV pipeline binary: "),
+        from_binary.contains("RADV shader binary: "),
         "{from_binary}"
     );
     assert_eq!(
@@ -407,4 +407,44 @@ fn a_binary_file_is_named_not_echoed() {
         !err.contains('\u{fffd}') && !err.contains('\u{1}'),
         "{err:?}"
     );
+}
+
+/// Issue 41, item 10: every POPS chip on every Mesa. Mesa 25.0's no-op drm-shim has no navi14,
+/// navi23 or navi33 (RX 5500, 6600, 7600), which that RADV compiles for through
+/// RADV_FORCE_FAMILY: the fallback says so and compiles. Today's shim has navi33, phoenix,
+/// rembrandt and vega20 too: each compiles on it.
+#[test]
+fn every_chip_compiles_with_each_mesa_through_the_shim_or_the_fallback() {
+    let dir = pops_testkit::scratch("verify-fallback");
+    let oit = dir.join("oit.spv");
+    std::fs::write(
+        &oit,
+        shaders::corpus::get("oit_interlock.frag").unwrap().spirv,
+    )
+    .unwrap();
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let (chips, how): (&[&str], fn(&str) -> String) = if mesa.major() == Some(25) {
+            (&["navi14", "navi23", "navi33"], |c| {
+                format!("on RADV's null hardware (RADV_FORCE_FAMILY={c})")
+            })
+        } else {
+            (&["navi33", "phoenix", "rembrandt", "vega20"], |c| {
+                format!("as {c}")
+            })
+        };
+        for chip in chips {
+            let o = compile_on(&mesa, chip, &oit);
+            let (out, err) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            let at = format!("{} {chip}", mesa.label());
+            assert!(matches!(o.status.code(), Some(0 | 1)), "{at}: {out}{err}");
+            assert!(err.contains(&how(chip)), "{at}: {err}");
+            assert!(
+                out.contains(&format!("pops verify-isa: {chip} (")),
+                "{at}: {out}"
+            );
+        }
+    }
 }

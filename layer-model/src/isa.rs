@@ -203,7 +203,10 @@ mod tests {
         let odd = text.replacen(nop, "\ts_mov_b64 s[10:11], 0.5 ; be8a04f0", 1);
         let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(&odd));
         assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!((d[0].code.as_str(), d[0].severity), ("isa-not-verified", Severity::Info));
+        assert_eq!(
+            (d[0].code.as_str(), d[0].severity),
+            ("isa-not-verified", Severity::Info)
+        );
         assert!(d[0].message.contains("operand 240"), "{d:?}");
     }
 

@@ -190,6 +190,7 @@ macro_rules! vulkan_table {
                 vkCreatePipelineBinariesKHR.create_pipeline_binaries_khr: crate::ffi::PFN_vkCreatePipelineBinariesKHR;
                 vkGetPipelineBinaryDataKHR.get_pipeline_binary_data_khr: crate::ffi::PFN_vkGetPipelineBinaryDataKHR;
                 vkDestroyPipelineBinaryKHR.destroy_pipeline_binary_khr: crate::ffi::PFN_vkDestroyPipelineBinaryKHR;
+                vkGetShaderBinaryDataEXT.get_shader_binary_data_ext: vk::PFN_vkGetShaderBinaryDataEXT;
             ]
         }
     };

@@ -38,6 +38,9 @@ pub struct Caps {
     pub interlock_extension: bool,
     /// VK_EXT_extended_dynamic_state3's rasterizationSamples: the `--dynamic` path.
     pub dynamic_samples: bool,
+    /// VK_EXT_extended_dynamic_state3's colorBlendEnable, colorBlendEquation and colorWriteMask:
+    /// the `--dynamic-blend` path.
+    pub dynamic_blend: bool,
     /// VK_EXT_shader_object's shaderObject: the `--shader-objects` path.
     pub shader_object: bool,
     pub pixel_interlock: bool,
@@ -77,6 +80,10 @@ pub struct Gpu {
     /// `--dynamic`: pipelines take their rasterization sample count at draw time
     /// (VK_DYNAMIC_STATE_RASTERIZATION_SAMPLES_EXT), set in the command buffer.
     pub dynamic_samples: bool,
+    /// `--dynamic-blend`: pipelines take their colour blend enable, equation and write mask at
+    /// draw time (VK_EXT_extended_dynamic_state3), so that RADV compiles their exports into a PS
+    /// epilog, as for engines and translation layers that set blending in the command buffer.
+    pub dynamic_blend: bool,
     /// The extension's commands, where the device has it.
     pub eds3: Option<ash::ext::extended_dynamic_state3::Device>,
     /// `--shader-objects`: draws use shader objects (VK_EXT_shader_object) instead of pipelines,
@@ -157,6 +164,10 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
             interlock_extension,
             dynamic_samples: eds3_extension
                 && eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
+            dynamic_blend: eds3_extension
+                && eds3.extended_dynamic_state3_color_blend_enable == vk::TRUE
+                && eds3.extended_dynamic_state3_color_blend_equation == vk::TRUE
+                && eds3.extended_dynamic_state3_color_write_mask == vk::TRUE,
             shader_object: shader_object_extension && so.shader_object == vk::TRUE,
             pixel_interlock: il.fragment_shader_pixel_interlock == vk::TRUE,
             sample_interlock: il.fragment_shader_sample_interlock == vk::TRUE,
@@ -295,7 +306,10 @@ impl Gpu {
             .fragment_shader_pixel_interlock(c.pixel_interlock)
             .fragment_shader_sample_interlock(c.sample_interlock);
         let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
-            .extended_dynamic_state3_rasterization_samples(true);
+            .extended_dynamic_state3_rasterization_samples(c.dynamic_samples)
+            .extended_dynamic_state3_color_blend_enable(c.dynamic_blend)
+            .extended_dynamic_state3_color_blend_equation(c.dynamic_blend)
+            .extended_dynamic_state3_color_write_mask(c.dynamic_blend);
         let mut so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
         let mut exts = vec![];
         let mut info = vk::DeviceCreateInfo::default()
@@ -306,7 +320,7 @@ impl Gpu {
             exts.push(ash::ext::fragment_shader_interlock::NAME.as_ptr());
             info = info.push_next(&mut il);
         }
-        if c.dynamic_samples {
+        if c.dynamic_samples || c.dynamic_blend {
             exts.push(ash::ext::extended_dynamic_state3::NAME.as_ptr());
             info = info.push_next(&mut eds3);
         }
@@ -322,8 +336,7 @@ impl Gpu {
         let queue = unsafe { device.get_device_queue(c.queue_family, 0) };
         // SAFETY: `pd` is valid.
         let memory = unsafe { instance.get_physical_device_memory_properties(pd) };
-        let eds3 = c
-            .dynamic_samples
+        let eds3 = (c.dynamic_samples || c.dynamic_blend)
             .then(|| ash::ext::extended_dynamic_state3::Device::new(&instance, &device));
         let so = c
             .shader_object
@@ -332,6 +345,7 @@ impl Gpu {
             has_debug_utils(&entry).then(|| ash::ext::debug_utils::Device::new(&instance, &device));
         Ok(Gpu {
             dynamic_samples: false,
+            dynamic_blend: false,
             eds3,
             shader_objects: false,
             so,

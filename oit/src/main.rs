@@ -79,6 +79,11 @@ struct Args {
     /// engines and translation layers do.
     #[arg(long)]
     dynamic: bool,
+    /// Set each pipeline's colour blend enable, equation and write mask at draw time
+    /// (VK_EXT_extended_dynamic_state3), as engines and translation layers do: RADV then compiles
+    /// the fragment shader's exports into a PS epilog.
+    #[arg(long)]
+    dynamic_blend: bool,
     /// Draw with shader objects (VK_EXT_shader_object) instead of pipelines, every state set in
     /// the command buffer, rasterization samples included. Sample-rate shading (SSAA) needs a
     /// pipeline's minSampleShading, so those combinations are unsupported here.
@@ -162,6 +167,17 @@ fn open_gpu(args: &Args, null_hw: bool) -> Result<Gpu, OitError> {
             });
         }
         gpu.dynamic_samples = true;
+    }
+    if args.dynamic_blend {
+        if !gpu.caps.dynamic_blend {
+            return Err(OitError::Lacks {
+                option: "--dynamic-blend",
+                device: gpu.caps.name.clone(),
+                what:
+                    "extendedDynamicState3ColorBlendEnable, ColorBlendEquation and ColorWriteMask",
+            });
+        }
+        gpu.dynamic_blend = true;
     }
     if args.shader_objects {
         if !gpu.caps.shader_object {

@@ -165,7 +165,12 @@ impl Layouts {
 /// One pass's shaders and fixed state: a pipeline, or (`--shader-objects`) a vertex and a
 /// fragment shader object with the state the command buffer sets for them.
 pub enum Pass {
-    Pipeline(vk::Pipeline),
+    /// A pipeline, with its colour blend state for `--dynamic-blend`, which sets it at draw time.
+    Pipeline {
+        pipeline: vk::Pipeline,
+        blend: bool,
+        write_color: bool,
+    },
     Shaders {
         vert: vk::ShaderEXT,
         frag: vk::ShaderEXT,
@@ -199,6 +204,17 @@ fn blend_attachment(blend: bool, write_color: bool) -> vk::PipelineColorBlendAtt
         })
 }
 
+/// The blend equation of an attachment's blend state, as the command buffer sets it.
+fn blend_equation(a: &vk::PipelineColorBlendAttachmentState) -> vk::ColorBlendEquationEXT {
+    vk::ColorBlendEquationEXT::default()
+        .src_color_blend_factor(a.src_color_blend_factor)
+        .dst_color_blend_factor(a.dst_color_blend_factor)
+        .color_blend_op(a.color_blend_op)
+        .src_alpha_blend_factor(a.src_alpha_blend_factor)
+        .dst_alpha_blend_factor(a.dst_alpha_blend_factor)
+        .alpha_blend_op(a.alpha_blend_op)
+}
+
 /// Binds a pass for drawing to `area`: its pipeline (then its rasterization sample count where
 /// it is dynamic), or its shader objects and every state they need.
 pub fn bind(
@@ -210,12 +226,29 @@ pub fn bind(
 ) {
     let d = &gpu.device;
     match (pass, &gpu.so) {
-        (Pass::Pipeline(p), _) => {
+        (
+            Pass::Pipeline {
+                pipeline,
+                blend,
+                write_color,
+            },
+            _,
+        ) => {
             // SAFETY: a command buffer in the recording state inside a render pass instance.
             unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, *p);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, *pipeline);
                 d.cmd_set_viewport(cmd, 0, &[viewport]);
                 d.cmd_set_scissor(cmd, 0, &[area]);
+            }
+            if let (true, Some(e)) = (gpu.dynamic_blend, &gpu.eds3) {
+                let a = blend_attachment(*blend, *write_color);
+                // SAFETY: as above; the bound pipeline has these states dynamic and the device
+                // enabled their features.
+                unsafe {
+                    e.cmd_set_color_blend_enable(cmd, 0, &[a.blend_enable]);
+                    e.cmd_set_color_blend_equation(cmd, 0, &[blend_equation(&a)]);
+                    e.cmd_set_color_write_mask(cmd, 0, &[a.color_write_mask]);
+                }
             }
         }
         (
@@ -255,17 +288,7 @@ pub fn bind(
                 so.cmd_set_sample_mask(cmd, samples, &[u32::MAX]);
                 so.cmd_set_alpha_to_coverage_enable(cmd, false);
                 so.cmd_set_color_blend_enable(cmd, 0, &[a.blend_enable]);
-                so.cmd_set_color_blend_equation(
-                    cmd,
-                    0,
-                    &[vk::ColorBlendEquationEXT::default()
-                        .src_color_blend_factor(a.src_color_blend_factor)
-                        .dst_color_blend_factor(a.dst_color_blend_factor)
-                        .color_blend_op(a.color_blend_op)
-                        .src_alpha_blend_factor(a.src_alpha_blend_factor)
-                        .dst_alpha_blend_factor(a.dst_alpha_blend_factor)
-                        .alpha_blend_op(a.alpha_blend_op)],
-                );
+                so.cmd_set_color_blend_equation(cmd, 0, &[blend_equation(&a)]);
                 so.cmd_set_color_write_mask(cmd, 0, &[a.color_write_mask]);
             }
         }
@@ -341,7 +364,12 @@ fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceErr
     if gpu.shader_objects {
         pass_shaders(gpu, layouts, &d)
     } else {
-        graphics_pipeline(gpu, layouts, d).map(Pass::Pipeline)
+        let (blend, write_color) = (d.blend, d.write_color);
+        graphics_pipeline(gpu, layouts, d).map(|pipeline| Pass::Pipeline {
+            pipeline,
+            blend,
+            write_color,
+        })
     }
 }
 
@@ -349,7 +377,7 @@ impl Pass {
     /// Names the pass's pipeline, or its fragment shader object, for tools.
     fn name(&self, gpu: &Gpu, name: &str) {
         match self {
-            Pass::Pipeline(p) => gpu.name(*p, name),
+            Pass::Pipeline { pipeline, .. } => gpu.name(*pipeline, name),
             Pass::Shaders { frag, .. } => gpu.name(*frag, name),
         }
     }
@@ -357,7 +385,9 @@ impl Pass {
     fn destroy(&self, gpu: &Gpu) {
         match (self, &gpu.so) {
             // SAFETY: no command buffer using it is in flight.
-            (Pass::Pipeline(p), _) => unsafe { gpu.device.destroy_pipeline(*p, None) },
+            (Pass::Pipeline { pipeline, .. }, _) => unsafe {
+                gpu.device.destroy_pipeline(*pipeline, None)
+            },
             (Pass::Shaders { vert, frag, .. }, Some(so)) => {
                 // SAFETY: as above.
                 unsafe {
@@ -422,15 +452,21 @@ fn graphics_pipeline(
         .min_sample_shading(if d.sample_shading { 1.0 } else { 0.0 });
     let attachment = [blend_attachment(d.blend, d.write_color)];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachment);
-    let dynamic_states = [
-        vk::DynamicState::VIEWPORT,
-        vk::DynamicState::SCISSOR,
-        vk::DynamicState::RASTERIZATION_SAMPLES_EXT,
-    ];
+    let mut dynamic_states = vec![vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
     // `--dynamic`: the sample count is set at draw time (render.rs), not fixed here.
-    let n_dynamic = if gpu.dynamic_samples { 3 } else { 2 };
-    let dynamic =
-        vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states[..n_dynamic]);
+    if gpu.dynamic_samples {
+        dynamic_states.push(vk::DynamicState::RASTERIZATION_SAMPLES_EXT);
+    }
+    // `--dynamic-blend`: the blend state is set at draw time ([`bind`]), and RADV compiles the
+    // fragment shader's exports into a PS epilog.
+    if gpu.dynamic_blend {
+        dynamic_states.extend([
+            vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
+            vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
+            vk::DynamicState::COLOR_WRITE_MASK_EXT,
+        ]);
+    }
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
     let formats = [d.format];
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);

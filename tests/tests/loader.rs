@@ -2661,6 +2661,46 @@ fn verify_isa_keeps_verdicts_by_the_drivers_key() {
     }
 }
 
+/// The bytes of the words each instruction line lists after its last `;`; a line
+/// "(then repeated N times)" repeats the instruction before it N times.
+fn code_of(assembly: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut last: Vec<u32> = Vec::new();
+    for line in assembly.lines() {
+        if let Some(n) = line
+            .trim()
+            .strip_prefix("(then repeated ")
+            .and_then(|r| r.strip_suffix(" times)"))
+        {
+            for _ in 0..n.parse::<usize>().unwrap() {
+                out.extend(last.iter().flat_map(|w| w.to_le_bytes()));
+            }
+            continue;
+        }
+        let Some((_, enc)) = line.rsplit_once(';') else {
+            continue;
+        };
+        let words: Vec<u32> = enc
+            .split_whitespace()
+            .map_while(|t| {
+                (t.len() == 8)
+                    .then(|| u32::from_str_radix(t, 16).ok())
+                    .flatten()
+            })
+            .collect();
+        if !words.is_empty() && words.len() == enc.split_whitespace().count() {
+            out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+            last = words;
+        }
+    }
+    out
+}
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
 /// What `verify_isa` rests on, held to the driver itself (no layer): the machine code of a
 /// pipeline created with its internal representations captured — the code the layer verifies —
 /// is the code of the same pipeline created as an application creates it. The application's
@@ -2675,45 +2715,6 @@ fn verify_isa_keeps_verdicts_by_the_drivers_key() {
 /// the printed representations on RADV 26 only.
 #[test]
 fn the_capture_changes_no_machine_code() {
-    /// The bytes of the words each instruction line lists after its last `;`; a line
-    /// "(then repeated N times)" repeats the instruction before it N times.
-    fn code_of(assembly: &str) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut last: Vec<u32> = Vec::new();
-        for line in assembly.lines() {
-            if let Some(n) = line
-                .trim()
-                .strip_prefix("(then repeated ")
-                .and_then(|r| r.strip_suffix(" times)"))
-            {
-                for _ in 0..n.parse::<usize>().unwrap() {
-                    out.extend(last.iter().flat_map(|w| w.to_le_bytes()));
-                }
-                continue;
-            }
-            let Some((_, enc)) = line.rsplit_once(';') else {
-                continue;
-            };
-            let words: Vec<u32> = enc
-                .split_whitespace()
-                .map_while(|t| {
-                    (t.len() == 8)
-                        .then(|| u32::from_str_radix(t, 16).ok())
-                        .flatten()
-                })
-                .collect();
-            if !words.is_empty() && words.len() == enc.split_whitespace().count() {
-                out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-                last = words;
-            }
-        }
-        out
-    }
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len() / 2)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect()
-    }
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = mesa.label();
         let families: &[&str] = match mesa {
@@ -2776,6 +2777,59 @@ fn the_capture_changes_no_machine_code() {
     }
 }
 
+/// Issue 41, item 1: the layer reads a fragment shader object's code from its binary data
+/// (vkGetShaderBinaryDataEXT), held to the driver with no layer: every corpus shader created as a
+/// fragment shader object, its binary data read by `shader_object_shader` and `machine_code`,
+/// equals, encoding by encoding, the disassembly RADV prints of the same shader when it compiles
+/// it (`RADV_DEBUG=ps,asm`, in a second run), on both Mesa versions, GFX9 to GFX12.
+#[test]
+fn the_shader_object_reader_reads_the_drivers_code() {
+    use shaders::verify::radv_binary::{machine_code, shader_object_shader};
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let at = mesa.label();
+        let families: &[&str] = match mesa {
+            Mesa::Host => &["vega10", "navi21", "navi31"],
+            Mesa::Current { .. } => &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"],
+        };
+        for family in families {
+            let plain = radv_with(&mesa, "shader-object-code", family)
+                .env("POPS_SCENARIO_CODE_QUERIES", "1")
+                .run();
+            if !check_ok(&plain, &format!("shader-object-code on {at} {family}")) {
+                continue;
+            }
+            let printed = radv_with(&mesa, "shader-object-code", family)
+                .env("POPS_SCENARIO_CODE_QUERIES", "1")
+                .env("RADV_DEBUG", "ps,asm")
+                .run();
+            assert!(check_ok(&printed, &format!("shader-object-code on {at} {family} with RADV_DEBUG=ps,asm")));
+            // RADV prints each fragment shader as "Pixel Shader", "disasm:", then its code; the
+            // constant data after it is not code.
+            let stderr = String::from_utf8_lossy(&printed.stderr);
+            let blocks: Vec<Vec<u8>> = stderr
+                .split("Pixel Shader\ndisasm:\n")
+                .skip(1)
+                .map(|b| code_of(b.split("constant data").next().unwrap_or(b).split("\n\n").next().unwrap_or(b)))
+                .collect();
+            let lines = json_lines(&plain.stdout);
+            assert_eq!(blocks.len(), lines.len(), "{at} {family}: one disassembly per shader object:\n{stderr}");
+            for (v, listed) in lines.iter().zip(&blocks) {
+                let what = format!("{at} {family} {}", v["shader"]);
+                assert!(listed.len() >= 16, "{what}: no encodings listed");
+                let data = unhex(v["data"].as_str().unwrap());
+                let shader = shader_object_shader(&data).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let read = machine_code(shader).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(
+                    read == &listed[..],
+                    "{what}: the shader object's code ({} bytes) is not what RADV printed ({} bytes)",
+                    read.len(),
+                    listed.len()
+                );
+            }
+        }
+    }
+}
+
 /// Above another layer, `verify_isa` does not ask for pipeline keys: a layer that wraps handles
 /// and does not know VK_KHR_pipeline_binary (the host's validation layer, 1.3.239) would pass
 /// the key query the wrapped handles of the create info, and the driver would crash on them.
@@ -2824,7 +2878,8 @@ fn verify_isa_above_another_layer_asks_for_no_key() {
 /// binary, a linked one's from the "Assembly" its libraries were captured with (LLVM prints
 /// every instruction's encoding). The RADV that records command buffers (built without LLVM,
 /// so its "Assembly" would be ACO's program listing without encodings): every draw record's
-/// code is verified from the pipeline binary. Without the setting nothing of it appears.
+/// code is verified from the pipeline binary, and a shader object's from its binary data
+/// (vkGetShaderBinaryDataEXT). Without the setting nothing of it appears.
 #[test]
 fn verify_isa_reports_on_the_drivers_code() {
     let codes = |r: &Value| -> Vec<String> {
@@ -2865,7 +2920,7 @@ fn verify_isa_reports_on_the_drivers_code() {
                 let from = if r["source"] == "library" {
                     "RADV/ACO assembly"
                 } else {
-                    "RADV pipeline binary"
+                    "RADV shader binary"
                 };
                 assert!(r["diagnostics"].to_string().contains(from), "{family}: {r}");
             }
@@ -2916,13 +2971,14 @@ fn verify_isa_reports_on_the_drivers_code() {
     for family in ["vega10", "navi21", "navi31"] {
         // This RADV (no LLVM) prints only ACO's program listing; the layer reads the code from
         // the pipeline binaries instead.
-        each_draw_says(family, "draws", "isa-verified", "RADV pipeline binary");
-        // Shader objects: their code cannot be queried, and their records say so.
+        each_draw_says(family, "draws", "isa-verified", "RADV shader binary");
+        // Shader objects: their code is read from their binary data (vkGetShaderBinaryDataEXT),
+        // and their exports are always in a PS epilog.
         each_draw_says(
             family,
             "draws-shader-objects",
-            "isa-not-verified",
-            "shader object",
+            "isa-verified",
+            "exports in a PS epilog",
         );
         let plain = run_on_oracle(&icd, family, "draws");
         for r in &plain.draws {

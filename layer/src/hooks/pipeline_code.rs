@@ -256,6 +256,56 @@ pub(super) unsafe fn binary_code(
     })
 }
 
+/// A fragment shader object's code, read from its binary data (vkGetShaderBinaryDataEXT: RADV's
+/// header, then its serialized shader, `shaders::verify::radv_binary::shader_object_shader`), to
+/// be verified as a pipeline's binary is. Its PS epilog is compiled at draw time: the verifier
+/// judges the jump as for a pipeline whose epilog it does not know. A note where the data cannot
+/// be had or read (another driver, another layout), with one warning per device.
+///
+/// # Safety
+/// `shader` must be a live shader object of `device`, and `get` the next layer's
+/// vkGetShaderBinaryDataEXT.
+pub(super) unsafe fn shader_object_code(
+    d: &Device,
+    get: vk::PFN_vkGetShaderBinaryDataEXT,
+    device: vk::Device,
+    shader: vk::ShaderEXT,
+    chip: pm4::Family,
+) -> Isa {
+    let not_verified = |why: String| {
+        d.verdicts.shader_object_unreadable(&d.device_name, &why);
+        Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
+            pops_report::Severity::Info,
+            "isa-not-verified",
+            format!("the fragment shader object's binary data (vkGetShaderBinaryDataEXT) {why}: not verified"),
+        )]))
+    };
+    let mut size = 0usize;
+    // SAFETY: the two-call idiom on a live shader object; the buffer has the size the driver
+    // reported.
+    let data = unsafe {
+        let r = get(device, shader, &mut size, std::ptr::null_mut());
+        if r != vk::Result::SUCCESS {
+            return not_verified(format!("could not be had ({r})"));
+        }
+        let mut bytes = vec![0u8; size];
+        let r = get(device, shader, &mut size, bytes.as_mut_ptr().cast());
+        if r != vk::Result::SUCCESS {
+            return not_verified(format!("could not be had ({r})"));
+        }
+        bytes.truncate(size);
+        bytes
+    };
+    match shaders::verify::radv_binary::shader_object_shader(&data) {
+        Ok(shader) => Isa::Later(Pending {
+            code: OwnedCode::Binary(shader.to_vec()),
+            level: chip.gfx_level(),
+            key: None,
+        }),
+        Err(e) => not_verified(format!("is not code the layer can read ({e})")),
+    }
+}
+
 /// Why a pipeline's binary could not be had.
 #[derive(Debug, thiserror::Error)]
 enum BinaryError {
@@ -413,6 +463,21 @@ pub enum Isa {
     Now(IsaVerdict),
     /// To be reached from this code.
     Later(Pending),
+}
+
+impl Isa {
+    /// The verdict a record carries: known, or given to the device's verifier; and the cell the
+    /// record waits for in the device's outbox while a verdict is still to be reached.
+    pub(super) fn into_verdict(self, d: &Device) -> (IsaVerdict, Option<Arc<PendingVerdict>>) {
+        match self {
+            Isa::Now(IsaVerdict::Pending(cell)) => (IsaVerdict::Pending(cell.clone()), Some(cell)),
+            Isa::Now(v) => (v, None),
+            Isa::Later(p) => {
+                let cell = p.submit(d);
+                (IsaVerdict::Pending(cell.clone()), Some(cell))
+            }
+        }
+    }
 }
 
 /// The driver's code of a fragment shader to verify, for which chip, and the key to keep the

@@ -408,14 +408,7 @@ pub fn process_pipeline(
     };
     // A verdict still to be reached: the device's verifier reaches it, and the record waits
     // for it in the device's outbox (with the records after it).
-    let (verdict, waits_for) = match isa {
-        Isa::Now(IsaVerdict::Pending(cell)) => (IsaVerdict::Pending(cell.clone()), Some(cell)),
-        Isa::Now(v) => (v, None),
-        Isa::Later(p) => {
-            let cell = p.submit(d);
-            (IsaVerdict::Pending(cell.clone()), Some(cell))
-        }
-    };
+    let (verdict, waits_for) = isa.into_verdict(d);
     frag.isa = verdict;
     let kind = if cap.is_library {
         Kind::Library

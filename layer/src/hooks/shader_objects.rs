@@ -8,7 +8,7 @@ use crate::device::Device;
 use crate::model::analysis::{self, fragment_entry};
 use crate::model::capture::{CapturedState, Dynamic, Samples};
 use crate::model::experiment;
-use crate::model::object::{Fragment, Interlocked};
+use crate::model::object::{Fragment, Interlocked, IsaVerdict};
 use crate::records;
 use crate::table::vkfn;
 use crate::vk::capture as read;
@@ -162,18 +162,8 @@ unsafe fn record(
         samples: Some(Samples::Dynamic),
         ..Default::default()
     };
-    // VK_EXT_shader_object has no query of the compiled code: with verify_isa the record says so.
-    let isa = if d.isa.is_some()
-        && fragment_entry(&analysis, &entry_name).is_ok_and(|e| e.interlock.is_some())
-    {
-        vec![pops_report::Diagnostic::new(
-            pops_report::Severity::Info,
-            "isa-not-verified",
-            "a shader object's compiled code cannot be queried (VK_EXT_shader_object has no pipeline executable properties): not verified",
-        )]
-    } else {
-        Vec::new()
-    };
+    let interlocked = fragment_entry(&analysis, &entry_name).is_ok_and(|e| e.interlock.is_some());
+    let (isa, waits_for) = verdict(d, handle, interlocked);
     let fragment = Fragment {
         analysis,
         entry: entry_name,
@@ -181,7 +171,7 @@ unsafe fn record(
         hash,
         module_name: None,
         experiment: rewritten.map(|(_, a)| a.clone()),
-        isa: isa.into(),
+        isa,
     };
     let entry = fragment_entry(&fragment.analysis, &fragment.entry);
     let object = (entry.as_ref().is_ok_and(|e| e.interlock.is_some())
@@ -196,7 +186,7 @@ unsafe fn record(
         ))
     });
     // Written later where the records before it wait for a verdict: guarded wherever it runs.
-    d.outbox.send(d, None, move |d| {
+    d.outbox.send(d, waits_for, move |d| {
         let _ = guarded(&d.health, vkfn::vkCreateShadersEXT, || {
             let entry = fragment_entry(&fragment.analysis, &fragment.entry);
             records::emit(
@@ -209,6 +199,34 @@ unsafe fn record(
             );
         });
     });
+}
+
+/// With verify_isa, an interlocked shader object's code is read from its binary data and given to
+/// the device's verifier: the verdict to come, and the cell its record waits for in the outbox.
+fn verdict(
+    d: &Device,
+    handle: u64,
+    interlocked: bool,
+) -> (
+    IsaVerdict,
+    Option<Arc<crate::model::object::PendingVerdict>>,
+) {
+    use super::pipeline_code::{shader_object_code, Isa};
+    let isa = match (d.settings.verify_isa && interlocked, d.chip) {
+        (true, Some(chip)) => match d.next.get_shader_binary_data_ext {
+            // SAFETY: the shader object was just created on this device.
+            Some(get) => unsafe {
+                shader_object_code(d, get, d.handle, vk::Handle::from_raw(handle), chip)
+            },
+            None => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
+                pops_report::Severity::Info,
+                "isa-not-verified",
+                "the device has no vkGetShaderBinaryDataEXT: the shader object's code cannot be read, not verified",
+            )])),
+        },
+        _ => Isa::Now(IsaVerdict::default()),
+    };
+    isa.into_verdict(d)
 }
 
 /// vkDestroyShaderEXT: the shader object and its name go.

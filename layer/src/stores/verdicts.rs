@@ -20,6 +20,8 @@ pub struct Verdicts {
     /// Set when a pipeline binary's data was not code the layer can read (another driver's
     /// layout): later pipelines go back to the capture of their printed code.
     binaries_unread: std::sync::atomic::AtomicBool,
+    /// Whether a shader object's binary data could not be read (said once per device).
+    shader_objects_unread: std::sync::atomic::AtomicBool,
 }
 
 struct Inner {
@@ -44,6 +46,7 @@ impl Verdicts {
             }),
             capture_key: Default::default(),
             binaries_unread: std::sync::atomic::AtomicBool::new(false),
+            shader_objects_unread: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -64,6 +67,19 @@ impl Verdicts {
         {
             log::warn!(
                 "device '{device}': verify_isa: a pipeline binary's data is not code the layer can read ({why}): that pipeline is not verified, and later ones are created with their code printed (VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS), which costs more"
+            );
+        }
+    }
+
+    /// A shader object's binary data could not be had or read: said once for the device; each
+    /// such shader object's records say why.
+    pub fn shader_object_unreadable(&self, device: &str, why: &str) {
+        if !self
+            .shader_objects_unread
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            log::warn!(
+                "device '{device}': verify_isa: a fragment shader object's binary data (vkGetShaderBinaryDataEXT) {why}: its code is not verified"
             );
         }
     }

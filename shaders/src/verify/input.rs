@@ -27,7 +27,7 @@ impl Format {
             Format::AcoListing => "RADV/ACO program listing (no encodings)",
             Format::LlvmDisassembly => "LLVM disassembly",
             Format::RawWords => "raw code words",
-            Format::RadvBinary => "RADV pipeline binary",
+            Format::RadvBinary => "RADV shader binary",
         }
     }
 }

@@ -289,7 +289,12 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                 let o = find(Sop2::ALL, enc, op, Sop2::opcode)
                     .ok_or_else(|| bad(Unmodelled::ScalarAlu))?;
                 let w = o.widths();
-                Inst::sop2(o, op_of(sdst)?, src_of(src0, w.src0)?, src_of(src1, w.src1)?)
+                Inst::sop2(
+                    o,
+                    op_of(sdst)?,
+                    src_of(src0, w.src0)?,
+                    src_of(src1, w.src1)?,
+                )
             }
             Class::Sopc { op, src0, src1 } => {
                 let o = find(Sopc::ALL, enc, op, Sopc::opcode)

@@ -76,6 +76,34 @@ pub fn machine_code(data: &[u8]) -> Result<&[u8], BinaryError> {
     Ok(&data[start..start + exec])
 }
 
+/// How far into a shader object's data RADV's serialized shader may begin: its header (the
+/// device's cache UUID, metadata, a flag, the binary's hash and its size) is 44 bytes in RADV 25.0
+/// and 60 in 26.2; room for a larger one.
+const MAX_SHADER_OBJECT_HEADER: usize = 256;
+
+/// The serialized shader in one RADV shader object's data (VK_EXT_shader_object's
+/// `vkGetShaderBinaryDataEXT`): a header that ends in the shader's size, then the shader itself
+/// (read by [`machine_code`]), then at most three bytes of padding. A fragment shader object holds
+/// one shader (vertex and geometry shaders add variants after it, which are not read). Found by
+/// its own consistency, as the pipeline binary's tail is: exactly one header end whose size word
+/// frames a serialized shader must fit, else a named error.
+pub fn shader_object_shader(data: &[u8]) -> Result<&[u8], BinaryError> {
+    let len = data.len();
+    let mut found = None;
+    for h in (8..=MAX_SHADER_OBJECT_HEADER.min(len)).step_by(4) {
+        let b = &data[h - 4..h];
+        let size = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+        let Some(end) = h.checked_add(size).filter(|&e| e <= len && len - e < 4) else {
+            continue;
+        };
+        let shader = &data[h..end];
+        if size > 0 && machine_code(shader).is_ok() && found.replace(shader).is_some() {
+            return Err(BinaryError::Ambiguous(len));
+        }
+    }
+    found.ok_or(BinaryError::NoHeader(len))
+}
+
 /// Little-endian code bytes as instruction words.
 pub fn words(code: &[u8]) -> Vec<u32> {
     code.chunks_exact(4)
@@ -124,6 +152,30 @@ mod tests {
                 assert_eq!(words(got), [0xbf800000, 0xbf810000], "front {front}");
             }
         }
+    }
+
+    /// A shader object's data: a header of the Mesa version's size ending in the shader's size,
+    /// the serialized shader, and the padding RADV counts but does not write; the code is that of
+    /// the shader inside. Data without that frame is a named error.
+    #[test]
+    fn a_shader_objects_shader_is_found_behind_its_header() {
+        let code = [0xbf800000, 0xbf810000, 0x3f800000];
+        for (header, stats) in [(44usize, &[][..]), (60, &[1u8; 112][..])] {
+            let shader = binary(200, stats, &code, 2);
+            for pad in [0usize, 3] {
+                let mut data = vec![0x5au8; header - 4];
+                data[16..20].copy_from_slice(&1u32.to_le_bytes());
+                data.extend((shader.len() as u32).to_le_bytes());
+                data.extend(&shader);
+                data.extend(std::iter::repeat_n(0u8, pad));
+                let got = shader_object_shader(&data).unwrap();
+                assert_eq!(got, &shader[..], "header {header} pad {pad}");
+                assert_eq!(words(machine_code(got).unwrap()), [0xbf800000, 0xbf810000]);
+            }
+        }
+        assert!(shader_object_shader(&[]).is_err());
+        assert!(shader_object_shader(&binary(200, &[], &code, 2)).is_err());
+        assert!(shader_object_shader(&[0u8; 300]).is_err());
     }
 
     /// Data that is not such a binary, or whose sizes do not add up, is a named error.

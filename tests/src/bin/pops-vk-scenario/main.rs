@@ -9,6 +9,7 @@ mod bench;
 mod bench_draws;
 mod bench_submits;
 mod capture_code;
+mod shader_object_code;
 mod common;
 mod draws;
 mod draws_depth;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         "bench-draws" => bench_draws::scenario_bench_draws(),
         "bench-submits" => bench_submits::scenario_bench_submits(),
         "capture-code" => capture_code::scenario_capture_code(),
+        "shader-object-code" => shader_object_code::scenario_shader_object_code(),
         other => Err(format!("unknown scenario '{other}'")),
     };
     match r {
