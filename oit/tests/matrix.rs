@@ -216,6 +216,96 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
     }
 }
 
+/// Issue 41, items 3 and 4: every way RADV compiles pops-oit's fragment shaders — pipelines,
+/// colour blending set at draw time, shader objects — under `pops run --amdgpu-shim
+/// --verify-isa`, on every POPS chip of the shim with both Mesa versions. GFX11: "The overlapping
+/// waves are resumed when the wave performs the last export (with the done flag). The same
+/// requirements for awaiting the memory access counters as on GFX9–10.3 still apply." With RADV
+/// 26 on GFX11, GFX11.5 and GFX12 every interlocked object compiled with a PS epilog (dynamic
+/// blending, shader objects) carries `isa-ordered-section-open-at-epilog`, named as the known
+/// defect; everything else is verified clean; nothing is left unverified; every draw record is
+/// what RADV programmed.
+#[test]
+fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() {
+    if !Path::new(RADV).is_file() {
+        return skip(&format!("RADV ({RADV}) not installed"));
+    }
+    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+        return;
+    };
+    let pops = match built_tools() {
+        Ok(p) => p,
+        Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
+    };
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        for chip in pops_testkit::shim::chips_for(&mesa) {
+            let level = pm4::Family::parse(chip).unwrap().gfx_level();
+            for mode in [None, Some("--dynamic-blend"), Some("--shader-objects")] {
+                let at = format!("{} {chip} {}", mesa.label(), mode.unwrap_or("pipelines"));
+                let o = mesa
+                    .command(&pops)
+                    .args(["run", "--verify-isa", "--amdgpu-shim"])
+                    .arg(&shim)
+                    .args(["--chip", chip, "--"])
+                    .arg(env!("CARGO_BIN_EXE_pops-oit"))
+                    .args([
+                        "--matrix",
+                        "--width",
+                        "64",
+                        "--height",
+                        "48",
+                        "--triangles",
+                        "30",
+                    ])
+                    .args(mode)
+                    .env_remove("RADV_FORCE_FAMILY")
+                    .env_remove("VK_ICD_FILENAMES")
+                    .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+                    .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+                    .output()
+                    .expect("pops runs");
+                let out = text(&o);
+                assert_eq!(o.status.code(), Some(3), "{at}: {out}");
+                let n = if mode == Some("--shader-objects") {
+                    8
+                } else {
+                    12
+                };
+                assert!(
+                    out.contains(&format!("{chip}: {n} of {n} interlocked draws: RADV programmed every POPS register field")),
+                    "{at}: {out}"
+                );
+                let verdicts = out
+                    .lines()
+                    .find(|l| {
+                        l.starts_with(&format!(
+                            "pops run: verify_isa on {chip} with radv (Mesa {}",
+                            mesa.version()
+                        ))
+                    })
+                    .unwrap_or_else(|| panic!("{at}: no verify_isa line: {out}"));
+                let gap =
+                    mesa.major() >= Some(26) && level >= pm4::GfxLevel::Gfx11 && mode.is_some();
+                let expected = if gap {
+                    format!("{n} interlocked pipeline(s), librar(ies) and shader object(s): 0 verified clean, {n} with isa-ordered-section-open-at-epilog")
+                } else {
+                    format!("{n} interlocked pipeline(s), librar(ies) and shader object(s): {n} verified clean")
+                };
+                assert!(verdicts.ends_with(&expected), "{at}: {verdicts}");
+                assert_eq!(
+                    out.contains("known defect aco-epilog-store-gap"),
+                    gap,
+                    "{at}: {out}"
+                );
+                assert!(
+                    !out.contains("not verified") && !out.contains("NEW"),
+                    "{at}: {out}"
+                );
+            }
+        }
+    }
+}
+
 /// `pops report` of a run on the shim (its recorded IBs beside the report) gives the chip's
 /// verdict in `pops run`'s words, and its page carries it.
 fn check_report_of_shim_run(pops: &Path, chip: &str, at: &str, run_out: &str) {

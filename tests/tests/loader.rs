@@ -2802,17 +2802,33 @@ fn the_shader_object_reader_reads_the_drivers_code() {
                 .env("POPS_SCENARIO_CODE_QUERIES", "1")
                 .env("RADV_DEBUG", "ps,asm")
                 .run();
-            assert!(check_ok(&printed, &format!("shader-object-code on {at} {family} with RADV_DEBUG=ps,asm")));
+            assert!(check_ok(
+                &printed,
+                &format!("shader-object-code on {at} {family} with RADV_DEBUG=ps,asm")
+            ));
             // RADV prints each fragment shader as "Pixel Shader", "disasm:", then its code; the
             // constant data after it is not code.
             let stderr = String::from_utf8_lossy(&printed.stderr);
             let blocks: Vec<Vec<u8>> = stderr
                 .split("Pixel Shader\ndisasm:\n")
                 .skip(1)
-                .map(|b| code_of(b.split("constant data").next().unwrap_or(b).split("\n\n").next().unwrap_or(b)))
+                .map(|b| {
+                    code_of(
+                        b.split("constant data")
+                            .next()
+                            .unwrap_or(b)
+                            .split("\n\n")
+                            .next()
+                            .unwrap_or(b),
+                    )
+                })
                 .collect();
             let lines = json_lines(&plain.stdout);
-            assert_eq!(blocks.len(), lines.len(), "{at} {family}: one disassembly per shader object:\n{stderr}");
+            assert_eq!(
+                blocks.len(),
+                lines.len(),
+                "{at} {family}: one disassembly per shader object:\n{stderr}"
+            );
             for (v, listed) in lines.iter().zip(&blocks) {
                 let what = format!("{at} {family} {}", v["shader"]);
                 assert!(listed.len() >= 16, "{what}: no encodings listed");
