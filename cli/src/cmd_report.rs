@@ -75,11 +75,15 @@ pub fn run(a: Args) -> ExitCode {
     };
     for v in verdicts.iter().filter(|v| v.drain_left_on > 0) {
         s.verification
-            .seen("pops-drain-left-on", Some(&v.chip), s.driver.as_deref());
+            .seen("pops-drain-left-on", Some(&v.chip), v.driver.as_deref());
     }
     print!(
         "{}",
         crate::verification::render(&s.verification, "pops report")
+    );
+    print!(
+        "{}",
+        crate::verification::render_found(&s.verification, "pops report")
     );
     if let Some(dir) = &a.defects {
         match write_issues(&s.verification, &s.findings, dir) {
@@ -125,7 +129,12 @@ fn shim_verdicts(reports: &[PathBuf]) -> Result<Vec<ChipVerdict>, ShimRunError> 
             println!("pops report: the amdgpu shim: {e}");
         }
         print!("{}", render(&run.check, chip.name(), "pops report"));
-        out.push(ChipVerdict::of(&run, chip));
+        let mut v = ChipVerdict::of(&run, chip);
+        // The driver that made this report: what its findings are matched against.
+        v.driver = crate::summary::summarize_files(&[r])
+            .ok()
+            .and_then(|s| s.driver);
+        out.push(v);
     }
     Ok(out)
 }

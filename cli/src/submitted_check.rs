@@ -441,6 +441,8 @@ pub struct ChipVerdict {
     pub notes: Vec<(usize, String, &'static str)>,
     /// Draws without POPS that ran with the missed-overlap drain still on (`pops-drain-left-on`).
     pub drain_left_on: usize,
+    /// The driver the run's records name (`radv (Mesa 25.0.7)`), where known.
+    pub driver: Option<String>,
 }
 
 impl ChipVerdict {
@@ -459,6 +461,7 @@ impl ChipVerdict {
             events: run.events.clone(),
             notes,
             drain_left_on: run.check.drain_left_on,
+            driver: None,
         }
     }
 }

@@ -172,6 +172,68 @@ pub fn render(v: &Verification, who: &str) -> String {
     o
 }
 
+/// One line for everything the report found, each known defect once with the chips and driver
+/// releases it was seen on, then each new finding: what `pops report` (and the main job) ends
+/// with. Empty where nothing was verified or found.
+pub fn render_found(v: &Verification, who: &str) -> String {
+    use pops_report::defects::{driver_release, KNOWN_DEFECTS};
+    if v.defects.is_empty() {
+        return if v.chips.is_empty() {
+            String::new()
+        } else {
+            format!("{who}: driver defects found: none in the code and state checked\n")
+        };
+    }
+    let mut parts = Vec::new();
+    for d in KNOWN_DEFECTS {
+        let seen: Vec<&Seen> = v
+            .defects
+            .iter()
+            .filter(|s| s.explained.defect().is_some_and(|k| k.id == d.id))
+            .collect();
+        if seen.is_empty() {
+            continue;
+        }
+        let mut chips: Vec<&str> = Vec::new();
+        for c in seen.iter().filter_map(|s| s.chip.as_deref()) {
+            if !chips.contains(&c) {
+                chips.push(c);
+            }
+        }
+        let mut releases: Vec<String> = seen
+            .iter()
+            .filter_map(|s| s.driver.as_deref().and_then(driver_release))
+            .map(|r| format!("Mesa {r}"))
+            .collect();
+        releases.sort();
+        releases.dedup();
+        parts.push(format!(
+            "{} ({} {}, known in {}) on {}{}",
+            d.id,
+            d.driver.to_uppercase(),
+            d.component.split(" (").next().unwrap_or(d.component),
+            d.releases,
+            chips.join(", "),
+            if releases.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", releases.join(", "))
+            }
+        ));
+    }
+    for s in v.defects.iter().filter(|s| !s.known()) {
+        parts.push(format!(
+            "NEW {} on {}{}",
+            s.code,
+            s.chip.as_deref().unwrap_or("an unknown chip"),
+            s.driver
+                .as_deref()
+                .map_or(String::new(), |d| format!(" with {d}"))
+        ));
+    }
+    format!("{who}: driver defects found: {}\n", parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

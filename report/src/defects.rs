@@ -165,6 +165,7 @@ pub const KNOWN_DEFECTS: &[KnownDefect] = &[
             "glslangValidator -V --target-env vulkan1.2 -o pio.spv shaders/glsl/pixel_interlock_ordered.frag",
             "pops verify-isa --chip navi31 --compile --dynamic-blend pio.spv   # Mesa 26.1 or later: exit 1 with the finding",
             "pops verify-isa --chip gfx1201 --compile --dynamic-blend pio.spv",
+            "pops run --verify-isa --amdgpu-shim target/amdgpu-shim/libamdgpu_oracle_drm_shim.so --chip navi31 -- pops-oit --matrix --shader-objects   # the layer: every interlocked shader object carries the finding",
         ],
         expected: "Mesa 25.0.7, navi31, the end of the fragment shader's main part:\n    image_store v[4:7], v2, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16\n    s_waitcnt_vscnt null, 0x0\n    s_setpc_b64 s[0:1]",
         actual: "Mesa 26.2.6, navi31 (gfx1201: no s_wait_storecnt 0x0 either):\n    image_store v[4:7], v1, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm a16\n    s_waitcnt_depctr 0xfff\n    s_setpc_b64 s[0:1]\n  then the PS epilog: v_cvt_pk_rtz_f16_f32 …; exp mrt0 v0, v2, off, off done; s_endpgm",
