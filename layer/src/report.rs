@@ -140,7 +140,46 @@ fn sink(path: &Path) -> std::io::Result<Arc<Mutex<Sink>>> {
         last_counts: Instant::now(),
     }));
     map.insert(path.to_path_buf(), sink.clone());
+    start_flusher();
     Ok(sink)
+}
+
+/// Starts, once per process, the thread that writes every buffered line within [`FLUSH_AGE`] of
+/// its making, so that an application that dies by a signal or `_exit` — where no exit handler
+/// runs — has every record made up to that moment in the file but for the last
+/// [`FLUSH_AGE`] or so; changed totals are written as [`tick`] writes them. It holds no lock
+/// while it sleeps, waits for no lock the application's threads hold (each file is tried), and
+/// never keeps the process alive.
+fn start_flusher() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("pops-report".into())
+            .spawn(|| loop {
+                std::thread::sleep(FLUSH_AGE);
+                flush_aged();
+            });
+        if let Err(e) = spawned {
+            log::warn!("report: no thread to write buffered lines ({e}): they are written at the next line and at exit only");
+        }
+    });
+}
+
+/// Writes the files whose buffered lines have waited [`FLUSH_AGE`], and changed totals past
+/// [`COUNTS_AGE`]; a file another thread is writing is left for the next round.
+fn flush_aged() {
+    let all: Vec<Arc<Mutex<Sink>>> = match sinks().try_lock() {
+        Some(m) => m.values().cloned().collect(),
+        None => return,
+    };
+    for sink in all {
+        if let Some(mut s) = sink.try_lock() {
+            let counts = s.changed && s.last_counts.elapsed() >= COUNTS_AGE;
+            if counts || (!s.buf.is_empty() && s.last_flush.elapsed() >= FLUSH_AGE) {
+                let _ = s.flush(counts);
+            }
+        }
+    }
 }
 
 /// Appends one record to the report at `path`: its state line first where the file has none

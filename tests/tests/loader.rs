@@ -2846,6 +2846,48 @@ fn the_shader_object_reader_reads_the_drivers_code() {
     }
 }
 
+/// Issue 41, item 7: an application that dies — by a signal (`abort`) or `_exit`, where no exit
+/// handler runs — a while after its last pipeline still has every record the layer made in the
+/// report: the same records as the run that ends cleanly. (The layer's writer thread writes
+/// buffered lines within 50 ms; before it, they waited for the next line or the exit handler.)
+#[test]
+fn a_dying_application_keeps_every_record() {
+    if !have_icd(RADV_ICD) {
+        return;
+    }
+    let dir = pops_testkit::scratch("dying");
+    let records = |die: Option<&str>| {
+        let report = dir.join(format!("{}.jsonl", die.unwrap_or("clean")));
+        let mut sc = radv("pipelines", "navi31")
+            .with_layers(&[LAYER])
+            .env(
+                "POPS_SCENARIO_SHADERS",
+                "pixel_interlock_ordered.frag:4,oit_interlock.frag:1",
+            )
+            .env("VK_POPS_INTERLOCK_REPORT", &report);
+        if let Some(how) = die {
+            sc = sc.env("POPS_SCENARIO_DIE", how);
+        }
+        let out = sc.run();
+        match die {
+            None => assert!(check_ok(&out, "pipelines, ending cleanly")),
+            Some(how) => assert!(!out.status.success(), "{how}: the scenario died"),
+        }
+        let mut ids: Vec<String> = read_report(&report)
+            .iter()
+            .filter(|r| r.get("kind").is_some() && r.get("handle").is_some())
+            .map(|r| format!("{} {} {}", r["kind"], r["entry_point"], r["interlock"]))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let clean = records(None);
+    assert!(clean.len() >= 4, "{clean:?}");
+    for how in ["abort", "exit"] {
+        assert_eq!(records(Some(how)), clean, "{how}: records lost");
+    }
+}
+
 /// Above another layer, `verify_isa` does not ask for pipeline keys: a layer that wraps handles
 /// and does not know VK_KHR_pipeline_binary (the host's validation layer, 1.3.239) would pass
 /// the key query the wrapped handles of the create info, and the driver would crash on them.

@@ -21,6 +21,22 @@ pub(crate) fn scenario_pipelines() -> Res<()> {
             print_made(shader, samples, &m);
         }
     }
+    // POPS_SCENARIO_DIE=abort|exit: the application dies a while after its last pipeline, by a
+    // signal or `_exit`, with its device live and no exit handler run.
+    if let Ok(how) = std::env::var("POPS_SCENARIO_DIE") {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        match how.as_str() {
+            "abort" => std::process::abort(),
+            // SAFETY: ends the process at once, as a crashing application's last call would.
+            _ => unsafe { libc_exit(7) },
+        }
+    }
     ctx.destroy();
     Ok(())
+}
+
+extern "C" {
+    /// `_exit(2)`: the process ends without running exit handlers or flushing anything.
+    #[link_name = "_exit"]
+    fn libc_exit(status: i32) -> !;
 }
