@@ -110,6 +110,9 @@ impl PendingVerdict {
 pub struct Library {
     pub fragment: Option<Fragment>,
     pub draw: CapturedState,
+    /// The states the library declared dynamic: a pipeline linked from it takes them at draw
+    /// time, whatever the link's own create info says (it provides none of that state).
+    pub dynamic: crate::capture::Dynamic,
 }
 
 /// The application's name of an object while it lives: kept with the object, so that a

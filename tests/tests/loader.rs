@@ -1634,11 +1634,14 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
     let Some(shim) = pops_testkit::shim::library_or_skip() else {
         return;
     };
-    const SCENARIOS: [&str; 6] = [
+    const SCENARIOS: [&str; 7] = [
         "draws",
         "draws-depth",
         "draws-formats",
         "draws-libraries",
+        // Issue 41, item 6: a sample count set at draw time for a pipeline linked from libraries
+        // that made it dynamic is the draw's.
+        "draws-libraries-dynamic",
         "draws-shader-objects",
         "draws-interleaved",
     ];
@@ -1671,6 +1674,14 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
                     .filter(|r| r["kind"] == "draw")
                     .collect();
                 assert!(!draws.is_empty(), "{at}: no draw record");
+                if scenario == "draws-libraries-dynamic" {
+                    for r in &draws {
+                        assert_eq!(
+                            r["samples"], 4,
+                            "{at}: the sample count set at the draw: {r}"
+                        );
+                    }
+                }
                 let recording = pops_tests::submitted::draws_but_chained(&dir, level);
                 let submitted: Vec<_> = recording.draws.iter().filter(|d| d.pops()).collect();
                 let chained = !recording.chained.is_empty();

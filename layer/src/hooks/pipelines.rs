@@ -391,8 +391,12 @@ pub fn process_pipeline(
 ) {
     let fragment = resolve_fragment(d, &cap, inline_experiment.as_ref());
     let mut draw = cap.draw.clone();
+    // A linked pipeline's state is its libraries': so are the states set at draw time (a sample
+    // count set with vkCmdSetRasterizationSamplesEXT is the draw's).
+    let mut dynamic = cap.dynamic;
     for l in cap.libraries.iter().filter_map(|l| d.objects.library(*l)) {
         draw.merge_from(&l.draw);
+        dynamic |= l.dynamic;
     }
     if cap.is_library {
         d.objects.add_library(
@@ -400,6 +404,7 @@ pub fn process_pipeline(
             Library {
                 fragment: fragment.clone(),
                 draw: draw.clone(),
+                dynamic,
             },
         );
     }
@@ -426,7 +431,7 @@ pub fn process_pipeline(
             Bound::Pipeline,
             frag.clone(),
             draw.clone(),
-            cap.dynamic,
+            dynamic,
         ))
     });
     // Written later, maybe from another hook: guarded wherever it runs.

@@ -775,15 +775,20 @@ pub(crate) fn gpl_pipeline_named(
             .rasterization_state(&fx.rs)
             .dynamic_state(&dy),
     )?;
+    // Each library declares the states dynamic as engines and Zink do; a library ignores those
+    // of state it does not provide.
     let fs = lib(
         G::FRAGMENT_SHADER,
         c().stages(&fstage)
             .multisample_state(&fx.ms)
-            .depth_stencil_state(&fx.ds),
+            .depth_stencil_state(&fx.ds)
+            .dynamic_state(&dy),
     )?;
     let out = lib(
         G::FRAGMENT_OUTPUT_INTERFACE,
-        c().multisample_state(&fx.ms).color_blend_state(&cb),
+        c().multisample_state(&fx.ms)
+            .color_blend_state(&cb)
+            .dynamic_state(&dy),
     )?;
     let libs = [vi, pre, fs, out];
     let mut li = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);

@@ -7,7 +7,10 @@ use crate::common::*;
 /// RGBA16F colour attachment of 1 sample: VK_AMD_mixed_attachment_samples), rendering to a
 /// 1-sample RGBA16F colour view and a 4-sample D32 depth view. Prints the linked pipeline, the
 /// fragment library and the command buffer.
-pub(crate) fn scenario_draws_libraries() -> Res<()> {
+///
+/// `dynamic_samples` (scenario `draws-libraries-dynamic`): the libraries take the rasterization
+/// sample count at draw time, set to 4 between bind and draw, as Zink's libraries do.
+pub(crate) fn scenario_draws_libraries(dynamic_samples: bool) -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-draws-libraries")?;
     require_interlock(&ctx)?;
     if !ctx.caps.gpl || !ctx.caps.dynamic_rendering {
@@ -23,6 +26,16 @@ pub(crate) fn scenario_draws_libraries() -> Res<()> {
     fx.formats = [color_format];
     fx.depth_format = depth_format;
     fx.color_samples = Some(vk::SampleCountFlags::TYPE_1);
+    if dynamic_samples {
+        if !ctx.caps.dynamic_samples {
+            return Err(format!(
+                "SKIP {}: no dynamic rasterization samples",
+                ctx.name
+            ));
+        }
+        fx.dyn_states
+            .push(vk::DynamicState::RASTERIZATION_SAMPLES_EXT);
+    }
     fx.ds = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
         .depth_write_enable(true)
@@ -72,6 +85,10 @@ pub(crate) fn scenario_draws_libraries() -> Res<()> {
         );
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, linked);
         set_draw_area(&ctx, cb);
+        if dynamic_samples {
+            ash::ext::extended_dynamic_state3::Device::new(&ctx.instance, &ctx.device)
+                .cmd_set_rasterization_samples(cb, samples_flag(SAMPLES));
+        }
         d.cmd_draw(cb, 3, 1, 0, 0);
         d.cmd_draw(cb, 3, 1, 0, 0);
         d.cmd_end_rendering(cb);
