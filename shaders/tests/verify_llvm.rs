@@ -166,3 +166,104 @@ fn gfx12_waits_decode_as_llvm_names_them() {
     assert_eq!(Sopp::Waitcnt.opcode(enc), None, "no s_waitcnt on GFX12");
     assert!(enc.waits_for_export_ready(0x2) && !enc.waits_for_export_ready(0x1));
 }
+
+/// Issue 41, item 2: an image instruction's length is measured from its encoding on every
+/// generation — GFX10's NSA dword count and GFX11's NSA form (always one more dword) included —
+/// as LLVM's assembler (llvm-mc-19) encodes it: every MIMG opcode pops knows RADV to emit, in
+/// every dimension, with sequential addresses and with two to five non-sequential ones (the
+/// forms LLVM refuses for an opcode and dimension are not encoded and so not compared). The
+/// raw words of such an instruction then verify like its disassembly.
+#[test]
+fn image_instructions_are_measured_as_llvm_encodes_them() {
+    use shaders::isa::decode::decode;
+    let Some(mc) = common::llvm_mc() else { return };
+    const OPS: &[(&str, &str, bool)] = &[
+        // (mnemonic, data operand, takes a sampler)
+        ("image_load", "v[0:3]", false),
+        ("image_load_mip", "v[0:3]", false),
+        ("image_store", "v[0:3]", false),
+        ("image_store_mip", "v[0:3]", false),
+        ("image_atomic_add", "v0", false),
+        ("image_atomic_cmpswap", "v[0:1]", false),
+        ("image_sample", "v[0:3]", true),
+        ("image_sample_l", "v[0:3]", true),
+        ("image_sample_b", "v[0:3]", true),
+        ("image_sample_c", "v[0:3]", true),
+        ("image_sample_c_l", "v[0:3]", true),
+        ("image_sample_d", "v[0:3]", true),
+        ("image_sample_lz", "v[0:3]", true),
+        ("image_gather4", "v[0:3]", true),
+        ("image_gather4_c", "v[0:3]", true),
+        ("image_get_lod", "v[0:1]", true),
+    ];
+    const DIMS: &[&str] = &[
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "2D_MSAA",
+        "2D_MSAA_ARRAY",
+    ];
+    for (cpu, enc) in [
+        ("gfx1030", Encoding::Gfx10),
+        ("gfx1100", Encoding::Gfx11),
+        ("gfx1150", Encoding::Gfx11),
+    ] {
+        let mut lines = String::new();
+        for (op, data, sampler) in OPS {
+            let dmask = match *data {
+                "v0" => "0x1",
+                "v[0:1]" => "0x3",
+                _ => "0xf",
+            };
+            for dim in DIMS {
+                let tail = format!(
+                    "s[0:7]{} dmask:{dmask} dim:SQ_RSRC_IMG_{dim}",
+                    if *sampler { ", s[8:11]" } else { "" }
+                );
+                for n in 1..=6usize {
+                    lines += &format!("{op} {data}, v[4:{}], {tail}\n", 3 + n);
+                    if n >= 2 {
+                        let addrs: Vec<String> =
+                            (0..n).map(|k| format!("v{}", 10 + 2 * k)).collect();
+                        lines += &format!("{op} {data}, [{}], {tail}\n", addrs.join(", "));
+                    }
+                }
+            }
+        }
+        let src = std::env::temp_dir().join(format!("pops-nsa-{}-{cpu}.s", std::process::id()));
+        std::fs::write(&src, &lines).unwrap();
+        let out = std::process::Command::new(&mc)
+            .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "-show-encoding"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        std::fs::remove_file(&src).unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let (mut measured, mut nsa) = (0, 0);
+        for line in text.lines().filter(|l| l.contains("; encoding: [")) {
+            let bytes: Vec<u8> = line
+                .rsplit_once("; encoding: [")
+                .unwrap()
+                .1
+                .trim_end_matches(']')
+                .split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+                .collect();
+            let words: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let d = decode(enc, &words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
+            assert_eq!(d.words, words.len(), "{cpu}: {line}");
+            measured += 1;
+            nsa += usize::from(line.contains(", ["));
+        }
+        assert!(
+            measured > 150 && nsa > 80,
+            "{cpu}: {measured} measured, {nsa} NSA:\n{text}"
+        );
+    }
+}

@@ -71,8 +71,6 @@ pub enum DecodeError {
     Truncated { need: usize, have: usize },
     #[error("0x{word:08x} is no instruction format of {encoding:?}")]
     UnknownFormat { word: u32, encoding: Encoding },
-    #[error("0x{word:08x}: an image instruction with non-sequential addresses (NSA) cannot be measured from raw words on {encoding:?}: give the disassembly with encodings")]
-    Nsa { word: u32, encoding: Encoding },
 }
 
 const LITERAL: u8 = 255;
@@ -361,15 +359,10 @@ fn decode_wide(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decode
             let nsa = match enc {
                 Encoding::Gfx9 => 0,
                 Encoding::Gfx10 => ((w >> 1) & 3) as usize,
-                Encoding::Gfx11 | Encoding::Gfx12 => {
-                    if w & 1 == 1 {
-                        return Err(DecodeError::Nsa {
-                            word: w,
-                            encoding: enc,
-                        });
-                    }
-                    0
-                }
+                // GFX11's NSA form (bit 0) is always one more dword: the addresses after the
+                // first, up to four, one byte each (the last may start a register range);
+                // LLVM's MIMG_nsa_gfx11 is 96 bits whatever the address count.
+                Encoding::Gfx11 | Encoding::Gfx12 => (w & 1) as usize,
             };
             let mut d = vmem(VmemFormat::Mimg);
             d.words += nsa;
