@@ -12,7 +12,8 @@
 #   system built once into target/mesa-current) — the matrix runs on stock RADV over the amdgpu
 #   kernel-interface shim (../shared/tools/amdgpu-shim, built into target/amdgpu-shim) for one
 #   chip of each POPS generation, RDNA4's gfx1201 with today's Mesa, in each way RADV compiles a
-#   fragment shader (pipelines; colour blending set at draw time; shader objects): every command
+#   fragment shader (pipelines; colour blending set at draw time; pipelines linked from
+#   libraries; shader objects): every command
 #   buffer goes through libdrm and the kernel's checks, each draw record is compared with the
 #   registers RADV programmed, and each interlocked object's code is verified. Shaders do not run
 #   there, so lavapipe then renders the matrix: Debian 12's lavapipe has no interlock (the
@@ -44,7 +45,7 @@ T=$PWD/target/release
 user_args=("$@")
 shim_args=("$@")
 if [ "$#" -eq 0 ]; then shim_args=(--width 64 --height 48 --triangles 30); fi
-modes=("" --dynamic-blend --shader-objects)
+modes=("" --dynamic-blend --libraries --shader-objects)
 mode_name() { echo "${1:-pipelines}" | sed 's/^--//'; }
 # Verdicts are kept for this job only: nothing is written under the user's cache.
 export VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off
@@ -106,7 +107,7 @@ one_mesa() {
         || { echo "== $name: pops report --html failed (see $out/$name.page.log)" >&2; status=1; }
     done
   done
-  verdicts+=("Mesa $version: $agree of $runs runs (chips $chips × pipelines, dynamic blending, shader objects): every draw record as RADV programmed it")
+  verdicts+=("Mesa $version: $agree of $runs runs (chips $chips × pipelines, dynamic blending, libraries, shader objects): every draw record as RADV programmed it")
   # Code verdicts over every run of this Mesa, and the driver defects found in them.
   local code
   code=$("$T/pops" report "$out/$mesa"-*.jsonl 2>/dev/null | grep -E "^pops report: (verify_isa on|driver defects found)" || true)

@@ -43,6 +43,8 @@ pub struct Caps {
     pub dynamic_blend: bool,
     /// VK_EXT_shader_object's shaderObject: the `--shader-objects` path.
     pub shader_object: bool,
+    /// VK_EXT_graphics_pipeline_library's graphicsPipelineLibrary: the `--libraries` path.
+    pub libraries: bool,
     pub pixel_interlock: bool,
     pub sample_interlock: bool,
     pub shading_rate_interlock: bool,
@@ -86,6 +88,11 @@ pub struct Gpu {
     pub dynamic_blend: bool,
     /// The extension's commands, where the device has it.
     pub eds3: Option<ash::ext::extended_dynamic_state3::Device>,
+    /// `--libraries`: each pipeline is linked, without link-time optimisation, from four graphics
+    /// pipeline libraries (vertex input, pre-rasterization, fragment shader, fragment output), as
+    /// DXVK, vkd3d-proton and Zink build them first: RADV then compiles the exports into a PS
+    /// epilog.
+    pub libraries: bool,
     /// `--shader-objects`: draws use shader objects (VK_EXT_shader_object) instead of pipelines,
     /// every state set in the command buffer.
     pub shader_objects: bool,
@@ -118,10 +125,13 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
         let interlock_extension = has_ext(ash::ext::fragment_shader_interlock::NAME);
         let eds3_extension = has_ext(ash::ext::extended_dynamic_state3::NAME);
         let shader_object_extension = has_ext(ash::ext::shader_object::NAME);
+        let gpl_extension = has_ext(ash::ext::graphics_pipeline_library::NAME)
+            && has_ext(ash::khr::pipeline_library::NAME);
 
         let mut il = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
         let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
         let mut so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
+        let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v13);
         if interlock_extension {
@@ -132,6 +142,9 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
         }
         if shader_object_extension {
             f2 = f2.push_next(&mut so);
+        }
+        if gpl_extension {
+            f2 = f2.push_next(&mut gpl);
         }
         instance.get_physical_device_features2(pd, &mut f2);
         let features = f2.features;
@@ -169,6 +182,7 @@ fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Caps, 
                 && eds3.extended_dynamic_state3_color_blend_equation == vk::TRUE
                 && eds3.extended_dynamic_state3_color_write_mask == vk::TRUE,
             shader_object: shader_object_extension && so.shader_object == vk::TRUE,
+            libraries: gpl_extension && gpl.graphics_pipeline_library == vk::TRUE,
             pixel_interlock: il.fragment_shader_pixel_interlock == vk::TRUE,
             sample_interlock: il.fragment_shader_sample_interlock == vk::TRUE,
             shading_rate_interlock: il.fragment_shader_shading_rate_interlock == vk::TRUE,
@@ -311,6 +325,8 @@ impl Gpu {
             .extended_dynamic_state3_color_blend_equation(c.dynamic_blend)
             .extended_dynamic_state3_color_write_mask(c.dynamic_blend);
         let mut so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
+        let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+            .graphics_pipeline_library(true);
         let mut exts = vec![];
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
@@ -327,6 +343,11 @@ impl Gpu {
         if c.shader_object {
             exts.push(ash::ext::shader_object::NAME.as_ptr());
             info = info.push_next(&mut so);
+        }
+        if c.libraries {
+            exts.push(ash::khr::pipeline_library::NAME.as_ptr());
+            exts.push(ash::ext::graphics_pipeline_library::NAME.as_ptr());
+            info = info.push_next(&mut gpl);
         }
         let info = info.enabled_extension_names(&exts);
         // SAFETY: `info` and its chain outlive the call; `pd` belongs to `instance`.
@@ -346,6 +367,7 @@ impl Gpu {
         Ok(Gpu {
             dynamic_samples: false,
             dynamic_blend: false,
+            libraries: false,
             eds3,
             shader_objects: false,
             so,

@@ -84,6 +84,11 @@ struct Args {
     /// the fragment shader's exports into a PS epilog.
     #[arg(long)]
     dynamic_blend: bool,
+    /// Link each pipeline from graphics pipeline libraries (vertex input, pre-rasterization,
+    /// fragment shader, fragment output) without link-time optimisation, as DXVK, vkd3d-proton
+    /// and Zink do first: RADV then compiles the fragment shader's exports into a PS epilog.
+    #[arg(long, conflicts_with = "shader_objects")]
+    libraries: bool,
     /// Draw with shader objects (VK_EXT_shader_object) instead of pipelines, every state set in
     /// the command buffer, rasterization samples included. Sample-rate shading (SSAA) needs a
     /// pipeline's minSampleShading, so those combinations are unsupported here.
@@ -178,6 +183,16 @@ fn open_gpu(args: &Args, null_hw: bool) -> Result<Gpu, OitError> {
             });
         }
         gpu.dynamic_blend = true;
+    }
+    if args.libraries {
+        if !gpu.caps.libraries {
+            return Err(OitError::Lacks {
+                option: "--libraries",
+                device: gpu.caps.name.clone(),
+                what: "VK_EXT_graphics_pipeline_library's graphicsPipelineLibrary",
+            });
+        }
+        gpu.libraries = true;
     }
     if args.shader_objects {
         if !gpu.caps.shader_object {

@@ -168,6 +168,8 @@ pub enum Pass {
     /// A pipeline, with its colour blend state for `--dynamic-blend`, which sets it at draw time.
     Pipeline {
         pipeline: vk::Pipeline,
+        /// `--libraries`: the libraries it was linked from.
+        libraries: Vec<vk::Pipeline>,
         blend: bool,
         write_color: bool,
     },
@@ -231,6 +233,7 @@ pub fn bind(
                 pipeline,
                 blend,
                 write_color,
+                ..
             },
             _,
         ) => {
@@ -365,8 +368,9 @@ fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceErr
         pass_shaders(gpu, layouts, &d)
     } else {
         let (blend, write_color) = (d.blend, d.write_color);
-        graphics_pipeline(gpu, layouts, d).map(|pipeline| Pass::Pipeline {
+        graphics_pipeline(gpu, layouts, d).map(|(pipeline, libraries)| Pass::Pipeline {
             pipeline,
+            libraries,
             blend,
             write_color,
         })
@@ -385,8 +389,18 @@ impl Pass {
     fn destroy(&self, gpu: &Gpu) {
         match (self, &gpu.so) {
             // SAFETY: no command buffer using it is in flight.
-            (Pass::Pipeline { pipeline, .. }, _) => unsafe {
-                gpu.device.destroy_pipeline(*pipeline, None)
+            (
+                Pass::Pipeline {
+                    pipeline,
+                    libraries,
+                    ..
+                },
+                _,
+            ) => unsafe {
+                gpu.device.destroy_pipeline(*pipeline, None);
+                for &l in libraries {
+                    gpu.device.destroy_pipeline(l, None);
+                }
             },
             (Pass::Shaders { vert, frag, .. }, Some(so)) => {
                 // SAFETY: as above.
@@ -414,7 +428,7 @@ fn graphics_pipeline(
     gpu: &Gpu,
     layouts: &Layouts,
     d: PipelineDesc,
-) -> Result<vk::Pipeline, DeviceError> {
+) -> Result<(vk::Pipeline, Vec<vk::Pipeline>), DeviceError> {
     let vs = shader_module(gpu, d.vert)?;
     let fs = match shader_module(gpu, d.frag) {
         Ok(m) => m,
@@ -479,25 +493,119 @@ fn graphics_pipeline(
         .multisample_state(&multisample)
         .color_blend_state(&blend)
         .dynamic_state(&dynamic)
-        .layout(layouts.pipeline_layout)
-        .push_next(&mut rendering);
-    // SAFETY: every struct referenced by `info` lives until the call returns; the modules are
-    // destroyed after pipeline creation, which Vulkan allows.
-    let result = unsafe {
-        gpu.device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        .layout(layouts.pipeline_layout);
+    let result = if gpu.libraries {
+        linked(gpu, &info, &stages, &mut rendering)
+    } else {
+        let info = info.push_next(&mut rendering);
+        // SAFETY: every struct referenced by `info` lives until the call returns; the modules
+        // are destroyed after pipeline creation, which Vulkan allows.
+        unsafe {
+            gpu.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        }
+        .map(|p| (p[0], Vec::new()))
+        .map_err(|(_, e)| e)
     };
     // SAFETY: the modules are no longer needed.
     unsafe {
         gpu.device.destroy_shader_module(vs, None);
         gpu.device.destroy_shader_module(fs, None);
     }
-    match result {
-        Ok(p) => Ok(p[0]),
-        Err((_, e)) => Err(DeviceError::Vk {
-            call: "vkCreateGraphicsPipelines",
-            result: e,
-        }),
+    result.map_err(|e| DeviceError::Vk {
+        call: "vkCreateGraphicsPipelines",
+        result: e,
+    })
+}
+
+/// `--libraries`: the pipeline `whole` describes, linked without link-time optimisation from
+/// four graphics pipeline libraries, each created from the part of `whole` its subset owns (the
+/// dynamic states on each: a library ignores those of state it does not own). The libraries
+/// are kept with the pipeline and destroyed with it.
+fn linked(
+    gpu: &Gpu,
+    whole: &vk::GraphicsPipelineCreateInfo,
+    stages: &[vk::PipelineShaderStageCreateInfo; 2],
+    rendering: &mut vk::PipelineRenderingCreateInfo,
+) -> Result<(vk::Pipeline, Vec<vk::Pipeline>), vk::Result> {
+    use vk::GraphicsPipelineLibraryFlagsEXT as G;
+    let base = || {
+        vk::GraphicsPipelineCreateInfo::default()
+            .flags(vk::PipelineCreateFlags::LIBRARY_KHR)
+            .layout(whole.layout)
+            .dynamic_state(
+                // SAFETY: `whole` points at its dynamic state, alive for this call.
+                unsafe { &*whole.p_dynamic_state },
+            )
+    };
+    // SAFETY: `whole`'s state pointers are valid for the duration of this call.
+    let parts: [(G, vk::GraphicsPipelineCreateInfo); 4] = unsafe {
+        [
+            (
+                G::VERTEX_INPUT_INTERFACE,
+                base()
+                    .vertex_input_state(&*whole.p_vertex_input_state)
+                    .input_assembly_state(&*whole.p_input_assembly_state),
+            ),
+            (
+                G::PRE_RASTERIZATION_SHADERS,
+                base()
+                    .stages(&stages[..1])
+                    .viewport_state(&*whole.p_viewport_state)
+                    .rasterization_state(&*whole.p_rasterization_state),
+            ),
+            (
+                G::FRAGMENT_SHADER,
+                base()
+                    .stages(&stages[1..])
+                    .multisample_state(&*whole.p_multisample_state),
+            ),
+            (
+                G::FRAGMENT_OUTPUT_INTERFACE,
+                base()
+                    .multisample_state(&*whole.p_multisample_state)
+                    .color_blend_state(&*whole.p_color_blend_state),
+            ),
+        ]
+    };
+    let mut libs = Vec::new();
+    let destroy = |libs: &[vk::Pipeline]| {
+        for &l in libs {
+            // SAFETY: a library made here, used by no pipeline.
+            unsafe { gpu.device.destroy_pipeline(l, None) };
+        }
+    };
+    for (subset, info) in parts {
+        let mut lib = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(subset);
+        // The rendering formats are the pipeline's; the library info leads the chain.
+        lib.p_next = (rendering as *mut vk::PipelineRenderingCreateInfo).cast();
+        let info = info.push_next(&mut lib);
+        // SAFETY: every struct the create info references lives until the call returns.
+        match unsafe {
+            gpu.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        } {
+            Ok(p) => libs.push(p[0]),
+            Err((_, e)) => {
+                destroy(&libs);
+                return Err(e);
+            }
+        }
+    }
+    let mut link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let info = vk::GraphicsPipelineCreateInfo::default()
+        .layout(whole.layout)
+        .push_next(&mut link);
+    // SAFETY: the libraries above, complete together; no link-time optimisation asked for.
+    match unsafe {
+        gpu.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+    } {
+        Ok(p) => Ok((p[0], libs)),
+        Err((_, e)) => {
+            destroy(&libs);
+            Err(e)
+        }
     }
 }
 

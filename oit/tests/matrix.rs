@@ -217,12 +217,13 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
 }
 
 /// Issue 41, items 3 and 4: every way RADV compiles pops-oit's fragment shaders — pipelines,
-/// colour blending set at draw time, shader objects — under `pops run --amdgpu-shim
+/// colour blending set at draw time, pipelines linked from libraries, shader objects — under
+/// `pops run --amdgpu-shim
 /// --verify-isa`, on every POPS chip of the shim with both Mesa versions. GFX11: "The overlapping
 /// waves are resumed when the wave performs the last export (with the done flag). The same
 /// requirements for awaiting the memory access counters as on GFX9–10.3 still apply." With RADV
 /// 26 on GFX11, GFX11.5 and GFX12 every interlocked object compiled with a PS epilog (dynamic
-/// blending, shader objects) carries `isa-ordered-section-open-at-epilog`, named as the known
+/// blending, libraries, shader objects) carries `isa-ordered-section-open-at-epilog`, named as the known
 /// defect; everything else is verified clean; nothing is left unverified; every draw record is
 /// what RADV programmed.
 #[test]
@@ -240,7 +241,12 @@ fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() 
     for mesa in pops_testkit::mesa::all_or_skip() {
         for chip in pops_testkit::shim::chips_for(&mesa) {
             let level = pm4::Family::parse(chip).unwrap().gfx_level();
-            for mode in [None, Some("--dynamic-blend"), Some("--shader-objects")] {
+            for mode in [
+                None,
+                Some("--dynamic-blend"),
+                Some("--libraries"),
+                Some("--shader-objects"),
+            ] {
                 let at = format!("{} {chip} {}", mesa.label(), mode.unwrap_or("pipelines"));
                 let o = mesa
                     .command(&pops)
@@ -302,6 +308,64 @@ fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() 
                     "{at}: {out}"
                 );
             }
+        }
+    }
+}
+
+/// Issue 41, item 3: today's lavapipe executes interlocked fragment shaders, so each way
+/// pops-oit compiles them — pipelines, the sample count or the colour blending set at draw time,
+/// pipelines linked from libraries, shader objects — renders every combination it supports under
+/// the layer, each image matching the CPU reference (shader objects cannot shade per sample).
+#[test]
+fn every_compile_mode_renders_on_todays_lavapipe_under_the_layer() {
+    let pops = match built_tools() {
+        Ok(p) => p,
+        Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
+    };
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        if mesa.major() < Some(26) {
+            continue; // Debian 12's lavapipe has no interlock.
+        }
+        for mode in [
+            None,
+            Some("--dynamic"),
+            Some("--dynamic-blend"),
+            Some("--libraries"),
+            Some("--shader-objects"),
+        ] {
+            let at = format!("{} lavapipe {}", mesa.label(), mode.unwrap_or("pipelines"));
+            let o = mesa
+                .command(&pops)
+                .args(["run", "--"])
+                .arg(env!("CARGO_BIN_EXE_pops-oit"))
+                .args([
+                    "--matrix",
+                    "--width",
+                    "96",
+                    "--height",
+                    "64",
+                    "--triangles",
+                    "60",
+                ])
+                .args(mode)
+                .env("VK_DRIVER_FILES", LAVAPIPE)
+                .env_remove("VK_ICD_FILENAMES")
+                .env_remove("RADV_FORCE_FAMILY")
+                .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+                .output()
+                .expect("pops runs");
+            let out = text(&o);
+            assert!(o.status.success(), "{at}: {out}");
+            let expected = if mode == Some("--shader-objects") {
+                "summary: 11 pass, 0 fail, 0 error, 5 unsupported"
+            } else {
+                "summary: 16 pass, 0 fail, 0 error, 0 unsupported"
+            };
+            assert!(out.contains(expected), "{at}: {out}");
+            assert!(
+                out.contains("with fragment shader interlock"),
+                "{at}: the layer's table: {out}"
+            );
         }
     }
 }
