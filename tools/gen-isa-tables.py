@@ -97,7 +97,7 @@ def main():
         "pub type OpPiece = (u8, u8, u8, u8);",
         "",
         "/// One format of one generation: its opcode pieces, the (dword, bit) that makes an atomic",
-        "/// return (GLC; GFX12's th[0]), and the kind of each opcode that exists (sorted by opcode).",
+        "/// return (GLC; GFX12's `th[0]`), and the kind of each opcode that exists (sorted by opcode).",
         "pub struct FormatTable {",
         "    pub encoding: Encoding,",
         "    pub format: VmemFormat,",
@@ -230,8 +230,9 @@ SCALAR = [
     ("Sopk", lambda op: 0xB0000000 | (op << 23), range(0x1D)),
     ("Sopp", lambda op: 0xBF800000 | (op << 16), range(128)),
 ]
-# The CPUs whose disassemblers name each generation's opcodes (GFX10: 10.1 and 10.3 merged).
-SCALAR_CPUS = [("Gfx9", ("gfx900",)), ("Gfx10", ("gfx1010", "gfx1030")), ("Gfx11", ("gfx1100",)), ("Gfx12", ("gfx1200",))]
+# The CPUs whose disassemblers name each generation's opcodes (GFX10: 10.1 and 10.3 merged; GFX11:
+# 11 and 11.5, whose scalar float instructions ACO lists on gfx115x).
+SCALAR_CPUS = [("Gfx9", ("gfx900",)), ("Gfx10", ("gfx1010", "gfx1030")), ("Gfx11", ("gfx1100", "gfx1150")), ("Gfx12", ("gfx1200",))]
 PREFIX = {"Sop1": (23, 0x17D), "Sop2": (30, 0b10), "Sopc": (23, 0x17E), "Sopk": (28, 0xB), "Sopp": (23, 0x17F)}
 OPFIELD = {"Sop1": (8, 8), "Sop2": (23, 7), "Sopc": (16, 7), "Sopk": (23, 5), "Sopp": (16, 7)}
 

@@ -190,6 +190,18 @@ fn acos_program_listing_verifies_like_its_assembly() {
         );
         assert!(out.contains("model: the entry sequence"), "{out}");
     }
+    // Issue 41, item 2: GFX11.5's scalar float instructions (s_cvt_f32_i32, s_cvt_f32_u32,
+    // s_floor_f32, s_ceil_f32, s_mul_f32, s_add_f32, s_cvt_pk_rtz_f16_f32), in RADV 25.0.7's
+    // listing of a shader converting push constants, are read: every rule holds.
+    let out = clean(&[
+        "--chip",
+        "gfx1150",
+        &data("aco-listing-gfx1150-salu-float.txt"),
+    ]);
+    assert!(
+        out.contains("RADV/ACO program listing (no encodings)"),
+        "{out}"
+    );
     let text = std::fs::read_to_string(data("aco-listing-navi21-discards.txt")).unwrap();
     let broken = text.replacen("\ts_sendmsg sendmsg(ordered_ps_done)", "\ts_nop", 1);
     assert_ne!(broken, text);

@@ -248,11 +248,14 @@ fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() 
                 Some("--shader-objects"),
             ] {
                 let at = format!("{} {chip} {}", mesa.label(), mode.unwrap_or("pipelines"));
+                let report = pops_testkit::scratch("modes").join("report.jsonl");
                 let o = mesa
                     .command(&pops)
                     .args(["run", "--verify-isa", "--amdgpu-shim"])
                     .arg(&shim)
-                    .args(["--chip", chip, "--"])
+                    .args(["--chip", chip, "--report"])
+                    .arg(&report)
+                    .arg("--")
                     .arg(env!("CARGO_BIN_EXE_pops-oit"))
                     .args([
                         "--matrix",
@@ -334,9 +337,13 @@ fn every_compile_mode_renders_on_todays_lavapipe_under_the_layer() {
             Some("--shader-objects"),
         ] {
             let at = format!("{} lavapipe {}", mesa.label(), mode.unwrap_or("pipelines"));
+            let report = pops_testkit::scratch("lavapipe-modes").join("report.jsonl");
             let o = mesa
                 .command(&pops)
-                .args(["run", "--"])
+                .arg("run")
+                .arg("--report")
+                .arg(&report)
+                .arg("--")
                 .arg(env!("CARGO_BIN_EXE_pops-oit"))
                 .args([
                     "--matrix",

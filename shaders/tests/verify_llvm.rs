@@ -267,3 +267,55 @@ fn image_instructions_are_measured_as_llvm_encodes_them() {
         );
     }
 }
+
+/// Issue 41, item 2: GFX11.5's and GFX12's scalar float instructions are measured as LLVM encodes
+/// them — `s_fmaak_f32` and `s_fmamk_f32` carry their constant in a literal dword whatever their
+/// sources — and named as LLVM names them.
+#[test]
+fn scalar_float_instructions_are_measured_as_llvm_encodes_them() {
+    use shaders::isa::decode::{decode, describe};
+    let Some(mc) = common::llvm_mc() else { return };
+    let lines = "s_fmaak_f32 s0, s1, s2, 0x40000000\ns_fmamk_f32 s0, s1, 0x40000000, s2\n\
+                 s_fmac_f32 s0, s1, s2\ns_add_f32 s0, s1, 0x3f000000\ns_mul_f32 s0, s1, 0.5\n\
+                 s_cvt_f32_i32 s0, s1\ns_cvt_f32_u32 s0, 0x12345\ns_floor_f32 s0, s1\n\
+                 s_cmp_lt_f32 s0, s1\ns_cvt_pk_rtz_f16_f32 s0, s1, s2\n";
+    for (cpu, enc) in [("gfx1150", Encoding::Gfx11), ("gfx1200", Encoding::Gfx12)] {
+        let src = std::env::temp_dir().join(format!("pops-salu-{}-{cpu}.s", std::process::id()));
+        std::fs::write(&src, lines).unwrap();
+        let out = std::process::Command::new(&mc)
+            .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "-show-encoding"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        std::fs::remove_file(&src).unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let encoded: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("; encoding: ["))
+            .collect();
+        assert_eq!(
+            encoded.len(),
+            10,
+            "{cpu}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in encoded {
+            let bytes: Vec<u8> = line
+                .rsplit_once("; encoding: [")
+                .unwrap()
+                .1
+                .trim_end_matches(']')
+                .split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+                .collect();
+            let words: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let d = decode(enc, &words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
+            assert_eq!(d.words, words.len(), "{cpu}: {line}");
+            let mnemonic = line.split_whitespace().next().unwrap();
+            assert_eq!(describe(enc, d.class), mnemonic, "{cpu}: {line}");
+        }
+    }
+}

@@ -151,6 +151,15 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
     decode_wide(enc, w, w1)
 }
 
+/// Whether SOP2 opcode `op` of `enc` is one with a constant operand K in its literal dword
+/// (`s_fmaak_f32`, `s_fmamk_f32`), by LLVM's names of the generation's opcodes.
+fn takes_constant(enc: Encoding, op: u8) -> bool {
+    use super::scalar_generated::{ScalarFormat, SCALAR_OPS};
+    SCALAR_OPS.iter().any(|&(e, f, m, o)| {
+        e == enc && f == ScalarFormat::Sop2 && o == op && matches!(m, "s_fmaak_f32" | "s_fmamk_f32")
+    })
+}
+
 /// A scalar ALU or program-control instruction (SOPP, SOPC, SOP1, SOPK, SOP2), or `None`.
 fn decode_scalar(enc: Encoding, w: u32) -> Option<Decoded> {
     let field = |lo: u32, width: u32| ((w >> lo) & ((1 << width) - 1)) as u8;
@@ -208,16 +217,20 @@ fn decode_scalar(enc: Encoding, w: u32) -> Option<Decoded> {
         });
     }
     if w >> 30 == 0b10 {
-        let (src0, src1) = (field(0, 8), field(8, 8));
-        return Some(scalar(
+        let (op, src0, src1) = (field(23, 7), field(0, 8), field(8, 8));
+        let mut d = scalar(
             Class::Sop2 {
-                op: field(23, 7),
+                op,
                 sdst: field(16, 7),
                 src0,
                 src1,
             },
             &[src0, src1],
-        ));
+        );
+        // GFX11.5's and GFX12's s_fmaak_f32 and s_fmamk_f32 carry their constant K as the
+        // literal dword whatever their sources (one literal per instruction).
+        d.words = d.words.max(1 + usize::from(takes_constant(enc, op)));
+        return Some(d);
     }
     None
 }
