@@ -233,6 +233,16 @@ mod tests {
         w
     }
 
+    /// Mesa 26's Zink declares SPV_KHR_float_controls2's capability, which RADV accepts: a
+    /// module with it is valid, as one with a capability no grammar has is not.
+    #[test]
+    fn todays_capabilities_are_valid() {
+        let fc2 = module(&[inst(Op::Capability, &[Capability::FloatControls2.0])], true);
+        assert_eq!(check(&fc2), Ok(()));
+        let unknown = module(&[inst(Op::Capability, &[0x00ff_fff0])], true);
+        assert!(check(&unknown).is_err());
+    }
+
     #[test]
     fn a_minimal_module_is_valid() {
         assert_eq!(check(&module(&[], true)), Ok(()));
