@@ -61,14 +61,12 @@ fn opcodes_and_operand_shapes_match_the_grammar() {
     );
     // The table may be newer than the installed grammar (it is the union of SPIRV-Headers'
     // newest grammar and Debian's), never older.
-    assert!(
-        OP_SHAPE.len()
-            >= 1 + insts
-                .iter()
-                .map(|i| i["opcode"].as_u64().unwrap())
-                .max()
-                .unwrap() as usize
-    );
+    let max = insts
+        .iter()
+        .map(|i| i["opcode"].as_u64().unwrap())
+        .max()
+        .unwrap() as usize;
+    assert!(OP_SHAPE.len() > max);
 }
 
 /// Issue 41, item 2: what today's compilers emit is known — Mesa 26's Zink declares

@@ -237,7 +237,10 @@ mod tests {
     /// module with it is valid, as one with a capability no grammar has is not.
     #[test]
     fn todays_capabilities_are_valid() {
-        let fc2 = module(&[inst(Op::Capability, &[Capability::FloatControls2.0])], true);
+        let fc2 = module(
+            &[inst(Op::Capability, &[Capability::FloatControls2.0])],
+            true,
+        );
         assert_eq!(check(&fc2), Ok(()));
         let unknown = module(&[inst(Op::Capability, &[0x00ff_fff0])], true);
         assert!(check(&unknown).is_err());
