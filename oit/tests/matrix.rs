@@ -111,6 +111,23 @@ fn lavapipe_renders_linked_list_within_tolerance() {
 
 /// Builds `pops` and the layer (cheap when up to date: `cargo test` does not put the layer's
 /// cdylib in target/<profile>/) and returns `pops`, or what is missing.
+/// The amdgpu shim's library and `pops` with the layer built, where RADV is installed too; else
+/// a skip naming what is missing.
+fn shim_and_tools() -> Option<(PathBuf, PathBuf)> {
+    if !Path::new(RADV).is_file() {
+        skip(&format!("RADV ({RADV}) not installed"));
+        return None;
+    }
+    let shim = pops_testkit::shim::library_or_skip()?;
+    match built_tools() {
+        Ok(pops) => Some((shim, pops)),
+        Err(e) => {
+            skip(&format!("pops and the layer are needed: {e}"));
+            None
+        }
+    }
+}
+
 fn built_tools() -> Result<PathBuf, String> {
     let dir = Path::new(env!("CARGO_BIN_EXE_pops-oit"))
         .parent()
@@ -196,15 +213,8 @@ fn radv_null_hardware_creates_interlock_pipelines_through_pops_run() {
 /// the host (25.0.7) and today's (26.x), each result naming its Mesa.
 #[test]
 fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_radv() {
-    if !Path::new(RADV).is_file() {
-        return skip(&format!("RADV ({RADV}) not installed"));
-    }
-    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+    let Some((shim, pops)) = shim_and_tools() else {
         return;
-    };
-    let pops = match built_tools() {
-        Ok(p) => p,
-        Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
     };
     for mesa in pops_testkit::mesa::all_or_skip() {
         for chip in pops_testkit::shim::chips_for(&mesa) {
@@ -228,15 +238,8 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
 /// what RADV programmed.
 #[test]
 fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() {
-    if !Path::new(RADV).is_file() {
-        return skip(&format!("RADV ({RADV}) not installed"));
-    }
-    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+    let Some((shim, pops)) = shim_and_tools() else {
         return;
-    };
-    let pops = match built_tools() {
-        Ok(p) => p,
-        Err(e) => return skip(&format!("pops and the layer are needed: {e}")),
     };
     for mesa in pops_testkit::mesa::all_or_skip() {
         for chip in pops_testkit::shim::chips_for(&mesa) {

@@ -233,37 +233,17 @@ fn image_instructions_are_measured_as_llvm_encodes_them() {
                 }
             }
         }
-        let src = std::env::temp_dir().join(format!("pops-nsa-{}-{cpu}.s", std::process::id()));
-        std::fs::write(&src, &lines).unwrap();
-        let out = std::process::Command::new(&mc)
-            .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "-show-encoding"])
-            .arg(&src)
-            .output()
-            .unwrap();
-        std::fs::remove_file(&src).unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let encoded = encodings(&mc, cpu, &lines);
         let (mut measured, mut nsa) = (0, 0);
-        for line in text.lines().filter(|l| l.contains("; encoding: [")) {
-            let bytes: Vec<u8> = line
-                .rsplit_once("; encoding: [")
-                .unwrap()
-                .1
-                .trim_end_matches(']')
-                .split(',')
-                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
-                .collect();
-            let words: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            let d = decode(enc, &words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
+        for (line, words) in &encoded {
+            let d = decode(enc, words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
             assert_eq!(d.words, words.len(), "{cpu}: {line}");
             measured += 1;
             nsa += usize::from(line.contains(", ["));
         }
         assert!(
             measured > 150 && nsa > 80,
-            "{cpu}: {measured} measured, {nsa} NSA:\n{text}"
+            "{cpu}: {measured} measured, {nsa} NSA"
         );
     }
 }
@@ -280,42 +260,42 @@ fn scalar_float_instructions_are_measured_as_llvm_encodes_them() {
                  s_cvt_f32_i32 s0, s1\ns_cvt_f32_u32 s0, 0x12345\ns_floor_f32 s0, s1\n\
                  s_cmp_lt_f32 s0, s1\ns_cvt_pk_rtz_f16_f32 s0, s1, s2\n";
     for (cpu, enc) in [("gfx1150", Encoding::Gfx11), ("gfx1200", Encoding::Gfx12)] {
-        let src = std::env::temp_dir().join(format!("pops-salu-{}-{cpu}.s", std::process::id()));
-        std::fs::write(&src, lines).unwrap();
-        let out = std::process::Command::new(&mc)
-            .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "-show-encoding"])
-            .arg(&src)
-            .output()
-            .unwrap();
-        std::fs::remove_file(&src).unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let encoded: Vec<&str> = text
-            .lines()
-            .filter(|l| l.contains("; encoding: ["))
-            .collect();
-        assert_eq!(
-            encoded.len(),
-            10,
-            "{cpu}: {text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        for line in encoded {
-            let bytes: Vec<u8> = line
-                .rsplit_once("; encoding: [")
-                .unwrap()
-                .1
-                .trim_end_matches(']')
-                .split(',')
-                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
-                .collect();
-            let words: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            let d = decode(enc, &words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
+        let encoded = encodings(&mc, cpu, lines);
+        assert_eq!(encoded.len(), 10, "{cpu}: {encoded:?}");
+        for (line, words) in &encoded {
+            let d = decode(enc, words).unwrap_or_else(|e| panic!("{cpu}: {line}: {e}"));
             assert_eq!(d.words, words.len(), "{cpu}: {line}");
             let mnemonic = line.split_whitespace().next().unwrap();
             assert_eq!(describe(enc, d.class), mnemonic, "{cpu}: {line}");
         }
     }
+}
+
+/// LLVM's encoding of each line of `text` for `cpu` that it assembles: the line as it prints it,
+/// and the instruction's words (lines it refuses are left out).
+fn encodings(mc: &std::path::Path, cpu: &str, text: &str) -> Vec<(String, Vec<u32>)> {
+    let src = std::env::temp_dir().join(format!("pops-encode-{}-{cpu}.s", std::process::id()));
+    std::fs::write(&src, text).unwrap();
+    let out = std::process::Command::new(mc)
+        .args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "-show-encoding"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&src).unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let (_, bytes) = line.rsplit_once("; encoding: [")?;
+            let bytes: Vec<u8> = bytes
+                .trim_end_matches(']')
+                .split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+                .collect();
+            let words = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            Some((line.trim().to_string(), words))
+        })
+        .collect()
 }

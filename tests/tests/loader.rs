@@ -2712,6 +2712,15 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The chips whose compiled code the tests of the driver's code read under `mesa`: one of each
+/// generation RADV's disassembly covers there (GFX11.5 and GFX12 with today's Mesa).
+fn code_families(mesa: &Mesa) -> &'static [&'static str] {
+    match mesa {
+        Mesa::Host => &["vega10", "navi21", "navi31"],
+        Mesa::Current { .. } => &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"],
+    }
+}
+
 /// What `verify_isa` rests on, held to the driver itself (no layer): the machine code of a
 /// pipeline created with its internal representations captured — the code the layer verifies —
 /// is the code of the same pipeline created as an application creates it. The application's
@@ -2728,10 +2737,7 @@ fn unhex(s: &str) -> Vec<u8> {
 fn the_capture_changes_no_machine_code() {
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = mesa.label();
-        let families: &[&str] = match mesa {
-            Mesa::Host => &["vega10", "navi21", "navi31"],
-            Mesa::Current { .. } => &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"],
-        };
+        let families = code_families(&mesa);
         for family in families {
             let out = radv_with(&mesa, "capture-code", family)
                 .env("POPS_SCENARIO_CODE_QUERIES", "1")
@@ -2798,10 +2804,7 @@ fn the_shader_object_reader_reads_the_drivers_code() {
     use shaders::verify::radv_binary::{machine_code, shader_object_shader};
     for mesa in pops_testkit::mesa::all_or_skip() {
         let at = mesa.label();
-        let families: &[&str] = match mesa {
-            Mesa::Host => &["vega10", "navi21", "navi31"],
-            Mesa::Current { .. } => &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"],
-        };
+        let families = code_families(&mesa);
         for family in families {
             let plain = radv_with(&mesa, "shader-object-code", family)
                 .env("POPS_SCENARIO_CODE_QUERIES", "1")
