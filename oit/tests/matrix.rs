@@ -252,28 +252,9 @@ fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() 
             ] {
                 let at = format!("{} {chip} {}", mesa.label(), mode.unwrap_or("pipelines"));
                 let report = pops_testkit::scratch("modes").join("report.jsonl");
-                let o = mesa
-                    .command(&pops)
-                    .args(["run", "--verify-isa", "--amdgpu-shim"])
-                    .arg(&shim)
-                    .args(["--chip", chip, "--report"])
-                    .arg(&report)
-                    .arg("--")
-                    .arg(env!("CARGO_BIN_EXE_pops-oit"))
-                    .args([
-                        "--matrix",
-                        "--width",
-                        "64",
-                        "--height",
-                        "48",
-                        "--triangles",
-                        "30",
-                    ])
+                let o = shim_command(&mesa, &pops, &shim, chip, &report, &["--verify-isa"])
                     .args(mode)
-                    .env_remove("RADV_FORCE_FAMILY")
-                    .env_remove("VK_ICD_FILENAMES")
                     .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
-                    .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
                     .output()
                     .expect("pops runs");
                 let out = text(&o);
@@ -423,6 +404,41 @@ fn check_report_of_shim_run(pops: &Path, chip: &str, at: &str, run_out: &str) {
     std::fs::remove_file(&page).unwrap();
 }
 
+/// `pops run --amdgpu-shim SHIM --chip CHIP --report REPORT [pops_args] -- pops-oit --matrix`
+/// (a small scene: nothing renders on the shim) under `mesa`, without RADV_FORCE_FAMILY or
+/// implicit layers; callers add pops-oit's mode.
+fn shim_command(
+    mesa: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    shim: &Path,
+    chip: &str,
+    report: &Path,
+    pops_args: &[&str],
+) -> Command {
+    let mut c = mesa.command(pops);
+    c.arg("run")
+        .args(pops_args)
+        .arg("--amdgpu-shim")
+        .arg(shim)
+        .args(["--chip", chip, "--report"])
+        .arg(report)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_pops-oit"))
+        .args([
+            "--matrix",
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--triangles",
+            "30",
+        ])
+        .env_remove("RADV_FORCE_FAMILY")
+        .env_remove("VK_ICD_FILENAMES")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~");
+    c
+}
+
 /// Where [`shim_matrix`] has the layer write its report for `chip`.
 fn shim_report(chip: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shim-{chip}.jsonl"))
@@ -437,26 +453,7 @@ fn shim_matrix(
     at: &str,
 ) -> String {
     let report = shim_report(chip);
-    let o = mesa
-        .command(pops)
-        .args(["run", "--amdgpu-shim"])
-        .arg(shim)
-        .args(["--chip", chip, "--report"])
-        .arg(&report)
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_pops-oit"))
-        .args([
-            "--matrix",
-            "--width",
-            "64",
-            "--height",
-            "48",
-            "--triangles",
-            "30",
-        ])
-        .env_remove("RADV_FORCE_FAMILY")
-        .env_remove("VK_ICD_FILENAMES")
-        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+    let o = shim_command(mesa, pops, shim, chip, &report, &[])
         .output()
         .expect("pops runs");
     let out = text(&o);
