@@ -15,10 +15,20 @@
 #                 alike, so that their IBs are the same bytes (pops selftest --gpu-va-base)
 #   SHIM, SHIM_CHIP  run the GPU steps on the shim library SHIM as chip SHIM_CHIP; each step's
 #                 kernel-interface record and events go to OUT_DIR/shim/<step>/
+#   POPS_OIT      pops-oit (built with the layer beside pops): the product runs too — `pops run
+#                 --verify-isa -- pops-oit --matrix` in every compile mode (pipelines, dynamic
+#                 blending, libraries, shader objects), images against the CPU reference where
+#                 shaders run, draw records and the driver's code verified; then `pops report
+#                 --defects` over the runs. A known driver defect is named in known-defects.txt
+#                 and is no failure; a finding no known defect explains fails the step
+#   OIT_ARGS      more pops-oit options (the test command's run on the shim, where nothing
+#                 renders, gives a small scene: --width 64 --height 48 --triangles 30)
 #
 # Artifacts in OUT_DIR: logs/machine.txt, logs/winsys-tests.log, devices.json, selftest.json,
 # capture/ and selftest-capture.json, draw.json and draw-timing.txt, draw-capture/ and
-# draw-capture.json, logs/kernel.log, and steps.txt: one line `STEP STATUS` per step. Every step
+# draw-capture.json, logs/kernel.log, with POPS_OIT oit/ (each mode's log, report and page,
+# defects/ for Mesa's tracker) and known-defects.txt, and steps.txt: one line `STEP STATUS` per
+# step. Every step
 # runs whatever the earlier ones gave; the script exits with the first non-zero status.
 set -uo pipefail
 out=${1:?usage: hardware-run.sh OUT_DIR}
@@ -112,6 +122,35 @@ draw_capture() {
     >"$out/draw-capture.json"
 }
 
+# The product: pops-oit's matrix in each compile mode under `pops run --verify-isa`, on the GPU
+# (images checked) or on the shim (draw records checked against what RADV submitted; pops-oit's
+# status 3 says no shader ran there), then one `pops report` over them: the driver defects found.
+oit_modes() {
+  mkdir -p "$out/oit"
+  local shim_args=() status=0
+  if [ -n "${SHIM:-}" ]; then shim_args=(--amdgpu-shim "$SHIM" --chip "$SHIM_CHIP"); fi
+  for m in "" --dynamic-blend --libraries --shader-objects; do
+    local name=${m#--}
+    name=${name:-pipelines}
+    VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off "$pops" run --verify-isa "${shim_args[@]}" \
+      --report "$out/oit/$name.jsonl" -- "$POPS_OIT" --matrix $m ${OIT_ARGS:-} >"$out/oit/$name.log" 2>&1
+    local rc=$?
+    if [ "$rc" -ne 0 ] && { [ -z "${SHIM:-}" ] || [ "$rc" -ne 3 ]; }; then
+      echo "pops-oit --matrix $m: status $rc (oit/$name.log)" >&2
+      status=1
+    fi
+    "$pops" report --html "$out/oit/$name.html" "$out/oit/$name.jsonl" >/dev/null 2>&1 || status=1
+  done
+  "$pops" report --defects "$out/oit/defects" "$out"/oit/*.jsonl >"$out/oit/report.txt" 2>&1 || status=1
+  grep -E "^pops report: (verify_isa on|finding |driver defects found)" "$out/oit/report.txt" \
+    >"$out/known-defects.txt" || true
+  if grep -q "NEW" "$out/known-defects.txt"; then
+    echo "a finding no known driver defect explains (known-defects.txt)" >&2
+    status=1
+  fi
+  return "$status"
+}
+
 kernel_log() {
   (sudo -n dmesg 2>/dev/null || dmesg 2>/dev/null || journalctl -k -n 500 --no-pager 2>/dev/null \
     || echo "kernel log not readable") | grep -iE 'amdgpu|drm|gpu' | tail -n 300 \
@@ -126,6 +165,7 @@ step selftest-capture selftest_capture
 step draw draw
 step draw-timing draw_timing
 step draw-capture draw_capture
+if [ -n "${POPS_OIT:-}" ]; then step oit-modes oit_modes; fi
 step kernel-log kernel_log
 cat "$out/steps.txt"
 exit "$first_failure"

@@ -361,6 +361,68 @@ fn every_compile_mode_renders_on_todays_lavapipe_under_the_layer() {
     }
 }
 
+/// Issue 42, item 3: the hardware run (`scripts/hardware-run.sh`, what the hardware workflow runs
+/// on each AMD generation) runs the product with `POPS_OIT`: pops-oit's matrix in every compile
+/// mode under `pops run --verify-isa`, and the driver defects found named from the known-defect
+/// table — on the shim here, with both Mesa versions: the epilog store gap with today's RADV on
+/// GFX11 and GFX12, the drain left on with RADV 25.0.x on VEGA10, nothing on navi31 with 25.0.7;
+/// a known defect is no failure of the step.
+#[test]
+fn the_hardware_run_runs_the_product_and_names_known_defects() {
+    let Some((shim, pops)) = shim_and_tools() else {
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/hardware-run.sh");
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let today = mesa.major() >= Some(26);
+        let cases: &[(&str, &str)] = if today {
+            &[
+                ("navi31", "aco-epilog-store-gap"),
+                ("gfx1201", "aco-epilog-store-gap"),
+            ]
+        } else {
+            &[
+                ("vega10", "radv-pops-drain-left-on"),
+                ("navi31", "driver defects found: none"),
+            ]
+        };
+        for (chip, expected) in cases {
+            let at = format!("{} {chip}", mesa.label());
+            let out = pops_testkit::scratch(&format!("hardware-run-{chip}"));
+            let o = mesa
+                .command("bash")
+                .arg(&script)
+                .arg(&out)
+                .env("POPS", &pops)
+                .env("POPS_OIT", env!("CARGO_BIN_EXE_pops-oit"))
+                .env("SHIM", &shim)
+                .env("SHIM_CHIP", chip)
+                .env("DRAW_RUNS", "1")
+                .env("OIT_ARGS", "--width 64 --height 48 --triangles 30")
+                .env_remove("RADV_FORCE_FAMILY")
+                .env_remove("VK_ICD_FILENAMES")
+                .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+                .output()
+                .expect("the hardware run runs");
+            let log = text(&o);
+            let steps = std::fs::read_to_string(out.join("steps.txt")).unwrap_or_default();
+            assert!(
+                steps.lines().any(|l| l == "oit-modes 0"),
+                "{at}: {steps}\n{log}"
+            );
+            let found = std::fs::read_to_string(out.join("known-defects.txt")).unwrap();
+            assert!(found.contains(expected), "{at}: {found}");
+            assert!(!found.contains("NEW"), "{at}: {found}");
+            for mode in ["pipelines", "dynamic-blend", "libraries", "shader-objects"] {
+                assert!(
+                    out.join(format!("oit/{mode}.html")).is_file(),
+                    "{at}: {mode}"
+                );
+            }
+        }
+    }
+}
+
 /// `pops report` of a run on the shim (its recorded IBs beside the report) gives the chip's
 /// verdict in `pops run`'s words, and its page carries it.
 fn check_report_of_shim_run(pops: &Path, chip: &str, at: &str, run_out: &str) {
