@@ -277,11 +277,12 @@ impl ChipOf {
     }
 }
 
-/// Whether a finding code is about a driver's code or state (the isa rules' and `pops run`'s
-/// register findings), so that it is either a known defect or a new one; the layer's other
-/// codes are notes on the application's use of interlock.
+/// Whether a finding code is about a driver's code or state (the isa rules', the ordering model's
+/// breach `isa-model`, and `pops run`'s register findings), so that it is either a known defect or
+/// a new one; the verdicts that found nothing and the layer's other codes (notes on the
+/// application's use of interlock) are not.
 pub fn is_driver_finding(code: &str) -> bool {
-    (code.starts_with("isa-") && !matches!(code, "isa-verified" | "isa-not-verified" | "isa-model"))
+    (code.starts_with("isa-") && !matches!(code, "isa-verified" | "isa-not-verified"))
         || KNOWN_DEFECTS.iter().any(|d| d.finding == code)
 }
 
@@ -558,6 +559,8 @@ mod tests {
         }
         assert!(!is_driver_finding("isa-verified") && !is_driver_finding("no-color-output"));
         assert!(is_driver_finding("isa-ordered-ps-done-missing"));
+        // The ordering model finding the driver's entry sequence out of order is a finding too.
+        assert!(is_driver_finding("isa-model"));
     }
 
     /// docs/defects.md is the table: `pops defects --markdown > docs/defects.md` writes it again.
