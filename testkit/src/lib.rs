@@ -238,6 +238,31 @@ pub mod mesa {
         p.join("VERSIONS").is_file().then_some(p)
     }
 
+    /// Where the test command builds today's Mesa with its OpenGL drivers (Zink) and piglit
+    /// (`MESA_CURRENT_EXTRA`: another package list, so another root): `POPS_MESA_CURRENT_ZINK`,
+    /// else `target/mesa-current-zink`; `None` where it is not built.
+    pub fn current_zink_root() -> Option<PathBuf> {
+        let p = match std::env::var_os("POPS_MESA_CURRENT_ZINK") {
+            Some(p) => PathBuf::from(p),
+            None => workspace().join("target/mesa-current-zink"),
+        };
+        p.join("VERSIONS").is_file().then_some(p)
+    }
+
+    /// Every Mesa to run Zink and piglit on: the host's, and today's root with Zink where it is
+    /// built; its absence is a loud skip (a failure with `CI=true`).
+    pub fn all_with_zink_or_skip() -> Vec<Mesa> {
+        let mut v = vec![Mesa::Host];
+        match current_zink_root() {
+            Some(root) => v.push(Mesa::Current { root }),
+            None => crate::missing(
+                "today's Mesa with Zink and piglit is not built (scripts/test-all.sh builds \
+                 ../shared/tools/mesa-current with MESA_CURRENT_EXTRA into target/mesa-current-zink)",
+            ),
+        }
+        v
+    }
+
     /// Every Mesa to check against: the host's, and today's where it is built. Its absence is a
     /// loud skip, and a failure with `CI=true`, where the test command builds it.
     pub fn all_or_skip() -> Vec<Mesa> {
@@ -416,6 +441,44 @@ pub fn read_dwords(path: &std::path::Path) -> Vec<u32> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// pops's own binaries that a test runs as a user would: `pops` and the layer, built on demand
+/// (`cargo test` builds only the test's own crate's binaries, and never the layer's cdylib).
+pub mod built {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// Builds `pops` and the layer into `profile` (`target/debug` or `target/release`, the
+    /// calling test's; cheap when up to date) and returns `pops`, or what could not be built.
+    pub fn pops_and_layer(profile: &Path) -> Result<PathBuf, String> {
+        let root = crate::mesa::workspace();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let release = profile.file_name().is_some_and(|n| n == "release");
+        for args in [
+            &["build", "--quiet", "-p", "pops-layer", "--lib"][..],
+            &["build", "--quiet", "-p", "pops-cli", "--bin", "pops"][..],
+        ] {
+            let mut cmd = Command::new(&cargo);
+            cmd.current_dir(&root).args(args);
+            if release {
+                cmd.arg("--release");
+            }
+            match cmd.status() {
+                Ok(s) if s.success() => {}
+                other => return Err(format!("cargo {} failed: {other:?}", args.join(" "))),
+            }
+        }
+        let pops = profile.join("pops");
+        let manifest = profile.join("explicit_layer.d/VkLayer_pops_interlock.json");
+        let lib = profile.join("libVkLayer_pops_interlock.so");
+        for p in [&pops, &manifest, &lib] {
+            if !p.is_file() {
+                return Err(format!("{} not built", p.display()));
+            }
+        }
+        Ok(pops)
+    }
 }
 
 /// A page looked at in a real browser: Debian's headless Chromium.
