@@ -62,6 +62,30 @@ fn variants() -> Vec<Variant> {
             }
         }
     }
+    v.push(Variant {
+        name: "race_vert".into(),
+        source: "race.vert",
+        defines: vec![],
+    });
+    // The race test: the control (no interlock), and every interlock mode; per-sample or not;
+    // units in a buffer or an image.
+    for (interlock, ordered, sample) in [(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 0, 1), (1, 1, 1)] {
+        for per_sample in 0..2 {
+            for image in 0..2 {
+                v.push(Variant {
+                    name: format!("race_i{interlock}_o{ordered}_s{sample}_p{per_sample}_m{image}"),
+                    source: "race.frag",
+                    defines: vec![
+                        ("INTERLOCK", interlock),
+                        ("ORDERED", ordered),
+                        ("SAMPLE_INTERLOCK", sample),
+                        ("PER_SAMPLE", per_sample),
+                        ("IMAGE", image),
+                    ],
+                });
+            }
+        }
+    }
     v
 }
 

@@ -23,11 +23,19 @@
 #                 and is no failure; a finding no known defect explains fails the step
 #   OIT_ARGS      more pops-oit options (the test command's run on the shim, where nothing
 #                 renders, gives a small scene: --width 64 --height 48 --triangles 30)
+#                 With POPS_OIT also the race test (`pops-oit --race` under `pops run --verify-isa`
+#                 in every compile mode: lost updates and order violations of every interlock mode
+#                 against a control without interlock; a known driver defect that explains lost
+#                 updates in a mode — the epilog store gap where verify_isa finds it — is named in
+#                 known-defects.txt and is no failure), and, on a GPU, `pops compare` of
+#                 pixel-ordered against pixel-unordered interlock (compare/: table and page)
+#   RACE_ARGS     more `pops-oit --race` options (sizes; the shim run creates pipelines only)
 #
 # Artifacts in OUT_DIR: logs/machine.txt, logs/winsys-tests.log, devices.json, selftest.json,
 # capture/ and selftest-capture.json, draw.json and draw-timing.txt, draw-capture/ and
 # draw-capture.json, logs/kernel.log, with POPS_OIT oit/ (each mode's log, report and page,
-# defects/ for Mesa's tracker) and known-defects.txt, and steps.txt: one line `STEP STATUS` per
+# defects/ for Mesa's tracker), race/ (each mode's log and report), compare/ and
+# known-defects.txt, and steps.txt: one line `STEP STATUS` per
 # step. Every step
 # runs whatever the earlier ones gave; the script exits with the first non-zero status.
 set -uo pipefail
@@ -151,6 +159,46 @@ oit_modes() {
   return "$status"
 }
 
+# The race test in each compile mode under `pops run --verify-isa`. A mode whose interlocked
+# combinations lost updates or broke order fails the step, unless verify_isa named a known driver
+# defect for that mode's code (the epilog store gap): then the race is that defect, shown and
+# counted in known-defects.txt. On the shim nothing runs (pops-oit's status 3).
+race() {
+  mkdir -p "$out/race"
+  local shim_args=() status=0
+  if [ -n "${SHIM:-}" ]; then shim_args=(--amdgpu-shim "$SHIM" --chip "$SHIM_CHIP"); fi
+  for m in "" --dynamic-blend --libraries --shader-objects; do
+    local name=${m#--}
+    name=${name:-pipelines}
+    local log="$out/race/$name.log"
+    VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off "$pops" run --verify-isa "${shim_args[@]}" \
+      --report "$out/race/$name.jsonl" -- "$POPS_OIT" --race $m ${RACE_ARGS:-} >"$log" 2>&1
+    local rc=$?
+    grep -E "^race: the control" "$log" | sed "s/^/race $name: /" >>"$out/known-defects.txt"
+    if [ "$rc" -eq 0 ] || { [ -n "${SHIM:-}" ] && [ "$rc" -eq 3 ]; }; then continue; fi
+    local known
+    known=$(grep -oE "known defect [a-z0-9-]+ of [^:]*" "$log" | sort -u | head -n 1)
+    if [ "$rc" -eq 1 ] && grep -q "^race .*: RACE:" "$log" && [ -n "$known" ]; then
+      echo "race $name: $(grep -c '^race .*: RACE:' "$log") interlocked combination(s) lost updates or broke order: $known (not a failure of pops)" \
+        >>"$out/known-defects.txt"
+    else
+      echo "pops-oit --race $m: status $rc (race/$name.log)" >&2
+      status=1
+    fi
+  done
+  return "$status"
+}
+
+# `pops compare` of one interlock pair on a GPU that runs shaders: pixel-ordered interlock against
+# the same shaders made pixel-unordered, GPU time per pipeline and the images' hashes.
+compare() {
+  mkdir -p "$out/compare"
+  "$pops" compare --experiment ordered-to-unordered --runs 3 --reports "$out/compare/reports" \
+    --html "$out/compare/compare.html" --image "$out/compare/oit.png" -- \
+    "$POPS_OIT" --algorithm interlock-pixel-ordered --frames 3 --output "$out/compare/oit.png" \
+    ${OIT_ARGS:-} >"$out/compare/compare.txt" 2>&1
+}
+
 kernel_log() {
   (sudo -n dmesg 2>/dev/null || dmesg 2>/dev/null || journalctl -k -n 500 --no-pager 2>/dev/null \
     || echo "kernel log not readable") | grep -iE 'amdgpu|drm|gpu' | tail -n 300 \
@@ -165,7 +213,12 @@ step selftest-capture selftest_capture
 step draw draw
 step draw-timing draw_timing
 step draw-capture draw_capture
-if [ -n "${POPS_OIT:-}" ]; then step oit-modes oit_modes; fi
+if [ -n "${POPS_OIT:-}" ]; then
+  step oit-modes oit_modes
+  step race race
+  # On the shim nothing runs, so there is no GPU time to compare.
+  if [ -z "${SHIM:-}" ]; then step compare compare; fi
+fi
 step kernel-log kernel_log
 cat "$out/steps.txt"
 exit "$first_failure"

@@ -12,6 +12,7 @@ mod device;
 mod image_out;
 mod matrix;
 mod pipelines;
+mod race;
 mod reference;
 mod render;
 mod resources;
@@ -45,10 +46,12 @@ struct Args {
     /// noaa, msaa4, msaa8 (pixel-rate shading with coverage) or ssaa4 (4× sample shading).
     #[arg(long, default_value = "noaa")]
     aa: String,
-    #[arg(long, default_value_t = 800)]
-    width: u32,
-    #[arg(long, default_value_t = 512)]
-    height: u32,
+    /// Viewport width [default: 800; with --race 32].
+    #[arg(long)]
+    width: Option<u32>,
+    /// Viewport height [default: 512; with --race 32].
+    #[arg(long)]
+    height: Option<u32>,
     /// Transparent triangles in the scene.
     #[arg(long, default_value_t = 600)]
     triangles: u32,
@@ -94,6 +97,19 @@ struct Args {
     /// pipeline's minSampleShading, so those combinations are unsupported here.
     #[arg(long)]
     shader_objects: bool,
+    /// The race test instead of OIT: --primitives primitives, each covering the whole
+    /// --width x --height viewport, read-modify-write a per-pixel (per-sample) counter and last
+    /// primitive in the interlock's critical section; every interlock mode, anti-aliasing mode
+    /// and storage (buffer, image), and a control without interlock, in this compile mode.
+    #[arg(long, conflicts_with_all = ["matrix", "algorithm"])]
+    race: bool,
+    /// Primitives per race draw (each covers the whole viewport): the default makes ~10⁸
+    /// executions of the critical section per combination at the race's 32x32. The viewport is
+    /// small so that one pixel's fragments of successive primitives are in flight together: over
+    /// a large one a GPU finishes each pixel's fragment long before the next primitive reaches
+    /// it, and even the control shows no race (measured on an H200 at 128x128, docs/race.md).
+    #[arg(long, default_value_t = 100_000)]
+    primitives: u32,
 }
 
 fn main() -> ExitCode {
@@ -244,11 +260,10 @@ fn run(args: Args) -> Result<ExitCode, OitError> {
     if args.probe {
         return probe(args.validate);
     }
-    if args.width == 0 || args.height == 0 || args.width > 16384 || args.height > 16384 {
-        return Err(OitError::Size {
-            width: args.width,
-            height: args.height,
-        });
+    let (width, height) = if args.race { (32, 32) } else { (800, 512) };
+    let (width, height) = (args.width.unwrap_or(width), args.height.unwrap_or(height));
+    if width == 0 || height == 0 || width > 16384 || height > 16384 {
+        return Err(OitError::Size { width, height });
     }
     let aa = Aa::parse(&args.aa).ok_or_else(|| OitError::Aa(args.aa.clone()))?;
     let algorithm = match &args.algorithm {
@@ -267,14 +282,17 @@ fn run(args: Args) -> Result<ExitCode, OitError> {
     let create_only = args.create_only || null_hw;
     announce(&gpu, create_only, null_hw);
     let c = &gpu.caps;
+    if args.race {
+        return race_main(&gpu, &args, (width, height), create_only);
+    }
 
-    let scene = scene::Scene::generate(args.width, args.height, args.triangles, args.seed);
+    let scene = scene::Scene::generate(width, height, args.triangles, args.seed);
     println!(
         "scene: {} triangles, seed {}, {}x{}, {} layers per unit",
         args.triangles,
         args.seed,
-        args.width,
-        args.height,
+        width,
+        height,
         config::OIT_LAYERS
     );
     let layouts = pipelines::Layouts::new(&gpu)?;
@@ -341,6 +359,33 @@ fn run(args: Args) -> Result<ExitCode, OitError> {
     } else if silent {
         // Nothing to judge: neither a pass nor a failure that was seen (as `pops selftest
         // --draw`'s own verdict).
+        ExitCode::from(NO_SHADER_OUTPUT_EXIT)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--race`: every race combination; exit 1 where an interlocked one was not exact or any
+/// failed to run, 3 where nothing could be judged (no shader output, or pipelines only).
+fn race_main(
+    gpu: &Gpu,
+    args: &Args,
+    (width, height): (u32, u32),
+    create_only: bool,
+) -> Result<ExitCode, OitError> {
+    let layouts = race::layouts(gpu)?;
+    let opts = race::RaceOptions {
+        width,
+        height,
+        primitives: args.primitives.max(1),
+        frames: args.frames,
+        create_only,
+    };
+    let s = race::run_all(gpu, &layouts, &opts);
+    layouts.destroy(gpu);
+    Ok(if !s.exact() {
+        ExitCode::FAILURE
+    } else if s.silent > 0 || (s.interlocked == 0 && !create_only) {
         ExitCode::from(NO_SHADER_OUTPUT_EXIT)
     } else {
         ExitCode::SUCCESS

@@ -65,6 +65,12 @@ pub fn variant_names(combo: Combo) -> (String, String) {
     }
 }
 
+/// Whether `build.rs` compiled a variant of this name.
+#[cfg(test)]
+pub(crate) fn has_variant(name: &str) -> bool {
+    spirv::SPIRV.iter().any(|(n, _)| *n == name)
+}
+
 fn spirv_words(name: &str) -> Result<Vec<u32>, DeviceError> {
     let bytes = spirv::SPIRV
         .iter()
@@ -97,24 +103,37 @@ pub struct Layouts {
 }
 
 impl Layouts {
+    /// The OIT passes' layout: four storage buffers (triangles, A-buffer, per-unit data, node
+    /// counter) and the tail image to resolve.
     pub fn new(gpu: &Gpu) -> Result<Layouts, DeviceError> {
+        use vk::DescriptorType as T;
+        Layouts::with(
+            gpu,
+            &[
+                T::STORAGE_BUFFER,
+                T::STORAGE_BUFFER,
+                T::STORAGE_BUFFER,
+                T::STORAGE_BUFFER,
+                T::COMBINED_IMAGE_SAMPLER,
+            ],
+        )
+    }
+
+    /// A layout of one set whose binding `i` is one descriptor of `types[i]`, seen by both
+    /// stages, and 32 bytes of push constants.
+    pub fn with(gpu: &Gpu, types: &[vk::DescriptorType]) -> Result<Layouts, DeviceError> {
         let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
-        let mut bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..4)
-            .map(|b| {
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = types
+            .iter()
+            .enumerate()
+            .map(|(b, &ty)| {
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(b)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .binding(b as u32)
+                    .descriptor_type(ty)
                     .descriptor_count(1)
                     .stage_flags(stages)
             })
             .collect();
-        bindings.push(
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(4)
-                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::FRAGMENT),
-        );
         let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(stages)
@@ -363,7 +382,7 @@ fn pass_shaders(gpu: &Gpu, layouts: &Layouts, d: &PipelineDesc) -> Result<Pass, 
 }
 
 /// A pass as the device draws it: a pipeline, or shader objects with `--shader-objects`.
-fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceError> {
+pub(crate) fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceError> {
     if gpu.shader_objects {
         pass_shaders(gpu, layouts, &d)
     } else {
@@ -379,14 +398,14 @@ fn pass(gpu: &Gpu, layouts: &Layouts, d: PipelineDesc) -> Result<Pass, DeviceErr
 
 impl Pass {
     /// Names the pass's pipeline, or its fragment shader object, for tools.
-    fn name(&self, gpu: &Gpu, name: &str) {
+    pub(crate) fn name(&self, gpu: &Gpu, name: &str) {
         match self {
             Pass::Pipeline { pipeline, .. } => gpu.name(*pipeline, name),
             Pass::Shaders { frag, .. } => gpu.name(*frag, name),
         }
     }
 
-    fn destroy(&self, gpu: &Gpu) {
+    pub(crate) fn destroy(&self, gpu: &Gpu) {
         match (self, &gpu.so) {
             // SAFETY: no command buffer using it is in flight.
             (
@@ -414,14 +433,16 @@ impl Pass {
     }
 }
 
-struct PipelineDesc<'a> {
-    vert: &'a str,
-    frag: &'a str,
-    samples: u32,
-    sample_shading: bool,
-    format: vk::Format,
-    blend: bool,
-    write_color: bool,
+/// What a pass is made of: its shader variants, sample count and shading rate, attachment
+/// format and colour blending.
+pub(crate) struct PipelineDesc<'a> {
+    pub vert: &'a str,
+    pub frag: &'a str,
+    pub samples: u32,
+    pub sample_shading: bool,
+    pub format: vk::Format,
+    pub blend: bool,
+    pub write_color: bool,
 }
 
 fn graphics_pipeline(

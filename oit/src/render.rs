@@ -87,7 +87,7 @@ impl Drop for Owned<'_> {
     }
 }
 
-fn image_barrier(
+pub(crate) fn image_barrier(
     image: vk::Image,
     old: vk::ImageLayout,
     new: vk::ImageLayout,
@@ -655,7 +655,7 @@ impl Recording<'_> {
 
 /// `--dynamic`: the bound pipeline's rasterization sample count, set in the command buffer
 /// (shader objects set it when bound).
-fn set_samples(gpu: &Gpu, cmd: vk::CommandBuffer, samples: u32) {
+pub(crate) fn set_samples(gpu: &Gpu, cmd: vk::CommandBuffer, samples: u32) {
     if gpu.shader_objects {
         return;
     }
