@@ -51,7 +51,7 @@ pub struct Args {
     #[arg(long, requires = "reports")]
     from_reports: bool,
     #[command(flatten)]
-    launch: launch::Launch,
+    launch: crate::launch_args::Launch,
 }
 
 /// The files `--image` names: a file itself, a folder's files (sorted). Missing paths are

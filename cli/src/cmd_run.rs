@@ -9,7 +9,7 @@
 
 use crate::launch::{
     announce, child_env, chip_arg, choose_target, exit_code_of, fresh_run_folder, how_it_ended,
-    shim_target, spawn, Launch, Target,
+    shim_target, spawn, Target,
 };
 use crate::submitted_check::{ShimRun, ShimRunError};
 use crate::summary::Summary;
@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     verify_isa: bool,
     #[command(flatten)]
-    launch: Launch,
+    launch: crate::launch_args::Launch,
 }
 
 pub fn run(args: Args) -> ExitCode {

@@ -3,7 +3,6 @@
 //! Each subcommand lives in its own module (`cmd_*.rs`) with its clap arguments and a `run`
 //! function returning the process exit code; this file only dispatches.
 
-mod captured_stderr;
 mod cmd_chips;
 mod cmd_compare;
 mod cmd_decode;
@@ -18,23 +17,20 @@ mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod cmd_verify_isa;
-mod launch;
-mod null_device;
+mod launch_args;
 mod progress;
-mod radv_compile;
-mod radv_epilog;
 mod report_html;
 mod selftest_common;
 mod selftest_draw;
 mod stream_input;
-mod submitted_check;
-mod summary;
 mod summary_text;
-mod table;
-mod timing_stats;
-mod verification;
 
 use clap::{Parser, Subcommand};
+// The driver comparison lives in its own crate; its modules are named here as the commands use
+// them.
+use compare::{
+    launch, null_device, radv_compile, submitted_check, summary, table, timing_stats, verification,
+};
 use std::process::ExitCode;
 
 #[derive(Parser)]

@@ -225,6 +225,19 @@ fn level_names() -> String {
 }
 
 impl Family {
+    /// The names Mesa's drm-shims give this chip (`AMDGPU_GPU_ID`) where they differ from the
+    /// family's: Mesa 26's no-op shim calls gfx1150 `strix1` and gfx1151 `strix_halo`; Mesa
+    /// 25's calls them by the family's name. Empty: the family's name only.
+    pub const fn drm_shim_names(self) -> &'static [&'static str] {
+        match self {
+            Family::Gfx1150 => &["gfx1150", "strix1"],
+            Family::Gfx1151 => &["gfx1151", "strix_halo"],
+            _ => &[],
+        }
+    }
+}
+
+impl Family {
     /// Parses a family name or LLVM processor name, case-insensitively. Compute-only chips are
     /// refused with [`ChipError::ComputeOnly`].
     pub fn parse(name: &str) -> Result<Family, ChipError> {

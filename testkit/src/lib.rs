@@ -181,24 +181,13 @@ pub mod shim {
         c
     }
 
-    /// Every `VIOLATION` and `LEAK` line the shim wrote to `dir` (its `events-PID.log` files).
+    /// Every `VIOLATION` and `LEAK` line the shim wrote to `dir` (its `events-PID.log` files),
+    /// read as `pops run` reads them.
     pub fn events(dir: &Path) -> Vec<String> {
-        let mut out = Vec::new();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return out;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with("events-") {
-                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-                out.extend(
-                    text.lines()
-                        .filter(|l| l.contains("VIOLATION") || l.contains("LEAK"))
-                        .map(str::to_string),
-                );
-            }
-        }
-        out
+        compare::submitted_check::shim_events(dir)
+            .into_iter()
+            .filter(|l| l.contains("VIOLATION") || l.contains("LEAK"))
+            .collect()
     }
 }
 
@@ -328,12 +317,17 @@ pub mod mesa {
             "/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so"
         }
 
-        /// The name this Mesa's drm-shim gives `chip` (Mesa 26 calls gfx1150 `strix1`).
-        pub fn shim_chip_name<'a>(&self, chip: &'a str) -> &'a str {
-            match (self, chip) {
-                (Mesa::Current { .. }, "gfx1150") => "strix1",
-                _ => chip,
-            }
+        /// The name this Mesa's no-op drm-shim gives `chip` (Mesa 26 calls gfx1150 `strix1`),
+        /// read from the shim library itself as `pops verify-isa --compile` reads it.
+        pub fn shim_chip_name(&self, chip: &str) -> String {
+            let library = match self {
+                Mesa::Host => PathBuf::from(self.noop_shim()),
+                Mesa::Current { root } => root.join("rootfs").join(&self.noop_shim()[1..]),
+            };
+            pm4::Family::parse(chip)
+                .ok()
+                .and_then(|f| compare::null_device::gpu_id(&library, f).ok())
+                .unwrap_or_else(|| chip.to_string())
         }
 
         /// `program`, run against this Mesa (add its arguments and environment to the command).
@@ -591,5 +585,24 @@ mod tests {
                 .any(|l| l.ends_with("a_skip_is_appended_to_the_log: reason one")),
             "{text}"
         );
+    }
+
+    /// Each Mesa's no-op shim names gfx1150 as its own device table does: Mesa 25's by the
+    /// family, Mesa 26's `strix1`.
+    #[test]
+    fn each_mesas_shim_names_its_chips_from_its_own_table() {
+        for m in mesa::all_or_skip() {
+            if !std::path::Path::new(m.noop_shim()).is_file() && m == mesa::Mesa::Host {
+                missing("Mesa's no-op drm-shim (mesa-drm-shim) is not installed");
+                continue;
+            }
+            let want = if m.major() >= Some(26) {
+                "strix1"
+            } else {
+                "gfx1150"
+            };
+            assert_eq!(m.shim_chip_name("gfx1150"), want, "{}", m.label());
+            assert_eq!(m.shim_chip_name("navi31"), "navi31", "{}", m.label());
+        }
     }
 }

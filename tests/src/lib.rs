@@ -351,7 +351,7 @@ pub mod radv_shim {
             .env_remove("VK_ICD_FILENAMES")
             .env_remove("RADV_FORCE_FAMILY")
             .env("MESA_SHADER_CACHE_DISABLE", "true")
-            .env("RADV_DEBUG", "noibs,noibchaining")
+            .env("RADV_DEBUG", compare::launch::SHIM_RADV_DEBUG)
             .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
             .env_remove("VK_INSTANCE_LAYERS");
         if let Some(report) = report {
@@ -398,12 +398,14 @@ pub mod submitted {
                 (reg.as_str(), f, r["fields"][f].as_u64())
             })
         });
-        let cx = pm4::pops::agreement::Context {
+        let per_sample = record["per_sample"].as_bool() == Some(true);
+        let c = compare::submitted_check::compare_record(
+            decided,
+            per_sample,
+            record["samples"].as_u64(),
+            draw,
             level,
-            per_sample_msaa: record["per_sample"].as_bool() == Some(true)
-                && record["samples"].as_u64().is_some_and(|n| n > 1),
-        };
-        let c = pm4::pops::agreement::compare(decided, &|r, f| draw.field(r, f), cx);
+        );
         if c.agrees() {
             Ok(c.compared)
         } else {

@@ -1662,7 +1662,7 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
                 let cmd = pops_testkit::shim::on(mesa.command(BIN), &shim, chip, &dir);
                 let out = Scenario::on(cmd, scenario, RADV_ICD)
                     .with_layers(&[LAYER])
-                    .env("RADV_DEBUG", "noibs,noibchaining")
+                    .env("RADV_DEBUG", compare::launch::SHIM_RADV_DEBUG)
                     .env("POPS_SCENARIO_SUBMIT", "1")
                     .env("VK_POPS_INTERLOCK_REPORT", &report)
                     .run();

@@ -39,7 +39,8 @@ fn crates() -> Vec<(String, PathBuf)> {
     let root = workspace();
     let mut out = Vec::new();
     for member in [
-        "pm4", "shaders", "winsys", "draw", "report", "layer", "cli", "oit", "testkit", "tests",
+        "pm4", "shaders", "winsys", "draw", "report", "compare", "layer", "cli", "oit", "testkit",
+        "tests",
     ] {
         let src = root.join(member).join("src");
         out.push((member.to_string(), src.clone()));

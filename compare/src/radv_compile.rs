@@ -9,7 +9,7 @@ use pm4::Family;
 use shaders::spirv::interface::{interface, DescriptorKind};
 use std::ffi::CString;
 
-/// The full-screen vertex stage (`cli/shaders/fullscreen.vert`, compiled by glslang).
+/// The full-screen vertex stage (`compare/shaders/fullscreen.vert`, compiled by glslang).
 const FULLSCREEN_VERT: &[u8] = include_bytes!("../shaders/fullscreen.vert.spv");
 
 /// How the fragment shader is built into its pipeline.

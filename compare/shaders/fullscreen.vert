@@ -1,7 +1,7 @@
 #version 450
 // The vertex stage `pops verify-isa --compile` pairs with the fragment shader: a triangle
 // covering the viewport, no inputs or outputs. Compiled into fullscreen.vert.spv with
-//   glslangValidator -V --target-env vulkan1.2 -o cli/shaders/fullscreen.vert.spv cli/shaders/fullscreen.vert
+//   glslangValidator -V --target-env vulkan1.2 -o compare/shaders/fullscreen.vert.spv compare/shaders/fullscreen.vert
 // (the test command checks that the committed module is what glslang makes of this source).
 void main() {
     vec2 uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);

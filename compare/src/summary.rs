@@ -375,7 +375,6 @@ impl Summarizer {
 }
 
 /// Summarises a report's text. Pure.
-#[cfg(test)]
 pub fn summarize(text: &str) -> Summary {
     let mut m = Summarizer::new();
     // Reading from memory cannot fail.

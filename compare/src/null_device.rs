@@ -112,15 +112,6 @@ pub enum NullChoice {
     ForceFamily { shim_lacks: Option<PathBuf> },
 }
 
-/// The names a drm-shim may give `chip`: Mesa 26's shim calls gfx1150 `strix1`.
-fn shim_names(chip: Family) -> &'static [&'static str] {
-    match chip {
-        Family::Gfx1150 => &["gfx1150", "strix1"],
-        Family::Gfx1151 => &["gfx1151", "strix_halo"],
-        _ => &[],
-    }
-}
-
 /// The `AMDGPU_GPU_ID` for `chip` in the shim `library`: the first of the chip's names that
 /// the library's own device table holds (a NUL-terminated string in its file). A library that
 /// holds none of them has no device of the chip (Mesa's no-op shim knows only the chips Mesa
@@ -128,7 +119,7 @@ fn shim_names(chip: Family) -> &'static [&'static str] {
 /// unreadable library gets the family's name.
 pub fn gpu_id(library: &Path, chip: Family) -> Result<String, NullDeviceError> {
     let own = [chip.name()];
-    let names = match shim_names(chip) {
+    let names = match chip.drm_shim_names() {
         [] => &own[..],
         n => n,
     };

@@ -12,11 +12,20 @@ use std::path::Path;
 use winsys::recorded::RecordedDraw;
 
 /// `record`'s decided fields against what the driver programmed at `draw`.
-fn compare<'a>(
+/// How a draw record that decided `decided` — a record of `per_sample` shading at `samples`
+/// (`None`: dynamic) — compares with one draw the driver submitted on `level`: the one comparison
+/// `pops run` and the tests make.
+pub fn compare_record<'a>(
     decided: impl IntoIterator<Item = (&'a str, &'a str, Option<u64>)>,
+    per_sample: bool,
+    samples: Option<u64>,
     draw: &RecordedDraw,
-    cx: Context,
+    level: pm4::GfxLevel,
 ) -> Comparison {
+    let cx = Context {
+        level,
+        per_sample_msaa: per_sample && samples.is_some_and(|n| n > 1),
+    };
     agreement::compare(decided, &|r, f| draw.field(r, f), cx)
 }
 
@@ -174,7 +183,7 @@ impl ShimRun {
 }
 
 /// The shim's VIOLATION and LEAK lines (`events-PID.log`), in file order.
-fn shim_events(dir: &Path) -> Vec<String> {
+pub fn shim_events(dir: &Path) -> Vec<String> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -212,22 +221,14 @@ fn decided(r: &Resolved) -> Vec<(&str, &str, Option<u64>)> {
         .collect()
 }
 
-/// How the record `r` is compared on `level`.
-fn context(r: &Resolved, level: pm4::GfxLevel) -> Context {
-    Context {
-        level,
-        per_sample_msaa: r.per_sample && r.samples.is_some_and(|n| n > 1),
-    }
-}
-
 /// The verdict of one record against the submitted POPS draws: the agreeing draw with the
 /// fewest listed differences, else the differences with the closest draw.
 fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict {
     let fields = decided(r);
-    let cx = context(r, level);
+    let samples = r.samples.map(u64::from);
     let comparisons: Vec<Comparison> = pops
         .iter()
-        .map(|d| compare(fields.iter().copied(), d, cx))
+        .map(|d| compare_record(fields.iter().copied(), r.per_sample, samples, d, level))
         .collect();
     if let Some(c) = comparisons
         .iter()
@@ -294,9 +295,10 @@ pub fn check(records: &[Resolved], submitted: &[RecordedDraw], chip: pm4::Family
     let unrecorded = pops
         .iter()
         .filter(|d| {
-            !draws
-                .iter()
-                .any(|r| compare(decided(r).iter().copied(), d, context(r, level)).agrees())
+            !draws.iter().any(|r| {
+                let samples = r.samples.map(u64::from);
+                compare_record(decided(r).iter().copied(), r.per_sample, samples, d, level).agrees()
+            })
         })
         .count();
     Check {

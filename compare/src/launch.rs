@@ -32,34 +32,9 @@ pub const SHIM_CHIPS: &[Family] = &[
     Family::Gfx1200,
 ];
 
-/// Where the layer is and what it runs: the arguments `pops run` and `pops compare` share.
-#[derive(clap::Args)]
-pub struct Launch {
-    /// The layer manifest (VkLayer_pops_interlock.json) or its folder, instead of searching.
-    #[arg(long)]
-    layer: Option<PathBuf>,
-    /// The program and its arguments, after `--`.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        required = true,
-        value_name = "PROGRAM"
-    )]
-    command: Vec<OsString>,
-}
-
-impl Launch {
-    /// The program and its arguments.
-    pub fn program(&self) -> Result<(&OsString, &[OsString]), LaunchError> {
-        self.command.split_first().ok_or(LaunchError::NoProgram)
-    }
-
-    /// The folder of the layer manifest, absolute.
-    pub fn layer_dir(&self) -> Result<PathBuf, LaunchError> {
-        let dir = find_layer(self.layer.as_deref())?;
-        Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
-    }
-}
+/// `RADV_DEBUG` for RADV on the amdgpu shim, which records top-level IBs only: every command
+/// buffer inline. Mesa 25 spells it `noibs`, Mesa 26 `noibchaining`; RADV ignores names it lacks.
+pub const SHIM_RADV_DEBUG: &str = "noibs,noibchaining";
 
 /// Where the program runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,9 +125,7 @@ pub fn child_env(
             env.push(("AMDGPU_GPU_ID".into(), chip.name().into()));
             env.push(("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()));
             env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
-            // The shim records top-level IBs only: every command buffer inline.
-            // Mesa 25 spells it `noibs`, Mesa 26 `noibchaining`; RADV ignores names it lacks.
-            env.push(("RADV_DEBUG".into(), "noibs,noibchaining".into()));
+            env.push(("RADV_DEBUG".into(), SHIM_RADV_DEBUG.into()));
             // The layer identifies the chip from the device RADV reports, as on a real GPU.
             return env;
         }
@@ -203,7 +176,7 @@ fn layer_search_dirs(exe_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The folder holding the layer manifest, or every place looked at.
-fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
+pub fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
     if let Some(p) = explicit {
         let (dir, file) = if p.is_dir() {
             (p.to_path_buf(), p.join(MANIFEST))
