@@ -10,7 +10,7 @@ use crate::config::{Aa, Algorithm, Combo};
 use crate::device::{vk_err, DeviceError, Gpu};
 use crate::matrix::{self, Stats};
 use crate::pipelines::{pass, Layouts, Pass, PipelineDesc, TAIL_FORMAT};
-use crate::resources::{Buffer, Image};
+use crate::resources::{Buffer, Held, Image};
 use ash::vk;
 use pm4::{Granularity, InterlockMode, Ordering};
 
@@ -268,11 +268,11 @@ fn count(bytes: &[u8], units: u64, expected: u32, m: &mut Measured) {
 /// One combination's buffers, image, descriptors and command buffer.
 struct Resources<'g> {
     gpu: &'g Gpu,
-    cells: Buffer,
-    stats: Buffer,
-    readback: Buffer,
-    cell_image: Image,
-    color: Image,
+    cells: Held<'g, Buffer>,
+    stats: Held<'g, Buffer>,
+    readback: Held<'g, Buffer>,
+    cell_image: Held<'g, Image>,
+    color: Held<'g, Image>,
     pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
     cmd_pool: vk::CommandPool,
@@ -283,9 +283,10 @@ struct Resources<'g> {
 
 impl Drop for Resources<'_> {
     fn drop(&mut self) {
-        let (g, d) = (self.gpu, &self.gpu.device);
-        // SAFETY: the device is idle first, so nothing below is in use; null handles are
-        // ignored by the destroy calls.
+        let d = &self.gpu.device;
+        // SAFETY: the device is idle first, so nothing below is in use (the buffers and images
+        // are destroyed after this, as the fields drop); null handles are ignored by the
+        // destroy calls.
         unsafe {
             let _ = d.device_wait_idle();
             d.destroy_fence(self.fence, None);
@@ -293,11 +294,6 @@ impl Drop for Resources<'_> {
             d.destroy_command_pool(self.cmd_pool, None);
             d.destroy_descriptor_pool(self.pool, None);
         }
-        for b in [&self.cells, &self.stats, &self.readback] {
-            b.destroy(g);
-        }
-        self.cell_image.destroy(g);
-        self.color.destroy(g);
     }
 }
 
@@ -312,12 +308,12 @@ impl<'g> Resources<'g> {
         use vk::BufferUsageFlags as B;
         use vk::ImageUsageFlags as I;
         let rw = B::STORAGE_BUFFER | B::TRANSFER_DST | B::TRANSFER_SRC;
-        let cells = Buffer::new(gpu, units * 8, rw, false)?;
-        let stats = Buffer::new(gpu, 16, rw, false)?;
-        let readback = Buffer::new(gpu, units * 8 + 16, B::TRANSFER_DST, true)?;
+        let cells = Buffer::new(gpu, units * 8, rw, false)?.held(gpu);
+        let stats = Buffer::new(gpu, 16, rw, false)?.held(gpu);
+        let readback = Buffer::new(gpu, units * 8 + 16, B::TRANSFER_DST, true)?.held(gpu);
         let (w, h) = (opts.width * combo.per_pixel(), opts.height);
         let store = I::STORAGE | I::TRANSFER_DST | I::TRANSFER_SRC;
-        let cell_image = Image::new(gpu, w, h, vk::Format::R32G32_UINT, 1, store)?;
+        let cell_image = Image::new(gpu, w, h, vk::Format::R32G32_UINT, 1, store)?.held(gpu);
         let color = Image::new(
             gpu,
             opts.width,
@@ -325,7 +321,8 @@ impl<'g> Resources<'g> {
             TAIL_FORMAT,
             combo.aa.samples(),
             I::COLOR_ATTACHMENT,
-        )?;
+        )?
+        .held(gpu);
         let mut r = Resources {
             gpu,
             cells,

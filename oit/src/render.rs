@@ -5,7 +5,7 @@ use crate::config::{Algorithm, Combo, OIT_LAYERS};
 use crate::device::{vk_err, DeviceError, Gpu};
 use crate::pipelines::{bind, ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_FORMAT};
 use crate::reference::BACKGROUND;
-use crate::resources::{color_range, Buffer, Image};
+use crate::resources::{color_range, Buffer, Held, Image};
 use crate::scene::Scene;
 use ash::vk;
 use std::time::Instant;
@@ -57,10 +57,17 @@ fn unit_count(scene: &Scene, combo: Combo) -> u64 {
     scene.width as u64 * scene.height as u64 * per
 }
 
+/// One render's resources: the triangles, the A-buffer (or node pool), the per-unit data (counts
+/// or list heads), the node counter, the read-back buffer; the tail and output images.
 struct Owned<'g> {
     gpu: &'g Gpu,
-    buffers: Vec<Buffer>,
-    images: Vec<Image>,
+    tris: Held<'g, Buffer>,
+    abuf: Held<'g, Buffer>,
+    aux: Held<'g, Buffer>,
+    counter: Held<'g, Buffer>,
+    readback: Held<'g, Buffer>,
+    tail: Held<'g, Image>,
+    output: Held<'g, Image>,
     pool: vk::DescriptorPool,
     cmd_pool: vk::CommandPool,
     query_pool: vk::QueryPool,
@@ -70,19 +77,14 @@ struct Owned<'g> {
 impl Drop for Owned<'_> {
     fn drop(&mut self) {
         let d = &self.gpu.device;
-        // SAFETY: we wait for the device to be idle, so nothing below is in use.
+        // SAFETY: we wait for the device to be idle, so nothing below is in use (the buffers
+        // and images are destroyed after this, as the fields drop).
         unsafe {
             let _ = d.device_wait_idle();
             d.destroy_fence(self.fence, None);
             d.destroy_query_pool(self.query_pool, None);
             d.destroy_command_pool(self.cmd_pool, None);
             d.destroy_descriptor_pool(self.pool, None);
-        }
-        for b in &self.buffers {
-            b.destroy(self.gpu);
-        }
-        for i in &self.images {
-            i.destroy(self.gpu);
         }
     }
 }
@@ -161,7 +163,7 @@ pub fn render(
     // the GPU wrote nothing (a device whose shaders and copies do not run).
     let sentinel = vec![SENTINEL; readback_size as usize];
     for _ in 0..frames.max(1) {
-        o.buffers[4].write(&sentinel);
+        o.readback.write(&sentinel);
         let cmds = [cmd];
         let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
         let start = Instant::now();
@@ -190,7 +192,7 @@ pub fn render(
             gpu_ms.push((ts[1].wrapping_sub(ts[0]) & mask) as f64 * period_ms);
         }
     }
-    let bytes = o.buffers[4].read(readback_size as usize);
+    let bytes = o.readback.read(readback_size as usize);
     let untouched = bytes == sentinel;
     let n = w as usize * h as usize * 4;
     let rgba = bytes[..n].to_vec();
@@ -215,57 +217,61 @@ fn resources<'g>(
     let (w, h) = (scene.width, scene.height);
     let samples = combo.aa.samples();
     let (abuf_size, aux_size, _) = buffer_sizes(scene, combo, fragments);
-    let mut o = Owned {
-        gpu,
-        buffers: Vec::new(),
-        images: Vec::new(),
-        pool: vk::DescriptorPool::null(),
-        cmd_pool: vk::CommandPool::null(),
-        query_pool: vk::QueryPool::null(),
-        fence: vk::Fence::null(),
-    };
     let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
     let words = scene.gpu_words();
     let tri_bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    o.buffers
-        .push(Buffer::new(gpu, tri_bytes.len() as u64, storage, true)?);
-    o.buffers[0].write(&tri_bytes);
-    o.buffers.push(Buffer::new(gpu, abuf_size, storage, false)?);
-    o.buffers.push(Buffer::new(
+    let tris = Buffer::new(gpu, tri_bytes.len() as u64, storage, true)?.held(gpu);
+    tris.write(&tri_bytes);
+    let abuf = Buffer::new(gpu, abuf_size, storage, false)?.held(gpu);
+    let aux = Buffer::new(
         gpu,
         aux_size,
         storage | vk::BufferUsageFlags::TRANSFER_DST,
         false,
-    )?);
-    o.buffers.push(Buffer::new(
+    )?
+    .held(gpu);
+    let counter = Buffer::new(
         gpu,
         16,
         storage | vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC,
         false,
-    )?);
+    )?
+    .held(gpu);
     let readback_size = w as u64 * h as u64 * 4 + 16;
-    o.buffers.push(Buffer::new(
-        gpu,
-        readback_size,
-        vk::BufferUsageFlags::TRANSFER_DST,
-        true,
-    )?);
-    o.images.push(Image::new(
+    let readback =
+        Buffer::new(gpu, readback_size, vk::BufferUsageFlags::TRANSFER_DST, true)?.held(gpu);
+    let tail = Image::new(
         gpu,
         w,
         h,
         TAIL_FORMAT,
         samples,
         vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
-    )?);
-    o.images.push(Image::new(
+    )?
+    .held(gpu);
+    let output = Image::new(
         gpu,
         w,
         h,
         OUTPUT_FORMAT,
         1,
         vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-    )?);
+    )?
+    .held(gpu);
+    let o = Owned {
+        gpu,
+        tris,
+        abuf,
+        aux,
+        counter,
+        readback,
+        tail,
+        output,
+        pool: vk::DescriptorPool::null(),
+        cmd_pool: vk::CommandPool::null(),
+        query_pool: vk::QueryPool::null(),
+        fence: vk::Fence::null(),
+    };
     Ok(o)
 }
 
@@ -276,8 +282,8 @@ fn descriptors(
     o: &mut Owned<'_>,
 ) -> Result<vk::DescriptorSet, DeviceError> {
     let d = &gpu.device;
-    let (tris, abuf, aux, counter) = (&o.buffers[0], &o.buffers[1], &o.buffers[2], &o.buffers[3]);
-    let tail = &o.images[0];
+    let (tris, abuf, aux, counter) = (&*o.tris, &*o.abuf, &*o.aux, &*o.counter);
+    let tail = &*o.tail;
     // Descriptors.
     let pool_sizes = [
         vk::DescriptorPoolSize {
@@ -419,8 +425,8 @@ impl Recording<'_> {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         let (d, cmd, o, timestamps) = (&self.gpu.device, self.cmd, self.o, self.timestamps);
-        let (aux, counter) = (&o.buffers[2], &o.buffers[3]);
-        let (tail, output) = (&o.images[0], &o.images[1]);
+        let (aux, counter) = (&o.aux, &o.counter);
+        let (tail, output) = (&o.tail, &o.output);
         // SAFETY: per the caller.
         unsafe {
             d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
@@ -489,7 +495,7 @@ impl Recording<'_> {
             self.set,
             &self.push,
         );
-        let tail = &self.o.images[0];
+        let tail = &self.o.tail;
         // SAFETY: per the caller.
         unsafe {
             // Colour pass.
@@ -548,8 +554,8 @@ impl Recording<'_> {
         );
         let (area, viewport, pipelines) = (self.area(), self.viewport(), self.pipelines);
         let (w, h) = (self.scene.width, self.scene.height);
-        let (counter, readback) = (&o.buffers[3], &o.buffers[4]);
-        let (tail, output) = (&o.images[0], &o.images[1]);
+        let (counter, readback) = (&o.counter, &o.readback);
+        let (tail, output) = (&o.tail, &o.output);
         // SAFETY: per the caller.
         unsafe {
             let mem = [vk::MemoryBarrier2::default()

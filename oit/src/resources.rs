@@ -1,4 +1,5 @@
-//! Buffers and images with their memory, destroyed by their owner.
+//! Buffers and images with their memory, destroyed by their owner — or, held
+//! ([`Buffer::held`], [`Image::held`]), when dropped.
 
 use crate::device::{vk_err, DeviceError, Gpu};
 use ash::vk;
@@ -190,5 +191,55 @@ pub fn color_range() -> vk::ImageSubresourceRange {
         level_count: 1,
         base_array_layer: 0,
         layer_count: 1,
+    }
+}
+
+/// A buffer or an image that destroys itself when dropped, so that a render's resources are
+/// named fields and a failure halfway through making them frees what was made.
+pub struct Held<'g, T: Destroy> {
+    gpu: &'g Gpu,
+    inner: T,
+}
+
+/// What a [`Held`] calls when dropped.
+pub trait Destroy {
+    fn destroy(&self, gpu: &Gpu);
+}
+
+impl Destroy for Buffer {
+    fn destroy(&self, gpu: &Gpu) {
+        Buffer::destroy(self, gpu);
+    }
+}
+
+impl Destroy for Image {
+    fn destroy(&self, gpu: &Gpu) {
+        Image::destroy(self, gpu);
+    }
+}
+
+impl Buffer {
+    pub fn held(self, gpu: &Gpu) -> Held<'_, Buffer> {
+        Held { gpu, inner: self }
+    }
+}
+
+impl Image {
+    pub fn held(self, gpu: &Gpu) -> Held<'_, Image> {
+        Held { gpu, inner: self }
+    }
+}
+
+impl<T: Destroy> std::ops::Deref for Held<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: Destroy> Drop for Held<'_, T> {
+    fn drop(&mut self) {
+        // The owner waited for the device to be idle before its fields are dropped.
+        self.inner.destroy(self.gpu);
     }
 }
