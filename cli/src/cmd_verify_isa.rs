@@ -302,6 +302,12 @@ fn compile(
         samples: a.samples,
         device,
     };
+    // The environment RADV reads at instance creation, set here at the edge: this command is
+    // single-threaded and nothing in it used Vulkan before.
+    let current = |k: &str| std::env::var(k).ok();
+    for (k, v) in crate::radv_compile::environment(family, &o, current)? {
+        std::env::set_var(k, v);
+    }
     Ok(crate::radv_compile::fragment_assembly(family, &words, &o)?)
 }
 

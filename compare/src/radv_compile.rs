@@ -76,13 +76,47 @@ fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> CompileError {
     move |result| CompileError::Vulkan { what, result }
 }
 
-/// RADV's assembly of `fragment` (SPIR-V words) compiled for `chip`.
-///
-/// Sets `RADV_FORCE_FAMILY` (for [`NullDevice::ForceFamily`]), and `VK_DRIVER_FILES` to RADV's
-/// manifest unless the user chose a driver with it or `VK_ICD_FILENAMES`, for this process: call
-/// it before any other Vulkan use, from a single thread.
+/// The environment the Vulkan loader and RADV must see, in this process, before
+/// [`fragment_assembly`] creates its instance (RADV reads it there): `VK_DRIVER_FILES` to RADV's
+/// manifest unless the user chose a driver (`current` gives the variables set now),
+/// `RADV_FORCE_FAMILY` for [`NullDevice::ForceFamily`], and `RADV_DEBUG` with `epilogs` where
+/// the blending is dynamic (RADV hands out a PS epilog's code only in its debug dump). Pure: the
+/// caller sets them, from a single thread, before any other Vulkan use.
 ///
 /// [`NullDevice::ForceFamily`]: crate::null_device::NullDevice::ForceFamily
+pub fn environment(
+    chip: Family,
+    o: &Options<'_>,
+    current: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<(&'static str, String)>, CompileError> {
+    let mut env = Vec::new();
+    // A driver the user chose (their own Mesa build) is kept; otherwise the installed RADV.
+    let chosen = ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"]
+        .iter()
+        .any(|v| current(v).is_some_and(|s| !s.is_empty()));
+    if !chosen {
+        let icd = crate::launch::find_radv_icd().ok_or(CompileError::NoRadv)?;
+        env.push(("VK_DRIVER_FILES", icd.to_string_lossy().into_owned()));
+    }
+    if *o.device == crate::null_device::NullDevice::ForceFamily {
+        env.push(("RADV_FORCE_FAMILY", chip.name().to_string()));
+    }
+    if o.dynamic_blend {
+        let debug = current("RADV_DEBUG").unwrap_or_default();
+        if !debug.split(',').any(|d| d == "epilogs") {
+            let joined = if debug.is_empty() {
+                "epilogs".to_string()
+            } else {
+                format!("{debug},epilogs")
+            };
+            env.push(("RADV_DEBUG", joined));
+        }
+    }
+    Ok(env)
+}
+
+/// RADV's assembly of `fragment` (SPIR-V words) compiled for `chip`, in a process whose
+/// environment holds [`environment`]'s variables.
 pub fn fragment_assembly(
     chip: Family,
     fragment: &[u32],
@@ -115,29 +149,6 @@ pub fn fragment_assembly(
         16 => vk::SampleCountFlags::TYPE_16,
         s => return Err(CompileError::Samples { samples: s }),
     };
-    // A driver the user chose (their own Mesa build) is kept; otherwise the installed RADV.
-    let chosen = ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-    if !chosen {
-        let icd = crate::launch::find_radv_icd().ok_or(CompileError::NoRadv)?;
-        std::env::set_var("VK_DRIVER_FILES", &icd);
-    }
-    if *o.device == crate::null_device::NullDevice::ForceFamily {
-        std::env::set_var("RADV_FORCE_FAMILY", chip.name());
-    }
-    if o.dynamic_blend {
-        // RADV hands out a PS epilog's code only in its debug dump, read at instance creation.
-        let debug = std::env::var("RADV_DEBUG").unwrap_or_default();
-        if !debug.split(',').any(|d| d == "epilogs") {
-            let joined = if debug.is_empty() {
-                "epilogs".to_string()
-            } else {
-                format!("{debug},epilogs")
-            };
-            std::env::set_var("RADV_DEBUG", joined);
-        }
-    }
     // SAFETY: loads the system Vulkan loader; nothing else in this process uses Vulkan.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| CompileError::Loader(e.to_string()))?;
     let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
@@ -382,6 +393,22 @@ fn with_device(
         .map_err(vkerr("vkCreateShaderModule"))?;
         own.modules.push(m);
     }
+    layouts(device, job, &mut own)?;
+    own.pipeline = pipeline(device, job, &own)?;
+    let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
+    // SAFETY: a live pipeline created with its representations captured.
+    let code = unsafe { assembly(&ext, own.pipeline) }?;
+    let epilog = if job.dynamic_blend {
+        crate::radv_epilog::epilog(instance, pdev, device, own.pipeline, job.samples)?
+    } else {
+        None
+    };
+    Ok((code, epilog))
+}
+
+/// The pipeline layout the module's interface asks for (its descriptor sets, and push constants
+/// where it has them), into `own`.
+fn layouts(device: &ash::Device, job: &Job<'_>, own: &mut Owned<'_>) -> Result<(), CompileError> {
     // One set layout per set up to the highest the module uses (empty ones between).
     let sets = job
         .iface
@@ -428,6 +455,16 @@ fn with_device(
         )
     }
     .map_err(vkerr("vkCreatePipelineLayout"))?;
+    Ok(())
+}
+
+/// The full-screen pipeline of the job's fragment shader, its representations captured; blending
+/// dynamic where the job asks (RADV then compiles the exports into a PS epilog).
+fn pipeline(
+    device: &ash::Device,
+    job: &Job<'_>,
+    own: &Owned<'_>,
+) -> Result<vk::Pipeline, CompileError> {
     let stages = [
         vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::VERTEX)
@@ -477,21 +514,12 @@ fn with_device(
         .layout(own.layout)
         .push_next(&mut rendering);
     // SAFETY: a valid create info whose structures outlive the call.
-    own.pipeline =
-        unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
-            .map_err(|(_, e)| CompileError::Vulkan {
-                what: "vkCreateGraphicsPipelines",
-                result: e,
-            })?[0];
-    let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
-    // SAFETY: a live pipeline created with its representations captured.
-    let code = unsafe { assembly(&ext, own.pipeline) }?;
-    let epilog = if job.dynamic_blend {
-        crate::radv_epilog::epilog(instance, pdev, device, own.pipeline, job.samples)?
-    } else {
-        None
-    };
-    Ok((code, epilog))
+    unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+        .map(|p| p[0])
+        .map_err(|(_, e)| CompileError::Vulkan {
+            what: "vkCreateGraphicsPipelines",
+            result: e,
+        })
 }
 
 /// The fragment executable's textual "Assembly" (or "Disassembly") representation.
