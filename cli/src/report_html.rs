@@ -8,6 +8,7 @@ use crate::submitted_check::ChipVerdict;
 use crate::summary::{PipelineRow, Summary};
 use crate::timing_stats::{RunTiming, Spread};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
+use pops_report::Severity;
 
 const STYLE: &str = "
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d1d1f; background: #fff; }
@@ -94,11 +95,11 @@ fn verdict(v: &ChipVerdict) -> Markup {
     }
 }
 
-fn severities(diags: &[(String, String)]) -> Markup {
+fn severities(diags: &[(Severity, String)]) -> Markup {
     html! {
-        @for sev in ["error", "warning", "info"] {
-            @for (s, code) in diags.iter().filter(|(s, _)| s == sev) {
-                span class={ "sev " (s) } { (code) }
+        @for sev in [Severity::Error, Severity::Warning, Severity::Info] {
+            @for (_, code) in diags.iter().filter(|(s, _)| *s == sev) {
+                span class={ "sev " (sev.name()) } { (code) }
             }
         }
     }
@@ -130,7 +131,7 @@ fn device_lost(l: &pops_report::read::ResolvedLost) -> Markup {
                             td.num { (d.samples.map_or("dynamic".to_string(), |n| n.to_string())) }
                             td { (d.chip.as_deref().unwrap_or("-")) }
                             td { (fields(&crate::summary::key_fields(d.registers.as_deref()))) }
-                            td { (severities(&d.diagnostics.iter().map(|x| (x.severity.name().to_string(), x.code.clone())).collect::<Vec<_>>())) }
+                            td { (severities(&d.diagnostics.iter().map(|x| (x.severity, x.code.clone())).collect::<Vec<_>>())) }
                         }
                     }
                 }
@@ -213,7 +214,7 @@ fn findings(s: &Summary) -> Markup {
         h2 { "Findings" }
         dl id="findings" {
             @for f in &s.findings {
-                dt { span class={ "sev " (f.severity) } { (f.code) } }
+                dt { span class={ "sev " (f.severity.name()) } { (f.code) } }
                 dd { (f.message) }
             }
         }

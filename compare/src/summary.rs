@@ -25,7 +25,7 @@ pub struct PipelineRow {
     pub chip: Option<String>,
     /// `FIELD=value` of the key POPS fields present in the record's registers.
     pub fields: Vec<(String, u64)>,
-    pub diagnostics: Vec<(String, String)>,
+    pub diagnostics: Vec<(pops_report::Severity, String)>,
     /// Draw rows: the draws counted, summed over every command buffer recording of the same
     /// object and state, and how many recordings that was. `None` for creation rows.
     pub draws: Option<(u64, u64)>,
@@ -84,13 +84,8 @@ pub struct Summary {
     pub verification: crate::verification::Verification,
 }
 
-/// A finding code as the report explains it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    pub severity: String,
-    pub code: String,
-    pub message: String,
-}
+/// A finding code as the report explains it (its first diagnostic of that code).
+pub type Finding = pops_report::Diagnostic;
 
 /// What the POPS fields of the tables mean (the terminal's key, and the page's).
 pub const KEY: &str = "PRIMITIVE_ORDERED_PIXEL_SHADER=1 turns POPS on for the draw; \
@@ -256,11 +251,7 @@ impl Summarizer {
         self.s.verification.add(&r);
         for d in &r.diagnostics {
             if !self.s.findings.iter().any(|f| f.code == d.code) {
-                self.s.findings.push(Finding {
-                    severity: d.severity.name().to_string(),
-                    code: d.code.clone(),
-                    message: d.message.clone(),
-                });
+                self.s.findings.push(d.clone());
             }
         }
         let draws = r.draws.map(|n| (n, recordings));
@@ -278,7 +269,7 @@ impl Summarizer {
             diagnostics: r
                 .diagnostics
                 .iter()
-                .map(|d| (d.severity.name().to_string(), d.code.clone()))
+                .map(|d| (d.severity, d.code.clone()))
                 .collect(),
             draws: None,
             experiment: r
