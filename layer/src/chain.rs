@@ -19,49 +19,12 @@ macro_rules! tagged_sizes {
     };
 }
 
-/// The structures the layer may copy out of a chain to change a structure after it: the feature
-/// structures applications chain most in a device create info, and what shader stages and
-/// graphics pipeline create infos chain before an inline shader module or
-/// VkPipelineCreateFlags2CreateInfoKHR. A chain with any other structure before the one to
-/// change is not copied.
-const TAGGED: [(vk::StructureType, usize); 32] = tagged_sizes![
-    PhysicalDeviceFeatures2,
-    PhysicalDeviceVulkan11Features,
-    PhysicalDeviceVulkan12Features,
-    PhysicalDeviceVulkan13Features,
-    PhysicalDeviceExtendedDynamicStateFeaturesEXT,
-    PhysicalDeviceExtendedDynamicState2FeaturesEXT,
-    PhysicalDeviceExtendedDynamicState3FeaturesEXT,
-    PhysicalDeviceShaderObjectFeaturesEXT,
-    PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT,
-    PhysicalDeviceShaderModuleIdentifierFeaturesEXT,
-    PhysicalDeviceMutableDescriptorTypeFeaturesEXT,
-    PhysicalDeviceDynamicRenderingFeatures,
-    PhysicalDeviceSynchronization2Features,
-    PhysicalDeviceFragmentShadingRateFeaturesKHR,
-    PhysicalDeviceMeshShaderFeaturesEXT,
-    PhysicalDeviceMultiDrawFeaturesEXT,
-    PhysicalDeviceDescriptorIndexingFeatures,
-    PhysicalDeviceBufferDeviceAddressFeatures,
-    DeviceGroupDeviceCreateInfo,
-    PipelineShaderStageRequiredSubgroupSizeCreateInfo,
-    DebugUtilsObjectNameInfoEXT,
-    PipelineRobustnessCreateInfoEXT,
-    PipelineRenderingCreateInfo,
-    GraphicsPipelineLibraryCreateInfoEXT,
-    PipelineLibraryCreateInfoKHR,
-    PipelineCreationFeedbackCreateInfo,
-    AttachmentSampleCountInfoAMD,
-    PipelineFragmentShadingRateStateCreateInfoKHR,
-    PipelineDiscardRectangleStateCreateInfoEXT,
-    PipelineCompilerControlCreateInfoAMD,
-    RenderingAttachmentLocationInfoKHR,
-    RenderingInputAttachmentIndexInfoKHR,
-];
+mod sizes;
 
-/// The size of a structure the layer may copy out of a chain ([`TAGGED`], and the two ash does
-/// not carry: the loader's own link structure and VkPipelineBinaryInfoKHR, newer than ash's
-/// registry), or `None`.
+/// The size of a structure the layer may copy out of a chain (every one ash knows,
+/// [`sizes::TAGGED`], and the two ash does not carry: the loader's own link structure and
+/// VkPipelineBinaryInfoKHR, newer than ash's registry), or `None` for a structure newer than
+/// ash's registry.
 fn known_size(s_type: vk::StructureType) -> Option<usize> {
     match s_type {
         vk::StructureType::LOADER_DEVICE_CREATE_INFO => {
@@ -70,7 +33,10 @@ fn known_size(s_type: vk::StructureType) -> Option<usize> {
         crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR => {
             Some(std::mem::size_of::<crate::ffi::PipelineBinaryInfoKHR>())
         }
-        _ => TAGGED.iter().find(|(t, _)| *t == s_type).map(|(_, n)| *n),
+        _ => sizes::TAGGED
+            .iter()
+            .find(|(t, _)| *t == s_type)
+            .map(|(_, n)| *n),
     }
 }
 
@@ -623,25 +589,45 @@ pub unsafe fn copied_where<T: Copy, C>(
 mod tests {
     use super::*;
 
-    /// The copy enables the feature in its own interlock features, relinks every copied
-    /// structure, shares the rest of the chain and leaves the application's structures alone;
-    /// an unknown structure before the interlock features means no copy.
     /// Each structure the layer copies is known once, by the sType ash gives its type, and is at
-    /// least its sType and pNext.
+    /// least its sType and pNext; every structure ash knows is one (a replayer such as
+    /// fossilize-replay chains every feature structure there is before the one the layer turns
+    /// on), the targets with the same sizes.
     #[test]
     fn copied_structures_are_known_once_with_their_own_sizes() {
-        let all: Vec<_> = TAGGED.iter().chain(&TARGETS).collect();
-        for (i, (t, n)) in all.iter().enumerate() {
+        for (i, (t, n)) in sizes::TAGGED.iter().enumerate() {
             assert!(*n >= 16, "{t:?}: {n} bytes");
-            assert!(all[i + 1..].iter().all(|(u, _)| u != t), "{t:?} twice");
+            assert!(
+                sizes::TAGGED[i + 1..].iter().all(|(u, _)| u != t),
+                "{t:?} twice"
+            );
+        }
+        for (t, n) in TARGETS {
+            assert_eq!(known_size(t), Some(n), "{t:?}");
         }
         assert_eq!(
             known_size(vk::StructureType::PHYSICAL_DEVICE_FEATURES_2),
             Some(std::mem::size_of::<vk::PhysicalDeviceFeatures2>())
         );
-        assert_eq!(
-            known_size(vk::StructureType::SHADER_MODULE_CREATE_INFO),
-            None
+        assert!(sizes::TAGGED.len() > 800, "{}", sizes::TAGGED.len());
+        // A structure newer than ash's registry is not copied.
+        assert_eq!(known_size(vk::StructureType::from_raw(1_000_999_999)), None);
+    }
+
+    /// The generated table is of the ash the workspace builds with (tools/gen-chain-sizes.py).
+    #[test]
+    fn the_structure_table_is_of_the_ash_in_cargo_lock() {
+        let lock = include_str!("../../Cargo.lock");
+        let version = lock
+            .split("[[package]]")
+            .find(|p| p.contains("name = \"ash\""))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+            .map(|v| v.trim_end_matches('"'))
+            .expect("ash in Cargo.lock");
+        let table = include_str!("chain/sizes.rs");
+        assert!(
+            table.contains(&format!("from ash {version}")),
+            "layer/src/chain/sizes.rs is not of ash {version}: run python3 tools/gen-chain-sizes.py"
         );
     }
 
@@ -679,9 +665,10 @@ mod tests {
             vk::FALSE,
             "the application's own"
         );
-        // An unknown structure before the interlock features: no copy.
-        let unknown = vk::PhysicalDeviceProtectedMemoryFeatures {
-            p_next: &mut interlock as *mut _ as *mut std::ffi::c_void,
+        // A structure newer than ash's registry before the interlock features: no copy.
+        let unknown = vk::BaseInStructure {
+            s_type: vk::StructureType::from_raw(1_000_999_999),
+            p_next: &interlock as *const _ as *const vk::BaseInStructure,
             ..Default::default()
         };
         let ci = vk::DeviceCreateInfo {
@@ -750,9 +737,11 @@ mod tests {
                 | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR
         );
         assert_eq!(copy.p_next, plain.p_next);
-        // A structure the layer does not know before the flags structure: no copy.
-        let unknown = vk::PipelineRasterizationStateRasterizationOrderAMD {
-            p_next: &mut flags2 as *mut _ as *const std::ffi::c_void,
+        // A structure the layer does not know (newer than ash's registry) before the flags
+        // structure: no copy.
+        let unknown = vk::BaseInStructure {
+            s_type: vk::StructureType::from_raw(1_000_999_999),
+            p_next: &flags2 as *const _ as *const vk::BaseInStructure,
             ..Default::default()
         };
         let info = vk::GraphicsPipelineCreateInfo {

@@ -456,6 +456,25 @@ unsafe fn fragment_assembly(
     }
 }
 
+/// Where the `verify_isa` setting asks for verification and this device's code is out of
+/// reach, the verdict every interlocked pipeline and shader object gets: `isa-not-verified`,
+/// naming why (never a record without a verdict).
+pub(super) fn cannot_verify(d: &Device) -> Option<IsaVerdict> {
+    if !d.settings.verify_isa {
+        return None;
+    }
+    let why = match (d.chip, d.isa) {
+        (None, _) => "the device is no AMD chip pops models: its code is not verified",
+        (_, None) => "the device gives no VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's code cannot be read, not verified",
+        _ => return None,
+    };
+    Some(IsaVerdict::from(vec![pops_report::Diagnostic::new(
+        pops_report::Severity::Info,
+        "isa-not-verified",
+        why,
+    )]))
+}
+
 /// A pipeline's `verify_isa` findings: known at its creation, or to be reached from the code
 /// the driver gave.
 pub enum Isa {

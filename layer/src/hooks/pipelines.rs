@@ -57,12 +57,7 @@ pub unsafe fn create(
     // their binaries, or their internal representations.
     // SAFETY: as above.
     let capture = if valid && d.isa.is_some() {
-        let interlocked = |cap: &PipelineCapture| {
-            resolve_fragment(d, cap, None).is_some_and(|f| {
-                fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some())
-            })
-        };
-        unsafe { capture_flags(d, device, p_infos, create_info_count, interlocked) }
+        unsafe { capture_flags(d, device, p_infos, create_info_count, |c| interlocked(d, c)) }
     } else {
         Vec::new()
     };
@@ -210,10 +205,20 @@ unsafe fn record_created(
                 "isa-not-verified",
                 "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
             )])),
-            _ => Isa::Now(Default::default()),
+            // verify_isa asked, the pipeline interlocked, its code out of reach: said so.
+            _ => match super::pipeline_code::cannot_verify(d) {
+                Some(v) if interlocked(d, &cap) => Isa::Now(v),
+                _ => Isa::Now(Default::default()),
+            },
         };
         process_pipeline(d, vk::Handle::as_raw(*p), cap, applied, isa);
     }
+}
+
+/// Whether the pipeline's fragment stage uses interlock, as far as the layer can tell.
+fn interlocked(d: &Device, cap: &PipelineCapture) -> bool {
+    resolve_fragment(d, cap, None)
+        .is_some_and(|f| fragment_entry(&f.analysis, &f.entry).is_ok_and(|e| e.interlock.is_some()))
 }
 
 /// A module leaves the layer's maps: its handle may be reused.

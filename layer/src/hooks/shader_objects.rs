@@ -224,7 +224,8 @@ fn verdict(
                 "the device has no vkGetShaderBinaryDataEXT: the shader object's code cannot be read, not verified",
             )])),
         },
-        _ => Isa::Now(IsaVerdict::default()),
+        (true, None) => Isa::Now(super::pipeline_code::cannot_verify(d).unwrap_or_default()),
+        (false, _) => Isa::Now(IsaVerdict::default()),
     };
     isa.into_verdict(d)
 }

@@ -1,0 +1,202 @@
+//! Captured pipelines replayed under the layer, as driver developers replay fossil-db archives:
+//! pops-oit's matrix captured with Valve's Fossilize layer on RADV over the amdgpu shim, then
+//! `fossilize-replay` of the archive under `pops run --verify-isa`, on both Mesas. The replayer
+//! chains every feature structure it knows with pipelineExecutableInfo off (without
+//! `--enable-pipeline-stats`): the layer turns the feature on below it, so every interlocked
+//! pipeline is verified; and where verify_isa cannot read a device's code, every interlocked
+//! record says `isa-not-verified` and why — never a record without a verdict.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The Fossilize build the test command makes (`POPS_FOSSILIZE`, else `target/fossilize/bin`).
+fn fossilize() -> Option<PathBuf> {
+    let dir = std::env::var_os("POPS_FOSSILIZE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| pops_testkit::mesa::workspace().join("target/fossilize/bin"));
+    if dir.join("fossilize-replay").is_file() {
+        Some(dir)
+    } else {
+        pops_testkit::missing(
+            "Fossilize is not built (scripts/test-all.sh builds ../shared/tools/fossilize)",
+        );
+        None
+    }
+}
+
+fn pops() -> Option<PathBuf> {
+    let profile = Path::new(env!("CARGO_BIN_EXE_pops-oit")).parent()?;
+    match pops_testkit::built::pops_and_layer(profile) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            pops_testkit::missing(format!("pops and the layer are needed: {e}"));
+            None
+        }
+    }
+}
+
+/// The interlocked pipeline records of a report, with their diagnostic codes.
+fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(report).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "pipeline" && v["interlock"] != "none")
+        .map(|v| {
+            v["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d["code"].as_str().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue 46, item 3: a capture of pops-oit's matrix, replayed by fossilize-replay without
+/// `--enable-pipeline-stats` under `pops run --verify-isa`, has every interlocked pipeline
+/// verified, as the live run has, on both Mesas (navi31; on today's Mesa gfx1201 too).
+#[test]
+fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
+    let (Some(foz), Some(pops)) = (fossilize(), pops()) else {
+        return;
+    };
+    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+        return;
+    };
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let dir = pops_testkit::scratch("replay");
+        let chips: &[&str] = if mesa.major() >= Some(26) {
+            &["navi31", "gfx1201"]
+        } else {
+            &["navi31"]
+        };
+        // The capture, on the shim (nothing runs: pipelines are created), under this Mesa's
+        // loader (an archive records its API version).
+        let prefix = dir.join("oit");
+        let o = pops_testkit::shim::on(
+            mesa.command(env!("CARGO_BIN_EXE_pops-oit")),
+            &shim,
+            "navi31",
+            &dir.join("capture-shim"),
+        )
+        .args([
+            "--matrix",
+            "--width",
+            "32",
+            "--height",
+            "16",
+            "--triangles",
+            "10",
+        ])
+        .env("VK_ADD_LAYER_PATH", &foz)
+        .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
+        .env("FOSSILIZE_DUMP_PATH", &prefix)
+        .env("FOSSILIZE_DUMP_SYNC", "1")
+        .env("VK_DRIVER_FILES", RADV)
+        .env_remove("VK_ICD_FILENAMES")
+        .env_remove("RADV_FORCE_FAMILY")
+        .output()
+        .expect("pops-oit runs");
+        let archive = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "foz"))
+            .unwrap_or_else(|| panic!("{}: no archive: {}", mesa.label(), text(&o)));
+        for chip in chips {
+            let at = format!("{} {chip}", mesa.label());
+            let report = dir.join(format!("replay-{chip}.jsonl"));
+            let o = mesa
+                .command(&pops)
+                .arg("run")
+                .arg("--amdgpu-shim")
+                .arg(&shim)
+                .args(["--chip", chip, "--verify-isa", "--report"])
+                .arg(&report)
+                .arg("--")
+                .arg(foz.join("fossilize-replay"))
+                .arg(&archive)
+                .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+                .env_remove("VK_ICD_FILENAMES")
+                .env_remove("RADV_FORCE_FAMILY")
+                .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+                .output()
+                .expect("pops runs");
+            let out = text(&o);
+            assert!(
+                out.contains("graphics pipelines:         22"),
+                "{at}: {out}"
+            );
+            let records = interlocked_codes(&report);
+            assert_eq!(records.len(), 12, "{at}: {out}");
+            for codes in &records {
+                assert!(
+                    codes.iter().any(|c| c == "isa-verified"),
+                    "{at}: {codes:?}: {out}"
+                );
+            }
+            assert!(
+                out.contains(": 12 interlocked pipeline(s), librar(ies) and shader object(s): 12 verified clean"),
+                "{at}: {out}"
+            );
+        }
+    }
+}
+
+/// Issue 46, item 3: where verify_isa is asked and the device's code cannot be read (today's
+/// lavapipe: no AMD chip, no pipeline executables), every interlocked record says
+/// `isa-not-verified` and why.
+#[test]
+fn verify_isa_on_a_device_pops_cannot_read_leaves_no_record_without_a_verdict() {
+    let Some(pops) = pops() else {
+        return;
+    };
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        if mesa.major() < Some(26) {
+            continue; // Debian 12's lavapipe has no interlock.
+        }
+        let report = pops_testkit::scratch("unreadable").join("report.jsonl");
+        let o = mesa
+            .command(&pops)
+            .args(["run", "--verify-isa", "--report"])
+            .arg(&report)
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_pops-oit"))
+            .args([
+                "--matrix",
+                "--width",
+                "32",
+                "--height",
+                "16",
+                "--triangles",
+                "10",
+            ])
+            .env("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.json")
+            .env_remove("VK_ICD_FILENAMES")
+            .output()
+            .expect("pops runs");
+        let out = text(&o);
+        let records = interlocked_codes(&report);
+        assert_eq!(records.len(), 12, "{out}");
+        for codes in &records {
+            assert!(codes.iter().any(|c| c == "isa-not-verified"), "{codes:?}");
+        }
+        assert!(
+            out.contains(
+                "12 not verified (the device is no AMD chip pops models: its code is not verified)"
+            ),
+            "{out}"
+        );
+    }
+}
