@@ -12,6 +12,7 @@ mod cmd_inspect;
 mod cmd_isa;
 mod cmd_layer;
 mod cmd_lint;
+mod cmd_replay;
 mod cmd_report;
 mod cmd_run;
 mod cmd_selftest;
@@ -77,6 +78,9 @@ enum Command {
     /// Run a program without and with an interlock experiment and compare the GPU time of its
     /// interlocked work, per pipeline and per frame, and its output files.
     Compare(cmd_compare::Args),
+    /// Replay Fossilize archives (fossilize-replay) under the layer with verify_isa on each chip:
+    /// every interlocked pipeline's code verified, findings by code, known driver defects named.
+    Replay(cmd_replay::Args),
 }
 
 fn main() -> ExitCode {
@@ -106,5 +110,6 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd_run::run(a),
         Command::Report(a) => cmd_report::run(a),
         Command::Compare(a) => cmd_compare::run(a),
+        Command::Replay(a) => cmd_replay::run(a),
     }
 }

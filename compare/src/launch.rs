@@ -302,22 +302,23 @@ pub fn choose_target(chip: Option<Family>) -> Result<Target, LaunchError> {
     } else if let Some(d) = devices.first() {
         Target::Real { device: d.clone() }
     } else {
-        match find_radv_icd() {
-            Some(icd) => {
-                let chip = chip.unwrap_or(DEFAULT_NULL_CHIP);
-                // A shim without a device of the chip is not used: RADV_FORCE_FAMILY then, where
-                // the driver has it (an explicit shim without the chip is named now).
-                let device = match crate::null_device::choose(None, chip)? {
-                    crate::null_device::NullChoice::Shim(library) => {
-                        NullDevice::DrmShim { library }
-                    }
-                    crate::null_device::NullChoice::ForceFamily { .. } => NullDevice::ForceFamily,
-                };
-                Target::Null { chip, icd, device }
-            }
-            None => Target::NoInterlock,
+        match null_target(chip.unwrap_or(DEFAULT_NULL_CHIP)) {
+            Err(LaunchError::NoRadv) => Target::NoInterlock,
+            other => other?,
         }
     })
+}
+
+/// RADV's null device of `chip`, whatever GPU the machine has. A shim without a device of the
+/// chip is not used: RADV_FORCE_FAMILY then, where the driver has it (an explicit shim without
+/// the chip is named now).
+pub fn null_target(chip: Family) -> Result<Target, LaunchError> {
+    let icd = find_radv_icd().ok_or(LaunchError::NoRadv)?;
+    let device = match crate::null_device::choose(None, chip)? {
+        crate::null_device::NullChoice::Shim(library) => NullDevice::DrmShim { library },
+        crate::null_device::NullChoice::ForceFamily { .. } => NullDevice::ForceFamily,
+    };
+    Ok(Target::Null { chip, icd, device })
 }
 
 /// The shim target for `--amdgpu-shim`: the chip must be one the shim answers as, RADV must be

@@ -200,3 +200,115 @@ fn verify_isa_on_a_device_pops_cannot_read_leaves_no_record_without_a_verdict() 
         );
     }
 }
+
+/// `pops replay` as a driver developer runs it, on one capture (pops-oit linked from pipeline
+/// libraries, captured on Debian 12's Mesa), as navi21 and navi31 over the shim: Debian 12's
+/// Mesa replays clean (exit 0); today's carries the epilog store gap on navi31 only, named as the
+/// known defect (exit 1); and `--compare` of the two CSVs lists exactly those pipelines as new
+/// findings (issue 46, items 1 and 2).
+#[test]
+fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
+    let (Some(foz), Some(pops)) = (fossilize(), pops()) else {
+        return;
+    };
+    let Some(shim) = pops_testkit::shim::library_or_skip() else {
+        return;
+    };
+    let mesas = pops_testkit::mesa::all_or_skip();
+    if mesas.len() < 2 {
+        return;
+    }
+    let dir = pops_testkit::scratch("pops-replay");
+    let o = pops_testkit::shim::on(
+        mesas[0].command(env!("CARGO_BIN_EXE_pops-oit")),
+        &shim,
+        "navi31",
+        &dir.join("capture-shim"),
+    )
+    .args(["--matrix", "--libraries", "--width", "32", "--height", "16"])
+    .args(["--triangles", "10"])
+    .env("VK_ADD_LAYER_PATH", &foz)
+    .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
+    .env("FOSSILIZE_DUMP_PATH", dir.join("libraries"))
+    .env("FOSSILIZE_DUMP_SYNC", "1")
+    .env("VK_DRIVER_FILES", RADV)
+    .env_remove("VK_ICD_FILENAMES")
+    .env_remove("RADV_FORCE_FAMILY")
+    .output()
+    .expect("pops-oit runs");
+    let archive = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "foz"))
+        .unwrap_or_else(|| panic!("no archive: {}", text(&o)));
+    let mut csvs = Vec::new();
+    for (k, mesa) in mesas.iter().enumerate() {
+        let csv = dir.join(format!("mesa{k}.csv"));
+        let o = mesa
+            .command(&pops)
+            .arg("replay")
+            .arg("--amdgpu-shim")
+            .arg(&shim)
+            .args(["--chip", "navi21", "--chip", "navi31", "--replayer"])
+            .arg(foz.join("fossilize-replay"))
+            .arg("--csv")
+            .arg(&csv)
+            .arg("--reports")
+            .arg(dir.join(format!("reports{k}")))
+            .arg(&archive)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .output()
+            .expect("pops replay runs");
+        let out = text(&o);
+        let gap = mesa.major() >= Some(26);
+        assert_eq!(o.status.code(), Some(gap as i32), "{}: {out}", mesa.label());
+        assert!(
+            out.contains("as navi21 with radv")
+                && out.contains(": 12 interlocked pipeline(s): 12 verified clean"),
+            "{}: {out}",
+            mesa.label()
+        );
+        let navi31 = if gap {
+            ": 12 interlocked pipeline(s): 0 verified clean, 12 with isa-ordered-section-open-at-epilog"
+        } else {
+            ": 12 interlocked pipeline(s): 12 verified clean"
+        };
+        assert!(
+            out.lines()
+                .any(|l| l.contains(" as navi31 with radv") && l.ends_with(navi31)),
+            "{}: {out}",
+            mesa.label()
+        );
+        assert_eq!(
+            out.contains("driver defects found: aco-epilog-store-gap"),
+            gap,
+            "{}: {out}",
+            mesa.label()
+        );
+        csvs.push(csv);
+    }
+    let o = std::process::Command::new(&pops)
+        .args(["replay", "--compare"])
+        .args(&csvs)
+        .output()
+        .expect("pops replay --compare runs");
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let new: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("NEW FINDING"))
+        .collect();
+    assert!(!new.is_empty(), "{out}");
+    assert!(
+        new.iter().all(|l| l.contains(" as navi31: verified")
+            && l.ends_with(" isa-ordered-section-open-at-epilog")
+            && !l.contains(" as navi21")),
+        "{out}"
+    );
+    assert!(out.contains(", 0 otherwise changed, "), "{out}");
+}
