@@ -17,6 +17,7 @@ mod reference;
 mod render;
 mod resources;
 mod scene;
+mod submission;
 
 use clap::Parser;
 use config::{Aa, Algorithm, Combo};

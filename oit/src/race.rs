@@ -11,6 +11,7 @@ use crate::device::{vk_err, DeviceError, Gpu};
 use crate::matrix::{self, Stats};
 use crate::pipelines::{pass, Layouts, Pass, PipelineDesc, TAIL_FORMAT};
 use crate::resources::{Buffer, Held, Image};
+use crate::submission::Submission;
 use ash::vk;
 use pm4::{Granularity, InterlockMode, Ordering};
 
@@ -215,23 +216,12 @@ fn measure(
     let units = opts.width as u64 * opts.height as u64 * combo.per_pixel() as u64;
     let r = Resources::new(gpu, layouts, combo, opts, units)?;
     r.record(gpu, layouts, pass, combo, opts)?;
-    let d = &gpu.device;
     let mut m = Measured::default();
     let mut gpu_ms = Vec::new();
     let sentinel = vec![SENTINEL; r.readback.size as usize];
     for _ in 0..opts.frames.max(1) {
         r.readback.write(&sentinel);
-        let cmds = [r.cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        // SAFETY: the command buffer is complete and not pending (the last fence was waited for).
-        unsafe {
-            d.queue_submit(gpu.queue, &submit, r.fence)
-                .map_err(vk_err("vkQueueSubmit"))?;
-            d.wait_for_fences(&[r.fence], true, u64::MAX)
-                .map_err(vk_err("vkWaitForFences"))?;
-            d.reset_fences(&[r.fence])
-                .map_err(vk_err("vkResetFences"))?;
-        }
+        r.sub.submit_and_wait()?;
         let bytes = r.readback.read(r.readback.size as usize);
         if bytes == sentinel {
             return Ok(RaceOutcome::NoShaderOutput);
@@ -243,7 +233,7 @@ fn measure(
             &mut m,
         );
         m.executions += units * opts.primitives as u64;
-        if let Some(ms) = r.gpu_ms(gpu)? {
+        if let Some(ms) = r.sub.gpu_ms()? {
             gpu_ms.push(ms);
         }
     }
@@ -275,23 +265,16 @@ struct Resources<'g> {
     color: Held<'g, Image>,
     pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
-    cmd_pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
-    query_pool: vk::QueryPool,
-    fence: vk::Fence,
+    sub: Submission<'g>,
 }
 
 impl Drop for Resources<'_> {
     fn drop(&mut self) {
         let d = &self.gpu.device;
-        // SAFETY: the device is idle first, so nothing below is in use (the buffers and images
-        // are destroyed after this, as the fields drop); null handles are ignored by the
-        // destroy calls.
+        // SAFETY: the device is idle first, so the set is not in use (the submission, buffers
+        // and images are destroyed after this, as the fields drop); a null pool is ignored.
         unsafe {
             let _ = d.device_wait_idle();
-            d.destroy_fence(self.fence, None);
-            d.destroy_query_pool(self.query_pool, None);
-            d.destroy_command_pool(self.cmd_pool, None);
             d.destroy_descriptor_pool(self.pool, None);
         }
     }
@@ -332,13 +315,9 @@ impl<'g> Resources<'g> {
             color,
             pool: vk::DescriptorPool::null(),
             set: vk::DescriptorSet::null(),
-            cmd_pool: vk::CommandPool::null(),
-            cmd: vk::CommandBuffer::null(),
-            query_pool: vk::QueryPool::null(),
-            fence: vk::Fence::null(),
+            sub: Submission::new(gpu)?,
         };
         r.descriptors(layouts)?;
-        r.commands()?;
         Ok(r)
     }
 
@@ -395,64 +374,6 @@ impl<'g> Resources<'g> {
         // SAFETY: the set and resources are valid and not in use.
         unsafe { d.update_descriptor_sets(&writes, &[]) };
         Ok(())
-    }
-
-    /// The command pool and buffer, two timestamp queries and the fence.
-    fn commands(&mut self) -> Result<(), DeviceError> {
-        let d = &self.gpu.device;
-        let pool =
-            vk::CommandPoolCreateInfo::default().queue_family_index(self.gpu.caps.queue_family);
-        let queries = vk::QueryPoolCreateInfo::default()
-            .query_type(vk::QueryType::TIMESTAMP)
-            .query_count(2);
-        // SAFETY: valid device; everything is destroyed on drop.
-        unsafe {
-            self.cmd_pool = d
-                .create_command_pool(&pool, None)
-                .map_err(vk_err("vkCreateCommandPool"))?;
-            self.query_pool = d
-                .create_query_pool(&queries, None)
-                .map_err(vk_err("vkCreateQueryPool"))?;
-            self.fence = d
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(vk_err("vkCreateFence"))?;
-            let alloc = vk::CommandBufferAllocateInfo::default()
-                .command_pool(self.cmd_pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            self.cmd = d
-                .allocate_command_buffers(&alloc)
-                .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
-        }
-        Ok(())
-    }
-
-    /// The frame's GPU time from the two timestamps, where the queue has them.
-    fn gpu_ms(&self, gpu: &Gpu) -> Result<Option<f64>, DeviceError> {
-        let bits = gpu.caps.timestamp_valid_bits;
-        if bits == 0 {
-            return Ok(None);
-        }
-        let mut ts = [0u64; 2];
-        // SAFETY: both queries were written by the completed submission.
-        unsafe {
-            gpu.device.get_query_pool_results(
-                self.query_pool,
-                0,
-                &mut ts,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            )
-        }
-        .map_err(vk_err("vkGetQueryPoolResults"))?;
-        let mask = if bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
-        let ticks = ts[1].wrapping_sub(ts[0]) & mask;
-        Ok(Some(
-            ticks as f64 * gpu.caps.timestamp_period_ns as f64 * 1e-6,
-        ))
     }
 }
 

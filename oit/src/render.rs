@@ -7,8 +7,8 @@ use crate::pipelines::{bind, ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_
 use crate::reference::BACKGROUND;
 use crate::resources::{color_range, Buffer, Held, Image};
 use crate::scene::Scene;
+use crate::submission::Submission;
 use ash::vk;
-use std::time::Instant;
 
 /// Bytes of one A-buffer entry / list node (`Fragment` in shaders/common.glsl).
 const FRAGMENT_BYTES: u64 = 16;
@@ -69,21 +69,16 @@ struct Owned<'g> {
     tail: Held<'g, Image>,
     output: Held<'g, Image>,
     pool: vk::DescriptorPool,
-    cmd_pool: vk::CommandPool,
-    query_pool: vk::QueryPool,
-    fence: vk::Fence,
+    sub: Submission<'g>,
 }
 
 impl Drop for Owned<'_> {
     fn drop(&mut self) {
         let d = &self.gpu.device;
-        // SAFETY: we wait for the device to be idle, so nothing below is in use (the buffers
-        // and images are destroyed after this, as the fields drop).
+        // SAFETY: we wait for the device to be idle, so the set is not in use (the submission,
+        // buffers and images are destroyed after this, as the fields drop).
         unsafe {
             let _ = d.device_wait_idle();
-            d.destroy_fence(self.fence, None);
-            d.destroy_query_pool(self.query_pool, None);
-            d.destroy_command_pool(self.cmd_pool, None);
             d.destroy_descriptor_pool(self.pool, None);
         }
     }
@@ -121,7 +116,7 @@ pub fn render(
     let linked = combo.algorithm == Algorithm::LinkedList;
     let mut o = resources(gpu, scene, combo, fragments)?;
     let set = descriptors(gpu, layouts, &mut o)?;
-    let cmd = command_buffer(gpu, &mut o)?;
+    let cmd = o.sub.cmd;
     let rec = Recording {
         gpu,
         layouts,
@@ -139,7 +134,7 @@ pub fn render(
             node_capacity: node_capacity as u32,
             pad: [0; 3],
         },
-        timestamps: gpu.caps.timestamp_valid_bits > 0,
+        timestamps: o.sub.timed(),
     };
     // SAFETY: recording into a fresh command buffer; every handle used is alive until `o`
     // drops, after the fence of the last submission was waited for.
@@ -148,48 +143,17 @@ pub fn render(
         rec.color_pass();
         rec.resolve_and_read_back()?;
     }
-    let timestamps = rec.timestamps;
-    let d = &gpu.device;
     let readback_size = w as u64 * h as u64 * 4 + 16;
     let mut gpu_ms = Vec::new();
     let mut cpu_ms = Vec::new();
-    let period_ms = gpu.caps.timestamp_period_ns as f64 * 1e-6;
-    let mask = if gpu.caps.timestamp_valid_bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << gpu.caps.timestamp_valid_bits) - 1
-    };
     // What the read-back buffer holds before each submission: if it is still there afterwards,
     // the GPU wrote nothing (a device whose shaders and copies do not run).
     let sentinel = vec![SENTINEL; readback_size as usize];
     for _ in 0..frames.max(1) {
         o.readback.write(&sentinel);
-        let cmds = [cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        let start = Instant::now();
-        // SAFETY: the command buffer is complete and not pending (we waited for the last fence).
-        unsafe {
-            d.queue_submit(gpu.queue, &submit, o.fence)
-                .map_err(vk_err("vkQueueSubmit"))?;
-            d.wait_for_fences(&[o.fence], true, u64::MAX)
-                .map_err(vk_err("vkWaitForFences"))?;
-            d.reset_fences(&[o.fence])
-                .map_err(vk_err("vkResetFences"))?;
-        }
-        cpu_ms.push(start.elapsed().as_secs_f64() * 1e3);
-        if timestamps {
-            let mut ts = [0u64; 2];
-            // SAFETY: both queries were written by the completed submission.
-            unsafe {
-                d.get_query_pool_results(
-                    o.query_pool,
-                    0,
-                    &mut ts,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                )
-            }
-            .map_err(vk_err("vkGetQueryPoolResults"))?;
-            gpu_ms.push((ts[1].wrapping_sub(ts[0]) & mask) as f64 * period_ms);
+        cpu_ms.push(o.sub.submit_and_wait()?);
+        if let Some(ms) = o.sub.gpu_ms()? {
+            gpu_ms.push(ms);
         }
     }
     let bytes = o.readback.read(readback_size as usize);
@@ -268,9 +232,7 @@ fn resources<'g>(
         tail,
         output,
         pool: vk::DescriptorPool::null(),
-        cmd_pool: vk::CommandPool::null(),
-        query_pool: vk::QueryPool::null(),
-        fence: vk::Fence::null(),
+        sub: Submission::new(gpu)?,
     };
     Ok(o)
 }
@@ -346,39 +308,6 @@ fn descriptors(
     Ok(set)
 }
 
-/// The command pool, timestamp queries and fence (owned by `o`), and the command buffer.
-fn command_buffer(gpu: &Gpu, o: &mut Owned<'_>) -> Result<vk::CommandBuffer, DeviceError> {
-    let d = &gpu.device;
-    // Command buffer, queries, fence.
-    let cmd_pool_info =
-        vk::CommandPoolCreateInfo::default().queue_family_index(gpu.caps.queue_family);
-    // SAFETY: valid device; all destroyed by `Owned`.
-    unsafe {
-        o.cmd_pool = d
-            .create_command_pool(&cmd_pool_info, None)
-            .map_err(vk_err("vkCreateCommandPool"))?;
-        o.query_pool = d
-            .create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(2),
-                None,
-            )
-            .map_err(vk_err("vkCreateQueryPool"))?;
-        o.fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .map_err(vk_err("vkCreateFence"))?;
-    }
-    let alloc = vk::CommandBufferAllocateInfo::default()
-        .command_pool(o.cmd_pool)
-        .level(vk::CommandBufferLevel::PRIMARY)
-        .command_buffer_count(1);
-    // SAFETY: the pool is valid.
-    let cmd = unsafe { d.allocate_command_buffers(&alloc) }
-        .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
-    Ok(cmd)
-}
-
 /// What recording one render's command buffer needs.
 struct Recording<'a> {
     gpu: &'a Gpu,
@@ -431,9 +360,9 @@ impl Recording<'_> {
         unsafe {
             d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
                 .map_err(vk_err("vkBeginCommandBuffer"))?;
-            d.cmd_reset_query_pool(cmd, o.query_pool, 0, 2);
+            d.cmd_reset_query_pool(cmd, o.sub.queries, 0, 2);
             if timestamps {
-                d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, o.query_pool, 0);
+                d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, o.sub.queries, 0);
             }
             // Reset per-unit counters (interlock) or list heads (linked list), and the node counter.
             d.cmd_fill_buffer(
@@ -595,7 +524,7 @@ impl Recording<'_> {
             d.cmd_draw(cmd, 3, 1, 0, 0);
             d.cmd_end_rendering(cmd);
             if timestamps {
-                d.cmd_write_timestamp2(cmd, S::COLOR_ATTACHMENT_OUTPUT, o.query_pool, 1);
+                d.cmd_write_timestamp2(cmd, S::COLOR_ATTACHMENT_OUTPUT, o.sub.queries, 1);
             }
 
             // Read back the image and the node counter.

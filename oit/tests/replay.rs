@@ -45,6 +45,49 @@ fn pops() -> Option<PathBuf> {
     }
 }
 
+/// pops-oit's matrix (with `extra` options) captured by the Fossilize layer on the shim as navi31
+/// under `mesa`'s loader (an archive records its API version): the archive written in `dir`.
+fn capture(
+    mesa: &pops_testkit::mesa::Mesa,
+    shim: &Path,
+    foz: &Path,
+    dir: &Path,
+    extra: &[&str],
+) -> PathBuf {
+    let o = pops_testkit::shim::on(
+        mesa.command(env!("CARGO_BIN_EXE_pops-oit")),
+        shim,
+        "navi31",
+        &dir.join("capture-shim"),
+    )
+    .args([
+        "--matrix",
+        "--width",
+        "32",
+        "--height",
+        "16",
+        "--triangles",
+        "10",
+    ])
+    .args(extra)
+    .env("VK_ADD_LAYER_PATH", foz)
+    .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
+    .env("FOSSILIZE_DUMP_PATH", dir.join("capture"))
+    .env("FOSSILIZE_DUMP_SYNC", "1")
+    .env("VK_DRIVER_FILES", RADV)
+    .env_remove("VK_ICD_FILENAMES")
+    .env_remove("RADV_FORCE_FAMILY")
+    .output()
+    .expect("pops-oit runs");
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "foz"))
+        .unwrap_or_else(|| panic!("{}: no archive: {}", mesa.label(), text(&o)))
+}
+
 /// The interlocked pipeline records of a report, with their diagnostic codes.
 fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(report).unwrap_or_default();
@@ -82,38 +125,7 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
         };
         // The capture, on the shim (nothing runs: pipelines are created), under this Mesa's
         // loader (an archive records its API version).
-        let prefix = dir.join("oit");
-        let o = pops_testkit::shim::on(
-            mesa.command(env!("CARGO_BIN_EXE_pops-oit")),
-            &shim,
-            "navi31",
-            &dir.join("capture-shim"),
-        )
-        .args([
-            "--matrix",
-            "--width",
-            "32",
-            "--height",
-            "16",
-            "--triangles",
-            "10",
-        ])
-        .env("VK_ADD_LAYER_PATH", &foz)
-        .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
-        .env("FOSSILIZE_DUMP_PATH", &prefix)
-        .env("FOSSILIZE_DUMP_SYNC", "1")
-        .env("VK_DRIVER_FILES", RADV)
-        .env_remove("VK_ICD_FILENAMES")
-        .env_remove("RADV_FORCE_FAMILY")
-        .output()
-        .expect("pops-oit runs");
-        let archive = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|e| e == "foz"))
-            .unwrap_or_else(|| panic!("{}: no archive: {}", mesa.label(), text(&o)));
+        let archive = capture(&mesa, &shim, &foz, &dir, &[]);
         for chip in chips {
             let at = format!("{} {chip}", mesa.label());
             let report = dir.join(format!("replay-{chip}.jsonl"));
@@ -219,30 +231,7 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
         return;
     }
     let dir = pops_testkit::scratch("pops-replay");
-    let o = pops_testkit::shim::on(
-        mesas[0].command(env!("CARGO_BIN_EXE_pops-oit")),
-        &shim,
-        "navi31",
-        &dir.join("capture-shim"),
-    )
-    .args(["--matrix", "--libraries", "--width", "32", "--height", "16"])
-    .args(["--triangles", "10"])
-    .env("VK_ADD_LAYER_PATH", &foz)
-    .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
-    .env("FOSSILIZE_DUMP_PATH", dir.join("libraries"))
-    .env("FOSSILIZE_DUMP_SYNC", "1")
-    .env("VK_DRIVER_FILES", RADV)
-    .env_remove("VK_ICD_FILENAMES")
-    .env_remove("RADV_FORCE_FAMILY")
-    .output()
-    .expect("pops-oit runs");
-    let archive = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "foz"))
-        .unwrap_or_else(|| panic!("no archive: {}", text(&o)));
+    let archive = capture(&mesas[0], &shim, &foz, &dir, &["--libraries"]);
     let mut csvs = Vec::new();
     for (k, mesa) in mesas.iter().enumerate() {
         let csv = dir.join(format!("mesa{k}.csv"));

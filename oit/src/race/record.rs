@@ -24,12 +24,12 @@ impl Resources<'_> {
         // SAFETY: a fresh command buffer of the device; every handle lives in `self` until the
         // last submission's fence was waited for.
         unsafe {
-            d.begin_command_buffer(self.cmd, &vk::CommandBufferBeginInfo::default())
+            d.begin_command_buffer(self.sub.cmd, &vk::CommandBufferBeginInfo::default())
                 .map_err(vk_err("vkBeginCommandBuffer"))?;
             self.clear(gpu);
             self.draw(gpu, layouts, pass, combo, opts);
             self.read_back(gpu, combo, opts);
-            d.end_command_buffer(self.cmd)
+            d.end_command_buffer(self.sub.cmd)
                 .map_err(vk_err("vkEndCommandBuffer"))?;
         }
         Ok(())
@@ -38,9 +38,9 @@ impl Resources<'_> {
     /// Units and statistics to zero; the image into GENERAL, the attachment ready.
     ///
     /// # Safety
-    /// Recording `self.cmd`.
+    /// Recording `self.sub.cmd`.
     unsafe fn clear(&self, gpu: &Gpu) {
-        let (d, cmd) = (&gpu.device, self.cmd);
+        let (d, cmd) = (&gpu.device, self.sub.cmd);
         let to_general = [image_barrier(
             self.cell_image.image,
             vk::ImageLayout::UNDEFINED,
@@ -50,7 +50,7 @@ impl Resources<'_> {
         )];
         // SAFETY: per the caller.
         unsafe {
-            d.cmd_reset_query_pool(cmd, self.query_pool, 0, 2);
+            d.cmd_reset_query_pool(cmd, self.sub.queries, 0, 2);
             d.cmd_pipeline_barrier2(
                 cmd,
                 &vk::DependencyInfo::default().image_memory_barriers(&to_general),
@@ -101,7 +101,7 @@ impl Resources<'_> {
         combo: RaceCombo,
         opts: &RaceOptions,
     ) {
-        let (d, cmd) = (&gpu.device, self.cmd);
+        let (d, cmd) = (&gpu.device, self.sub.cmd);
         let area = vk::Rect2D {
             offset: vk::Offset2D { x: 0, y: 0 },
             extent: vk::Extent2D {
@@ -132,8 +132,8 @@ impl Resources<'_> {
             .store_op(vk::AttachmentStoreOp::STORE)];
         // SAFETY: per the caller.
         unsafe {
-            if gpu.caps.timestamp_valid_bits > 0 {
-                d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, self.query_pool, 0);
+            if self.sub.timed() {
+                d.cmd_write_timestamp2(cmd, S::TOP_OF_PIPE, self.sub.queries, 0);
             }
             let info = vk::RenderingInfo::default()
                 .render_area(area)
@@ -159,8 +159,8 @@ impl Resources<'_> {
             );
             d.cmd_draw(cmd, 3 * opts.primitives, 1, 0, 0);
             d.cmd_end_rendering(cmd);
-            if gpu.caps.timestamp_valid_bits > 0 {
-                d.cmd_write_timestamp2(cmd, S::ALL_GRAPHICS, self.query_pool, 1);
+            if self.sub.timed() {
+                d.cmd_write_timestamp2(cmd, S::ALL_GRAPHICS, self.sub.queries, 1);
             }
         }
     }
@@ -171,7 +171,7 @@ impl Resources<'_> {
     /// # Safety
     /// After [`Resources::draw`].
     unsafe fn read_back(&self, gpu: &Gpu, combo: RaceCombo, opts: &RaceOptions) {
-        let (d, cmd) = (&gpu.device, self.cmd);
+        let (d, cmd) = (&gpu.device, self.sub.cmd);
         let units = self.cells.size / 8;
         let mem = [vk::MemoryBarrier2::default()
             .src_stage_mask(S::FRAGMENT_SHADER)
