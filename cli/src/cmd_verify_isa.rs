@@ -54,14 +54,66 @@ pub struct Args {
 
 pub fn run(a: Args) -> ExitCode {
     match verify_file(&a) {
-        Ok(code) | Err(code) => code,
+        Ok(code) => code,
+        // The command ran again on a drm-shim: that run said what it found; its status is ours.
+        Err(VerifyIsaError::RanAgain(code)) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("pops verify-isa: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
-/// Says why nothing was verified, and gives the status for input that is not code.
-fn refuse(what: impl std::fmt::Display) -> ExitCode {
-    eprintln!("pops verify-isa: {what}");
-    ExitCode::from(2)
+/// Why nothing was verified (status 2), or that the command ran again on a drm-shim.
+#[derive(Debug, thiserror::Error)]
+enum VerifyIsaError {
+    #[error("--chip: {0}")]
+    Chip(pm4::ChipError),
+    #[error("cannot read {}: {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}: {error}", path.display())]
+    NotCode { path: PathBuf, error: NotCode },
+    #[error("{}: not {chip} code: {error}", path.display())]
+    NotChipCode {
+        path: PathBuf,
+        chip: &'static str,
+        error: verify::InputError,
+    },
+    #[error("cannot read the PS epilog {}: {error}", path.display())]
+    ReadEpilog {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("the PS epilog {}: {error}", path.display())]
+    EpilogNotCode { path: PathBuf, error: NotCode },
+    #[error("the PS epilog is not {chip} code: {error}")]
+    EpilogNotChipCode {
+        chip: &'static str,
+        error: verify::InputError,
+    },
+    #[error("{}: {error}", path.display())]
+    Compile {
+        path: PathBuf,
+        error: CompileInputError,
+    },
+    #[error("cannot save the code in {}: {error}", dir.display())]
+    SaveCode { dir: PathBuf, error: std::io::Error },
+    #[error(transparent)]
+    NullDevice(#[from] crate::null_device::NullDeviceError),
+    #[error("nothing was verified: {how} ({} as {chip})", library.display())]
+    Crashed {
+        how: String,
+        library: PathBuf,
+        chip: &'static str,
+    },
+    #[error("the JSON document: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The command ran again on a drm-shim, which exited with this status.
+    #[error("ran again on a drm-shim (status {0})")]
+    RanAgain(u8),
 }
 
 /// The code to verify: the shader's, its PS epilog's text where known, and who compiled it.
@@ -78,9 +130,8 @@ enum Code {
     RadvBinary(Vec<u32>),
 }
 
-fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
-    let family =
-        Family::parse_chip_or_level(&a.chip).map_err(|e| refuse(format!("--chip: {e}")))?;
+fn verify_file(a: &Args) -> Result<ExitCode, VerifyIsaError> {
+    let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
     // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
     // process, so this runs before anything (standard input) is read.
     let device = if a.compile {
@@ -92,7 +143,10 @@ fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
     let input = match &device {
         Some(device) => compiled(family, &bytes, a, device)?,
         None => Input {
-            code: given_code(&bytes).map_err(|e| refuse(format!("{}: {e}", a.file.display())))?,
+            code: given_code(&bytes).map_err(|error| VerifyIsaError::NotCode {
+                path: a.file.clone(),
+                error,
+            })?,
             epilog: a.epilog.as_deref().map(read_epilog).transpose()?,
             compiled_by: None,
         },
@@ -105,19 +159,17 @@ fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
             verify::words(enc, words).map(|c| (verify::Format::RadvBinary, c))
         }
     };
-    let (format, code) = read.map_err(|e| {
-        refuse(format!(
-            "{}: not {} code: {e}",
-            a.file.display(),
-            family.name()
-        ))
+    let (format, code) = read.map_err(|error| VerifyIsaError::NotChipCode {
+        path: a.file.clone(),
+        chip: family.name(),
+        error,
     })?;
     let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
-        Some(Err(e)) => {
-            return Err(refuse(format!(
-                "the PS epilog is not {} code: {e}",
-                family.name()
-            )))
+        Some(Err(error)) => {
+            return Err(VerifyIsaError::EpilogNotChipCode {
+                chip: family.name(),
+                error,
+            })
         }
         Some(Ok((_, e))) => Some(e),
         None => None,
@@ -131,7 +183,7 @@ fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
     };
     if a.json {
         let doc = document(&src, &report, &model);
-        let s = serde_json::to_string_pretty(&doc).map_err(refuse)?;
+        let s = serde_json::to_string_pretty(&doc)?;
         println!("{s}");
     } else {
         print!("{}", render(&src, &report, &model));
@@ -140,21 +192,29 @@ fn verify_file(a: &Args) -> Result<ExitCode, ExitCode> {
 }
 
 /// The file's bytes (`-`: standard input).
-fn read_input(file: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
+fn read_input(file: &std::path::Path) -> Result<Vec<u8>, VerifyIsaError> {
     let bytes = if file.as_os_str() == "-" {
         let mut s = Vec::new();
         std::io::stdin().read_to_end(&mut s).map(|_| s)
     } else {
         std::fs::read(file)
     };
-    bytes.map_err(|e| refuse(format!("cannot read {}: {e}", file.display())))
+    bytes.map_err(|error| VerifyIsaError::Read {
+        path: file.to_path_buf(),
+        error,
+    })
 }
 
 /// `--epilog FILE`'s text.
-fn read_epilog(file: &std::path::Path) -> Result<String, ExitCode> {
-    let bytes = std::fs::read(file)
-        .map_err(|e| refuse(format!("cannot read the PS epilog {}: {e}", file.display())))?;
-    code_text(&bytes).map_err(|e| refuse(format!("the PS epilog {}: {e}", file.display())))
+fn read_epilog(file: &std::path::Path) -> Result<String, VerifyIsaError> {
+    let bytes = std::fs::read(file).map_err(|error| VerifyIsaError::ReadEpilog {
+        path: file.to_path_buf(),
+        error,
+    })?;
+    code_text(&bytes).map_err(|error| VerifyIsaError::EpilogNotCode {
+        path: file.to_path_buf(),
+        error,
+    })
 }
 
 /// The module compiled by RADV, its code saved where `--save-code` asks.
@@ -163,9 +223,11 @@ fn compiled(
     bytes: &[u8],
     a: &Args,
     device: &crate::null_device::NullDevice,
-) -> Result<Input, ExitCode> {
-    let c = compile(family, bytes, a, device)
-        .map_err(|e| refuse(format!("{}: {e}", a.file.display())))?;
+) -> Result<Input, VerifyIsaError> {
+    let c = compile(family, bytes, a, device).map_err(|error| VerifyIsaError::Compile {
+        path: a.file.clone(),
+        error,
+    })?;
     eprintln!(
         "pops verify-isa: compiled by {} on {}",
         c.driver,
@@ -175,7 +237,10 @@ fn compiled(
         let save = |name: &str, text: &str| {
             std::fs::create_dir_all(dir)
                 .and_then(|()| std::fs::write(dir.join(name), text))
-                .map_err(|e| refuse(format!("cannot save the code in {}: {e}", dir.display())))
+                .map_err(|error| VerifyIsaError::SaveCode {
+                    dir: dir.clone(),
+                    error,
+                })
         };
         save("fragment.s", &c.assembly)?;
         if let Some(e) = &c.epilog {
@@ -191,14 +256,14 @@ fn compiled(
 
 /// The null device this process compiles on: the drm-shim it already runs on, else (after
 /// running itself again on a drm-shim, whose exit status is `Err`) `RADV_FORCE_FAMILY`.
-fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevice, ExitCode> {
+fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevice, VerifyIsaError> {
     use crate::null_device::{choose, reexec, NullChoice, NullDevice};
     if let Some(d) = NullDevice::current() {
         return Ok(d);
     }
-    let lib = match choose(a.drm_shim.as_deref(), family) {
-        Ok(NullChoice::Shim(lib)) => lib,
-        Ok(NullChoice::ForceFamily { shim_lacks }) => {
+    let lib = match choose(a.drm_shim.as_deref(), family)? {
+        NullChoice::Shim(lib) => lib,
+        NullChoice::ForceFamily { shim_lacks } => {
             if let Some(shim) = shim_lacks {
                 eprintln!(
                     "pops verify-isa: the drm-shim {} has no {} device: compiling on RADV's null hardware (RADV_FORCE_FAMILY) instead",
@@ -208,33 +273,20 @@ fn null_device(a: &Args, family: Family) -> Result<crate::null_device::NullDevic
             }
             return Ok(NullDevice::ForceFamily);
         }
-        Err(e) => {
-            eprintln!("pops verify-isa: {e}");
-            return Err(ExitCode::from(2));
-        }
     };
-    Err(match reexec(&lib, family) {
-        Ok(s) => {
-            // A crash of the compiling process (the driver on the shim) is named, never left as
-            // a bare status with no output; as any failure to compile, it is status 2.
-            use std::os::unix::process::ExitStatusExt;
-            if s.signal().is_some() {
-                let how = crate::launch::how_it_ended("the driver compiling on the drm-shim", s)
-                    .unwrap_or_default();
-                eprintln!(
-                    "pops verify-isa: nothing was verified: {how} ({} as {})",
-                    lib.display(),
-                    family.name()
-                );
-                ExitCode::from(2)
-            } else {
-                ExitCode::from(crate::launch::exit_code_of(s))
-            }
+    let s = reexec(&lib, family)?;
+    // A crash of the compiling process (the driver on the shim) is named, never left as a bare
+    // status with no output; as any failure to compile, it is status 2.
+    use std::os::unix::process::ExitStatusExt;
+    Err(if s.signal().is_some() {
+        VerifyIsaError::Crashed {
+            how: crate::launch::how_it_ended("the driver compiling on the drm-shim", s)
+                .unwrap_or_default(),
+            library: lib,
+            chip: family.name(),
         }
-        Err(e) => {
-            eprintln!("pops verify-isa: {e}");
-            ExitCode::from(2)
-        }
+    } else {
+        VerifyIsaError::RanAgain(crate::launch::exit_code_of(s))
     })
 }
 
