@@ -48,12 +48,26 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "compile")]
     epilog: Option<PathBuf>,
     /// The code — text, or a RADV pipeline binary's data (or with --compile the SPIR-V
-    /// module); `-` reads standard input.
-    file: PathBuf,
+    /// module); `-` reads standard input. Several files, or a folder (its files), are verified
+    /// in parallel on every core, one line each and a summary with the throughput.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+impl Args {
+    /// The one input of a single verification.
+    fn file(&self) -> &PathBuf {
+        &self.files[0]
+    }
 }
 
 pub fn run(a: Args) -> ExitCode {
-    match verify_file(&a) {
+    let batch = a.files.len() > 1 || a.file().is_dir();
+    match if batch {
+        verify_batch(&a)
+    } else {
+        verify_file(&a)
+    } {
         Ok(code) => code,
         // The command ran again on a drm-shim: that run said what it found; its status is ours.
         Err(VerifyIsaError::RanAgain(code)) => ExitCode::from(code),
@@ -111,6 +125,13 @@ enum VerifyIsaError {
     },
     #[error("the JSON document: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("{0} verifies one input at a time: give one file")]
+    OneInput(&'static str),
+    #[error("cannot list {}: {error}", path.display())]
+    List {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     /// The command ran again on a drm-shim, which exited with this status.
     #[error("ran again on a drm-shim (status {0})")]
     RanAgain(u8),
@@ -139,12 +160,12 @@ fn verify_file(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     } else {
         None
     };
-    let bytes = read_input(&a.file)?;
+    let bytes = read_input(a.file())?;
     let input = match &device {
         Some(device) => compiled(family, &bytes, a, device)?,
         None => Input {
             code: given_code(&bytes).map_err(|error| VerifyIsaError::NotCode {
-                path: a.file.clone(),
+                path: a.file().clone(),
                 error,
             })?,
             epilog: a.epilog.as_deref().map(read_epilog).transpose()?,
@@ -160,7 +181,7 @@ fn verify_file(a: &Args) -> Result<ExitCode, VerifyIsaError> {
         }
     };
     let (format, code) = read.map_err(|error| VerifyIsaError::NotChipCode {
-        path: a.file.clone(),
+        path: a.file().clone(),
         chip: family.name(),
         error,
     })?;
@@ -225,7 +246,7 @@ fn compiled(
     device: &crate::null_device::NullDevice,
 ) -> Result<Input, VerifyIsaError> {
     let c = compile(family, bytes, a, device).map_err(|error| VerifyIsaError::Compile {
-        path: a.file.clone(),
+        path: a.file().clone(),
         error,
     })?;
     eprintln!(
@@ -586,6 +607,159 @@ fn status(r: &Report, model: &ModelResult) -> ExitCode {
 
 /// The exit status where the rules hold but the model could not run the entry sequence.
 pub const NOT_VERIFIED: u8 = 3;
+
+/// One input of a batch: its status and its line.
+struct BatchResult {
+    status: u8,
+    line: String,
+    instructions: usize,
+}
+
+/// The inputs of a batch: the files given, a folder's files (sorted).
+fn batch_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, VerifyIsaError> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.is_dir() {
+            let list = |error| VerifyIsaError::List {
+                path: f.clone(),
+                error,
+            };
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(f)
+                .map_err(list)?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect();
+            inside.sort();
+            out.extend(inside);
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Verifies one input of a batch (rules and model, no epilog): its status and its line.
+fn verify_one(family: Family, path: &std::path::Path) -> BatchResult {
+    let fail = |line: String| BatchResult {
+        status: 2,
+        line,
+        instructions: 0,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("cannot read it: {e}")),
+    };
+    let level = family.gfx_level();
+    let enc = shaders::isa::Encoding::of(level);
+    let code = match given_code(&bytes) {
+        Ok(Code::Text(t)) => verify::read(enc, &t).map(|(_, c)| c),
+        Ok(Code::RadvBinary(w)) => verify::words(enc, &w),
+        Err(e) => return fail(e.to_string()),
+    };
+    let code = match code {
+        Ok(c) => c,
+        Err(e) => return fail(format!("not {} code: {e}", family.name())),
+    };
+    let report = verify::verify_with_epilog(level, &code, None);
+    let model = verify::model::run(level, &code);
+    let mut said: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| f.rule.code().to_string())
+        .collect();
+    match &model {
+        Err(verify::model::ModelFinding::Breach { .. }) => said.push("isa-model".into()),
+        Err(verify::model::ModelFinding::Uninterpreted { .. }) => said.push("not verified".into()),
+        Ok(_) => {}
+    }
+    said.dedup();
+    let status = match status(&report, &model) {
+        s if s == ExitCode::SUCCESS => 0,
+        s if s == ExitCode::FAILURE => 1,
+        _ => NOT_VERIFIED,
+    };
+    BatchResult {
+        status,
+        line: if said.is_empty() {
+            "clean".into()
+        } else {
+            said.join(", ")
+        },
+        instructions: code.len(),
+    }
+}
+
+/// Several inputs verified in parallel on every core: one line each, in the order given, and
+/// the throughput. The status is the worst: 2 unreadable, 1 a finding, 3 not verified, else 0.
+fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
+    let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
+    for (set, what) in [
+        (a.compile, "--compile"),
+        (a.epilog.is_some(), "--epilog"),
+        (a.json, "--json"),
+    ] {
+        if set {
+            return Err(VerifyIsaError::OneInput(what));
+        }
+    }
+    let inputs = batch_inputs(&a.files)?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(inputs.len().max(1));
+    let start = std::time::Instant::now();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(usize, BatchResult)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(p) = inputs.get(k) else { break };
+                        mine.push((k, verify_one(family, p)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut results = results;
+    results.sort_by_key(|(k, _)| *k);
+    if results.len() != inputs.len() {
+        eprintln!("pops verify-isa: a verifying thread failed: not every input was verified");
+        return Ok(ExitCode::from(2));
+    }
+    for ((_, r), p) in results.iter().zip(&inputs) {
+        println!(
+            "{}: {} ({} instructions)",
+            p.display(),
+            r.line,
+            r.instructions
+        );
+    }
+    let count = |st: u8| results.iter().filter(|(_, r)| r.status == st).count();
+    println!(
+        "pops verify-isa: {} input(s) as {} in {seconds:.3} s on {threads} thread(s) ({:.1} per second per thread): {} clean, {} with findings, {} not verified, {} not read",
+        inputs.len(),
+        family.name(),
+        inputs.len() as f64 / seconds.max(1e-9) / threads as f64,
+        count(0),
+        count(1),
+        count(NOT_VERIFIED),
+        count(2)
+    );
+    let worst = [2, 1, NOT_VERIFIED]
+        .into_iter()
+        .find(|&st| count(st) > 0)
+        .unwrap_or(0);
+    Ok(ExitCode::from(worst))
+}
 
 #[cfg(test)]
 mod tests {

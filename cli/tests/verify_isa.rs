@@ -438,3 +438,48 @@ fn every_chip_compiles_with_each_mesa_through_the_shim_or_the_fallback() {
         }
     }
 }
+
+/// Issue 44, item 3: several inputs (files or a folder) are verified in parallel, one line each
+/// in the order given and a summary with the throughput; the status is the worst of them, an
+/// input that is not code is named and never stops the others; options of one input are refused.
+#[test]
+fn many_inputs_are_verified_in_parallel_with_a_summary() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders/tests/aco");
+    let dir = pops_testkit::scratch("batch");
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(["verify-isa", "--chip", "navi21", root])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].contains("helper_twice_navi21_mesa25.s: clean ("),
+        "{out}"
+    );
+    assert!(
+        lines[1].contains("helper_under_branch_navi21_mesa26.s: clean ("),
+        "{out}"
+    );
+    assert!(
+        lines[2].contains("junk.bin: ") && lines[2].contains("binary data"),
+        "{out}"
+    );
+    assert!(
+        lines[3].starts_with("pops verify-isa: 3 input(s) as navi21 in ")
+            && lines[3].ends_with(": 2 clean, 0 with findings, 0 not verified, 1 not read"),
+        "{out}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(["verify-isa", "--chip", "navi21", "--json", root])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--json verifies one input at a time"),
+        "{o:?}"
+    );
+}
