@@ -107,7 +107,7 @@ fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
 
 /// Issue 46, item 3: a capture of pops-oit's matrix, replayed by fossilize-replay without
 /// `--enable-pipeline-stats` under `pops run --verify-isa`, has every interlocked pipeline
-/// verified, as the live run has, on both Mesas (navi31; on today's Mesa gfx1201 too).
+/// verified, as the live run has, on both Mesas, as every POPS chip the shim offers.
 #[test]
 fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
     let (Some(foz), Some(pops)) = (fossilize(), pops()) else {
@@ -118,15 +118,12 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
     };
     for mesa in pops_testkit::mesa::all_or_skip() {
         let dir = pops_testkit::scratch("replay");
-        let chips: &[&str] = if mesa.major() >= Some(26) {
-            &["navi31", "gfx1201"]
-        } else {
-            &["navi31"]
-        };
+        // Every POPS chip the shim offers (GFX12 with today's Mesa only).
+        let chips = pops_testkit::shim::chips_for(&mesa);
         // The capture, on the shim (nothing runs: pipelines are created), under this Mesa's
         // loader (an archive records its API version).
         let archive = capture(&mesa, &shim, &foz, &dir, &[]);
-        for chip in chips {
+        for chip in &chips {
             let at = format!("{} {chip}", mesa.label());
             let report = dir.join(format!("replay-{chip}.jsonl"));
             let o = mesa
