@@ -315,3 +315,133 @@ fn zink_interlock_tests_get_the_expected_verdicts_and_draws_on_both_mesas() {
         }
     }
 }
+
+/// Zink's ARB interlock tests with `ZINK_DEBUG=noshobj`, captured by the Fossilize layer on the
+/// shim as navi31 under `mesa`: the archives written in `dir`.
+fn capture_zink(mesa: &Mesa, tools: &(PathBuf, PathBuf), foz: &Path, dir: &Path) -> Vec<PathBuf> {
+    for case in cases().iter().filter(|c| c.name.starts_with("arb")) {
+        let mut c = pops_testkit::shim::on(
+            mesa.command(Path::new(PIGLIT_BIN).join(case.program)),
+            &tools.1,
+            "navi31",
+            &dir.join("shim"),
+        );
+        if case.program == "shader_runner" {
+            c.arg(
+                pops_tests::workspace_root()
+                    .join(format!("tests/shader_tests/{}.shader_test", case.name)),
+            );
+        }
+        let o = c
+            .args(case.args)
+            .env("PIGLIT_PLATFORM", "surfaceless_egl")
+            .env("MESA_LOADER_DRIVER_OVERRIDE", "zink")
+            .env("ZINK_DEBUG", "noshobj")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env("VK_ADD_LAYER_PATH", foz)
+            .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
+            .env("FOSSILIZE_DUMP_PATH", dir.join(case.name))
+            .env("FOSSILIZE_DUMP_SYNC", "1")
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .output()
+            .expect("piglit runs");
+        assert!(o.status.code().is_some(), "{}: {o:?}", mesa.label());
+    }
+    let archives: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "foz"))
+        .collect();
+    assert!(archives.len() >= 5, "{}: {archives:?}", mesa.label());
+    archives
+}
+
+/// Issue 46, item 4: Zink's interlock tests captured with the Fossilize layer (ZINK_DEBUG=noshobj:
+/// pipeline libraries and the pipelines linked from them; shader objects are never captured) and
+/// replayed with `pops replay` get the live runs' verdicts: the epilog gap on today's Mesa on
+/// GFX11 and GFX12, verified clean elsewhere.
+#[test]
+fn zink_captures_replayed_get_the_live_verdicts() {
+    let Some(tools) = tools() else { return };
+    let foz = std::env::var_os("POPS_FOSSILIZE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| pops_tests::workspace_root().join("target/fossilize/bin"));
+    if !foz.join("fossilize-replay").is_file() {
+        return pops_testkit::missing(
+            "Fossilize is not built (scripts/test-all.sh builds ../shared/tools/fossilize)",
+        );
+    }
+    for mesa in pops_testkit::mesa::all_with_zink_or_skip() {
+        let dir = pops_testkit::scratch("zink-capture");
+        let archives = capture_zink(&mesa, &tools, &foz, &dir);
+        let chips = pops_testkit::shim::chips_for(&mesa);
+        let chips: Vec<&str> = ["navi21", "navi31", "gfx1201"]
+            .into_iter()
+            .filter(|c| chips.contains(c))
+            .collect();
+        let mut cmd = mesa.command(&tools.0);
+        cmd.arg("replay").arg("--amdgpu-shim").arg(&tools.1);
+        for chip in &chips {
+            cmd.args(["--chip", chip]);
+        }
+        let o = cmd
+            .arg("--replayer")
+            .arg(foz.join("fossilize-replay"))
+            .arg("--reports")
+            .arg(dir.join("reports"))
+            .args(&archives)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .output()
+            .expect("pops replay runs");
+        let out = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for chip in &chips {
+            let level = pm4::Family::parse(chip).expect("a POPS chip").gfx_level();
+            let gap = mesa.major() >= Some(26) && level >= pm4::GfxLevel::Gfx11;
+            let lines: Vec<&str> = out
+                .lines()
+                .filter(|l| l.contains(&format!(" as {chip} with radv")))
+                .collect();
+            assert_eq!(
+                lines.len(),
+                archives.len(),
+                "{} {chip}: {out}",
+                mesa.label()
+            );
+            for l in lines {
+                // "…: N interlocked pipeline(s): …"
+                let n: usize = l
+                    .split_once(" interlocked pipeline(s)")
+                    .and_then(|(head, _)| head.rsplit(' ').next()?.parse().ok())
+                    .unwrap_or(0);
+                assert!(
+                    n > 0,
+                    "{} {chip}: no interlocked pipeline: {l}",
+                    mesa.label()
+                );
+                let want = if gap {
+                    format!("{n} interlocked pipeline(s): 0 verified clean, {n} with isa-ordered-section-open-at-epilog")
+                } else {
+                    format!("{n} interlocked pipeline(s): {n} verified clean")
+                };
+                assert!(l.ends_with(&want), "{} {chip}: {l}", mesa.label());
+            }
+        }
+        let gap_anywhere = mesa.major() >= Some(26);
+        assert_eq!(
+            o.status.code(),
+            Some(gap_anywhere as i32),
+            "{}: {out}",
+            mesa.label()
+        );
+    }
+}
