@@ -5,7 +5,7 @@ use crate::config::{Algorithm, Combo, OIT_LAYERS};
 use crate::device::{vk_err, DeviceError, Gpu};
 use crate::pipelines::{bind, ComboPipelines, Layouts, Push, OUTPUT_FORMAT, TAIL_FORMAT};
 use crate::reference::BACKGROUND;
-use crate::resources::{color_range, Buffer, Held, Image};
+use crate::resources::{color_range, finish_read_back, whole_image_copy, Buffer, Held, Image};
 use crate::scene::Scene;
 use crate::submission::Submission;
 use ash::vk;
@@ -546,18 +546,7 @@ impl Recording<'_> {
                     .memory_barriers(&mem)
                     .image_memory_barriers(&img),
             );
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                })
-                .image_extent(vk::Extent3D {
-                    width: w,
-                    height: h,
-                    depth: 1,
-                });
+            let region = whole_image_copy(w, h);
             d.cmd_copy_image_to_buffer(
                 cmd,
                 output.image,
@@ -565,22 +554,7 @@ impl Recording<'_> {
                 readback.buffer,
                 &[region],
             );
-            d.cmd_copy_buffer(
-                cmd,
-                counter.buffer,
-                readback.buffer,
-                &[vk::BufferCopy {
-                    src_offset: 0,
-                    dst_offset: w as u64 * h as u64 * 4,
-                    size: 4,
-                }],
-            );
-            let host = [vk::MemoryBarrier2::default()
-                .src_stage_mask(S::ALL_TRANSFER)
-                .src_access_mask(A::TRANSFER_WRITE)
-                .dst_stage_mask(S::HOST)
-                .dst_access_mask(A::HOST_READ)];
-            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
+            finish_read_back(d, cmd, counter, readback, w as u64 * h as u64 * 4);
             d.end_command_buffer(cmd)
                 .map_err(vk_err("vkEndCommandBuffer"))?;
         }

@@ -184,6 +184,53 @@ impl Image {
     }
 }
 
+/// The whole first layer of a `width`×`height` colour image, copied to the start of a buffer.
+pub fn whole_image_copy(width: u32, height: u32) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        })
+}
+
+/// Records the last of a read-back: the first word of `from` copied to `offset` in `to`, then
+/// every transfer made visible to the host.
+///
+/// # Safety
+/// `cmd` is recording; both buffers live until the work completes and hold the bytes copied.
+pub unsafe fn finish_read_back(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    from: &Buffer,
+    to: &Buffer,
+    offset: u64,
+) {
+    use vk::AccessFlags2 as A;
+    use vk::PipelineStageFlags2 as S;
+    let word = vk::BufferCopy {
+        src_offset: 0,
+        dst_offset: offset,
+        size: 4,
+    };
+    let host = [vk::MemoryBarrier2::default()
+        .src_stage_mask(S::ALL_TRANSFER)
+        .src_access_mask(A::TRANSFER_WRITE)
+        .dst_stage_mask(S::HOST)
+        .dst_access_mask(A::HOST_READ)];
+    // SAFETY: per the caller.
+    unsafe {
+        d.cmd_copy_buffer(cmd, from.buffer, to.buffer, &[word]);
+        d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
+    }
+}
+
 pub fn color_range() -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,

@@ -5,7 +5,7 @@ use super::{RaceCombo, RaceOptions, Resources, Storage};
 use crate::device::{vk_err, DeviceError, Gpu};
 use crate::pipelines::{bind, Layouts, Pass, Push};
 use crate::render::{image_barrier, set_samples};
-use crate::resources::color_range;
+use crate::resources::{color_range, finish_read_back, whole_image_copy};
 use ash::vk;
 use vk::AccessFlags2 as A;
 use vk::PipelineStageFlags2 as S;
@@ -195,18 +195,7 @@ impl Resources<'_> {
                 // The image's texels row by row: the same count per unit, in another order
                 // (only the sum of differences is read).
                 Storage::Image => {
-                    let region = vk::BufferImageCopy::default()
-                        .image_subresource(vk::ImageSubresourceLayers {
-                            aspect_mask: vk::ImageAspectFlags::COLOR,
-                            mip_level: 0,
-                            base_array_layer: 0,
-                            layer_count: 1,
-                        })
-                        .image_extent(vk::Extent3D {
-                            width: opts.width * combo.per_pixel(),
-                            height: opts.height,
-                            depth: 1,
-                        });
+                    let region = whole_image_copy(opts.width * combo.per_pixel(), opts.height);
                     d.cmd_copy_image_to_buffer(
                         cmd,
                         self.cell_image.image,
@@ -216,22 +205,7 @@ impl Resources<'_> {
                     );
                 }
             }
-            d.cmd_copy_buffer(
-                cmd,
-                self.stats.buffer,
-                self.readback.buffer,
-                &[vk::BufferCopy {
-                    src_offset: 0,
-                    dst_offset: units * 8,
-                    size: 4,
-                }],
-            );
-            let host = [vk::MemoryBarrier2::default()
-                .src_stage_mask(S::ALL_TRANSFER)
-                .src_access_mask(A::TRANSFER_WRITE)
-                .dst_stage_mask(S::HOST)
-                .dst_access_mask(A::HOST_READ)];
-            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&host));
+            finish_read_back(d, cmd, &self.stats, &self.readback, units * 8);
         }
     }
 }
