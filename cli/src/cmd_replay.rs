@@ -76,7 +76,7 @@ enum ReplayError {
     Write { path: PathBuf, reason: String },
     #[error("cannot read {}: {reason}", path.display())]
     Read { path: PathBuf, reason: String },
-    #[error("{}:{line}: not a row of `pops replay --csv` (archive,pipeline,executable,chip,driver,verdict,findings)", path.display())]
+    #[error("{}:{line}: not a row of `pops replay --csv` ({CSV_HEADER})", path.display())]
     Row { path: PathBuf, line: usize },
 }
 
@@ -314,8 +314,11 @@ fn table(all: &[Replayed]) -> String {
     o
 }
 
-/// fossil-db's conventions: a header, then one row per pipeline, comma-separated, finding codes
-/// joined by `;`.
+/// The CSV's columns, written and read.
+const CSV_HEADER: &str = "archive,pipeline,executable,chip,driver,verdict,findings";
+
+/// fossil-db's conventions: a header, then one row per pipeline, comma-separated (a field with a
+/// comma or quote quoted), finding codes joined by `;`.
 fn csv_text(all: &[Replayed]) -> String {
     let field = |s: &str| {
         if s.contains([',', '"', '\n']) {
@@ -324,7 +327,7 @@ fn csv_text(all: &[Replayed]) -> String {
             s.to_string()
         }
     };
-    let mut o = String::from("archive,pipeline,executable,chip,driver,verdict,findings\n");
+    let mut o = format!("{CSV_HEADER}\n");
     for row in all.iter().flat_map(|r| &r.rows) {
         let _ = writeln!(
             o,
@@ -366,6 +369,27 @@ fn status(all: &[Replayed]) -> ExitCode {
 /// of each pipeline with that stage (several pipelines may share one), sorted.
 type Verdicts = std::collections::BTreeMap<(String, String, String), Vec<String>>;
 
+/// The fields of one CSV line as [`csv_text`] writes them: comma-separated, a quoted field's
+/// doubled quotes one.
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let field = fields.last_mut().expect("one field at least");
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(String::new()),
+            _ => field.push(c),
+        }
+    }
+    fields
+}
+
 /// Reads a `--csv` file.
 fn read_csv(path: &Path) -> Result<(Verdicts, Option<String>), ReplayError> {
     let text = std::fs::read_to_string(path).map_err(|e| ReplayError::Read {
@@ -375,23 +399,23 @@ fn read_csv(path: &Path) -> Result<(Verdicts, Option<String>), ReplayError> {
     let mut out = Verdicts::new();
     let mut driver = None;
     for (k, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let [archive, pipeline, _, chip, drv, verdict, findings] = f[..] else {
+        let f = csv_fields(line);
+        let [archive, pipeline, _, chip, drv, verdict, findings] = &f[..] else {
             return Err(ReplayError::Row {
                 path: path.to_path_buf(),
                 line: k + 1,
             });
         };
-        driver.get_or_insert_with(|| drv.to_string());
+        driver.get_or_insert_with(|| drv.clone());
         let name = Path::new(archive)
             .file_name()
-            .map_or(archive.to_string(), |n| n.to_string_lossy().into_owned());
+            .map_or(archive.clone(), |n| n.to_string_lossy().into_owned());
         let said = if findings.is_empty() {
             verdict.to_string()
         } else {
             findings.replace(';', ", ")
         };
-        out.entry((name, pipeline.to_string(), chip.to_string()))
+        out.entry((name, pipeline.clone(), chip.clone()))
             .or_default()
             .push(said);
     }
@@ -456,4 +480,46 @@ fn compare_csv(before: &Path, after: &Path) -> Result<ExitCode, ReplayError> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `--csv` writes, `--compare` reads back field for field, quoted fields included.
+    #[test]
+    fn csv_rows_read_back_as_written() {
+        let replayed = Replayed {
+            archive: "/tmp/a, b \"c\".foz".into(),
+            chip: Family::Navi31,
+            verdicts: None,
+            failed: None,
+            rows: vec![CsvRow {
+                archive: "/tmp/a, b \"c\".foz".into(),
+                pipeline: "8dd2b5630eb28b22".into(),
+                chip: "navi31".into(),
+                driver: "radv (Mesa 26.2.6-1)".into(),
+                verdict: "finding".into(),
+                codes: vec![
+                    "isa-model".into(),
+                    "isa-ordered-section-open-at-epilog".into(),
+                ],
+            }],
+        };
+        let text = csv_text(&[replayed]);
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(CSV_HEADER));
+        assert_eq!(
+            csv_fields(lines.next().unwrap()),
+            [
+                "/tmp/a, b \"c\".foz",
+                "8dd2b5630eb28b22",
+                "fragment",
+                "navi31",
+                "radv (Mesa 26.2.6-1)",
+                "finding",
+                "isa-model;isa-ordered-section-open-at-epilog"
+            ]
+        );
+    }
 }
