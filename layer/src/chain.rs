@@ -33,10 +33,22 @@ fn known_size(s_type: vk::StructureType) -> Option<usize> {
         crate::ffi::STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR => {
             Some(std::mem::size_of::<crate::ffi::PipelineBinaryInfoKHR>())
         }
-        _ => sizes::TAGGED
-            .iter()
-            .find(|(t, _)| *t == s_type)
-            .map(|(_, n)| *n),
+        _ => {
+            // The table by sType, sorted once: a lookup per copied structure, not a scan of ~900.
+            static BY_TYPE: std::sync::OnceLock<Vec<(i32, usize)>> = std::sync::OnceLock::new();
+            let by_type = BY_TYPE.get_or_init(|| {
+                let mut v: Vec<(i32, usize)> = sizes::TAGGED
+                    .iter()
+                    .map(|(t, n)| (t.as_raw(), *n))
+                    .collect();
+                v.sort_unstable();
+                v
+            });
+            by_type
+                .binary_search_by_key(&s_type.as_raw(), |(t, _)| *t)
+                .ok()
+                .map(|k| by_type[k].1)
+        }
     }
 }
 
