@@ -11,6 +11,17 @@ use std::process::Output;
 
 const RADV: &str = "/usr/share/vulkan/icd.d/radeon_icd.json";
 
+/// pops-oit's matrix, small: what every capture and run here draws.
+const SMALL_MATRIX: [&str; 7] = [
+    "--matrix",
+    "--width",
+    "32",
+    "--height",
+    "16",
+    "--triangles",
+    "10",
+];
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -60,15 +71,7 @@ fn capture(
         "navi31",
         &dir.join("capture-shim"),
     )
-    .args([
-        "--matrix",
-        "--width",
-        "32",
-        "--height",
-        "16",
-        "--triangles",
-        "10",
-    ])
+    .args(SMALL_MATRIX)
     .args(extra)
     .env("VK_ADD_LAYER_PATH", foz)
     .env("VK_INSTANCE_LAYERS", "VK_LAYER_fossilize")
@@ -182,15 +185,7 @@ fn verify_isa_on_a_device_pops_cannot_read_leaves_no_record_without_a_verdict() 
             .arg(&report)
             .arg("--")
             .arg(env!("CARGO_BIN_EXE_pops-oit"))
-            .args([
-                "--matrix",
-                "--width",
-                "32",
-                "--height",
-                "16",
-                "--triangles",
-                "10",
-            ])
+            .args(SMALL_MATRIX)
             .env("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.json")
             .env_remove("VK_ICD_FILENAMES")
             .output()
