@@ -343,8 +343,8 @@ fn csv_text(all: &[Replayed]) -> String {
     o
 }
 
-/// 2 when something was not replayed or not verified (or nothing interlocked was seen), 1 on any
-/// finding, else 0.
+/// 2 when something was not replayed or a pipeline not verified, 1 on any finding, else 0 (an
+/// archive without interlocked pipelines is clean: its line says 0).
 fn status(all: &[Replayed]) -> ExitCode {
     let unverified = all.iter().any(|r| {
         r.failed.is_some()
