@@ -11,9 +11,11 @@
 //! - [`summary`], [`verification`], [`timing_stats`]: a layer report summed up (counts merged
 //!   once), the code checker's verdicts per chip, the layer's GPU timing;
 //! - [`submitted_check`]: the draws RADV submitted through the shim against the layer's records;
+//! - [`fossilize`]: which of a Fossilize archive's pipelines a replayed stage can be;
 //! - [`table`]: the aligned text tables all of them print.
 
 pub mod captured_stderr;
+pub mod fossilize;
 pub mod launch;
 pub mod null_device;
 pub mod radv_compile;

@@ -297,6 +297,7 @@ mod tests {
                 source: Source::ShaderModule,
                 hash: None,
                 module_name: None,
+                fossilize_module: None,
                 experiment: None,
                 isa: Default::default(),
             },

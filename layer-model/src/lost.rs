@@ -200,6 +200,7 @@ mod tests {
             command_buffers: None,
             name: name.map(str::to_string),
             module_name: None,
+            fossilize_module: None,
             null_device: None,
             driver: None,
             object: None,

@@ -19,6 +19,9 @@ pub struct Fragment {
     pub hash: Option<String>,
     /// The application's name of the shader module it came from, where it had one.
     pub module_name: Option<String>,
+    /// Fossilize's hash of that module (`shaders::spirv::fossilize_module_hash`); `None` for
+    /// shader objects and where the SPIR-V is not visible.
+    pub fossilize_module: Option<String>,
     /// The interlock experiment applied to it, if any.
     pub experiment: Option<AppliedExperiment>,
     /// The `verify_isa` setting's findings on the driver's code of the pipeline (empty

@@ -222,6 +222,7 @@ pub fn build_record(
         command_buffers: None,
         name: None,
         module_name: None,
+        fossilize_module: None,
         null_device: subject.null_device.map(str::to_string),
         driver: subject.driver.map(str::to_string),
         object: None,

@@ -618,6 +618,7 @@ mod tests {
                 source: Source::ShaderModule,
                 hash: Some(format!("{seq:016x}")),
                 module_name: None,
+                fossilize_module: None,
                 experiment: None,
                 isa: Default::default(),
             },

@@ -60,6 +60,7 @@ pub(crate) fn emit(
     rec.name = d.objects.name(handle);
     rec.object = object;
     rec.module_name = fragment.module_name.clone();
+    rec.fossilize_module = fragment.fossilize_module.clone();
     rec.experiment = fragment.experiment.clone();
     // The verify_isa setting's findings on the driver's code.
     rec.diagnostics.extend(findings::explained(
@@ -126,6 +127,7 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.object = Some(b.seq);
     rec.draws = Some(g.count);
     rec.module_name = b.fragment.module_name.clone();
+    rec.fossilize_module = b.fragment.fossilize_module.clone();
     rec.experiment = b.fragment.experiment.clone();
     rec.diagnostics.extend(findings::explained(
         &b.fragment.isa.diagnostics(),

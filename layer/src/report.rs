@@ -564,6 +564,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: None,
+            fossilize_module: None,
             null_device: None,
             driver: None,
             object: None,

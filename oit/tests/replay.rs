@@ -91,6 +91,22 @@ fn capture(
         .unwrap_or_else(|| panic!("{}: no archive: {}", mesa.label(), text(&o)))
 }
 
+/// The hashes Fossilize's own lister gives for `tag` (4: shader modules, 6: graphics
+/// pipelines) in `archive`.
+fn fossilize_list(foz: &Path, archive: &Path, tag: u32) -> std::collections::BTreeSet<String> {
+    let o = std::process::Command::new(foz.join("fossilize-list"))
+        .args(["--tag", &tag.to_string()])
+        .arg(archive)
+        .output()
+        .expect("fossilize-list runs");
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 /// The interlocked pipeline records of a report, with their diagnostic codes.
 fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(report).unwrap_or_default();
@@ -152,6 +168,19 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
             );
             let records = interlocked_codes(&report);
             assert_eq!(records.len(), 12, "{at}: {out}");
+            // Each record names its module as the archive does (issue 46, item 3).
+            let modules = fossilize_list(&foz, &archive, 4);
+            let named = std::fs::read_to_string(&report).unwrap_or_default();
+            let named: Vec<String> = named
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|v| v["kind"] == "pipeline" && v["interlock"] != "none")
+                .map(|v| v["fossilize_module"].as_str().unwrap_or("none").to_string())
+                .collect();
+            assert!(
+                named.iter().all(|m| modules.contains(m)),
+                "{at}: {named:?} not all among {modules:?}"
+            );
             for codes in &records {
                 assert!(
                     codes.iter().any(|c| c == "isa-verified"),
@@ -239,6 +268,8 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
             .arg("--reports")
             .arg(dir.join(format!("reports{k}")))
             .arg(&archive)
+            // The driver named by its manifest, as a driver developer names a build.
+            .args(["--mesa", mesa.radv_icd()])
             .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
             .env_remove("VK_ICD_FILENAMES")
             .env_remove("RADV_FORCE_FAMILY")
@@ -247,6 +278,22 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
             .expect("pops replay runs");
         let out = text(&o);
         let gap = mesa.major() >= Some(26);
+        // Every row names its own pipeline of the archive, as Fossilize's lister lists them.
+        let listed = fossilize_list(&foz, &archive, 6);
+        let rows = std::fs::read_to_string(&csv).unwrap_or_default();
+        for chip in ["navi21", "navi31"] {
+            let named: std::collections::BTreeSet<&str> = rows
+                .lines()
+                .filter(|l| l.split(',').nth(3) == Some(chip))
+                .filter_map(|l| l.split(',').nth(1))
+                .collect();
+            assert_eq!(named.len(), 12, "{} {chip}: {rows}", mesa.label());
+            assert!(
+                named.iter().all(|p| listed.contains(*p)),
+                "{} {chip}: {named:?} not all among {listed:?}",
+                mesa.label()
+            );
+        }
         assert_eq!(o.status.code(), Some(gap as i32), "{}: {out}", mesa.label());
         assert!(
             out.contains("as navi21 with radv")

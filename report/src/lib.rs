@@ -354,6 +354,12 @@ pub struct Record<R = Option<Registers>> {
     /// one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module_name: Option<String>,
+    /// Fossilize's hash of that shader module (`shaders::spirv::fossilize_module_hash`, as
+    /// `fossilize-list` prints it): what names the module, and through it the pipelines, in a
+    /// Fossilize archive the application is replaying. Absent for shader objects and where the
+    /// SPIR-V is not visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fossilize_module: Option<String>,
     /// Where the device executes nothing, what it is (RADV's null hardware, a drm-shim): the
     /// pipelines were created and the draws recorded, nothing was rendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -398,6 +404,7 @@ impl<R> Record<R> {
             command_buffers: self.command_buffers,
             name: self.name,
             module_name: self.module_name,
+            fossilize_module: self.fossilize_module,
             null_device: self.null_device,
             driver: self.driver,
             experiment: self.experiment,
@@ -982,6 +989,7 @@ mod tests {
             command_buffers: None,
             name: None,
             module_name: Some("oit.frag".into()),
+            fossilize_module: Some("1c2c72731e23855c".into()),
             null_device: Some("RADV null hardware (RADV_FORCE_FAMILY=raven)".into()),
             driver: None,
             experiment: None,

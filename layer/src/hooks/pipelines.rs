@@ -311,51 +311,61 @@ fn own_fragment(
     spec: Option<&shaders::spirv::Specialization>,
     inline_experiment: Option<&pops_report::AppliedExperiment>,
 ) -> Fragment {
-    let (analysis, hash, module_name, experiment): (Arc<ModuleAnalysis>, _, _, _) = match src {
-        FragmentSource::Module { module, entry } => match d.modules.get(*module) {
-            // Analysed outside any lock, once per module.
-            Some(m) => (
-                m.analysis(),
-                analysis::stage_hash(m.words(), entry, spec),
-                d.objects.name(*module),
-                m.experiment.clone(),
-            ),
-            None => (
-                analysis::unknown("the shader module was not created through the layer"),
+    // Fossilize hashes the words as the application gave them, then the module's flags
+    // (reserved: zero).
+    let archived = |words: &[u32]| Some(shaders::spirv::fossilize_module_hash(words, 0));
+    let (analysis, hash, module_name, fossilize_module, experiment): (Arc<ModuleAnalysis>, _, _, _, _) =
+        match src {
+            FragmentSource::Module { module, entry } => match d.modules.get(*module) {
+                // Analysed outside any lock, once per module.
+                Some(m) => (
+                    m.analysis(),
+                    analysis::stage_hash(m.words(), entry, spec),
+                    d.objects.name(*module),
+                    archived(m.words()),
+                    m.experiment.clone(),
+                ),
+                None => (
+                    analysis::unknown("the shader module was not created through the layer"),
+                    None,
+                    d.objects.name(*module),
+                    None,
+                    None,
+                ),
+            },
+            FragmentSource::Inline { words, entry } => (
+                analysis::analyze_module_cached(words),
+                analysis::stage_hash(words, entry, spec),
                 None,
-                d.objects.name(*module),
+                archived(words),
+                inline_experiment.cloned(),
+            ),
+            FragmentSource::Identifier { .. } => (
+                analysis::unknown(
+                    "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
+                ),
+                None,
+                None,
+                None,
                 None,
             ),
-        },
-        FragmentSource::Inline { words, entry } => (
-            analysis::analyze_module_cached(words),
-            analysis::stage_hash(words, entry, spec),
-            None,
-            inline_experiment.cloned(),
-        ),
-        FragmentSource::Identifier { .. } => (
-            analysis::unknown(
-                "the stage gives a shader module identifier; its SPIR-V is not visible to layers",
+            FragmentSource::Binary => (
+                analysis::unknown(
+                    "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
+                ),
+                None,
+                None,
+                None,
+                None,
             ),
-            None,
-            None,
-            None,
-        ),
-        FragmentSource::Binary => (
-            analysis::unknown(
-                "the pipeline is created from pipeline binaries; its SPIR-V is not visible to layers",
-            ),
-            None,
-            None,
-            None,
-        ),
-    };
+        };
     Fragment {
         analysis,
         entry: src.entry().to_string(),
         source: src.source(),
         hash,
         module_name,
+        fossilize_module,
         experiment,
         isa: Default::default(),
     }

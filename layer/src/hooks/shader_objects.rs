@@ -170,6 +170,7 @@ unsafe fn record(
         source,
         hash,
         module_name: None,
+        fossilize_module: None,
         experiment: rewritten.map(|(_, a)| a.clone()),
         isa,
     };

@@ -38,6 +38,19 @@ pub fn stage_hash(words: &[u32], entry: &str, spec: Option<&Specialization>) -> 
     format!("{:016x}", h.finish())
 }
 
+/// Fossilize's hash of a shader module (`Fossilize::Hashing::compute_hash_shader_module`): what
+/// names the module in a Fossilize archive (`fossilize-list --tag 4` prints it), so that a
+/// stage seen while an archive is replayed names the archive's module and, through it, the
+/// archive's pipelines. Over the module's words as the application gave them, then its
+/// `VkShaderModuleCreateFlags`: each 32-bit value `v` turns the state `h` (from
+/// 0xcbf29ce484222325) into `h * 0x100000001b3 ^ v`. Printed as 16 hex digits.
+pub fn fossilize_module_hash(words: &[u32], flags: u32) -> String {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let step = |h: u64, v: u32| h.wrapping_mul(PRIME) ^ u64::from(v);
+    let h = words.iter().fold(0xcbf2_9ce4_8422_2325, |h, &w| step(h, w));
+    format!("{:016x}", step(h, flags))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +76,15 @@ mod tests {
         assert_ne!(b, stage_hash(&w, "main", Some(&s2)));
         // An empty specialization is not the same as none: the application passed one.
         assert_ne!(a, stage_hash(&w, "main", Some(&Specialization::default())));
+    }
+
+    /// The module hash as Fossilize computes it (its `Hasher`, by hand for this header): the
+    /// words, then the flags. That a replayed stage's value is one of the archive's modules is
+    /// held by oit/tests/replay.rs against `fossilize-list`.
+    #[test]
+    fn the_fossilize_module_hash_is_fossilizes() {
+        let w = [0x0723_0203u32, 0x0001_0000, 0, 8, 0];
+        assert_eq!(fossilize_module_hash(&w, 0), "1c2c72731e23855c");
+        assert_ne!(fossilize_module_hash(&w, 0), fossilize_module_hash(&w, 1));
     }
 }

@@ -20,6 +20,6 @@ pub mod table;
 pub mod validity;
 
 pub use analysis::{analyze, analyze_bytes, EntryPointInfo, InterlockSite, ModuleInfo};
-pub use hash::{stage_hash, Specialization};
+pub use hash::{fossilize_module_hash, stage_hash, Specialization};
 pub use module::{SpirvError, MAGIC};
 pub use table::{ExecutionMode, ExecutionModel, Op};

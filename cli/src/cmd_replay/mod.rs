@@ -1,9 +1,10 @@
-//! `pops replay ARCHIVE.foz… [--chip C…] [--amdgpu-shim LIB] [--csv FILE]`: every interlocked
-//! pipeline of Fossilize archives (Steam's pipeline caches, Mesa's fossil-db) created by
-//! `fossilize-replay` under the layer with verify_isa, as driver developers replay them to judge
-//! a compiler change: on RADV over the amdgpu shim as each chip, or on RADV's null device of each
-//! chip, or on the machine's GPU. One line per archive × chip: interlocked pipelines, verified,
-//! findings by code, not verified by reason; then the driver defects found, known ones named.
+//! `pops replay ARCHIVE.foz… [--chip C…] [--mesa host|ICD…] [--amdgpu-shim LIB] [--csv FILE]`:
+//! every interlocked pipeline of Fossilize archives (Steam's pipeline caches, Mesa's fossil-db)
+//! created by `fossilize-replay` under the layer with verify_isa, as driver developers replay
+//! them to judge a compiler change: on RADV over the amdgpu shim as each chip, or on RADV's null
+//! device of each chip, on each driver asked. One line per archive × chip × driver: interlocked
+//! pipelines, verified, findings by code, not verified by reason; then the driver defects found,
+//! known ones named. Each CSV row names the archive's own pipeline ([`naming`]).
 //! Exit status: 0 when everything replayed was verified and clean, 1 on any finding, 2 when
 //! something could not be replayed or verified.
 
@@ -12,10 +13,17 @@ use crate::launch::{
     LaunchError,
 };
 use crate::verification::{self, ChipVerdicts};
+use compare::fossilize::{self, ArchivePipelines};
+use naming::Seen;
 use pm4::Family;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod csv;
+mod naming;
+
+use csv::{compare_csv, csv_text};
 
 /// One chip per POPS generation: GFX9, GFX10, GFX10.3, GFX11, GFX11.5, GFX12.
 const DEFAULT_CHIPS: [Family; 6] = [
@@ -47,8 +55,13 @@ pub struct Args {
     /// another build).
     #[arg(long, value_name = "LIBRARY")]
     amdgpu_shim: Option<PathBuf>,
-    /// Write one row per interlocked pipeline: archive, pipeline (the layer's fragment stage
-    /// hash), executable, chip, driver, verdict, finding codes.
+    /// The drivers to replay on (repeatable): `host` (the RADV the Vulkan loader finds) or a
+    /// driver build's ICD manifest (e.g. a Mesa build's `radeon_icd.x86_64.json`) [default:
+    /// host].
+    #[arg(long = "mesa", value_name = "host|ICD.json")]
+    mesas: Vec<String>,
+    /// Write one row per interlocked pipeline: archive, pipeline (the archive's own hash, as
+    /// fossilize-list prints it), executable, chip, driver, verdict, finding codes.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
     /// The replayer [default: fossilize-replay on PATH].
@@ -76,8 +89,15 @@ enum ReplayError {
     Write { path: PathBuf, reason: String },
     #[error("cannot read {}: {reason}", path.display())]
     Read { path: PathBuf, reason: String },
-    #[error("{}:{line}: not a row of `pops replay --csv` ({CSV_HEADER})", path.display())]
+    #[error("{}:{line}: not a row of `pops replay --csv` ({})", path.display(), csv::CSV_HEADER)]
     Row { path: PathBuf, line: usize },
+    #[error("--mesa {0}: neither `host` nor a driver's ICD manifest (a file)")]
+    Mesa(String),
+    #[error("{}: {source}", archive.display())]
+    List {
+        archive: PathBuf,
+        source: fossilize::ListError,
+    },
 }
 
 /// What one archive replayed as one chip gave.
@@ -121,16 +141,37 @@ fn run_inner(a: &Args) -> Result<ExitCode, ReplayError> {
         }
         None => fresh_run_folder("pops-replay-")?,
     };
+    let mesas = match a.mesas.as_slice() {
+        [] => vec![Mesa::Host],
+        given => given
+            .iter()
+            .map(|m| Mesa::parse(m))
+            .collect::<Result<_, _>>()?,
+    };
+    let setup = Setup {
+        args: a,
+        layer,
+        reports: reports.clone(),
+        lister: lister(&a.replayer),
+    };
     let mut all = Vec::new();
     let mut found = verification::Verification::default();
     for archive in &a.archives {
-        for &chip in &chips {
-            let (r, v) = replay_one(a, &layer, &reports, archive, chip)?;
-            if let Some(v) = v {
-                found.chips.extend(v.chips);
-                found.defects.extend(v.defects);
+        let pipelines =
+            fossilize::list(&setup.lister, archive).map_err(|source| ReplayError::List {
+                archive: archive.clone(),
+                source,
+            })?;
+        for (m, mesa) in mesas.iter().enumerate() {
+            for &chip in &chips {
+                let at = (mesa, mesa.tag(m + 1));
+                let (r, v) = replay_one(&setup, archive, &pipelines, chip, (at.0, &at.1))?;
+                if let Some(v) = v {
+                    found.chips.extend(v.chips);
+                    found.defects.extend(v.defects);
+                }
+                all.push(r);
             }
-            all.push(r);
         }
     }
     print!("{}", table(&all));
@@ -143,6 +184,17 @@ fn run_inner(a: &Args) -> Result<ExitCode, ReplayError> {
         })?;
     }
     Ok(status(&all))
+}
+
+/// Fossilize's lister beside `replayer` (a build puts both in one folder), else on PATH.
+fn lister(replayer: &Path) -> PathBuf {
+    let beside = replayer
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join("fossilize-list"));
+    beside
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("fossilize-list"))
 }
 
 /// The chips asked for, or one per POPS generation.
@@ -161,57 +213,68 @@ fn chips(given: &[String]) -> Result<Vec<Family>, ReplayError> {
         .collect()
 }
 
-/// Replays `archive` as `chip` under the layer with verify_isa; its verdicts and rows.
+/// What every replay of one `pops replay` shares.
+struct Setup<'a> {
+    args: &'a Args,
+    layer: PathBuf,
+    reports: PathBuf,
+    /// Fossilize's lister: beside the replayer, else on PATH.
+    lister: PathBuf,
+}
+
+/// Which driver a replay runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Mesa {
+    /// The RADV the Vulkan loader finds.
+    Host,
+    /// The driver this ICD manifest names (a Mesa build's `radeon_icd.*.json`).
+    Driver(PathBuf),
+}
+
+impl Mesa {
+    fn parse(given: &str) -> Result<Mesa, ReplayError> {
+        if given == "host" {
+            return Ok(Mesa::Host);
+        }
+        let p = PathBuf::from(given);
+        if p.is_file() {
+            Ok(Mesa::Driver(p))
+        } else {
+            Err(ReplayError::Mesa(given.to_string()))
+        }
+    }
+
+    /// What names it in report files: `host`, or the manifest's position among `--mesa`.
+    fn tag(&self, index: usize) -> String {
+        match self {
+            Mesa::Host => "host".into(),
+            Mesa::Driver(_) => format!("driver{index}"),
+        }
+    }
+}
+
+/// Replays `archive` as `chip` on `mesa` under the layer with verify_isa; its verdicts and
+/// rows, each row named by the archive's pipeline hash.
 fn replay_one(
-    a: &Args,
-    layer: &Path,
-    reports: &Path,
+    s: &Setup,
     archive: &Path,
+    pipelines: &ArchivePipelines,
     chip: Family,
+    (mesa, tag): (&Mesa, &str),
 ) -> Result<(Replayed, Option<verification::Verification>), ReplayError> {
     let stem = archive
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let report = reports.join(format!("{stem}-{}.jsonl", chip.name()));
-    let _ = std::fs::remove_file(&report);
-    let target = match &a.amdgpu_shim {
-        Some(lib) => shim_target(lib, Some(chip), &report)?,
-        None => crate::launch::null_target(chip)?,
-    };
-    let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
-    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
-    let mut env = child_env(
-        layer,
-        existing_path.as_deref(),
-        existing.as_deref(),
-        &report,
-        Some(chip),
-        &target,
-    );
-    env.push(("VK_POPS_INTERLOCK_VERIFY_ISA".into(), "1".into()));
-    let archive_arg = [archive.as_os_str().to_owned()];
+    let base = format!("{stem}-{}-{tag}", chip.name());
+    let report = s.reports.join(format!("{base}.jsonl"));
     let mut r = Replayed {
         archive: archive.display().to_string(),
         chip,
         verdicts: None,
-        failed: None,
+        failed: run_replayer(s, &report, archive, chip, mesa, None)?,
         rows: Vec::new(),
     };
-    let status = match spawn(&a.replayer.as_os_str().to_owned(), &archive_arg, &env) {
-        Ok(s) => s,
-        Err(e) => {
-            r.failed = Some(e.to_string());
-            return Ok((r, None));
-        }
-    };
-    if !status.success() {
-        let name = a.replayer.display().to_string();
-        r.failed = Some(
-            how_it_ended(&name, status)
-                .unwrap_or_else(|| format!("{name} exited with status {}", exit_code_of(status))),
-        );
-    }
     let v = match crate::summary::summarize_files(&[&report]) {
         Ok(s) => s.verification,
         Err(e) => {
@@ -223,13 +286,91 @@ fn replay_one(
         chip: chip.name().to_string(),
         ..Default::default()
     }));
-    r.rows = rows(&report, &r.archive, chip);
+    let mut alone_failed = None;
+    let named = naming::name(seen(&report), pipelines, |hash| {
+        let one = s.reports.join(format!("{base}-{hash}.jsonl"));
+        match run_replayer(s, &one, archive, chip, mesa, Some(hash)) {
+            Ok(None) => Some(seen(&one)),
+            Ok(Some(why)) => {
+                alone_failed.get_or_insert(why);
+                None
+            }
+            Err(e) => {
+                alone_failed.get_or_insert(e.to_string());
+                None
+            }
+        }
+    });
+    if let Some(why) = alone_failed {
+        r.failed
+            .get_or_insert(format!("replaying one pipeline alone: {why}"));
+    }
+    r.rows = named
+        .into_iter()
+        .map(|(pipeline, seen)| CsvRow {
+            archive: r.archive.clone(),
+            pipeline,
+            chip: chip.name().to_string(),
+            driver: seen.driver,
+            verdict: seen.verdict,
+            codes: seen.codes,
+        })
+        .collect();
     Ok((r, Some(v)))
+}
+
+/// Runs the replayer over `archive` (only the pipeline `hash`, where given) as `chip` on `mesa`,
+/// its report in `report`; why it failed, if it did.
+fn run_replayer(
+    s: &Setup,
+    report: &Path,
+    archive: &Path,
+    chip: Family,
+    mesa: &Mesa,
+    hash: Option<&str>,
+) -> Result<Option<String>, ReplayError> {
+    let _ = std::fs::remove_file(report);
+    let target = match &s.args.amdgpu_shim {
+        Some(lib) => shim_target(lib, Some(chip), report)?,
+        None => crate::launch::null_target(chip)?,
+    };
+    let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
+    let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
+    let mut env = child_env(
+        &s.layer,
+        existing_path.as_deref(),
+        existing.as_deref(),
+        report,
+        Some(chip),
+        &target,
+    );
+    env.push(("VK_POPS_INTERLOCK_VERIFY_ISA".into(), "1".into()));
+    if let Mesa::Driver(icd) = mesa {
+        env.retain(|(k, _)| k != "VK_DRIVER_FILES");
+        env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
+    }
+    let mut args = Vec::new();
+    if let Some(h) = hash {
+        args.extend(["--pipeline-hash".into(), h.into()]);
+    }
+    args.push(archive.as_os_str().to_owned());
+    let status = match spawn(&s.args.replayer.as_os_str().to_owned(), &args, &env) {
+        Ok(st) => st,
+        Err(e) => return Ok(Some(e.to_string())),
+    };
+    if status.success() {
+        return Ok(None);
+    }
+    let name = s.args.replayer.display().to_string();
+    Ok(Some(how_it_ended(&name, status).unwrap_or_else(|| {
+        format!("{name} exited with status {}", exit_code_of(status))
+    })))
 }
 
 /// One interlocked pipeline in the CSV.
 struct CsvRow {
     archive: String,
+    /// The archive's pipeline hash ([`naming`]).
     pipeline: String,
     chip: String,
     driver: String,
@@ -238,7 +379,7 @@ struct CsvRow {
 }
 
 /// The interlocked pipelines of a replay's report, with their verify_isa verdicts.
-fn rows(report: &Path, archive: &str, chip: Family) -> Vec<CsvRow> {
+fn seen(report: &Path) -> Vec<Seen> {
     use pops_report::read::Item;
     let mut out = Vec::new();
     let Ok(f) = std::fs::File::open(report) else {
@@ -263,12 +404,8 @@ fn rows(report: &Path, archive: &str, chip: Family) -> Vec<CsvRow> {
             c if c.iter().any(|c| c == "isa-not-verified") => "not verified",
             _ => "finding",
         };
-        out.push(CsvRow {
-            archive: archive.to_string(),
-            // The replayer creates pipelines on several threads: the stage hash, not the order,
-            // names a pipeline across two replays.
-            pipeline: r.stage_hash.clone().unwrap_or_else(|| "-".into()),
-            chip: chip.name().to_string(),
+        out.push(Seen {
+            module: r.fossilize_module.clone(),
             driver: r.driver.clone().unwrap_or_default(),
             verdict: verdict.to_string(),
             codes: codes.into_iter().filter(|c| c != "isa-verified").collect(),
@@ -314,35 +451,6 @@ fn table(all: &[Replayed]) -> String {
     o
 }
 
-/// The CSV's columns, written and read.
-const CSV_HEADER: &str = "archive,pipeline,executable,chip,driver,verdict,findings";
-
-/// fossil-db's conventions: a header, then one row per pipeline, comma-separated (a field with a
-/// comma or quote quoted), finding codes joined by `;`.
-fn csv_text(all: &[Replayed]) -> String {
-    let field = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    let mut o = format!("{CSV_HEADER}\n");
-    for row in all.iter().flat_map(|r| &r.rows) {
-        let _ = writeln!(
-            o,
-            "{},{},fragment,{},{},{},{}",
-            field(&row.archive),
-            field(&row.pipeline),
-            field(&row.chip),
-            field(&row.driver),
-            field(&row.verdict),
-            field(&row.codes.join(";"))
-        );
-    }
-    o
-}
-
 /// 2 when something was not replayed or a pipeline not verified, 1 on any finding, else 0 (an
 /// archive without interlocked pipelines is clean: its line says 0).
 fn status(all: &[Replayed]) -> ExitCode {
@@ -362,164 +470,5 @@ fn status(all: &[Replayed]) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// The verdicts a CSV gives: (archive file name, fragment stage, chip) → the verdict or findings
-/// of each pipeline with that stage (several pipelines may share one), sorted.
-type Verdicts = std::collections::BTreeMap<(String, String, String), Vec<String>>;
-
-/// The fields of one CSV line as [`csv_text`] writes them: comma-separated, a quoted field's
-/// doubled quotes one.
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        let field = fields.last_mut().expect("one field at least");
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(String::new()),
-            _ => field.push(c),
-        }
-    }
-    fields
-}
-
-/// Reads a `--csv` file.
-fn read_csv(path: &Path) -> Result<(Verdicts, Option<String>), ReplayError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ReplayError::Read {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    let mut out = Verdicts::new();
-    let mut driver = None;
-    for (k, line) in text.lines().enumerate().skip(1) {
-        let f = csv_fields(line);
-        let [archive, pipeline, _, chip, drv, verdict, findings] = &f[..] else {
-            return Err(ReplayError::Row {
-                path: path.to_path_buf(),
-                line: k + 1,
-            });
-        };
-        driver.get_or_insert_with(|| drv.clone());
-        let name = Path::new(archive)
-            .file_name()
-            .map_or(archive.clone(), |n| n.to_string_lossy().into_owned());
-        let said = if findings.is_empty() {
-            verdict.to_string()
-        } else {
-            findings.replace(';', ", ")
-        };
-        out.entry((name, pipeline.clone(), chip.clone()))
-            .or_default()
-            .push(said);
-    }
-    for v in out.values_mut() {
-        v.sort();
-    }
-    Ok((out, driver))
-}
-
-/// `--compare BEFORE AFTER`: the pipelines whose verdicts differ, new findings first.
-fn compare_csv(before: &Path, after: &Path) -> Result<ExitCode, ReplayError> {
-    let (b, bd) = read_csv(before)?;
-    let (a, ad) = read_csv(after)?;
-    let who = |d: &Option<String>, p: &Path| d.clone().unwrap_or_else(|| p.display().to_string());
-    println!(
-        "pops replay: {} (before) against {} (after)",
-        who(&bd, before),
-        who(&ad, after)
-    );
-    let mut new = Vec::new();
-    let mut other = Vec::new();
-    let keys: std::collections::BTreeSet<_> = b.keys().chain(a.keys()).collect();
-    for key in keys {
-        let (was, is) = (b.get(key), a.get(key));
-        if was == is {
-            continue;
-        }
-        let show =
-            |v: Option<&Vec<String>>| v.map_or("not in this replay".to_string(), |v| v.join(" | "));
-        let line = format!(
-            "{} {} as {}: {} -> {}",
-            key.0,
-            key.1,
-            key.2,
-            show(was),
-            show(is)
-        );
-        let finding = |v: Option<&Vec<String>>| {
-            v.is_some_and(|v| v.iter().any(|s| s != "verified" && s != "not verified"))
-        };
-        if finding(is) && !finding(was) {
-            new.push(line);
-        } else {
-            other.push(line);
-        }
-    }
-    for l in &new {
-        println!("NEW FINDING  {l}");
-    }
-    for l in &other {
-        println!("changed      {l}");
-    }
-    println!(
-        "pops replay: {} fragment stage(s) (per archive and chip) with a new finding, {} otherwise changed, of {} before and {} after",
-        new.len(),
-        other.len(),
-        b.len(),
-        a.len()
-    );
-    Ok(if new.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What `--csv` writes, `--compare` reads back field for field, quoted fields included.
-    #[test]
-    fn csv_rows_read_back_as_written() {
-        let replayed = Replayed {
-            archive: "/tmp/a, b \"c\".foz".into(),
-            chip: Family::Navi31,
-            verdicts: None,
-            failed: None,
-            rows: vec![CsvRow {
-                archive: "/tmp/a, b \"c\".foz".into(),
-                pipeline: "8dd2b5630eb28b22".into(),
-                chip: "navi31".into(),
-                driver: "radv (Mesa 26.2.6-1)".into(),
-                verdict: "finding".into(),
-                codes: vec![
-                    "isa-model".into(),
-                    "isa-ordered-section-open-at-epilog".into(),
-                ],
-            }],
-        };
-        let text = csv_text(&[replayed]);
-        let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(CSV_HEADER));
-        assert_eq!(
-            csv_fields(lines.next().unwrap()),
-            [
-                "/tmp/a, b \"c\".foz",
-                "8dd2b5630eb28b22",
-                "fragment",
-                "navi31",
-                "radv (Mesa 26.2.6-1)",
-                "finding",
-                "isa-model;isa-ordered-section-open-at-epilog"
-            ]
-        );
     }
 }
