@@ -192,7 +192,57 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
                 "{at}: {out}"
             );
         }
+        replay_on_the_machines_device(&mesa, &pops, &foz, &archive, &dir);
     }
+}
+
+/// `pops replay --gpu`: the archive replayed on the machine's own device, here lavapipe (no
+/// AMD chip): today's, with interlock, gives every interlocked pipeline "not verified" and why,
+/// exit 2; Debian 12's has no interlock: a clear error, exit 2, nothing replayed.
+fn replay_on_the_machines_device(
+    mesa: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    foz: &Path,
+    archive: &Path,
+    dir: &Path,
+) {
+    let csv = dir.join("gpu.csv");
+    let o = mesa
+        .command(pops)
+        .args(["replay", "--gpu", "--replayer"])
+        .arg(foz.join("fossilize-replay"))
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--reports")
+        .arg(dir.join("gpu"))
+        .arg(archive)
+        .env("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.json")
+        .env_remove("VK_ICD_FILENAMES")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .output()
+        .expect("pops replay runs");
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{}: {out}", mesa.label());
+    if mesa.major() < Some(26) {
+        assert!(
+            out.contains("--gpu: this machine has no Vulkan device with fragment shader interlock"),
+            "{out}"
+        );
+        return;
+    }
+    assert!(
+        out.contains(" as gpu with ")
+            && out.contains(": 12 interlocked pipeline(s): 0 verified clean, 12 not verified (the device is no AMD chip pops models"),
+        "{out}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap_or_default();
+    assert_eq!(
+        rows.lines()
+            .filter(|l| l.contains(",not verified,"))
+            .count(),
+        12,
+        "{rows}"
+    );
 }
 
 /// Issue 46, item 3: where verify_isa is asked and the device's code cannot be read (today's

@@ -164,7 +164,7 @@ mod tests {
     fn csv_rows_read_back_as_written() {
         let replayed = Replayed {
             archive: "/tmp/a, b \"c\".foz".into(),
-            chip: Family::Navi31,
+            chip: Some(Family::Navi31),
             verdicts: None,
             failed: None,
             rows: vec![CsvRow {

@@ -10,7 +10,7 @@
 
 use crate::launch::{
     child_env, exit_code_of, find_layer, fresh_run_folder, how_it_ended, shim_target, spawn,
-    LaunchError,
+    LaunchError, Target,
 };
 use crate::verification::{self, ChipVerdicts};
 use compare::fossilize::{self, ArchivePipelines};
@@ -49,6 +49,10 @@ pub struct Args {
     /// navi10, navi21, navi31, gfx1150, gfx1201 — one per POPS generation].
     #[arg(long = "chip", value_name = "CHIP")]
     chips: Vec<String>,
+    /// Replay on this machine's own Vulkan device with interlock (an AMD GPU: its code verified
+    /// as the chip it is) instead of null devices of chips.
+    #[arg(long, conflicts_with_all = ["chips", "amdgpu_shim"])]
+    gpu: bool,
     /// Replay on stock RADV over the amdgpu kernel-interface shim (this library, preloaded) as
     /// each chip; without it, on RADV's null device of each chip (a drm-shim or
     /// RADV_FORCE_FAMILY). The RADV is the one the Vulkan loader finds (VK_DRIVER_FILES names
@@ -91,6 +95,8 @@ enum ReplayError {
     Read { path: PathBuf, reason: String },
     #[error("{}:{line}: not a row of `pops replay --csv` ({})", path.display(), csv::CSV_HEADER)]
     Row { path: PathBuf, line: usize },
+    #[error("--gpu: this machine has no Vulkan device with fragment shader interlock")]
+    NoGpu,
     #[error("--mesa {0}: neither `host` nor a driver's ICD manifest (a file)")]
     Mesa(String),
     #[error("{}: {source}", archive.display())]
@@ -103,7 +109,8 @@ enum ReplayError {
 /// What one archive replayed as one chip gave.
 struct Replayed {
     archive: String,
-    chip: Family,
+    /// `None`: the machine's own device.
+    chip: Option<Family>,
     /// The verdicts of the replay's records; `None` when the replay failed.
     verdicts: Option<ChipVerdicts>,
     /// Why the replay failed.
@@ -125,7 +132,14 @@ fn run_inner(a: &Args) -> Result<ExitCode, ReplayError> {
     if let Some([before, after]) = a.compare.as_deref() {
         return compare_csv(before, after);
     }
-    let chips = chips(&a.chips)?;
+    let chips = if a.gpu {
+        if a.mesas.is_empty() && compare::launch::interlock_devices().is_empty() {
+            return Err(ReplayError::NoGpu);
+        }
+        vec![None]
+    } else {
+        chips(&a.chips)?.into_iter().map(Some).collect()
+    };
     if let Some(missing) = a.archives.iter().find(|p| !p.is_file()) {
         return Err(ReplayError::NoArchive(missing.clone()));
     }
@@ -197,6 +211,11 @@ fn lister(replayer: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("fossilize-list"))
 }
 
+/// How a chip is named in report files and lines: its family, or `gpu` for the machine's own.
+fn chip_label(chip: Option<Family>) -> &'static str {
+    chip.map_or("gpu", Family::name)
+}
+
 /// The chips asked for, or one per POPS generation.
 fn chips(given: &[String]) -> Result<Vec<Family>, ReplayError> {
     if given.is_empty() {
@@ -259,14 +278,14 @@ fn replay_one(
     s: &Setup,
     archive: &Path,
     pipelines: &ArchivePipelines,
-    chip: Family,
+    chip: Option<Family>,
     (mesa, tag): (&Mesa, &str),
 ) -> Result<(Replayed, Option<verification::Verification>), ReplayError> {
     let stem = archive
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let base = format!("{stem}-{}-{tag}", chip.name());
+    let base = format!("{stem}-{}-{tag}", chip_label(chip));
     let report = s.reports.join(format!("{base}.jsonl"));
     let mut r = Replayed {
         archive: archive.display().to_string(),
@@ -283,7 +302,7 @@ fn replay_one(
         }
     };
     r.verdicts = Some(v.chips.first().cloned().unwrap_or_else(|| ChipVerdicts {
-        chip: chip.name().to_string(),
+        chip: chip_label(chip).to_string(),
         ..Default::default()
     }));
     let mut alone_failed = None;
@@ -310,7 +329,7 @@ fn replay_one(
         .map(|(pipeline, seen)| CsvRow {
             archive: r.archive.clone(),
             pipeline,
-            chip: chip.name().to_string(),
+            chip: chip.map_or_else(|| seen.chip.clone(), |c| c.name().to_string()),
             driver: seen.driver,
             verdict: seen.verdict,
             codes: seen.codes,
@@ -325,14 +344,17 @@ fn run_replayer(
     s: &Setup,
     report: &Path,
     archive: &Path,
-    chip: Family,
+    chip: Option<Family>,
     mesa: &Mesa,
     hash: Option<&str>,
 ) -> Result<Option<String>, ReplayError> {
     let _ = std::fs::remove_file(report);
-    let target = match &s.args.amdgpu_shim {
-        Some(lib) => shim_target(lib, Some(chip), report)?,
-        None => crate::launch::null_target(chip)?,
+    let target = match (chip, &s.args.amdgpu_shim) {
+        (None, _) => Target::Real {
+            device: "this machine's device".into(),
+        },
+        (Some(chip), Some(lib)) => shim_target(lib, Some(chip), report)?,
+        (Some(chip), None) => crate::launch::null_target(chip)?,
     };
     let existing = std::env::var("VK_INSTANCE_LAYERS").ok();
     let existing_path = std::env::var("VK_ADD_LAYER_PATH").ok();
@@ -341,7 +363,7 @@ fn run_replayer(
         existing_path.as_deref(),
         existing.as_deref(),
         report,
-        Some(chip),
+        chip,
         &target,
     );
     env.push(("VK_POPS_INTERLOCK_VERIFY_ISA".into(), "1".into()));
@@ -406,6 +428,7 @@ fn seen(report: &Path) -> Vec<Seen> {
         };
         out.push(Seen {
             module: r.fossilize_module.clone(),
+            chip: r.chip.clone().unwrap_or_else(|| "-".into()),
             driver: r.driver.clone().unwrap_or_default(),
             verdict: verdict.to_string(),
             codes: codes.into_iter().filter(|c| c != "isa-verified").collect(),
@@ -423,7 +446,7 @@ fn table(all: &[Replayed]) -> String {
                 o,
                 "pops replay: {} as {}: NOT REPLAYED: {why}",
                 r.archive,
-                r.chip.name()
+                chip_label(r.chip)
             ),
             (None, Some(v)) => {
                 let mut parts = vec![format!("{} verified clean", v.verified)];
@@ -437,7 +460,7 @@ fn table(all: &[Replayed]) -> String {
                     o,
                     "pops replay: {} as {}{}: {} interlocked pipeline(s): {}",
                     r.archive,
-                    r.chip.name(),
+                    chip_label(r.chip),
                     v.driver
                         .as_deref()
                         .map_or(String::new(), |d| format!(" with {d}")),

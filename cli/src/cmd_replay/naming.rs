@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 pub(super) struct Seen {
     /// Fossilize's hash of the fragment stage's module; `None` where the SPIR-V was not visible.
     pub module: Option<String>,
+    /// The chip the layer saw (`-` where none: a device that is no AMD chip).
+    pub chip: String,
     pub driver: String,
     pub verdict: String,
     /// Finding and not-verified codes, sorted (`isa-verified` left out).
@@ -103,6 +105,7 @@ mod tests {
     fn seen(module: &str, verdict: &str, codes: &[&str]) -> Seen {
         Seen {
             module: Some(module.into()),
+            chip: "navi31".into(),
             driver: "radv".into(),
             verdict: verdict.into(),
             codes: codes.iter().map(|c| c.to_string()).collect(),
