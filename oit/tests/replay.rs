@@ -370,6 +370,9 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
         );
         csvs.push(csv);
     }
+    the_current_mesa_named_from_the_host_replays_as_inside_it(
+        &mesas[1], &pops, &foz, &shim, &archive, &csvs[1],
+    );
     let o = std::process::Command::new(&pops)
         .args(["replay", "--compare"])
         .args(&csvs)
@@ -389,4 +392,55 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
         "{out}"
     );
     assert!(out.contains(", 0 otherwise changed, "), "{out}");
+}
+
+/// `pops replay --mesa current` run on the host replays inside today's Mesa root: its navi31 rows
+/// are those of `pops replay` run inside the root (`inside`, that run's CSV).
+fn the_current_mesa_named_from_the_host_replays_as_inside_it(
+    current: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    foz: &Path,
+    shim: &Path,
+    archive: &Path,
+    inside: &Path,
+) {
+    let pops_testkit::mesa::Mesa::Current { root } = current else {
+        panic!("the second Mesa is today's");
+    };
+    let dir = pops_testkit::scratch("pops-replay-current");
+    let csv = dir.join("current.csv");
+    let o = std::process::Command::new(pops)
+        .arg("replay")
+        .arg("--amdgpu-shim")
+        .arg(shim)
+        .args(["--chip", "navi31", "--mesa", "current", "--replayer"])
+        .arg(foz.join("fossilize-replay"))
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--reports")
+        .arg(dir.join("reports"))
+        .arg(archive)
+        .env("POPS_MESA_CURRENT", root)
+        .env("POPS_MESA_CURRENT_RUNNER", pops_testkit::mesa::run_sh())
+        .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+        .env_remove("VK_ICD_FILENAMES")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .output()
+        .expect("pops replay runs");
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let rows = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.split(',').nth(3) == Some("navi31"))
+            .map(|l| l.split(',').skip(1).collect::<Vec<_>>().join(","))
+            .collect();
+        v.sort();
+        v
+    };
+    let from_host = rows(&csv);
+    assert_eq!(from_host.len(), 12, "{out}");
+    assert!(from_host[0].contains("radv (Mesa 26."), "{from_host:?}");
+    assert_eq!(from_host, rows(inside), "{out}");
 }

@@ -380,8 +380,9 @@ pub mod mesa {
         }
     }
 
-    /// The root's runner, beside the clone.
-    fn run_sh() -> PathBuf {
+    /// The root's runner, beside the clone (what `pops replay --mesa current` is given as
+    /// `POPS_MESA_CURRENT_RUNNER`).
+    pub fn run_sh() -> PathBuf {
         workspace().join("../shared/tools/mesa-current/run.sh")
     }
 }

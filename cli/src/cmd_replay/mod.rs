@@ -59,10 +59,11 @@ pub struct Args {
     /// another build).
     #[arg(long, value_name = "LIBRARY")]
     amdgpu_shim: Option<PathBuf>,
-    /// The drivers to replay on (repeatable): `host` (the RADV the Vulkan loader finds) or a
-    /// driver build's ICD manifest (e.g. a Mesa build's `radeon_icd.x86_64.json`) [default:
-    /// host].
-    #[arg(long = "mesa", value_name = "host|ICD.json")]
+    /// The drivers to replay on (repeatable): `host` (the RADV the Vulkan loader finds), a
+    /// driver build's ICD manifest (e.g. a Mesa build's `radeon_icd.x86_64.json`), or `current`:
+    /// today's Mesa in the root `POPS_MESA_CURRENT` names, run through its runner
+    /// `POPS_MESA_CURRENT_RUNNER` (shared/tools/mesa-current; needs root) [default: host].
+    #[arg(long = "mesa", value_name = "host|current|ICD.json")]
     mesas: Vec<String>,
     /// Write one row per interlocked pipeline: archive, pipeline (the archive's own hash, as
     /// fossilize-list prints it), executable, chip, driver, verdict, finding codes.
@@ -97,8 +98,10 @@ enum ReplayError {
     Row { path: PathBuf, line: usize },
     #[error("--gpu: this machine has no Vulkan device with fragment shader interlock")]
     NoGpu,
-    #[error("--mesa {0}: neither `host` nor a driver's ICD manifest (a file)")]
+    #[error("--mesa {0}: neither `host`, `current` nor a driver's ICD manifest (a file)")]
     Mesa(String),
+    #[error("--mesa current: {0} does not name an existing path (the Mesa root that shared/tools/mesa-current/build.sh made, and that tool's run.sh)")]
+    NoCurrentMesa(&'static str),
     #[error("{}: {source}", archive.display())]
     List {
         archive: PathBuf,
@@ -248,12 +251,27 @@ enum Mesa {
     Host,
     /// The driver this ICD manifest names (a Mesa build's `radeon_icd.*.json`).
     Driver(PathBuf),
+    /// Today's Mesa in a root file system as `shared/tools/mesa-current` builds it: the
+    /// replayer runs inside it through the root's runner (`run.sh`), which needs root.
+    Current { root: PathBuf, runner: PathBuf },
 }
 
 impl Mesa {
     fn parse(given: &str) -> Result<Mesa, ReplayError> {
         if given == "host" {
             return Ok(Mesa::Host);
+        }
+        if given == "current" {
+            let var = |name: &'static str| {
+                std::env::var_os(name)
+                    .map(PathBuf::from)
+                    .filter(|p| p.exists())
+                    .ok_or(ReplayError::NoCurrentMesa(name))
+            };
+            return Ok(Mesa::Current {
+                root: var("POPS_MESA_CURRENT")?,
+                runner: var("POPS_MESA_CURRENT_RUNNER")?,
+            });
         }
         let p = PathBuf::from(given);
         if p.is_file() {
@@ -268,6 +286,7 @@ impl Mesa {
         match self {
             Mesa::Host => "host".into(),
             Mesa::Driver(_) => format!("driver{index}"),
+            Mesa::Current { .. } => "current".into(),
         }
     }
 }
@@ -376,7 +395,11 @@ fn run_replayer(
         args.extend(["--pipeline-hash".into(), h.into()]);
     }
     args.push(archive.as_os_str().to_owned());
-    let status = match spawn(&s.args.replayer.as_os_str().to_owned(), &args, &env) {
+    let (program, args) = match mesa {
+        Mesa::Current { root, runner } => inside(root, runner, s, archive, &mut env, args),
+        _ => (s.args.replayer.as_os_str().to_owned(), args),
+    };
+    let status = match spawn(&program, &args, &env) {
         Ok(st) => st,
         Err(e) => return Ok(Some(e.to_string())),
     };
@@ -387,6 +410,41 @@ fn run_replayer(
     Ok(Some(how_it_ended(&name, status).unwrap_or_else(|| {
         format!("{name} exited with status {}", exit_code_of(status))
     })))
+}
+
+/// The runner's command line that runs the replayer with `args` inside today's Mesa's `root`:
+/// the folders it reads and writes bound in, the preload (the shim) moved inside so that the
+/// runner's own helpers never load it.
+fn inside(
+    root: &Path,
+    runner: &Path,
+    s: &Setup,
+    archive: &Path,
+    env: &mut Vec<(String, std::ffi::OsString)>,
+    args: Vec<std::ffi::OsString>,
+) -> (std::ffi::OsString, Vec<std::ffi::OsString>) {
+    let mut out: Vec<std::ffi::OsString> = vec![runner.into(), root.into()];
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let parent = |p: &Path| absolute(p).parent().map(Path::to_path_buf);
+    let folders = [
+        Some(absolute(&s.reports)),
+        parent(archive),
+        parent(&s.layer),
+        parent(&s.args.replayer),
+        s.args.amdgpu_shim.as_deref().and_then(parent),
+    ];
+    for f in folders.iter().flatten().filter(|f| f.is_dir()) {
+        out.extend(["--bind".into(), f.into()]);
+    }
+    out.extend(["--".into(), "/usr/bin/env".into()]);
+    if let Some(i) = env.iter().position(|(k, _)| k == "LD_PRELOAD") {
+        let mut preload = std::ffi::OsString::from("LD_PRELOAD=");
+        preload.push(&env.remove(i).1);
+        out.push(preload);
+    }
+    out.push(absolute(&s.args.replayer).into());
+    out.extend(args);
+    ("bash".into(), out)
 }
 
 /// One interlocked pipeline in the CSV.
