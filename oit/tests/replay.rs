@@ -107,6 +107,112 @@ fn fossilize_list(foz: &Path, archive: &Path, tag: u32) -> std::collections::BTr
         .collect()
 }
 
+/// pops-oit's modes that create pipelines (shader objects are never captured): monolithic
+/// pipelines, dynamic blending, pipelines linked from libraries.
+const PIPELINE_MODES: [&[&str]; 3] = [&[], &["--dynamic"], &["--libraries"]];
+
+/// The `isa-*` codes of each interlocked pipeline record, each record's sorted, the records
+/// sorted.
+fn sorted_isa(records: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let mut v: Vec<Vec<String>> = records
+        .into_iter()
+        .map(|mut c| {
+            c.retain(|c| c.starts_with("isa-"));
+            c.sort();
+            c.dedup();
+            c
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Each interlocked pipeline record's fragment module (as the archive names it) with its
+/// `isa-*` codes, distinct: what a replay and a live run of the same pipelines must both give
+/// (an archive holds each distinct pipeline once; an application may create one twice).
+fn verdicts_by_module(report: &Path) -> std::collections::BTreeSet<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(report).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "pipeline" && v["interlock"] != "none")
+        .map(|v| {
+            let codes = v["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d["code"].as_str().map(str::to_string))
+                .collect();
+            let module = v["fossilize_module"].as_str().unwrap_or("none").to_string();
+            (module, sorted_isa(vec![codes]).remove(0))
+        })
+        .collect()
+}
+
+/// The verdicts of `archive` replayed under `pops run --verify-isa` on the shim as `chip`.
+fn replay_codes(
+    mesa: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    shim: &Path,
+    foz: &Path,
+    archive: &Path,
+    chip: &str,
+    dir: &Path,
+) -> std::collections::BTreeSet<(String, Vec<String>)> {
+    let report = dir.join(format!("replay-{chip}.jsonl"));
+    let o = mesa
+        .command(pops)
+        .arg("run")
+        .arg("--amdgpu-shim")
+        .arg(shim)
+        .args(["--chip", chip, "--verify-isa", "--report"])
+        .arg(&report)
+        .arg("--")
+        .arg(foz.join("fossilize-replay"))
+        .arg(archive)
+        .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+        .env_remove("VK_ICD_FILENAMES")
+        .env_remove("RADV_FORCE_FAMILY")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .output()
+        .expect("pops runs");
+    let codes = verdicts_by_module(&report);
+    assert!(!codes.is_empty(), "{chip}: {}", text(&o));
+    codes
+}
+
+/// The verdicts of pops-oit's matrix (with `extra`) run live under `pops run --verify-isa` on
+/// the shim as `chip` (issue 41, item 4: what a replay must give).
+fn live_codes(
+    mesa: &pops_testkit::mesa::Mesa,
+    pops: &Path,
+    shim: &Path,
+    chip: &str,
+    extra: &[&str],
+    dir: &Path,
+) -> std::collections::BTreeSet<(String, Vec<String>)> {
+    let report = dir.join(format!("live-{chip}.jsonl"));
+    let o = mesa
+        .command(pops)
+        .arg("run")
+        .arg("--amdgpu-shim")
+        .arg(shim)
+        .args(["--chip", chip, "--verify-isa", "--report"])
+        .arg(&report)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_pops-oit"))
+        .args(SMALL_MATRIX)
+        .args(extra)
+        .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+        .env_remove("VK_ICD_FILENAMES")
+        .env_remove("RADV_FORCE_FAMILY")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .output()
+        .expect("pops runs");
+    let codes = verdicts_by_module(&report);
+    assert!(!codes.is_empty(), "{chip} {extra:?}: {}", text(&o));
+    codes
+}
+
 /// The interlocked pipeline records of a report, with their diagnostic codes.
 fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(report).unwrap_or_default();
@@ -124,9 +230,10 @@ fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Issue 46, item 3: a capture of pops-oit's matrix, replayed by fossilize-replay without
-/// `--enable-pipeline-stats` under `pops run --verify-isa`, has every interlocked pipeline
-/// verified, as the live run has, on both Mesas, as every POPS chip the shim offers.
+/// Issue 46, items 3 and 4: captures of pops-oit in each mode that creates pipelines, replayed
+/// by fossilize-replay without `--enable-pipeline-stats` under `pops run --verify-isa`, give
+/// each interlocked pipeline the live run's verdicts, on both Mesas, as every POPS chip the shim
+/// offers; the monolithic matrix is verified clean everywhere.
 #[test]
 fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
     let (Some(foz), Some(pops)) = (fossilize(), pops()) else {
@@ -142,8 +249,23 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
         // The capture, on the shim (nothing runs: pipelines are created), under this Mesa's
         // loader (an archive records its API version).
         let archive = capture(&mesa, &shim, &foz, &dir, &[]);
+        for mode in PIPELINE_MODES.into_iter().filter(|m| !m.is_empty()) {
+            let sub = dir.join(mode[0].trim_start_matches('-'));
+            let _ = std::fs::create_dir_all(&sub);
+            let archive = capture(&mesa, &shim, &foz, &sub, mode);
+            for chip in &chips {
+                let at = format!("{} {chip} {mode:?}", mesa.label());
+                let replayed = replay_codes(&mesa, &pops, &shim, &foz, &archive, chip, &sub);
+                let live = live_codes(&mesa, &pops, &shim, chip, mode, &sub);
+                assert_eq!(
+                    replayed, live,
+                    "{at}: the replay's verdicts are not the live run's"
+                );
+            }
+        }
         for chip in &chips {
             let at = format!("{} {chip}", mesa.label());
+            let live = live_codes(&mesa, &pops, &shim, chip, &[], &dir);
             let report = dir.join(format!("replay-{chip}.jsonl"));
             let o = mesa
                 .command(&pops)
@@ -187,6 +309,11 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
                     "{at}: {codes:?}: {out}"
                 );
             }
+            assert_eq!(
+                verdicts_by_module(&report),
+                live,
+                "{at}: not the live run's verdicts"
+            );
             assert!(
                 out.contains(": 12 interlocked pipeline(s), librar(ies) and shader object(s): 12 verified clean"),
                 "{at}: {out}"
