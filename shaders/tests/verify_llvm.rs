@@ -82,7 +82,7 @@ fn verifier_opcodes_are_llvms() {
                 "{cpu}"
             );
         }
-        for &op in at(opcodes::PACING, enc) {
+        for op in at(opcodes::PACING, enc).into_iter().flatten() {
             let m = disassemble(&mc, cpu, &[sopp(op)]);
             assert!(
                 [

@@ -182,7 +182,7 @@ fn comparable(chip: &str, code: &[shaders::verify::Instr]) -> Vec<Same> {
         .iter()
         .filter(|i| {
             !matches!(i.class, Class::Sopp { op, .. }
-                if Some(op) == Sopp::Nop.opcode(enc) || opcodes::at(opcodes::PACING, enc).contains(&op))
+                if Some(op) == Sopp::Nop.opcode(enc) || opcodes::is_pacing(enc, op))
         })
         .collect();
     let index_of = |addr: i64| {

@@ -20,30 +20,151 @@ pub use input::{read, words, Format};
 pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rule};
 
 /// Scalar opcodes the verifier reads that pops never emits, per generation (GFX9, GFX10,
-/// GFX11, GFX12); `tests/verify_llvm.rs` checks each against LLVM's disassembler.
+/// GFX11, GFX12), each looked up by mnemonic in the generated table of LLVM's encodings
+/// (`isa::scalar_generated`) when pops is compiled: a name the table lacks fails the build.
 pub mod opcodes {
+    use crate::isa::scalar_generated::{ScalarFormat, SCALAR_OPS};
     use crate::isa::Encoding;
 
+    const ENCODINGS: [Encoding; 4] = [
+        Encoding::Gfx9,
+        Encoding::Gfx10,
+        Encoding::Gfx11,
+        Encoding::Gfx12,
+    ];
+
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// The opcode of `name` in `format` on `enc`, where that generation has it.
+    const fn find(enc: Encoding, format: ScalarFormat, name: &str) -> Option<u8> {
+        let mut i = 0;
+        while i < SCALAR_OPS.len() {
+            let (e, f, m, op) = SCALAR_OPS[i];
+            if e.index() == enc.index() && f as u8 == format as u8 && same(m, name) {
+                return Some(op);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// `name`'s opcode on each generation, where it has it.
+    const fn on_each(format: ScalarFormat, name: &str) -> [Option<u8>; 4] {
+        let mut out = [None; 4];
+        let mut g = 0;
+        while g < 4 {
+            out[g] = find(ENCODINGS[g], format, name);
+            g += 1;
+        }
+        out
+    }
+
+    /// `name`'s opcode on each generation; every generation has it (else the build fails).
+    const fn on_all(format: ScalarFormat, name: &str) -> [u8; 4] {
+        let each = on_each(format, name);
+        let mut out = [0; 4];
+        let mut g = 0;
+        while g < 4 {
+            out[g] = match each[g] {
+                Some(op) => op,
+                None => panic!("a scalar instruction the verifier reads is not in LLVM's table"),
+            };
+            g += 1;
+        }
+        out
+    }
+
     /// SOP1 `s_setpc_b64`: a jump to a computed address (RADV's PS epilogs).
-    pub const SETPC_B64: [u8; 4] = [29, 32, 72, 72];
+    pub const SETPC_B64: [u8; 4] = on_all(ScalarFormat::Sop1, "s_setpc_b64");
     /// SOP1 `s_swappc_b64` (a call).
-    pub const SWAPPC_B64: [u8; 4] = [30, 33, 73, 73];
+    pub const SWAPPC_B64: [u8; 4] = on_all(ScalarFormat::Sop1, "s_swappc_b64");
     /// SOPP `s_endpgm_ordered_ps_done` (GFX9–10.3).
-    pub const ENDPGM_ORDERED_PS_DONE: [Option<u8>; 4] = [Some(30), Some(30), None, None];
+    pub const ENDPGM_ORDERED_PS_DONE: [Option<u8>; 4] =
+        on_each(ScalarFormat::Sopp, "s_endpgm_ordered_ps_done");
     /// SOPP `s_cbranch_vccz`, `s_cbranch_vccnz`.
-    pub const CBRANCH_VCCZ: [u8; 4] = [6, 6, 35, 35];
-    pub const CBRANCH_VCCNZ: [u8; 4] = [7, 7, 36, 36];
+    pub const CBRANCH_VCCZ: [u8; 4] = on_all(ScalarFormat::Sopp, "s_cbranch_vccz");
+    pub const CBRANCH_VCCNZ: [u8; 4] = on_all(ScalarFormat::Sopp, "s_cbranch_vccnz");
     /// SOPK `s_setreg_imm32_b32`.
-    pub const SETREG_IMM32_B32: [u8; 4] = [20, 21, 19, 19];
+    pub const SETREG_IMM32_B32: [u8; 4] = on_all(ScalarFormat::Sopk, "s_setreg_imm32_b32");
 
     /// SOPP instructions that only pace the wave (hazard waits, clauses, prefetch, scheduling
-    /// priority), touching no scalar state and ordering nothing: `s_setprio` (15 on GFX9 and
-    /// GFX10, 53 on GFX11 and GFX12, as llvm-mc encodes it; ACO raises the priority of GFX11.5
-    /// fragment shaders around their exports), `s_inst_prefetch`/`s_set_inst_prefetch_distance`,
-    /// `s_clause`, `s_waitcnt_depctr` (GFX12: `s_wait_alu`), `s_delay_alu`.
-    pub const PACING: [&[u8]; 4] = [&[15], &[15, 32, 33, 35], &[4, 5, 7, 8, 53], &[5, 7, 8, 53]];
+    /// priority), touching no scalar state and ordering nothing: `s_setprio` (ACO raises the
+    /// priority of GFX11.5 fragment shaders around their exports), `s_inst_prefetch` /
+    /// `s_set_inst_prefetch_distance`, `s_clause`, `s_waitcnt_depctr` (GFX12: `s_wait_alu`),
+    /// `s_delay_alu`; each generation has those it has.
+    const PACING_NAMES: [&str; 7] = [
+        "s_setprio",
+        "s_inst_prefetch",
+        "s_set_inst_prefetch_distance",
+        "s_clause",
+        "s_waitcnt_depctr",
+        "s_wait_alu",
+        "s_delay_alu",
+    ];
+
+    /// [`PACING_NAMES`]' opcodes on each generation (looked up when pops is compiled).
+    pub const PACING: [[Option<u8>; 7]; 4] = {
+        let mut out = [[None; 7]; 4];
+        let mut n = 0;
+        while n < PACING_NAMES.len() {
+            let each = on_each(ScalarFormat::Sopp, PACING_NAMES[n]);
+            let mut g = 0;
+            while g < 4 {
+                out[g][n] = each[g];
+                g += 1;
+            }
+            n += 1;
+        }
+        out
+    };
+
+    /// Whether SOPP `op` only paces the wave on `enc` ([`PACING_NAMES`]).
+    pub fn is_pacing(enc: Encoding, op: u8) -> bool {
+        PACING[enc.index()].contains(&Some(op))
+    }
 
     pub const fn at<T: Copy>(table: [T; 4], enc: Encoding) -> T {
         table[enc.index()]
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The values LLVM's encodings give, as the hand-kept tables had them (held against
+        /// llvm-mc by `tests/verify_llvm.rs`).
+        #[test]
+        fn the_looked_up_opcodes_are_llvms() {
+            assert_eq!(SETPC_B64, [29, 32, 72, 72]);
+            assert_eq!(SWAPPC_B64, [30, 33, 73, 73]);
+            assert_eq!(ENDPGM_ORDERED_PS_DONE, [Some(30), Some(30), None, None]);
+            assert_eq!(
+                (CBRANCH_VCCZ, CBRANCH_VCCNZ),
+                ([6, 6, 35, 35], [7, 7, 36, 36])
+            );
+            assert_eq!(SETREG_IMM32_B32, [20, 21, 19, 19]);
+            let pacing = |enc| {
+                (0..=255u8)
+                    .filter(|&op| is_pacing(enc, op))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(pacing(Encoding::Gfx9), [15]);
+            assert_eq!(pacing(Encoding::Gfx10), [15, 32, 33, 35]);
+            assert_eq!(pacing(Encoding::Gfx11), [4, 5, 7, 8, 53]);
+            assert_eq!(pacing(Encoding::Gfx12), [5, 7, 8, 53]);
+        }
     }
 }

@@ -312,9 +312,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
                     imm,
                 }
             }
-            Class::Sopp { op, .. }
-                if super::opcodes::at(super::opcodes::PACING, enc).contains(&op) =>
-            {
+            Class::Sopp { op, .. } if super::opcodes::is_pacing(enc, op) => {
                 skipped.push((i.addr, i.text.clone()));
                 continue;
             }
