@@ -148,69 +148,78 @@ fn verdicts_by_module(report: &Path) -> std::collections::BTreeSet<(String, Vec<
         .collect()
 }
 
-/// The verdicts of `archive` replayed under `pops run --verify-isa` on the shim as `chip`.
-fn replay_codes(
-    mesa: &pops_testkit::mesa::Mesa,
-    pops: &Path,
-    shim: &Path,
-    foz: &Path,
-    archive: &Path,
-    chip: &str,
-    dir: &Path,
-) -> std::collections::BTreeSet<(String, Vec<String>)> {
-    let report = dir.join(format!("replay-{chip}.jsonl"));
-    let o = mesa
-        .command(pops)
-        .arg("run")
-        .arg("--amdgpu-shim")
-        .arg(shim)
-        .args(["--chip", chip, "--verify-isa", "--report"])
-        .arg(&report)
-        .arg("--")
-        .arg(foz.join("fossilize-replay"))
-        .arg(archive)
-        .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
-        .env_remove("VK_ICD_FILENAMES")
-        .env_remove("RADV_FORCE_FAMILY")
-        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-        .output()
-        .expect("pops runs");
-    let codes = verdicts_by_module(&report);
-    assert!(!codes.is_empty(), "{chip}: {}", text(&o));
-    codes
+/// What runs under `pops run --verify-isa` here: pops, the shim, the Mesa.
+struct Verified<'a> {
+    mesa: &'a pops_testkit::mesa::Mesa,
+    pops: &'a Path,
+    shim: &'a Path,
 }
 
-/// The verdicts of pops-oit's matrix (with `extra`) run live under `pops run --verify-isa` on
-/// the shim as `chip` (issue 41, item 4: what a replay must give).
-fn live_codes(
-    mesa: &pops_testkit::mesa::Mesa,
-    pops: &Path,
-    shim: &Path,
-    chip: &str,
-    extra: &[&str],
-    dir: &Path,
-) -> std::collections::BTreeSet<(String, Vec<String>)> {
-    let report = dir.join(format!("live-{chip}.jsonl"));
-    let o = mesa
-        .command(pops)
-        .arg("run")
-        .arg("--amdgpu-shim")
-        .arg(shim)
-        .args(["--chip", chip, "--verify-isa", "--report"])
-        .arg(&report)
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_pops-oit"))
-        .args(SMALL_MATRIX)
-        .args(extra)
-        .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
-        .env_remove("VK_ICD_FILENAMES")
-        .env_remove("RADV_FORCE_FAMILY")
-        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-        .output()
-        .expect("pops runs");
-    let codes = verdicts_by_module(&report);
-    assert!(!codes.is_empty(), "{chip} {extra:?}: {}", text(&o));
-    codes
+impl Verified<'_> {
+    /// `program args` run under `pops run --amdgpu-shim --chip C --verify-isa`, its report in
+    /// `report`.
+    fn run(
+        &self,
+        chip: &str,
+        report: &Path,
+        program: impl AsRef<std::ffi::OsStr>,
+        args: &[&std::ffi::OsStr],
+    ) -> Output {
+        self.mesa
+            .command(self.pops)
+            .arg("run")
+            .arg("--amdgpu-shim")
+            .arg(self.shim)
+            .args(["--chip", chip, "--verify-isa", "--report"])
+            .arg(report)
+            .arg("--")
+            .arg(program)
+            .args(args)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .output()
+            .expect("pops runs")
+    }
+
+    /// `archive` replayed as `chip`: its report's verdicts by module, and what pops printed.
+    fn replay(
+        &self,
+        foz: &Path,
+        archive: &Path,
+        chip: &str,
+        dir: &Path,
+    ) -> (std::collections::BTreeSet<(String, Vec<String>)>, String) {
+        let report = dir.join(format!("replay-{chip}.jsonl"));
+        let o = self.run(
+            chip,
+            &report,
+            foz.join("fossilize-replay"),
+            &[archive.as_os_str()],
+        );
+        (verdicts_by_module(&report), text(&o))
+    }
+
+    /// The verdicts of pops-oit's matrix (with `extra`) run live as `chip` (issue 41, item 4:
+    /// what a replay must give).
+    fn live(
+        &self,
+        chip: &str,
+        extra: &[&str],
+        dir: &Path,
+    ) -> std::collections::BTreeSet<(String, Vec<String>)> {
+        let report = dir.join(format!("live-{chip}.jsonl"));
+        let args: Vec<&std::ffi::OsStr> = SMALL_MATRIX
+            .iter()
+            .chain(extra)
+            .map(std::ffi::OsStr::new)
+            .collect();
+        let o = self.run(chip, &report, env!("CARGO_BIN_EXE_pops-oit"), &args);
+        let codes = verdicts_by_module(&report);
+        assert!(!codes.is_empty(), "{chip} {extra:?}: {}", text(&o));
+        codes
+    }
 }
 
 /// The interlocked pipeline records of a report, with their diagnostic codes.
@@ -249,41 +258,31 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
         // The capture, on the shim (nothing runs: pipelines are created), under this Mesa's
         // loader (an archive records its API version).
         let archive = capture(&mesa, &shim, &foz, &dir, &[]);
+        let run = Verified {
+            mesa: &mesa,
+            pops: &pops,
+            shim: &shim,
+        };
         for mode in PIPELINE_MODES.into_iter().filter(|m| !m.is_empty()) {
             let sub = dir.join(mode[0].trim_start_matches('-'));
             let _ = std::fs::create_dir_all(&sub);
             let archive = capture(&mesa, &shim, &foz, &sub, mode);
             for chip in &chips {
                 let at = format!("{} {chip} {mode:?}", mesa.label());
-                let replayed = replay_codes(&mesa, &pops, &shim, &foz, &archive, chip, &sub);
-                let live = live_codes(&mesa, &pops, &shim, chip, mode, &sub);
+                let (replayed, out) = run.replay(&foz, &archive, chip, &sub);
+                assert!(!replayed.is_empty(), "{at}: {out}");
                 assert_eq!(
-                    replayed, live,
+                    replayed,
+                    run.live(chip, mode, &sub),
                     "{at}: the replay's verdicts are not the live run's"
                 );
             }
         }
         for chip in &chips {
             let at = format!("{} {chip}", mesa.label());
-            let live = live_codes(&mesa, &pops, &shim, chip, &[], &dir);
+            let live = run.live(chip, &[], &dir);
             let report = dir.join(format!("replay-{chip}.jsonl"));
-            let o = mesa
-                .command(&pops)
-                .arg("run")
-                .arg("--amdgpu-shim")
-                .arg(&shim)
-                .args(["--chip", chip, "--verify-isa", "--report"])
-                .arg(&report)
-                .arg("--")
-                .arg(foz.join("fossilize-replay"))
-                .arg(&archive)
-                .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
-                .env_remove("VK_ICD_FILENAMES")
-                .env_remove("RADV_FORCE_FAMILY")
-                .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-                .output()
-                .expect("pops runs");
-            let out = text(&o);
+            let (replayed, out) = run.replay(&foz, &archive, chip, &dir);
             assert!(
                 out.contains("graphics pipelines:         22"),
                 "{at}: {out}"
@@ -309,11 +308,7 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
                     "{at}: {codes:?}: {out}"
                 );
             }
-            assert_eq!(
-                verdicts_by_module(&report),
-                live,
-                "{at}: not the live run's verdicts"
-            );
+            assert_eq!(replayed, live, "{at}: not the live run's verdicts");
             assert!(
                 out.contains(": 12 interlocked pipeline(s), librar(ies) and shader object(s): 12 verified clean"),
                 "{at}: {out}"

@@ -85,17 +85,7 @@ fn verifier_opcodes_are_llvms() {
         for op in at(opcodes::PACING, enc).into_iter().flatten() {
             let m = disassemble(&mc, cpu, &[sopp(op)]);
             assert!(
-                [
-                    "s_setprio",
-                    "s_inst_prefetch",
-                    "s_set_inst_prefetch_distance",
-                    "s_clause",
-                    "s_waitcnt_depctr",
-                    "s_wait_alu",
-                    "s_delay_alu"
-                ]
-                .iter()
-                .any(|p| m.starts_with(p)),
+                opcodes::PACING_NAMES.iter().any(|p| m.starts_with(p)),
                 "{cpu} op {op}: {m}"
             );
         }

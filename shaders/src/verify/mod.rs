@@ -105,7 +105,7 @@ pub mod opcodes {
     /// priority of GFX11.5 fragment shaders around their exports), `s_inst_prefetch` /
     /// `s_set_inst_prefetch_distance`, `s_clause`, `s_waitcnt_depctr` (GFX12: `s_wait_alu`),
     /// `s_delay_alu`; each generation has those it has.
-    const PACING_NAMES: [&str; 7] = [
+    pub const PACING_NAMES: [&str; 7] = [
         "s_setprio",
         "s_inst_prefetch",
         "s_set_inst_prefetch_distance",
