@@ -266,35 +266,61 @@ pub struct Scene {
     before: Vec<Vec<Option<Invocation>>>,
 }
 
+/// The keys of a wave's lanes in order, each with its lane and primitive.
+fn lane_keys(plan: &WavePlan) -> impl Iterator<Item = (usize, usize, Key)> + '_ {
+    plan.lanes.iter().enumerate().flat_map(|(l, lane)| {
+        lane.iter()
+            .flat_map(move |p| p.keys.iter().map(move |k| (l, p.prim, *k)))
+    })
+}
+
 impl Scene {
     pub fn new(prims: &[Primitive], packing: Packing) -> Scene {
         let plans = pack_waves(prims, packing);
         let space = KeySpace::of(prims);
-        // Every (key, invocation) in launch order, then stably in primitive order per key: the
-        // invocations of one primitive on a key keep their launch order.
-        let mut all: Vec<(usize, Invocation, usize)> = Vec::new();
+        // Every (invocation, its slot in the wave) bucketed by key in launch order, then each
+        // key's bucket stably in primitive order: the invocations of one primitive on a key keep
+        // their launch order. (A counting sort over the dense key space: the buckets come out
+        // almost sorted, since a key belongs to one packer, whose waves launch in order.)
+        let mut start = vec![0usize; space.len() + 1];
+        for plan in &plans {
+            for (_, _, k) in lane_keys(plan) {
+                start[space.index(k) + 1] += 1;
+            }
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let none = Invocation {
+            wave: 0,
+            lane: 0,
+            prim: 0,
+        };
+        let mut by_key = vec![(none, 0usize); start[space.len()]];
         for (w, plan) in plans.iter().enumerate() {
-            let mut slot = 0;
-            for (l, lane) in plan.lanes.iter().enumerate() {
-                for (k, prim) in lane.iter().flat_map(|p| p.keys.iter().map(|k| (k, p.prim))) {
-                    let inv = Invocation {
+            for (slot, (l, prim, k)) in lane_keys(plan).enumerate() {
+                let at = &mut next[space.index(k)];
+                by_key[*at] = (
+                    Invocation {
                         wave: w,
                         lane: l as u8,
                         prim,
-                    };
-                    all.push((space.index(*k), inv, slot));
-                    slot += 1;
-                }
+                    },
+                    slot,
+                );
+                *at += 1;
             }
         }
-        all.sort_by_key(|&(key, inv, _)| (key, inv.prim));
         let mut before: Vec<Vec<Option<Invocation>>> = plans
             .iter()
             .map(|p| vec![None; p.lanes.iter().flatten().map(|l| l.keys.len()).sum()])
             .collect();
-        for pair in all.windows(2) {
-            let ((k0, earlier, _), (k1, later, slot)) = (pair[0], pair[1]);
-            if k0 == k1 {
+        for key in start.windows(2) {
+            let bucket = &mut by_key[key[0]..key[1]];
+            bucket.sort_by_key(|(inv, _)| inv.prim);
+            for pair in bucket.windows(2) {
+                let ((earlier, _), (later, slot)) = (pair[0], pair[1]);
                 before[later.wave][slot] = Some(earlier);
             }
         }
@@ -371,7 +397,8 @@ impl<'a> Sim<'a> {
             cfg,
             prog,
             scene,
-            waves: Vec::new(),
+            // Each wave is large (its registers, and a sleeping one's last state): grown once.
+            waves: Vec::with_capacity(scene.plans.len()),
             packers,
             last_cover: vec![None; scene.space.len()],
             live: Vec::new(),

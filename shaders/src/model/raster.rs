@@ -84,13 +84,57 @@ impl KeySet {
     }
 }
 
+/// The keys of one invocation: its pixel, or its covered samples (at most eight), in place —
+/// a stream packs hundreds of invocations, once per scene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keys {
+    len: u8,
+    keys: [Key; 8],
+}
+
+impl Keys {
+    /// The pixel's key, or one per sample of `coverage` (bit i: sample i).
+    fn of(x: u16, y: u16, coverage: u8, granularity: Granularity) -> Keys {
+        let mut k = Keys {
+            len: 0,
+            keys: [(0, 0, 0); 8],
+        };
+        let mut push = |key: Key| {
+            k.keys[usize::from(k.len)] = key;
+            k.len += 1;
+        };
+        match granularity {
+            Granularity::Sample => (0..8)
+                .filter(|s| coverage >> s & 1 == 1)
+                .for_each(|s| push((x, y, s))),
+            _ => push((x, y, PIXEL)),
+        }
+        k
+    }
+}
+
+impl std::ops::Deref for Keys {
+    type Target = [Key];
+    fn deref(&self) -> &[Key] {
+        &self.keys[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Keys {
+    type Item = &'a Key;
+    type IntoIter = std::slice::Iter<'a, Key>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// One fragment shader invocation as placed in a wave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LanePlan {
     pub prim: usize,
     pub x: u16,
     pub y: u16,
-    pub keys: Vec<Key>,
+    pub keys: Keys,
 }
 
 /// A wave as the hardware launches it.
@@ -184,37 +228,28 @@ fn quads_of(prim: &Primitive) -> Vec<((u16, u16), [u8; 4])> {
     quads
 }
 
-/// The lanes of a quad with the coverage `cov` of its pixels, and their keys.
+/// The lanes of a quad with the coverage `cov` of its pixels.
 fn quad_lanes(
     prim: usize,
     (qx, qy): (u16, u16),
     cov: [u8; 4],
     granularity: Granularity,
-) -> ([Option<LanePlan>; 4], Vec<Key>) {
+) -> [Option<LanePlan>; 4] {
     let mut lanes: [Option<LanePlan>; 4] = Default::default();
-    let mut keys = Vec::new();
     for (i, &c) in cov.iter().enumerate() {
         if c == 0 {
             continue;
         }
         let x = qx * 2 + (i as u16 & 1);
         let y = qy * 2 + (i as u16 >> 1);
-        let lane_keys: Vec<Key> = match granularity {
-            Granularity::Sample => (0..8)
-                .filter(|s| c >> s & 1 == 1)
-                .map(|s| (x, y, s))
-                .collect(),
-            _ => vec![(x, y, PIXEL)],
-        };
-        keys.extend(lane_keys.iter().copied());
         lanes[i] = Some(LanePlan {
             prim,
             x,
             y,
-            keys: lane_keys,
+            keys: Keys::of(x, y, c, granularity),
         });
     }
-    (lanes, keys)
+    lanes
 }
 
 /// Packs the quads of `prims` into waves in launch order.
@@ -223,10 +258,17 @@ pub fn pack_waves(prims: &[Primitive], p: Packing) -> Vec<WavePlan> {
     let space = KeySpace::of(prims);
     let mut open: Vec<Open> = (0..p.packers.max(1)).map(|_| Open::new(space)).collect();
     let mut out = Vec::new();
+    let mut keys: Vec<usize> = Vec::new();
     for (pi, prim) in prims.iter().enumerate() {
         for (q, cov) in quads_of(prim) {
-            let (lanes, keys) = quad_lanes(pi, q, cov, p.granularity);
-            let keys: Vec<usize> = keys.into_iter().map(|k| space.index(k)).collect();
+            let lanes = quad_lanes(pi, q, cov, p.granularity);
+            keys.clear();
+            keys.extend(
+                lanes
+                    .iter()
+                    .flatten()
+                    .flat_map(|l| l.keys.iter().map(|&k| space.index(k))),
+            );
             let packer = packer_of(q.0, q.1, p.packers);
             let o = &mut open[packer as usize];
             let overlaps_wave = keys.iter().any(|&k| o.all.contains(k));

@@ -12,7 +12,8 @@ use super::opcodes::{self, at};
 use crate::isa::decode::{Class, VmemFormat, VmemKind};
 use crate::isa::{Encoding, Sop1, Sopc, Sopk, Sopp, Waitcnt};
 use pm4::GfxLevel;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, VecDeque};
 
 /// One of the article's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -453,8 +454,8 @@ impl<'a> Walk<'a> {
             loops: wait_loops(enc, code),
             epilog_entry,
             findings: BTreeMap::new(),
-            parent: HashMap::new(),
-            exits: HashSet::new(),
+            parent: HashMap::default(),
+            exits: HashSet::default(),
         }
     }
 
@@ -507,7 +508,7 @@ impl<'a> Walk<'a> {
             last_export_done: false,
             crossed: false,
         };
-        let mut seen: HashSet<(usize, State)> = HashSet::new();
+        let mut seen: HashSet<(usize, State)> = HashSet::default();
         let mut queue: VecDeque<(usize, State)> = VecDeque::new();
         if !self.code.is_empty() {
             seen.insert((0, start));
