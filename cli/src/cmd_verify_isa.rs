@@ -40,7 +40,8 @@ pub struct Args {
     #[arg(long, requires = "compile")]
     drm_shim: Option<PathBuf>,
     /// With --compile: save the code RADV compiled in DIR (`fragment.s`, and with
-    /// --dynamic-blend the PS epilog's `epilog.s`), to verify again as code with --epilog.
+    /// --dynamic-blend the PS epilog's `epilog.s`; for many modules `NAME.fragment.s` and
+    /// `NAME.epilog.s`), to verify again as code with --epilog.
     #[arg(long, value_name = "DIR", requires = "compile")]
     save_code: Option<PathBuf>,
     /// The code of the PS epilog the shader jumps into (RADV's, as `--save-code` or
@@ -49,7 +50,9 @@ pub struct Args {
     epilog: Option<PathBuf>,
     /// The code — text, or a RADV pipeline binary's data (or with --compile the SPIR-V
     /// module); `-` reads standard input. Several files, or a folder (its files), are verified
-    /// in parallel on every core, one line each and a summary with the throughput.
+    /// in parallel on every core, one line each and a summary with the throughput (with
+    /// --compile: compiled first, one after another in this process, the driver's time said
+    /// apart).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -639,29 +642,78 @@ fn batch_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, VerifyIsaError> {
     Ok(out)
 }
 
-/// Verifies one input of a batch (rules and model, no epilog): its status and its line.
-fn verify_one(family: Family, path: &std::path::Path) -> BatchResult {
+/// One input of a batch as the verifier gets it: the file's code, or RADV's compilation of
+/// the module (with the PS epilog the code jumps into, where it does); else why there is none.
+type BatchInput = Result<Input, String>;
+
+/// The code in the file `path` (no epilog).
+fn batch_file(path: &std::path::Path) -> BatchInput {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    Ok(Input {
+        code: given_code(&bytes).map_err(|e| e.to_string())?,
+        epilog: None,
+        compiled_by: None,
+    })
+}
+
+/// RADV's compilation of the SPIR-V module `path`, saved in `--save-code DIR` as
+/// `<name>.fragment.s` (and `<name>.epilog.s`) where asked. Compiled one after another: the
+/// driver's debug output is read from this process's standard error.
+fn batch_compiled(
+    family: Family,
+    path: &std::path::Path,
+    a: &Args,
+    device: &crate::null_device::NullDevice,
+) -> BatchInput {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let c = compile(family, &bytes, a, device).map_err(|e| e.to_string())?;
+    if let Some(dir) = &a.save_code {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        let save = |name: String, text: &str| {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join(name), text))
+                .map_err(|e| format!("cannot save the code in {}: {e}", dir.display()))
+        };
+        save(format!("{stem}.fragment.s"), &c.assembly)?;
+        if let Some(e) = &c.epilog {
+            save(format!("{stem}.epilog.s"), e)?;
+        }
+    }
+    Ok(Input {
+        code: Code::Text(c.assembly),
+        epilog: c.epilog,
+        compiled_by: Some(c.driver),
+    })
+}
+
+/// Verifies one input of a batch (rules on every path, across the PS epilog where there is
+/// one, and the model): its status and its line.
+fn verify_one(family: Family, input: &BatchInput) -> BatchResult {
     let fail = |line: String| BatchResult {
         status: 2,
         line,
         instructions: 0,
     };
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return fail(format!("cannot read it: {e}")),
+    let input = match input {
+        Ok(i) => i,
+        Err(why) => return fail(why.clone()),
     };
     let level = family.gfx_level();
     let enc = shaders::isa::Encoding::of(level);
-    let code = match given_code(&bytes) {
-        Ok(Code::Text(t)) => verify::read(enc, &t).map(|(_, c)| c),
-        Ok(Code::RadvBinary(w)) => verify::words(enc, &w),
-        Err(e) => return fail(e.to_string()),
+    let code = match &input.code {
+        Code::Text(t) => verify::read(enc, t).map(|(_, c)| c),
+        Code::RadvBinary(w) => verify::words(enc, w),
     };
     let code = match code {
         Ok(c) => c,
         Err(e) => return fail(format!("not {} code: {e}", family.name())),
     };
-    let report = verify::verify_with_epilog(level, &code, None);
+    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
+        Some(Err(e)) => return fail(format!("the PS epilog is not {} code: {e}", family.name())),
+        Some(Ok((_, e))) => Some(e),
+        None => None,
+    };
+    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
     let model = verify::model::run(level, &code);
     let mut said: Vec<String> = report
         .findings
@@ -694,16 +746,37 @@ fn verify_one(family: Family, path: &std::path::Path) -> BatchResult {
 /// the throughput. The status is the worst: 2 unreadable, 1 a finding, 3 not verified, else 0.
 fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
-    for (set, what) in [
-        (a.compile, "--compile"),
-        (a.epilog.is_some(), "--epilog"),
-        (a.json, "--json"),
-    ] {
+    for (set, what) in [(a.epilog.is_some(), "--epilog"), (a.json, "--json")] {
         if set {
             return Err(VerifyIsaError::OneInput(what));
         }
     }
-    let inputs = batch_inputs(&a.files)?;
+    // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
+    // process, so this runs before anything is read.
+    let device = if a.compile {
+        Some(null_device(a, family)?)
+    } else {
+        None
+    };
+    let paths = batch_inputs(&a.files)?;
+    let compiling = std::time::Instant::now();
+    let inputs: Vec<BatchInput> = match &device {
+        Some(d) => paths
+            .iter()
+            .map(|p| batch_compiled(family, p, a, d))
+            .collect(),
+        None => paths.iter().map(|p| batch_file(p)).collect(),
+    };
+    if let Some(d) = &device {
+        let driver = inputs.iter().flatten().find_map(|i| i.compiled_by.clone());
+        eprintln!(
+            "pops verify-isa: {} module(s) compiled by {} on {} in {:.3} s, one after another (the driver's time, apart from the verification below)",
+            paths.len(),
+            driver.as_deref().unwrap_or("the driver"),
+            d.describe(family),
+            compiling.elapsed().as_secs_f64()
+        );
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(inputs.len().max(1));
@@ -716,8 +789,8 @@ fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
                     let mut mine = Vec::new();
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(p) = inputs.get(k) else { break };
-                        mine.push((k, verify_one(family, p)));
+                        let Some(input) = inputs.get(k) else { break };
+                        mine.push((k, verify_one(family, input)));
                     }
                     mine
                 })
@@ -735,7 +808,7 @@ fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
         eprintln!("pops verify-isa: a verifying thread failed: not every input was verified");
         return Ok(ExitCode::from(2));
     }
-    for ((_, r), p) in results.iter().zip(&inputs) {
+    for ((_, r), p) in results.iter().zip(&paths) {
         println!(
             "{}: {} ({} instructions)",
             p.display(),

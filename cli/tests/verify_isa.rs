@@ -483,3 +483,80 @@ fn many_inputs_are_verified_in_parallel_with_a_summary() {
         "{o:?}"
     );
 }
+
+/// Issue 44, item 3: `--compile` over many modules in one process: each compiled by the RADV of
+/// each Mesa one after another (the driver's time said apart), then verified in parallel, one
+/// line each; with dynamic blending, the PS epilog each jumps into is verified across the jump:
+/// today's Mesa leaves the ordered section open at the epilog on GFX11, Debian 12's does not.
+/// `--save-code` keeps each module's code by name.
+#[test]
+fn many_modules_are_compiled_then_verified_in_parallel_with_each_mesa() {
+    let dir = pops_testkit::scratch("batch-compile");
+    let modules = dir.join("modules");
+    std::fs::create_dir_all(&modules).unwrap();
+    for name in ["oit_interlock.frag", "pixel_interlock_ordered.frag"] {
+        let s = shaders::corpus::get(name).unwrap();
+        std::fs::write(modules.join(format!("{name}.spv")), s.spirv).unwrap();
+    }
+    for mesa in pops_testkit::mesa::all_or_skip() {
+        let saved = dir.join(format!("saved-{}", mesa.major().unwrap_or(0)));
+        let o = mesa
+            .command(env!("CARGO_BIN_EXE_pops"))
+            .args([
+                "verify-isa",
+                "--chip",
+                "navi31",
+                "--compile",
+                "--dynamic-blend",
+            ])
+            .arg("--save-code")
+            .arg(&saved)
+            .arg(&modules)
+            .env_remove("RADV_FORCE_FAMILY")
+            .env_remove("VK_DRIVER_FILES")
+            .env_remove("VK_ICD_FILENAMES")
+            .output()
+            .unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let at = mesa.label();
+        assert!(
+            err.contains(&format!(
+                "2 module(s) compiled by radv (Mesa {}) on a drm-shim device",
+                mesa.version()
+            )) && err.contains(
+                "one after another (the driver's time, apart from the verification below)"
+            ),
+            "{at}: {err}"
+        );
+        let gap = mesa.major() >= Some(26);
+        let said = if gap {
+            ": ordered-section-open-at-epilog ("
+        } else {
+            ": clean ("
+        };
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines.len() == 3
+                && lines[0].contains("oit_interlock.frag.spv")
+                && lines[1].contains("pixel_interlock_ordered.frag.spv")
+                && lines[..2].iter().all(|l| l.contains(said)),
+            "{at}: {out}"
+        );
+        assert!(
+            lines[2].starts_with("pops verify-isa: 2 input(s) as navi31 in "),
+            "{at}: {out}"
+        );
+        assert_eq!(o.status.code(), Some(gap as i32), "{at}: {out}{err}");
+        for f in [
+            "oit_interlock.frag.fragment.s",
+            "oit_interlock.frag.epilog.s",
+            "pixel_interlock_ordered.frag.fragment.s",
+        ] {
+            assert!(saved.join(f).is_file(), "{at}: no {f}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
