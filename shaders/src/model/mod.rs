@@ -260,10 +260,38 @@ impl Config {
 pub struct Scene {
     packing: Packing,
     plans: Vec<WavePlan>,
-    space: KeySpace,
-    /// Per wave, for the keys of its lanes in order (lane by lane, each lane's keys in order), the
-    /// invocation that covers the key just before this one in primitive order, if any.
-    before: Vec<Vec<Option<Invocation>>>,
+    /// Per wave and lane, what its ordered section waits for: each invocation that covers one of
+    /// its keys just before it in primitive order, once, with the first such key, in key order.
+    /// (Checking one key's predecessor or another's with the same predecessor gives the same
+    /// answer: a run checks each predecessor once, and the first failing key is the same.)
+    /// Held flat per wave, grouped by lane in lane order: (lane, key, earlier invocation).
+    before: Vec<Vec<(u8, Key, Invocation)>>,
+    /// Per wave, the earlier waves that last covered one of its keys when it launches (waves
+    /// launch in plan order, so this is fixed by the scene), each once, in first-key order: the
+    /// waves it may overlap.
+    covered_before: Vec<Vec<usize>>,
+}
+
+/// Per wave, the earlier waves that last covered one of its keys when it launches, each once,
+/// in first-key order.
+fn covered_before(plans: &[WavePlan], space: KeySpace) -> Vec<Vec<usize>> {
+    let mut last_cover: Vec<Option<usize>> = vec![None; space.len()];
+    let mut out = Vec::with_capacity(plans.len());
+    for (seq, plan) in plans.iter().enumerate() {
+        let mut waves: Vec<usize> = Vec::new();
+        for (_, _, k) in lane_keys(plan) {
+            if let Some(w) = last_cover[space.index(k)] {
+                if w != seq && !waves.contains(&w) {
+                    waves.push(w);
+                }
+            }
+        }
+        for (_, _, k) in lane_keys(plan) {
+            last_cover[space.index(k)] = Some(seq);
+        }
+        out.push(waves);
+    }
+    out
 }
 
 /// The keys of a wave's lanes in order, each with its lane and primitive.
@@ -312,7 +340,8 @@ impl Scene {
                 *at += 1;
             }
         }
-        let mut before: Vec<Vec<Option<Invocation>>> = plans
+        // Per wave, per key slot: the invocation just before on that key.
+        let mut slots: Vec<Vec<Option<Invocation>>> = plans
             .iter()
             .map(|p| vec![None; p.lanes.iter().flatten().map(|l| l.keys.len()).sum()])
             .collect();
@@ -321,14 +350,36 @@ impl Scene {
             bucket.sort_by_key(|(inv, _)| inv.prim);
             for pair in bucket.windows(2) {
                 let ((earlier, _), (later, slot)) = (pair[0], pair[1]);
-                before[later.wave][slot] = Some(earlier);
+                slots[later.wave][slot] = Some(earlier);
             }
         }
+        let before = plans
+            .iter()
+            .zip(&slots)
+            .map(|(plan, slots)| {
+                let mut checks: Vec<(u8, Key, Invocation)> = Vec::new();
+                for (slot, (l, _, k)) in lane_keys(plan).enumerate() {
+                    let Some(e) = slots[slot] else { continue };
+                    let lane = l as u8;
+                    // Once per lane and predecessor: this lane's checks are the list's tail.
+                    let seen = checks
+                        .iter()
+                        .rev()
+                        .take_while(|(cl, _, _)| *cl == lane)
+                        .any(|(_, _, c)| *c == e);
+                    if !seen {
+                        checks.push((lane, k, e));
+                    }
+                }
+                checks
+            })
+            .collect();
+        let covered_before = covered_before(&plans, space);
         Scene {
             packing,
             plans,
-            space,
             before,
+            covered_before,
         }
     }
 
@@ -344,8 +395,6 @@ struct Sim<'a> {
     scene: &'a Scene,
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
-    /// Per key index, the last wave (launch index) that covered it.
-    last_cover: Vec<Option<usize>>,
     live: Vec<usize>,
     /// The live waves not blocked in this epoch, in launch order; rebuilt only when a wave
     /// launches, blocks or the epoch changes (most steps change none of it).
@@ -400,7 +449,6 @@ impl<'a> Sim<'a> {
             // Each wave is large (its registers, and a sleeping one's last state): grown once.
             waves: Vec::with_capacity(scene.plans.len()),
             packers,
-            last_cover: vec![None; scene.space.len()],
             live: Vec::new(),
             runnable: Vec::new(),
             runnable_stale: true,
@@ -413,7 +461,6 @@ impl<'a> Sim<'a> {
     fn launch(&mut self) {
         let level = self.cfg.level;
         let seq = self.waves.len();
-        let space = self.scene.space;
         let plan = &self.scene.plans[seq];
         let p = plan.packer as usize;
         let id = self.packers[p].next_id;
@@ -423,20 +470,18 @@ impl<'a> Sim<'a> {
         }
         self.packers[p].order.push_back(seq);
 
-        let mut overlapped: Vec<usize> = Vec::new();
+        // The waves last on its keys (fixed by the scene), those still running.
+        let overlapped: Vec<usize> = self.scene.covered_before[seq]
+            .iter()
+            .copied()
+            .filter(|&w| !self.waves[w].ended)
+            .collect();
         let mut lanes = Vec::with_capacity(plan.lanes.len());
         for (l, lane) in plan.lanes.iter().enumerate() {
             let Some(lane) = lane else {
                 lanes.push(None);
                 continue;
             };
-            for k in &lane.keys {
-                if let Some(w) = self.last_cover[space.index(*k)] {
-                    if w != seq && !self.waves[w].ended && !overlapped.contains(&w) {
-                        overlapped.push(w);
-                    }
-                }
-            }
             lanes.push(Some(LaneRt {
                 inv: Invocation {
                     wave: seq,
@@ -445,11 +490,6 @@ impl<'a> Sim<'a> {
                 },
                 bodies: 0,
             }));
-        }
-        for lane in plan.lanes.iter().flatten() {
-            for k in &lane.keys {
-                self.last_cover[space.index(*k)] = Some(seq);
-            }
         }
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
         let layers = plan.layer_mask & !1;
@@ -734,16 +774,20 @@ impl<'a> Sim<'a> {
         }
         self.report.bodies += 1;
         let wave = &self.waves[w];
-        let plan = &self.scene.plans[wave.plan];
         let before = &self.scene.before[wave.plan];
-        let mut slot = 0;
-        for (lane, lane_plan) in wave.lanes.iter().zip(&plan.lanes) {
-            let (Some(lane), Some(lane_plan)) = (lane, lane_plan) else {
+        let mut at = 0;
+        for (l, lane) in wave.lanes.iter().enumerate() {
+            let from = at;
+            while before
+                .get(at)
+                .is_some_and(|(cl, _, _)| usize::from(*cl) == l)
+            {
+                at += 1;
+            }
+            let preds = &before[from..at];
+            let Some(lane) = lane else {
                 continue;
             };
-            // This lane's keys' predecessors, passed over whether or not the lane runs now.
-            let preds = &before[slot..slot + lane_plan.keys.len()];
-            slot += lane_plan.keys.len();
             if exec >> lane.inv.lane & 1 == 0 {
                 continue;
             }
@@ -751,8 +795,7 @@ impl<'a> Sim<'a> {
                 return Err(ModelError::BodyTwice(lane.inv));
             }
             // By induction, checking the immediate predecessor on each key suffices.
-            for (&key, earlier) in lane_plan.keys.iter().zip(preds) {
-                let Some(earlier) = *earlier else { continue };
+            for &(_, key, earlier) in preds {
                 if let Some(why) = self.unfinished(w, earlier) {
                     return Err(ModelError::OutOfOrder {
                         key,

@@ -6,6 +6,7 @@
 #![allow(clippy::too_many_lines)] // test code: each scenario reads top to bottom as one Vulkan sequence
 
 mod bench;
+mod bench_create_record;
 mod bench_draws;
 mod bench_submits;
 mod capture_code;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         "suspend" => suspend::scenario_suspend(),
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
+        "bench-create-record" => bench_create_record::scenario_bench_create_record(),
         "bench-submits" => bench_submits::scenario_bench_submits(),
         "capture-code" => capture_code::scenario_capture_code(),
         "shader-object-code" => shader_object_code::scenario_shader_object_code(),

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What an application that creates an interlocked pipeline and records a command buffer with it
+# at once pays with verify_isa on (issue 44, item 2): `pops-vk-scenario bench-create-record` on
+# RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
+# instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
+# once (every pipeline new) and a command buffer recorded with it at once; the wait for the
+# verdict is in vkEndCommandBuffer. Wall time, several processes; prints each and the medians.
+#
+#   scripts/create-record-bench.sh                  # the host's Mesa
+#   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
+#   POPS_BENCH_RUNS=9 POPS_BENCH_FAMILY=vega10 scripts/create-record-bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${POPS_BENCH_RUNS:-7}
+family=${POPS_BENCH_FAMILY:-navi31}
+target=${CARGO_TARGET_DIR:-$PWD/target}
+cargo build --quiet --release -p pops-tests --bin pops-vk-scenario -p pops-layer
+shim=${POPS_AMDGPU_SHIM:-$target/amdgpu-shim/libamdgpu_oracle_drm_shim.so}
+[ -f "$shim" ] || { echo "SKIPPED: the amdgpu shim is not built at $shim (scripts/test-all.sh builds it)" >&2; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=()
+debug=noibs
+if [ "${POPS_BENCH_MESA:-host}" = current ]; then
+    root=${POPS_MESA_CURRENT:-$target/mesa-current}
+    prefix=(flock "$root/pops-run.lock" bash ../shared/tools/mesa-current/run.sh "$root" --)
+    debug=noibchaining
+fi
+for i in $(seq "$runs"); do
+    "${prefix[@]}" env VK_ADD_LAYER_PATH="$target/release/explicit_layer.d" \
+        VK_DRIVER_FILES=/usr/share/vulkan/icd.d/radeon_icd.json LD_PRELOAD="$shim" \
+        AMDGPU_GPU_ID="$family" AMDGPU_ORACLE_DIR="$work/shim" RADV_DEBUG="nocache,$debug" \
+        MESA_SHADER_CACHE_DISABLE=true VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1 \
+        VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off POPS_BENCH_ITERS=1 \
+        "$target/release/pops-vk-scenario" bench-create-record 2>/dev/null | tail -1
+done | python3 -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+if not rows:
+    sys.exit("no run gave figures")
+def ms(r, d, k): return r[d][k] / 1e6
+for r in rows:
+    w = ms(r, "with", "create_ns") + ms(r, "with", "record_ns")
+    o = ms(r, "without", "create_ns") + ms(r, "without", "record_ns")
+    wr, orec, n = ms(r, "with", "record_ns"), ms(r, "without", "record_ns"), r["pipelines"]
+    print(f"{n} pipelines: with verify_isa {w:.1f} ms (recording {wr:.1f}), without the layer {o:.1f} ms (recording {orec:.1f}): x{w / o:.3f}")
+ratio = statistics.median((r["with"]["create_ns"] + r["with"]["record_ns"]) / (r["without"]["create_ns"] + r["without"]["record_ns"]) for r in rows)
+wait = statistics.median((r["with"]["record_ns"] - r["without"]["record_ns"]) / r["pipelines"] / 1e3 for r in rows)
+create = statistics.median(r["with"]["create_ns"] / r["without"]["create_ns"] for r in rows)
+print(f"median over {len(rows)} runs: create and record x{ratio:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
+'

@@ -1,0 +1,92 @@
+//! The create-and-record benchmark (issue 44, item 2): an application that creates an
+//! interlocked pipeline and records a command buffer with it at once, as shader-object engines,
+//! Zink and emulators compiling on the fly do. With verify_isa the layer verifies the pipeline's
+//! code on its own thread, and `vkEndCommandBuffer` waits for that verdict (the draw records
+//! carry it): the wait is what this measures, apart from the creation.
+
+use crate::common::*;
+
+/// Per device: wall time creating (module + pipeline) and recording (begin, bind, one draw, end:
+/// the wait for the verdict is in vkEndCommandBuffer), summed over the pipelines.
+#[derive(Default)]
+struct Spent {
+    create_ns: u128,
+    record_ns: u128,
+}
+
+/// Creates the pipeline of `code` on `ctx` and at once records a command buffer drawing with it.
+fn create_and_record(
+    ctx: &Ctx,
+    fx: &Fixed,
+    vert: vk::ShaderModule,
+    code: &[u8],
+    spent: &mut Spent,
+) -> Res<()> {
+    let t = std::time::Instant::now();
+    let frag = ctx.module(code)?;
+    let p = attachmentless_pipeline(ctx, fx, vert, frag, &fx.dyn_states)?;
+    spent.create_ns += t.elapsed().as_nanos();
+    // SAFETY: objects of this context, created, used and destroyed in order.
+    unsafe {
+        let pool = ctx.command_pool()?;
+        let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        let t = std::time::Instant::now();
+        begin_attachmentless(ctx, cb, p)?;
+        ctx.device.cmd_draw(cb, 3, 1, 0, 0);
+        ctx.device.cmd_end_rendering(cb);
+        ctx.device
+            .end_command_buffer(cb)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        spent.record_ns += t.elapsed().as_nanos();
+        ctx.device.destroy_command_pool(pool, None);
+        ctx.device.destroy_pipeline(p, None);
+        ctx.device.destroy_shader_module(frag, None);
+    }
+    Ok(())
+}
+
+/// On two devices of one process, one whose instance enables the layer (with whatever
+/// `VK_POPS_INTERLOCK_*` settings the environment gives) and one without, creates each corpus
+/// shader's pipeline (POPS_SCENARIO_SHADERS, POPS_BENCH_ITERS times, alternating device and
+/// order) and records a command buffer with it at once. Prints the wall times of each.
+pub(crate) fn scenario_bench_create_record() -> Res<()> {
+    let (with, without, _) = bench_pair(c"pops-scenario-bench-create-record")?;
+    require_interlock(&with)?;
+    let iters = env_u32("POPS_BENCH_ITERS", 5);
+    let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
+    let fx = Fixed::new(1);
+    let ctxs = [&with, &without];
+    let verts = [
+        with.module(spv("fullscreen.vert")?)?,
+        without.module(spv("fullscreen.vert")?)?,
+    ];
+    let mut spent = [Spent::default(), Spent::default()];
+    let mut n = 0u32;
+    for it in 0..iters {
+        for (k, item) in list.split(',').enumerate() {
+            let code = spv(item.split(':').next().unwrap_or(item))?;
+            let order = if (it as usize + k).is_multiple_of(2) {
+                [0, 1]
+            } else {
+                [1, 0]
+            };
+            for i in order {
+                create_and_record(ctxs[i], &fx, verts[i], code, &mut spent[i])?;
+            }
+            n += 1;
+        }
+    }
+    // SAFETY: live modules of each context.
+    unsafe {
+        with.device.destroy_shader_module(verts[0], None);
+        without.device.destroy_shader_module(verts[1], None);
+    }
+    let json = |s: &Spent| serde_json::json!({"create_ns": s.create_ns as u64, "record_ns": s.record_ns as u64});
+    println!(
+        "{}",
+        serde_json::json!({"pipelines": n, "with": json(&spent[0]), "without": json(&spent[1])})
+    );
+    with.destroy();
+    without.destroy();
+    Ok(())
+}
