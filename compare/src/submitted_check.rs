@@ -105,20 +105,17 @@ pub fn draw_records(path: &std::path::Path) -> Result<Vec<Resolved>, ShimRunErro
     let unreadable = |e| ShimRunError::Report(crate::summary::ReportFileError::of(path, e));
     let f = std::fs::File::open(path).map_err(unreadable)?;
     let mut out: Vec<Resolved> = Vec::new();
-    let mut at: std::collections::HashMap<(String, u64), usize> = Default::default();
+    let mut totals = pops_report::read::DrawTotals::default();
     pops_report::read::each_line(f, |_, item| match item {
         Ok(Item::Record(r)) if r.kind == pops_report::Kind::Draw => {
-            at.insert((r.app.clone(), r.id), out.len());
+            let (draws, cbs) = (r.draws.unwrap_or(0), r.command_buffers.unwrap_or(1));
+            totals.record(&r.app, r.id, out.len(), draws, cbs);
             out.push(*r);
         }
-        Ok(Item::Counts(c)) => {
-            for n in &c.records {
-                if let Some(&i) = at.get(&(c.app.clone(), n.record)) {
-                    out[i].draws = Some(n.draws);
-                    out[i].command_buffers = Some(n.command_buffers);
-                }
-            }
-        }
+        Ok(Item::Counts(c)) => totals.counts(&c, |&i, _, (draws, cbs)| {
+            out[i].draws = Some(draws);
+            out[i].command_buffers = Some(cbs);
+        }),
         _ => {}
     })
     .map_err(unreadable)?;

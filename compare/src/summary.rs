@@ -125,14 +125,6 @@ pub fn key_fields(registers: Option<&pops_report::Registers>) -> Vec<(String, u6
 /// `FIELD=value` pairs of [`KEY_FIELDS`].
 type KeyFields = Vec<(String, u64)>;
 
-/// A version 2 draw line's row and the totals counted into it so far.
-#[derive(Clone, Copy, Debug)]
-struct Totals {
-    row: usize,
-    draws: u64,
-    command_buffers: u64,
-}
-
 /// Distinct register states whose key fields are kept; past this the cache starts again.
 const MAX_FIELDS: usize = 65_536;
 
@@ -143,8 +135,8 @@ pub struct Summarizer {
     s: Summary,
     /// Row index by the row without its counts.
     rows: HashMap<PipelineRow, usize>,
-    /// Version 2 draw lines by id, then app: their row and the totals counted so far.
-    ids: HashMap<u64, Vec<(String, Totals)>>,
+    /// Version 2 draw lines: their row and the totals counted so far.
+    ids: pops_report::read::DrawTotals<usize>,
     /// The key fields of each distinct register state (held: its address names it).
     fields: HashMap<usize, (std::sync::Arc<pops_report::Registers>, KeyFields)>,
     lines: usize,
@@ -185,26 +177,14 @@ impl Summarizer {
         match item {
             Ok(Item::Record(r)) => self.record(*r),
             Ok(Item::Counts(counts)) => {
-                for c in &counts.records {
-                    let Some(t) = self.ids.get_mut(&c.record).and_then(|apps| {
-                        apps.iter_mut()
-                            .find(|(app, _)| *app == counts.app)
-                            .map(|(_, t)| t)
-                    }) else {
-                        continue;
-                    };
-                    let (more_draws, more_cbs) = (
-                        c.draws.saturating_sub(t.draws),
-                        c.command_buffers.saturating_sub(t.command_buffers),
-                    );
-                    if let Some((d, n)) = &mut self.s.interlocked[t.row].draws {
+                let (rows, s) = (&mut self.ids, &mut self.s);
+                rows.counts(&counts, |&row, (more_draws, more_cbs), _| {
+                    if let Some((d, n)) = &mut s.interlocked[row].draws {
                         *d += more_draws;
                         *n += more_cbs;
                     }
-                    self.s.draw_records += more_cbs;
-                    t.draws = t.draws.max(c.draws);
-                    t.command_buffers = t.command_buffers.max(c.command_buffers);
-                }
+                    s.draw_records += more_cbs;
+                });
             }
             Ok(Item::Timing(mut t)) => {
                 // A frame's (or submission's) share per object is read from the object lines at
@@ -303,17 +283,13 @@ impl Summarizer {
             }
         };
         if r.kind == pops_report::Kind::Draw && r.schema_version >= 2 {
-            let t = Totals {
+            self.ids.record(
+                &r.app,
+                r.id,
                 row,
-                draws: r.draws.unwrap_or(0),
-                command_buffers: r.command_buffers.unwrap_or(1),
-            };
-            // A later line with the id (another run appended to the report) takes it over.
-            let apps = self.ids.entry(r.id).or_default();
-            match apps.iter_mut().find(|(app, _)| *app == r.app) {
-                Some((_, old)) => *old = t,
-                None => apps.push((r.app, t)),
-            }
+                r.draws.unwrap_or(0),
+                r.command_buffers.unwrap_or(1),
+            );
         }
     }
 

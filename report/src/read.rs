@@ -423,3 +423,94 @@ mod tests {
         );
     }
 }
+
+/// Each version-2 draw record's totals (draws, command-buffer recordings), by app and record
+/// id, as its line gives them and later `counts` lines raise them: the one merge of a report's
+/// counts that every reader of reports uses. `T` is what the reader attaches to a record (a row
+/// of its own, an index).
+#[derive(Clone, Debug)]
+pub struct DrawTotals<T> {
+    /// By app, then record id: the tag and the totals.
+    by: std::collections::HashMap<String, std::collections::HashMap<u64, (T, u64, u64)>>,
+}
+
+impl<T> Default for DrawTotals<T> {
+    fn default() -> Self {
+        DrawTotals {
+            by: Default::default(),
+        }
+    }
+}
+
+impl<T> DrawTotals<T> {
+    /// A draw record's line: its totals so far. A later line with the same app and id (another
+    /// run appended to the report) takes the record over.
+    pub fn record(&mut self, app: &str, id: u64, tag: T, draws: u64, command_buffers: u64) {
+        let app = match self.by.get_mut(app) {
+            Some(a) => a,
+            None => self.by.entry(app.to_string()).or_default(),
+        };
+        app.insert(id, (tag, draws, command_buffers));
+    }
+
+    /// A counts line: each record it names that a line was read for gets the line's totals;
+    /// `raised` is told, per such record, its tag, what the line adds (draws, recordings) and
+    /// the new totals. A total never goes down.
+    pub fn counts(&mut self, c: &Counts, mut raised: impl FnMut(&T, (u64, u64), (u64, u64))) {
+        let Some(app) = self.by.get_mut(c.app.as_str()) else {
+            return;
+        };
+        for n in &c.records {
+            let Some((tag, draws, cbs)) = app.get_mut(&n.record) else {
+                continue;
+            };
+            let more = (
+                n.draws.saturating_sub(*draws),
+                n.command_buffers.saturating_sub(*cbs),
+            );
+            *draws = (*draws).max(n.draws);
+            *cbs = (*cbs).max(n.command_buffers);
+            raised(tag, more, (*draws, *cbs));
+        }
+    }
+}
+
+#[cfg(test)]
+mod draw_totals_tests {
+    use super::*;
+
+    fn counts(app: &str, record: u64, draws: u64, command_buffers: u64) -> Counts {
+        Counts {
+            schema_version: 2,
+            app: app.into(),
+            kind: crate::CountsKind::Counts,
+            records: vec![crate::Count {
+                record,
+                draws,
+                command_buffers,
+            }],
+        }
+    }
+
+    /// A counts line raises its record's totals and says by how much; another app's record of
+    /// the same id, and a record never read, are left alone; totals never go down.
+    #[test]
+    fn counts_lines_raise_the_totals_of_the_records_they_name() {
+        let mut t = DrawTotals::default();
+        t.record("a", 10, 'x', 3, 1);
+        let mut seen = Vec::new();
+        t.counts(&counts("a", 10, 9, 3), |tag, more, now| {
+            seen.push((*tag, more, now))
+        });
+        t.counts(&counts("b", 10, 50, 5), |tag, more, now| {
+            seen.push((*tag, more, now))
+        });
+        t.counts(&counts("a", 11, 50, 5), |tag, more, now| {
+            seen.push((*tag, more, now))
+        });
+        t.counts(&counts("a", 10, 5, 2), |tag, more, now| {
+            seen.push((*tag, more, now))
+        });
+        assert_eq!(seen, [('x', (6, 2), (9, 3)), ('x', (0, 0), (9, 3))]);
+    }
+}
