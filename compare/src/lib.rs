@@ -10,6 +10,8 @@
 //!   a null device, and the code and PS epilog it prints;
 //! - [`summary`], [`verification`], [`timing_stats`]: a layer report summed up (counts merged
 //!   once), the code checker's verdicts per chip, the layer's GPU timing;
+//! - [`recorded`]: the draws a driver submitted through the amdgpu shim, with the register
+//!   fields in force at each (PM4 read back, not kernel transport);
 //! - [`submitted_check`]: the draws RADV submitted through the shim against the layer's records;
 //! - [`fossilize`]: which of a Fossilize archive's pipelines a replayed stage can be;
 //! - [`table`]: the aligned text tables all of them print.
@@ -20,6 +22,7 @@ pub mod launch;
 pub mod null_device;
 pub mod radv_compile;
 pub mod radv_epilog;
+pub mod recorded;
 pub mod submitted_check;
 pub mod summary;
 pub mod table;

@@ -1,7 +1,7 @@
 //! The layer's draw records against what the driver really submitted: with `pops run
 //! --amdgpu-shim`, stock RADV submits every command buffer through libdrm to the amdgpu
 //! kernel-interface shim, which records each IB; every draw record's decided register fields are
-//! compared with the fields RADV programmed at its draws (`winsys::recorded` reads them, `pm4::pops::agreement` compares), the deliberate
+//! compared with the fields RADV programmed at its draws (`crate::recorded` reads them, `pm4::pops::agreement` compares), the deliberate
 //! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
 
 use pm4::pops::agreement::{self, Comparison, Context};
@@ -9,7 +9,7 @@ use pm4::pops::radv::Rate1x1Way;
 use pops_report::read::Resolved;
 use std::fmt::Write;
 use std::path::Path;
-use winsys::recorded::RecordedDraw;
+use crate::recorded::RecordedDraw;
 
 /// `record`'s decided fields against what the driver programmed at `draw`.
 /// How a draw record that decided `decided` — a record of `per_sample` shading at `samples`
@@ -133,7 +133,7 @@ pub enum ShimRunError {
         dir: std::path::PathBuf,
     },
     #[error(transparent)]
-    Recorded(#[from] winsys::recorded::RecordedError),
+    Recorded(#[from] crate::recorded::RecordedError),
 }
 
 /// What a run on the amdgpu shim left: the report at `report` and the shim's folder `dir` of
@@ -163,7 +163,7 @@ impl ShimRun {
                     dir: dir.to_path_buf(),
                 })?,
         };
-        let submitted = winsys::recorded::draws(dir, chip.gfx_level())?;
+        let submitted = crate::recorded::draws(dir, chip.gfx_level())?;
         Ok((
             ShimRun {
                 check: check(&records, &submitted, chip),
@@ -521,7 +521,7 @@ pub fn verdict_sentence(c: &Check) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use winsys::recorded::Fields;
+    use crate::recorded::Fields;
 
     fn record(pops: u64, draws: u64) -> Resolved {
         let r: pops_report::Record = record_v1(pops, draws);

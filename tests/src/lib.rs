@@ -371,17 +371,17 @@ pub mod submitted {
     use serde_json::Value;
     use std::path::Path;
 
-    pub use winsys::recorded::RecordedDraw as Draw;
+    pub use compare::recorded::RecordedDraw as Draw;
 
     /// Every draw packet of every accepted submission recorded in `dir`, in order.
     pub fn draws(dir: &Path, level: pm4::GfxLevel) -> Vec<Draw> {
-        winsys::recorded::draws(dir, level).unwrap_or_else(|e| panic!("{e}"))
+        compare::recorded::draws(dir, level).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The draws of every submission that could be read whole, and the submissions that chain
     /// an IB the shim did not record (a secondary command buffer on RADV 26).
-    pub fn draws_but_chained(dir: &Path, level: pm4::GfxLevel) -> winsys::recorded::Recording {
-        winsys::recorded::draws_but_chained(dir, level).unwrap_or_else(|e| panic!("{e}"))
+    pub fn draws_but_chained(dir: &Path, level: pm4::GfxLevel) -> compare::recorded::Recording {
+        compare::recorded::draws_but_chained(dir, level).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Whether every field a draw record (a report line as JSON) decided holds the value the

@@ -21,7 +21,6 @@ pub mod error;
 pub mod fault;
 mod ffi;
 pub mod identify;
-pub mod recorded;
 pub mod selftest;
 mod uapi;
 
