@@ -4,12 +4,12 @@
 //! compared with the fields RADV programmed at its draws (`crate::recorded` reads them, `pm4::pops::agreement` compares), the deliberate
 //! differences `pm4::pops::radv` lists apart. Pure: records and recorded draws in, a table out.
 
+use crate::recorded::RecordedDraw;
 use pm4::pops::agreement::{self, Comparison, Context};
 use pm4::pops::radv::Rate1x1Way;
 use pops_report::read::Resolved;
 use std::fmt::Write;
 use std::path::Path;
-use crate::recorded::RecordedDraw;
 
 /// `record`'s decided fields against what the driver programmed at `draw`.
 /// How a draw record that decided `decided` — a record of `per_sample` shading at `samples`

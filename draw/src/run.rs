@@ -497,6 +497,49 @@ pub fn run_with_progress(
     })
 }
 
+/// Waits for run `run` of variant `name` and reads the context's reset status after it,
+/// whatever the wait said: a reset or a hang stops the runs (`stop`) with its outcome.
+fn settle(
+    ws: &mut dyn Winsys,
+    ctx: ContextId,
+    fence: winsys::Fence,
+    timeout: std::time::Duration,
+    (name, run): (&str, u32),
+    stop: &mut Option<Stop>,
+) -> Result<(), Outcome> {
+    let waited = ws.wait(fence, timeout);
+    match ws.reset_status(ctx) {
+        Ok(st) if !st.is_clean() => {
+            *stop = Some(Stop::Reset(name.to_string()));
+            return Err(Outcome::Reset(format!(
+                "after {name} run {run}: reset={} guilty={} vram_lost={} in_progress={}",
+                st.reset, st.guilty, st.vram_lost, st.in_progress
+            )));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            *stop = Some(Stop::Reset(name.to_string()));
+            return Err(Outcome::Reset(format!(
+                "after {name} run {run}: reset status unknown: {e}"
+            )));
+        }
+    }
+    match waited {
+        Ok(()) => Ok(()),
+        Err(WinsysError::FenceTimeout { .. }) => {
+            *stop = Some(Stop::Hang(name.to_string()));
+            Err(Outcome::Timeout(format!(
+                "{name} run {run} did not finish within {timeout:?}: the GPU may be hung"
+            )))
+        }
+        Err(WinsysError::ContextLost { kind, .. }) => {
+            *stop = Some(Stop::Reset(name.to_string()));
+            Err(Outcome::Reset(format!("{name}: {}", kind.describe())))
+        }
+        Err(e) => Err(Outcome::Error(e.to_string())),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run_variant(
     ws: &mut dyn Winsys,
@@ -546,38 +589,8 @@ fn run_variant(
             }
             Err(e) => return Outcome::Error(e.to_string()),
         };
-        let waited = ws.wait(fence, opts.timeout);
-        // Reset status after every submission, whatever the wait said.
-        match ws.reset_status(ctx) {
-            Ok(st) if !st.is_clean() => {
-                *stop = Some(Stop::Reset(name.clone()));
-                return Outcome::Reset(format!(
-                    "after {name} run {run}: reset={} guilty={} vram_lost={} in_progress={}",
-                    st.reset, st.guilty, st.vram_lost, st.in_progress
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => {
-                *stop = Some(Stop::Reset(name.clone()));
-                return Outcome::Reset(format!(
-                    "after {name} run {run}: reset status unknown: {e}"
-                ));
-            }
-        }
-        match waited {
-            Ok(()) => {}
-            Err(WinsysError::FenceTimeout { .. }) => {
-                *stop = Some(Stop::Hang(name.clone()));
-                return Outcome::Timeout(format!(
-                    "{name} run {run} did not finish within {:?}: the GPU may be hung",
-                    opts.timeout
-                ));
-            }
-            Err(WinsysError::ContextLost { kind, .. }) => {
-                *stop = Some(Stop::Reset(name.clone()));
-                return Outcome::Reset(format!("{name}: {}", kind.describe()));
-            }
-            Err(e) => return Outcome::Error(e.to_string()),
+        if let Err(o) = settle(ws, ctx, fence, opts.timeout, (&name, run), stop) {
+            return o;
         }
         let stamps = match ws.read(b.stamps, 0, 32) {
             Ok(Readback::Executed(d)) => d,
