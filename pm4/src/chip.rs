@@ -184,6 +184,16 @@ const COMPUTE_ONLY: &[(&str, &str)] = &[
     ("gfx950", "MI350 (gfx950)"),
 ];
 
+/// What a compute-only chip is, by any of its names (`arcturus`, `gfx90a`, `mi300`, …): for
+/// everyone who meets one (a `--chip`, a device the kernel names), one table.
+pub fn compute_only(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    COMPUTE_ONLY
+        .iter()
+        .find(|(n, _)| *n == lower)
+        .map(|(_, chip)| *chip)
+}
+
 /// Why a chip name was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ChipError {

@@ -28,6 +28,11 @@ pub enum AsicClass {
     Unsupported(String),
 }
 
+/// A compute-only chip by one of the chip database's names for it.
+fn compute_only(name: &str) -> AsicClass {
+    AsicClass::ComputeOnly(pm4::chip::compute_only(name).unwrap_or("a compute-only chip"))
+}
+
 /// Maps libdrm_amdgpu_sys's ASIC identification onto the chip database.
 pub fn classify_asic(asic: ASIC_NAME) -> AsicClass {
     use ASIC_NAME::*;
@@ -60,9 +65,10 @@ pub fn classify_asic(asic: ASIC_NAME) -> AsicClass {
         CHIP_GFX1153 => Family::Gfx1153,
         CHIP_GFX1200 => Family::Gfx1200,
         CHIP_GFX1201 => Family::Gfx1201,
-        CHIP_ARCTURUS => return AsicClass::ComputeOnly("MI100 (arcturus, gfx908)"),
-        CHIP_ALDEBARAN => return AsicClass::ComputeOnly("MI200 (aldebaran, gfx90a)"),
-        CHIP_GFX940 => return AsicClass::ComputeOnly("MI300 (gfx940–gfx942)"),
+        // Named as the chip database names them.
+        CHIP_ARCTURUS => return compute_only("arcturus"),
+        CHIP_ALDEBARAN => return compute_only("aldebaran"),
+        CHIP_GFX940 => return compute_only("mi300"),
         other => return AsicClass::Unsupported(format!("{other} ({other:?})")),
     };
     AsicClass::Graphics(family)
