@@ -82,10 +82,10 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, SelftestError> {
     };
     let verified = verification.as_ref().is_none_or(|v| v.all_ok());
     let verdict = match report.verdict() {
-        run::Verdict::Passed if !verified => run::Verdict::Failed,
+        run::RunVerdict::Passed if !verified => run::RunVerdict::Failed,
         v => v,
     };
-    let ok = verdict == run::Verdict::Passed;
+    let ok = verdict == run::RunVerdict::Passed;
     if a.json {
         print_json(
             report.to_json(),
@@ -100,7 +100,7 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, SelftestError> {
         println!("selftest --draw: {}", verdict.text());
     }
     Ok(match verdict {
-        run::Verdict::NoShaderOutput => ExitCode::from(NO_SHADER_OUTPUT),
+        run::RunVerdict::NoShaderOutput => ExitCode::from(NO_SHADER_OUTPUT),
         _ => exit_code(ok),
     })
 }

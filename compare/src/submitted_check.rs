@@ -31,7 +31,7 @@ pub fn compare_record<'a>(
 
 /// How one draw record compares with the draws the driver submitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Agreement {
     /// A draw the driver submitted with POPS on holds every decided field: how many fields were
     /// compared, and the listed differences met (`REGISTER.FIELD`).
     Same {
@@ -56,7 +56,7 @@ pub struct Row {
     pub per_sample: bool,
     pub draws: u64,
     pub fields: Vec<(String, u64)>,
-    pub verdict: Verdict,
+    pub verdict: Agreement,
 }
 
 /// Every draw record of a run against the driver's submitted draws.
@@ -80,7 +80,7 @@ impl Check {
     pub fn agreeing(&self) -> usize {
         self.rows
             .iter()
-            .filter(|r| matches!(r.verdict, Verdict::Same { .. }))
+            .filter(|r| matches!(r.verdict, Agreement::Same { .. }))
             .count()
     }
 
@@ -220,7 +220,7 @@ fn decided(r: &Resolved) -> Vec<(&str, &str, Option<u64>)> {
 
 /// The verdict of one record against the submitted POPS draws: the agreeing draw with the
 /// fewest listed differences, else the differences with the closest draw.
-fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdict {
+fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Agreement {
     let fields = decided(r);
     let samples = r.samples.map(u64::from);
     let comparisons: Vec<Comparison> = pops
@@ -232,14 +232,14 @@ fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdic
         .filter(|c| c.agrees())
         .min_by_key(|c| c.listed.len())
     {
-        return Verdict::Same {
+        return Agreement::Same {
             compared: c.compared,
             listed: c.listed.clone(),
             rate_1x1: c.rate_1x1,
         };
     }
     match comparisons.iter().min_by_key(|c| c.differences.len()) {
-        None => Verdict::Differs("the driver submitted no draw with POPS on".to_string()),
+        None => Agreement::Differs("the driver submitted no draw with POPS on".to_string()),
         Some(c) => {
             let mut text = c
                 .differences
@@ -251,7 +251,7 @@ fn verdict(r: &Resolved, pops: &[&RecordedDraw], level: pm4::GfxLevel) -> Verdic
             if c.differences.len() > 3 {
                 let _ = write!(text, "; and {} more", c.differences.len() - 3);
             }
-            Verdict::Differs(text)
+            Agreement::Differs(text)
         }
     }
 }
@@ -312,7 +312,7 @@ pub fn check(records: &[Resolved], submitted: &[RecordedDraw], chip: pm4::Family
 fn listed_notes(c: &Check) -> Vec<&str> {
     let mut notes: Vec<&str> = Vec::new();
     for r in &c.rows {
-        if let Verdict::Same { listed, .. } = &r.verdict {
+        if let Agreement::Same { listed, .. } = &r.verdict {
             for f in listed {
                 if !notes.contains(&f.as_str()) {
                     notes.push(f);
@@ -328,16 +328,16 @@ fn listed_notes(c: &Check) -> Vec<&str> {
 fn reasons<'a>(
     level: pm4::GfxLevel,
     field: &'a str,
-) -> impl Iterator<Item = &'static pm4::pops::radv::Difference> + 'a {
+) -> impl Iterator<Item = &'static pm4::pops::radv::RadvDifference> + 'a {
     pm4::pops::radv::TABLE.iter().filter(move |d| {
         d.levels.contains(&level) && format!("{}.{}", d.register.name(), d.field.name()) == field
     })
 }
 
 /// A row's verdict cell and the detail line under it, if any.
-fn verdict_cell(v: &Verdict, notes: &[&str]) -> (String, Option<String>) {
+fn verdict_cell(v: &Agreement, notes: &[&str]) -> (String, Option<String>) {
     match v {
-        Verdict::Same {
+        Agreement::Same {
             compared,
             listed,
             rate_1x1,
@@ -354,7 +354,7 @@ fn verdict_cell(v: &Verdict, notes: &[&str]) -> (String, Option<String>) {
             let unit = if *compared == 1 { "field" } else { "fields" };
             (format!("the same ({compared} {unit}){marks}"), way)
         }
-        Verdict::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
+        Agreement::Differs(why) => ("DIFFERENT".to_string(), Some(why.clone())),
     }
 }
 
@@ -579,7 +579,7 @@ mod tests {
         let c = check(&[record(0, 1)], &[submitted(1)], pm4::Family::Navi31);
         assert!(!c.ok());
         assert!(
-            matches!(&c.rows[0].verdict, Verdict::Differs(w) if w.contains("PRIMITIVE_ORDERED_PIXEL_SHADER"))
+            matches!(&c.rows[0].verdict, Agreement::Differs(w) if w.contains("PRIMITIVE_ORDERED_PIXEL_SHADER"))
         );
         assert_eq!(c.unrecorded, 1);
         let text = render(&c, "navi31", "pops run");
@@ -627,7 +627,7 @@ mod tests {
         let r = r.map_registers(|r| r.map(std::sync::Arc::new));
         let c = check(&[r], &[far, near], pm4::Family::Navi31);
         match &c.rows[0].verdict {
-            Verdict::Differs(w) => {
+            Agreement::Differs(w) => {
                 assert!(w.contains("PS_ITER_SAMPLES"), "{w}");
                 assert!(
                     !w.contains("MAX_ANCHOR_SAMPLES"),

@@ -7,7 +7,7 @@ use pm4::GfxLevel;
 
 /// Why a register differs from the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reason {
+pub enum ReferenceReason {
     /// A GPU address of one of our buffers (the reference's addresses are placeholders).
     Address,
     /// The arguments our shaders take in user SGPRs.
@@ -27,17 +27,17 @@ pub enum Reason {
     Rectangles,
 }
 
-impl Reason {
+impl ReferenceReason {
     pub const fn name(self) -> &'static str {
         match self {
-            Reason::Address => "address",
-            Reason::ShaderArguments => "shader arguments",
-            Reason::ShaderResources => "shader resources",
-            Reason::Pops => "POPS",
-            Reason::Samples => "samples",
-            Reason::NullExport => "null export",
-            Reason::Experiment => "experiment",
-            Reason::Rectangles => "rectangles",
+            ReferenceReason::Address => "address",
+            ReferenceReason::ShaderArguments => "shader arguments",
+            ReferenceReason::ShaderResources => "shader resources",
+            ReferenceReason::Pops => "POPS",
+            ReferenceReason::Samples => "samples",
+            ReferenceReason::NullExport => "null export",
+            ReferenceReason::Experiment => "experiment",
+            ReferenceReason::Rectangles => "rectangles",
         }
     }
 }
@@ -76,20 +76,20 @@ impl Levels {
 
 /// One allowed difference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Difference {
+pub struct ReferenceDifference {
     pub register: &'static str,
     pub levels: Levels,
-    pub reason: Reason,
+    pub reason: ReferenceReason,
     pub why: &'static str,
 }
 
 macro_rules! table {
     ($( $reg:ident, $levels:ident, $reason:ident, $why:literal; )*) => {
         /// The differences, by register.
-        pub const TABLE: &[Difference] = &[ $( Difference {
+        pub const TABLE: &[ReferenceDifference] = &[ $( ReferenceDifference {
             register: stringify!($reg),
             levels: Levels::$levels,
-            reason: Reason::$reason,
+            reason: ReferenceReason::$reason,
             why: $why,
         }, )* ];
     };
@@ -150,7 +150,7 @@ table! {
 }
 
 /// The entry allowing `register` to differ on `level`, if any.
-pub fn find(level: GfxLevel, register: &str) -> Option<&'static Difference> {
+pub fn find(level: GfxLevel, register: &str) -> Option<&'static ReferenceDifference> {
     TABLE
         .iter()
         .find(|d| d.register == register && d.levels.contains(level))

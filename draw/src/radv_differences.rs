@@ -10,7 +10,7 @@ use pm4::{Field, GfxLevel, Reg};
 
 /// One allowed difference: `field` of `register` on `levels`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Difference {
+pub struct RadvFieldDifference {
     pub register: Reg,
     pub field: Field,
     pub levels: Levels,
@@ -23,7 +23,7 @@ const LIBDRM: &str =
 macro_rules! table {
     ($( $reg:ident . $field:ident, $levels:ident, $why:expr; )*) => {
         /// The differences.
-        pub const TABLE: &[Difference] = &[ $( Difference {
+        pub const TABLE: &[RadvFieldDifference] = &[ $( RadvFieldDifference {
             register: Reg::$reg,
             field: Field::$field,
             levels: Levels::$levels,
@@ -58,7 +58,7 @@ table! {
 }
 
 /// The entry allowing `register.field` to differ on `level`, if any.
-pub fn find(level: GfxLevel, register: Reg, field: Field) -> Option<&'static Difference> {
+pub fn find(level: GfxLevel, register: Reg, field: Field) -> Option<&'static RadvFieldDifference> {
     TABLE
         .iter()
         .find(|d| d.register == register && d.field == field && d.levels.contains(level))

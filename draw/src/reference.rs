@@ -2,7 +2,7 @@
 //! (`reference_state`, generated from `shared/reference/libdrm-draw`), and the
 //! register-by-register comparison of a decoded stream with a decoded reference stream.
 
-use crate::differences::{self, Difference};
+use crate::differences::{self, ReferenceDifference};
 pub use crate::step::{source_level, Step};
 use pm4::{GfxLevel, Opcode};
 use std::collections::BTreeMap;
@@ -121,7 +121,7 @@ pub struct Mismatch {
     /// Every value our stream writes there (empty: not programmed at all).
     pub ours: Vec<u32>,
     /// The listed reason, when the difference is allowed.
-    pub allowed: Option<&'static Difference>,
+    pub allowed: Option<&'static ReferenceDifference>,
 }
 
 /// The comparison of one stream with the reference.
@@ -141,7 +141,7 @@ pub struct Comparison {
 pub struct Additional {
     pub address: u32,
     pub name: String,
-    pub allowed: Option<&'static Difference>,
+    pub allowed: Option<&'static ReferenceDifference>,
 }
 
 impl Comparison {

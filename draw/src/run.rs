@@ -170,7 +170,7 @@ pub struct Report {
 
 /// What a whole draw run says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum RunVerdict {
     /// Every variant passed (or was only recorded, on the capture backend).
     Passed,
     /// The draws were submitted and completed, but no shader output came back: the GPU's
@@ -179,21 +179,21 @@ pub enum Verdict {
     Failed,
 }
 
-impl Verdict {
+impl RunVerdict {
     /// The table's last words and the JSON's `verdict`.
     pub const fn text(self) -> &'static str {
         match self {
-            Verdict::Passed => "ok",
-            Verdict::NoShaderOutput => "submitted, GPU results unavailable: no shader output",
-            Verdict::Failed => "FAILED",
+            RunVerdict::Passed => "ok",
+            RunVerdict::NoShaderOutput => "submitted, GPU results unavailable: no shader output",
+            RunVerdict::Failed => "FAILED",
         }
     }
 
     pub const fn name(self) -> &'static str {
         match self {
-            Verdict::Passed => "passed",
-            Verdict::NoShaderOutput => "no-shader-output",
-            Verdict::Failed => "failed",
+            RunVerdict::Passed => "passed",
+            RunVerdict::NoShaderOutput => "no-shader-output",
+            RunVerdict::Failed => "failed",
         }
     }
 }
@@ -205,18 +205,18 @@ impl Report {
 
     /// The run's verdict: failed where any variant failed in a way that could be seen; no
     /// shader output where some variant completed without any and nothing else went wrong.
-    pub fn verdict(&self) -> Verdict {
+    pub fn verdict(&self) -> RunVerdict {
         let silent = |o: &Outcome| matches!(o, Outcome::NoShaderOutput);
         if self
             .results
             .iter()
             .any(|r| !r.outcome.is_ok() && !silent(&r.outcome))
         {
-            Verdict::Failed
+            RunVerdict::Failed
         } else if self.results.iter().any(|r| silent(&r.outcome)) {
-            Verdict::NoShaderOutput
+            RunVerdict::NoShaderOutput
         } else {
-            Verdict::Passed
+            RunVerdict::Passed
         }
     }
 
@@ -758,17 +758,17 @@ mod tests {
     #[test]
     fn no_shader_output_is_its_own_verdict() {
         let mut r = report(Some(100_000), true);
-        assert_eq!(r.verdict(), Verdict::Passed);
+        assert_eq!(r.verdict(), RunVerdict::Passed);
         r.results[0].outcome = Outcome::NoShaderOutput;
-        assert_eq!(r.verdict(), Verdict::NoShaderOutput);
+        assert_eq!(r.verdict(), RunVerdict::NoShaderOutput);
         assert!(!r.all_ok());
         assert_eq!(r.to_json()["verdict"], "no-shader-output");
         let mut failed = r.results[0].clone();
         failed.outcome = Outcome::Failed("order".into());
         r.results.push(failed);
-        assert_eq!(r.verdict(), Verdict::Failed);
+        assert_eq!(r.verdict(), RunVerdict::Failed);
         assert_eq!(
-            Verdict::NoShaderOutput.text(),
+            RunVerdict::NoShaderOutput.text(),
             "submitted, GPU results unavailable: no shader output"
         );
     }

@@ -5,7 +5,7 @@
 //! without the capture of its internal representations, which costs the driver more than
 //! compiling — and its records get the verdict already reached.
 //!
-//! Verdicts live for the process (per device) and, where the `verify_isa_cache` setting names a
+//! KeptVerdicts live for the process (per device) and, where the `verify_isa_cache` setting names a
 //! directory, in one JSON Lines file per driver build (the driver's global key), pops build and
 //! chip, read once per device and appended to as verdicts are reached. Pure: the file's text in,
 //! lines out; the layer does the file I/O.
@@ -32,17 +32,17 @@ struct Line<'a> {
     diagnostics: Cow<'a, [Diagnostic]>,
 }
 
-/// Verdicts by pipeline key.
+/// KeptVerdicts by pipeline key.
 #[derive(Default)]
-pub struct Verdicts {
+pub struct KeptVerdicts {
     map: HashMap<Box<[u8]>, Arc<[Diagnostic]>, FastHash>,
 }
 
-impl Verdicts {
+impl KeptVerdicts {
     /// The verdicts of a file's text, and how many of its lines could not be read (a line cut
     /// short by a process that died while appending, or one of a different format).
-    pub fn read(text: &str) -> (Verdicts, usize) {
-        let mut out = Verdicts::default();
+    pub fn read(text: &str) -> (KeptVerdicts, usize) {
+        let mut out = KeptVerdicts::default();
         let mut unreadable = 0;
         for l in text.lines().filter(|l| !l.trim().is_empty()) {
             match serde_json::from_str::<Line>(l) {
@@ -122,7 +122,7 @@ mod tests {
         text += "\n{\"something\":\"else\"}\n";
         text += &line(&[], &verdict("isa-verified"));
         text += &line(&[4, 5], &verdict("isa-model"));
-        let (v, unreadable) = Verdicts::read(&text);
+        let (v, unreadable) = KeptVerdicts::read(&text);
         assert_eq!(unreadable, 3);
         assert_eq!(v.len(), 3);
         assert_eq!(v.get(&[1, 2, 3]), Some(verdict("isa-verified")));
@@ -139,7 +139,7 @@ mod tests {
     /// is kept.
     #[test]
     fn first_verdict_of_a_key_stays_and_the_count_is_bounded() {
-        let mut v = Verdicts::default();
+        let mut v = KeptVerdicts::default();
         assert!(v.insert(&[1], verdict("isa-verified")));
         assert!(!v.insert(&[1], verdict("isa-model")));
         assert_eq!(v.get(&[1]), Some(verdict("isa-verified")));

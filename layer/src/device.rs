@@ -9,7 +9,8 @@ use crate::model::experiment::Active;
 use crate::next::Next;
 use crate::settings::Settings;
 use crate::stores::{
-    Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Submissions, Timing, Verdicts,
+    Attachments, Modules, Objects, Recordings, RenderPasses, Stats, Submissions, Timing,
+    VerdictStore,
 };
 use ash::vk;
 use pm4::Family;
@@ -61,7 +62,7 @@ pub struct Device {
     /// executable_properties' pipelineExecutableInfo is enabled.
     pub isa: Option<Executables>,
     /// The `verify_isa` verdicts by pipeline key, where [`Executables::pipeline_key`] is there.
-    pub verdicts: Verdicts,
+    pub verdicts: VerdictStore,
     /// Where the code of pipelines seen for the first time is verified (`verify_isa`).
     pub verifier: crate::background::Verifier,
     /// The records of the device's objects, in creation order, held back while a verdict they

@@ -99,7 +99,7 @@ pub unsafe fn create(
         features: enabled.unwrap_or_default(),
         fault_info,
         isa,
-        verdicts: crate::stores::Verdicts::new(verdicts),
+        verdicts: crate::stores::VerdictStore::new(verdicts),
         ..d
     };
     registry::insert_device(d.key, d);
@@ -254,7 +254,7 @@ unsafe fn describe(
         submissions: Default::default(),
         fault_info: None,
         isa: None,
-        verdicts: crate::stores::Verdicts::new(None),
+        verdicts: crate::stores::VerdictStore::new(None),
         verifier: Default::default(),
         outbox: Default::default(),
     }

@@ -20,7 +20,7 @@ pub use render_passes::RenderPasses;
 pub use stats::Stats;
 pub use submissions::Submissions;
 pub use timing::Timing;
-pub use verdicts::{CodeKept, Verdicts};
+pub use verdicts::{CodeKept, VerdictStore};
 
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;

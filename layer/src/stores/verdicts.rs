@@ -4,7 +4,7 @@
 //! goes on with the verdicts of its own process.
 
 use crate::model::object::{IsaVerdict, PendingVerdict};
-use crate::model::verdicts::{self, Verdicts as Kept, MAX_FILE_BYTES};
+use crate::model::verdicts::{self, KeptVerdicts as Kept, MAX_FILE_BYTES};
 use parking_lot::Mutex;
 use pops_report::Diagnostic;
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub struct Verdicts {
+pub struct VerdictStore {
     inner: Mutex<Inner>,
     /// Whether the driver's key of a create info is the same with each capture flag as without
     /// it, as first seen (said once per flag).
@@ -34,10 +34,10 @@ struct Inner {
     read: bool,
 }
 
-impl Verdicts {
+impl VerdictStore {
     /// The verdicts of a device, kept in `file` as well where one is given.
-    pub fn new(file: Option<PathBuf>) -> Verdicts {
-        Verdicts {
+    pub fn new(file: Option<PathBuf>) -> VerdictStore {
+        VerdictStore {
             inner: Mutex::new(Inner {
                 kept: Kept::default(),
                 reaching: HashMap::default(),
@@ -116,7 +116,7 @@ impl Verdicts {
         self.inner.lock().reaching.remove(key);
     }
 
-    /// Whether [`Verdicts::note_capture_key`] has been told already of `how`.
+    /// Whether [`VerdictStore::note_capture_key`] has been told already of `how`.
     pub fn capture_key_noted(&self, how: CodeKept) -> bool {
         self.capture_key[how as usize].get().is_some()
     }
@@ -257,7 +257,7 @@ mod tests {
     /// verdict is kept; a verification that failed leaves the key to be verified anew.
     #[test]
     fn a_key_being_verified_is_not_verified_twice() {
-        let v = Verdicts::new(None);
+        let v = VerdictStore::new(None);
         let cell = Arc::new(PendingVerdict::default());
         v.reaching(&[7], cell.clone());
         assert!(matches!(v.get(&[7]), Some(IsaVerdict::Pending(p)) if Arc::ptr_eq(&p, &cell)));
@@ -274,7 +274,7 @@ mod tests {
     fn verdicts_outlive_the_process_in_their_file() {
         let dir = pops_testkit::scratch("verdicts-file");
         let file = dir.join("sub").join("v.jsonl");
-        let first = Verdicts::new(Some(file.clone()));
+        let first = VerdictStore::new(Some(file.clone()));
         assert_eq!(ready(first.get(&[1, 2])), None);
         first.keep(&[1, 2], verdict("isa-vscnt"));
         first.keep(&[1, 2], verdict("isa-other"));
@@ -282,7 +282,7 @@ mod tests {
         assert_eq!(ready(first.get(&[1, 2])), Some(verdict("isa-vscnt")));
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
-        let next = Verdicts::new(Some(file));
+        let next = VerdictStore::new(Some(file));
         assert_eq!(ready(next.get(&[1, 2])), Some(verdict("isa-vscnt")));
         assert_eq!(ready(next.get(&[3])), Some(verdict("isa-verified")));
         assert_eq!(ready(next.get(&[4])), None);
@@ -295,7 +295,7 @@ mod tests {
         let dir = pops_testkit::scratch("verdicts-unwritable");
         let blocker = dir.join("a-file");
         std::fs::write(&blocker, "x").unwrap();
-        let v = Verdicts::new(Some(blocker.join("v.jsonl")));
+        let v = VerdictStore::new(Some(blocker.join("v.jsonl")));
         v.keep(&[1], verdict("isa-verified"));
         v.keep(&[2], verdict("isa-verified"));
         assert_eq!(ready(v.get(&[1])), Some(verdict("isa-verified")));

@@ -10,7 +10,7 @@ use crate::regs::{Field, Reg};
 
 /// One deliberate difference.
 #[derive(Clone, Copy, Debug)]
-pub struct Difference {
+pub struct RadvDifference {
     pub register: Reg,
     pub field: Field,
     /// The levels the entry is about: a table of a run names only these levels' entries.
@@ -51,8 +51,8 @@ fn implicit_out_of_order(st: &PopsState) -> bool {
 }
 
 /// The deliberate differences.
-pub const TABLE: &[Difference] = &[
-    Difference {
+pub const TABLE: &[RadvDifference] = &[
+    RadvDifference {
         register: Reg::DB_DFSM_CONTROL,
         field: Field::POPS_DRAIN_PS_ON_OVERLAP,
         levels: GFX9,
@@ -60,7 +60,7 @@ pub const TABLE: &[Difference] = &[
         mesa: "25.0.7 and 26.2.6",
         reason: "pops follows the article, RADV does not: the VEGA10/RAVEN drain is needed for 8 or more depth/stencil samples too (PAL's waMiscPopsMissedOverlap); RADV sets it for 8 or more rasterization samples only",
     },
-    Difference {
+    RadvDifference {
         register: Reg::DB_Z_INFO,
         field: Field::NUM_SAMPLES,
         levels: GFX11,
@@ -68,7 +68,7 @@ pub const TABLE: &[Difference] = &[
         mesa: "25.0.7 (26.2.6 writes the article's value)",
         reason: "pops follows the article, RADV does not: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES. Without a depth attachment RADV's null depth state writes 3 whatever the sample count (without POPS nothing reads it, and pops writes 0); with a depth attachment of another sample count both cannot hold: pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
     },
-    Difference {
+    RadvDifference {
         register: Reg::DB_Z_INFO,
         field: Field::NUM_SAMPLES,
         levels: GFX12,
@@ -76,7 +76,7 @@ pub const TABLE: &[Difference] = &[
         mesa: "26.2.6 (the first RADV with GFX12 interlock)",
         reason: "unconfirmed on GFX12: pops carries over the article's GFX11 rule (POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, equal to MSAA_EXPOSED_SAMPLES even with no depth attachment); RADV 26 programs the depth attachment's count, 0 without one, on GFX12. Without a GPU neither is confirmed; pops's value is the one that cannot be wrong if GFX12 reads it as GFX11 does",
     },
-    Difference {
+    RadvDifference {
         register: Reg::PA_SC_MODE_CNTL_1,
         field: Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
         levels: ALL,
@@ -87,7 +87,7 @@ pub const TABLE: &[Difference] = &[
 ];
 
 /// The entry covering `reg.field` in `st`, if any.
-pub fn find(st: &PopsState, reg: Reg, field: Field) -> Option<&'static Difference> {
+pub fn find(st: &PopsState, reg: Reg, field: Field) -> Option<&'static RadvDifference> {
     TABLE.iter().find(|d| {
         d.register == reg && d.field == field && d.levels.contains(&st.level) && (d.applies)(st)
     })
