@@ -106,6 +106,43 @@ pub unsafe fn copy_chain_until(
     Some(storage)
 }
 
+/// `ci`'s members, as a create info the layer passes down in the application's call: the
+/// pointers are the application's, valid while its call lasts, which is as long as a copy is
+/// used; the type borrows nothing (ash's lifetime is only a marker). Every member is named, so
+/// a structure ash grows fails to build here rather than being copied short.
+#[allow(deprecated)] // enabledLayerCount, ppEnabledLayerNames: passed on as given
+fn detached_device_info(ci: &vk::DeviceCreateInfo) -> vk::DeviceCreateInfo<'static> {
+    vk::DeviceCreateInfo {
+        s_type: ci.s_type,
+        p_next: ci.p_next,
+        flags: ci.flags,
+        queue_create_info_count: ci.queue_create_info_count,
+        p_queue_create_infos: ci.p_queue_create_infos.cast(),
+        enabled_layer_count: ci.enabled_layer_count,
+        pp_enabled_layer_names: ci.pp_enabled_layer_names,
+        enabled_extension_count: ci.enabled_extension_count,
+        pp_enabled_extension_names: ci.pp_enabled_extension_names,
+        p_enabled_features: ci.p_enabled_features,
+        _marker: std::marker::PhantomData,
+    }
+}
+
+/// A stage's members, as [`detached_device_info`] copies a device create info's.
+fn detached_stage(
+    s: &vk::PipelineShaderStageCreateInfo,
+) -> vk::PipelineShaderStageCreateInfo<'static> {
+    vk::PipelineShaderStageCreateInfo {
+        s_type: s.s_type,
+        p_next: s.p_next,
+        flags: s.flags,
+        stage: s.stage,
+        module: s.module,
+        p_name: s.p_name,
+        p_specialization_info: s.p_specialization_info.cast(),
+        _marker: std::marker::PhantomData,
+    }
+}
+
 /// The structures [`copy_chain_until`] copies as targets, to change them.
 const TARGETS: [(vk::StructureType, usize); 5] = tagged_sizes![
     PhysicalDeviceFragmentShaderInterlockFeaturesEXT,
@@ -138,10 +175,7 @@ pub unsafe fn with_feature_enabled(
         Experiment::PixelToSample => f.fragment_shader_sample_interlock = vk::TRUE,
         _ => f.fragment_shader_pixel_interlock = vk::TRUE,
     }
-    let mut info: vk::DeviceCreateInfo<'static> =
-        // SAFETY: a plain copy of the application's structure; its pointers stay valid while
-        // the application's call lasts, which is as long as the copy is used.
-        unsafe { std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*ci) };
+    let mut info = detached_device_info(ci);
     info.p_next = storage[0].as_ptr() as *const std::ffi::c_void;
     Some(EnabledCopy {
         _storage: storage,
@@ -268,10 +302,7 @@ pub struct FeatureCopy<F> {
 /// # Safety
 /// `ci` must be a valid `VkDeviceCreateInfo`; the copy is valid while `ci`'s pointers are.
 pub unsafe fn with_feature<F: ExtraFeature>(ci: &vk::DeviceCreateInfo) -> Option<FeatureCopy<F>> {
-    let mut info: vk::DeviceCreateInfo<'static> =
-        // SAFETY: a plain copy of the application's structure; its pointers stay valid while
-        // the application's call lasts, which is as long as the copy is used.
-        unsafe { std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*ci) };
+    let mut info = detached_device_info(ci);
     // SAFETY: the names of a valid create info.
     let mut names: Vec<*const std::ffi::c_char> = unsafe {
         crate::vk::capture::slice(ci.pp_enabled_extension_names, ci.enabled_extension_count)
@@ -377,17 +408,10 @@ unsafe fn copied_stages(
     info: &vk::GraphicsPipelineCreateInfo,
 ) -> Vec<vk::PipelineShaderStageCreateInfo<'static>> {
     // SAFETY: per the caller; the copies live no longer than the call they are made for.
-    unsafe {
-        std::slice::from_raw_parts(info.p_stages, info.stage_count as usize)
-            .iter()
-            .map(|s| {
-                std::mem::transmute::<
-                    vk::PipelineShaderStageCreateInfo<'_>,
-                    vk::PipelineShaderStageCreateInfo<'static>,
-                >(*s)
-            })
-            .collect()
-    }
+    unsafe { std::slice::from_raw_parts(info.p_stages, info.stage_count as usize) }
+        .iter()
+        .map(detached_stage)
+        .collect()
 }
 
 /// The stages of a pipeline whose fragment stage uses `module` instead (the layer's own module
@@ -600,6 +624,32 @@ pub unsafe fn copied_where<T: Copy, C>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copies the layer passes down hold the application's members unchanged (ash's Debug
+    /// prints every member, pointers as addresses).
+    #[test]
+    fn detached_copies_are_the_applications_members() {
+        let names = [c"VK_EXT_fragment_shader_interlock".as_ptr()];
+        let queue = vk::DeviceQueueCreateInfo::default();
+        let features = vk::PhysicalDeviceFeatures::default();
+        let ci = vk::DeviceCreateInfo::default()
+            .queue_create_infos(std::slice::from_ref(&queue))
+            .enabled_extension_names(&names)
+            .enabled_features(&features);
+        assert_eq!(
+            format!("{:?}", detached_device_info(&ci)),
+            format!("{ci:?}")
+        );
+        let spec = vk::SpecializationInfo::default();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .name(c"main")
+            .specialization_info(&spec);
+        assert_eq!(
+            format!("{:?}", detached_stage(&stage)),
+            format!("{stage:?}")
+        );
+    }
 
     /// Each structure the layer copies is known once, by the sType ash gives its type, and is at
     /// least its sType and pNext; every structure ash knows is one (a replayer such as
