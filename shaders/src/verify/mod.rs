@@ -23,53 +23,13 @@ pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rul
 /// GFX11, GFX12), each looked up by mnemonic in the generated table of LLVM's encodings
 /// (`isa::scalar_generated`) when pops is compiled: a name the table lacks fails the build.
 pub mod opcodes {
-    use crate::isa::scalar_generated::{ScalarFormat, SCALAR_OPS};
+    use crate::isa::ops::scalar_opcodes;
+    use crate::isa::scalar_generated::ScalarFormat;
     use crate::isa::Encoding;
-
-    const ENCODINGS: [Encoding; 4] = [
-        Encoding::Gfx9,
-        Encoding::Gfx10,
-        Encoding::Gfx11,
-        Encoding::Gfx12,
-    ];
-
-    const fn same(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
-    /// The opcode of `name` in `format` on `enc`, where that generation has it.
-    const fn find(enc: Encoding, format: ScalarFormat, name: &str) -> Option<u8> {
-        let mut i = 0;
-        while i < SCALAR_OPS.len() {
-            let (e, f, m, op) = SCALAR_OPS[i];
-            if e.index() == enc.index() && f as u8 == format as u8 && same(m, name) {
-                return Some(op);
-            }
-            i += 1;
-        }
-        None
-    }
 
     /// `name`'s opcode on each generation, where it has it.
     const fn on_each(format: ScalarFormat, name: &str) -> [Option<u8>; 4] {
-        let mut out = [None; 4];
-        let mut g = 0;
-        while g < 4 {
-            out[g] = find(ENCODINGS[g], format, name);
-            g += 1;
-        }
-        out
+        scalar_opcodes(format, [name; 4])
     }
 
     /// `name`'s opcode on each generation; every generation has it (else the build fails).
