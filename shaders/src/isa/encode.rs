@@ -181,14 +181,10 @@ fn operand_code(
             return Ok((n, None));
         }
         Operand::Vcc => 106,
-        Operand::M0 => match enc {
-            e if e.is_gfx11_plus() => 125,
-            _ => 124,
-        },
-        Operand::Null => match enc {
-            Encoding::Gfx9 => return Err(unsupported()),
-            Encoding::Gfx10 => 125,
-            Encoding::Gfx11 | Encoding::Gfx12 => 124,
+        Operand::M0 => enc.m0(),
+        Operand::Null => match enc.null() {
+            Some(code) => code,
+            None => return Err(unsupported()),
         },
         Operand::Exec => 126,
         _ if is_dst => {

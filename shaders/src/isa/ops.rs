@@ -48,6 +48,24 @@ impl Encoding {
         }
     }
 
+    /// The scalar operand field's code of M0 (GFX11 swapped M0 and NULL).
+    pub const fn m0(self) -> u8 {
+        if self.is_gfx11_plus() {
+            125
+        } else {
+            124
+        }
+    }
+
+    /// The scalar operand field's code of NULL (none on GFX9; GFX11 swapped M0 and NULL).
+    pub const fn null(self) -> Option<u8> {
+        match self {
+            Encoding::Gfx9 => None,
+            Encoding::Gfx10 => Some(125),
+            Encoding::Gfx11 | Encoding::Gfx12 => Some(124),
+        }
+    }
+
     pub const fn index(self) -> usize {
         match self {
             Encoding::Gfx9 => 0,

@@ -309,17 +309,17 @@ fn operand(enc: Encoding, tok: &str) -> Result<(u8, Option<u32>), LineError> {
 }
 
 /// ACO's name of a scalar register (`12:s[4]`, `s[2-3]`, `vcc`, `m0`, `null`, `exec`, `scc`)
-/// as the operand field's code for `enc` (GFX11 swapped m0 and null).
+/// as the operand field's code for `enc` ([`Encoding::m0`], [`Encoding::null`]).
 fn register(enc: Encoding, r: &str) -> Result<u8, LineError> {
     let name = r.rsplit_once(':').map_or(r, |(_, n)| n).trim();
-    let gfx11 = enc.is_gfx11_plus();
     Ok(match name {
         "vcc" | "vcc_lo" => 106,
         "vcc_hi" => 107,
-        "m0" if gfx11 => 125,
-        "m0" => 124,
-        "null" if gfx11 => 124,
-        "null" => 125,
+        "m0" => enc.m0(),
+        // GFX9 has no NULL operand (ACO never names one there): not a register of it.
+        "null" => enc
+            .null()
+            .ok_or_else(|| LineError::NotAScalarRegister(r.to_string()))?,
         "exec" | "exec_lo" => 126,
         "exec_hi" => 127,
         "scc" => SCC,

@@ -130,10 +130,9 @@ fn operand(level: GfxLevel, code: u8, literal: Option<u32>) -> Result<Operand, U
     Ok(match code {
         c if c <= max => Operand::Sgpr(c),
         106 => Operand::Vcc,
-        124 if !enc.is_gfx11_plus() => Operand::M0,
-        125 if enc.is_gfx11_plus() => Operand::M0,
-        125 => Operand::Null,
-        124 => Operand::Null,
+        c if c == enc.m0() => Operand::M0,
+        // GFX9 has no NULL: its code there (that of GFX10) reads as NULL all the same.
+        124 | 125 => Operand::Null,
         126 => Operand::Exec,
         128..=192 => Operand::Const((code - 128) as i8),
         193..=208 => Operand::Const(-((code - 192) as i8)),

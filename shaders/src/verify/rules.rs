@@ -259,8 +259,7 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
             if Sopk::SetregB32.opcode(enc) == Some(op) || op == at(opcodes::SETREG_IMM32_B32, enc) {
                 hwreg(simm16)
             } else if Sopk::WaitcntVscnt.opcode(enc) == Some(op) {
-                let null = if enc.is_gfx11_plus() { 124 } else { 125 };
-                Sem::Vscnt((sdst == null).then_some(simm16))
+                Sem::Vscnt((Some(sdst) == enc.null()).then_some(simm16))
             } else if Sopk::MovkI32.opcode(enc) == Some(op) {
                 Sem::Other
             } else {
