@@ -78,6 +78,15 @@ impl HwregId {
         }
     }
 
+    /// The register of a hardware-register ID, where pops knows it.
+    pub const fn of_code(code: u16) -> Option<HwregId> {
+        match code {
+            1 => Some(HwregId::Mode),
+            25 => Some(HwregId::PopsPacker),
+            _ => None,
+        }
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             HwregId::Mode => "HW_REG_MODE",
@@ -107,6 +116,16 @@ impl Hwreg {
         self.id.code()
             | ((self.offset as u16) << 6)
             | (((self.size as u16).wrapping_sub(1) & 31) << 11)
+    }
+
+    /// The fields of a SIMM16 in [`Hwreg::simm16`]'s layout: (ID, offset, size), the ID raw
+    /// (pops knows few of them: [`HwregId::of_code`]).
+    pub const fn fields(simm16: u16) -> (u16, u8, u8) {
+        (
+            simm16 & 0x3f,
+            ((simm16 >> 6) & 0x1f) as u8,
+            (((simm16 >> 11) & 0x1f) + 1) as u8,
+        )
     }
 }
 

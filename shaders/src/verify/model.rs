@@ -232,16 +232,9 @@ fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, Unmodelled> {
     if o != Sopk::SetregB32 && o != Sopk::GetregB32 {
         return Ok(SopkImm::Simm16(simm16));
     }
-    let id = match simm16 & 0x3f {
-        1 => HwregId::Mode,
-        25 => HwregId::PopsPacker,
-        other => return Err(Unmodelled::Hwreg(other)),
-    };
-    Ok(SopkImm::Hwreg(Hwreg {
-        id,
-        offset: ((simm16 >> 6) & 0x1f) as u8,
-        size: (((simm16 >> 11) & 0x1f) + 1) as u8,
-    }))
+    let (id, offset, size) = Hwreg::fields(simm16);
+    let id = HwregId::of_code(id).ok_or(Unmodelled::Hwreg(id))?;
+    Ok(SopkImm::Hwreg(Hwreg { id, offset, size }))
 }
 
 /// Converts the entry sequence ([`entry_end`]) into the model's instructions, with those it

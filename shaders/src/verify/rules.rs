@@ -251,10 +251,13 @@ fn sem(enc: Encoding, i: &Instr) -> Sem {
             }
         }
         Class::Sopk { op, sdst, simm16 } => {
-            let hwreg = |s: u16| Sem::Setreg {
-                id: s & 0x3f,
-                offset: (s >> 6) & 0x1f,
-                size: ((s >> 11) & 0x1f) + 1,
+            let hwreg = |s: u16| {
+                let (id, offset, size) = crate::isa::Hwreg::fields(s);
+                Sem::Setreg {
+                    id,
+                    offset: offset.into(),
+                    size: size.into(),
+                }
             };
             if Sopk::SetregB32.opcode(enc) == Some(op) || op == at(opcodes::SETREG_IMM32_B32, enc) {
                 hwreg(simm16)
