@@ -4,7 +4,7 @@
 //! store or are atomics (`vmem_generated`, from LLVM's disassembler); other vector instructions
 //! are only measured.
 
-use super::ops::Encoding;
+use super::encoding::Encoding;
 
 pub use super::vmem::{VmemFormat, VmemKind};
 

@@ -1,7 +1,8 @@
 //! Encoding instructions into dwords for one level, with labels resolved.
 
+use super::encoding::Encoding;
 use super::inst::{Inst, Operand, SopkImm, SoppImm, Waitcnt};
-use super::ops::{Encoding, Sopk, Sopp};
+use super::ops::{Sopk, Sopp};
 use super::IsaError;
 use pm4::GfxLevel;
 use std::collections::HashMap;

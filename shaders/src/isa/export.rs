@@ -5,7 +5,7 @@
 //! when the wave performs the last export (with the done flag)". GFX9/GFX10 encode a VM (valid
 //! mask) bit, which a pixel shader's last export sets; GFX11 removed it.
 
-use super::ops::Encoding;
+use super::encoding::Encoding;
 use super::IsaError;
 use pm4::GfxLevel;
 

@@ -3,7 +3,8 @@
 //! Text follows LLVM's AMDGPU syntax (`s_setreg_b32 hwreg(HW_REG_MODE, 24, 2), s4`) so that a
 //! listing can be compared line by line with `llvm-mc --disassemble` and with ACO's output.
 
-use super::ops::{Encoding, Sop1, Sop2, Sopc, Sopk, Sopp};
+use super::encoding::Encoding;
+use super::ops::{Sop1, Sop2, Sopc, Sopk, Sopp};
 use pm4::GfxLevel;
 use std::fmt;
 

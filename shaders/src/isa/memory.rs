@@ -5,7 +5,7 @@
 //! DLC": GLC exists on every level, DLC from GFX10 on (GFX9 has no L1 between L0 and L2).
 //! The address is `saddr (64-bit SGPR pair) + vaddr (32-bit VGPR offset) + offset`.
 
-use super::ops::Encoding;
+use super::encoding::Encoding;
 use super::IsaError;
 use pm4::GfxLevel;
 

@@ -8,6 +8,7 @@
 
 pub mod decode;
 pub mod encode;
+pub mod encoding;
 pub mod export;
 pub mod inst;
 pub mod llvm;
@@ -21,8 +22,9 @@ pub mod vmem;
 pub mod vmem_generated;
 
 pub use encode::{assemble, encode, max_sgpr, Line, Listing};
+pub use encoding::Encoding;
 pub use inst::{Hwreg, HwregId, Inst, Label, Marker, Msg, Operand, SopkImm, SoppImm, Waitcnt};
-pub use ops::{Encoding, Sop1, Sop2, Sopc, Sopk, Sopp};
+pub use ops::{Sop1, Sop2, Sopc, Sopk, Sopp};
 pub use section::{
     ordered_section, EncodedSection, OrderedSection, SectionOptions, LABEL_ENTERED, LABEL_LAYER,
     LABEL_LAYER_EXEC, LABEL_NEXT_LAYER, LABEL_WAIT,

@@ -99,7 +99,7 @@ pub fn assemble_program(level: GfxLevel, prog: &[Asm]) -> Result<Listing, IsaErr
                 let rel = dest as i64 - (at as i64 + 1);
                 let rel16 = i16::try_from(rel)
                     .map_err(|_| IsaError::BranchOutOfRange { label, offset: rel })?;
-                let enc = super::ops::Encoding::of(level);
+                let enc = super::encoding::Encoding::of(level);
                 let code = op.opcode(enc).ok_or(IsaError::Unsupported {
                     mnemonic: op.mnemonic(enc),
                     level,

@@ -2,7 +2,7 @@
 //! Every scalar instruction's mnemonic and opcode per generation and format, with the other
 //! generations' names LLVM's assembler accepts for it.
 
-use super::ops::Encoding;
+use super::encoding::Encoding;
 
 /// A scalar instruction format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,7 +7,7 @@
 //! The programs are wave64 on every level (GFX9 has nothing else; the draw keeps wave64 on
 //! GFX10+ so that one program shape serves all), so VCC is the 64-bit pair and prints as `vcc`.
 
-use super::ops::Encoding;
+use super::encoding::Encoding;
 use super::IsaError;
 use pm4::GfxLevel;
 
