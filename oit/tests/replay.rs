@@ -441,8 +441,8 @@ fn verify_isa_on_a_device_pops_cannot_read_leaves_no_record_without_a_verdict() 
 /// libraries, captured on Debian 12's Mesa), as navi21, navi31 and gfx1150 over the shim:
 /// Debian 12's Mesa replays clean (exit 0); today's carries the epilog store gap on navi31 and
 /// gfx1150 (GFX11, GFX11.5) only, named as the known defect (exit 1); and `--compare` of the two
-/// CSVs lists exactly those pipelines as new findings (issue 46, items 1 and 2). GFX12 is not
-/// compared here: Debian 12's RADV has no GFX12 on the shim.
+/// CSVs lists exactly those pipelines as new findings (issue 46, items 1 and 2); GFX12 the same
+/// on RADV's null devices.
 #[test]
 fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
     let (Some(foz), Some(pops)) = (fossilize(), pops()) else {
@@ -551,6 +551,64 @@ fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {
     );
     // Every pipeline of the archive on both GFX11 chips: 12 each.
     assert_eq!(new.len(), 24, "{out}");
+    assert!(out.contains(", 0 otherwise changed, "), "{out}");
+    gfx12_on_null_devices_lists_only_the_gap_as_new(&mesas, &pops, &foz, &archive, &dir);
+}
+
+/// GFX12 compared the same way on RADV's null devices (Debian 12's RADV has no GFX12 on the
+/// shim; its null hardware and today's no-op drm-shim have): Debian 12's code verified clean,
+/// today's with the epilog store gap, every pipeline of the archive new, nothing else changed.
+fn gfx12_on_null_devices_lists_only_the_gap_as_new(
+    mesas: &[pops_testkit::mesa::Mesa],
+    pops: &Path,
+    foz: &Path,
+    archive: &Path,
+    dir: &Path,
+) {
+    let mut csvs = Vec::new();
+    for (k, mesa) in mesas.iter().enumerate() {
+        let csv = dir.join(format!("gfx12-mesa{k}.csv"));
+        let o = mesa
+            .command(pops)
+            .args(["replay", "--chip", "gfx1201", "--replayer"])
+            .arg(foz.join("fossilize-replay"))
+            .arg("--csv")
+            .arg(&csv)
+            .arg("--reports")
+            .arg(dir.join(format!("gfx12-reports{k}")))
+            .arg(archive)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+            .env_remove("VK_ICD_FILENAMES")
+            .env_remove("RADV_FORCE_FAMILY")
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .output()
+            .expect("pops replay runs");
+        let gap = mesa.major() >= Some(26);
+        assert_eq!(
+            o.status.code(),
+            Some(gap as i32),
+            "{}: {}",
+            mesa.label(),
+            text(&o)
+        );
+        csvs.push(csv);
+    }
+    let o = std::process::Command::new(pops)
+        .args(["replay", "--compare"])
+        .args(&csvs)
+        .output()
+        .expect("pops replay --compare runs");
+    let out = text(&o);
+    let new: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("NEW FINDING"))
+        .collect();
+    assert_eq!(new.len(), 12, "{out}");
+    assert!(
+        new.iter().all(|l| l.contains(" as gfx1201: verified")
+            && l.ends_with(" isa-ordered-section-open-at-epilog")),
+        "{out}"
+    );
     assert!(out.contains(", 0 otherwise changed, "), "{out}");
 }
 

@@ -260,8 +260,18 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, LineError> {
                     .map(u32::from)
                     .or_else(|| rest.trim().strip_prefix("imm:")?.parse().ok())
                     .ok_or_else(|| LineError::UnknownMessage(t.to_string()))?,
-                // GFX11: bit 0 set means "do not wait for export ready".
-                "s_wait_event" => u32::from(!waits.iter().any(|(n, _)| *n == "wait_export_ready")),
+                // ACO prints `wait_export_ready` where the instruction waits on the program's
+                // level (its `is_wait_export_ready`): GFX11 with bit 0 clear ("do not wait" is
+                // bit 0), GFX12 with bit 1 set.
+                "s_wait_event" => {
+                    let waits = waits.iter().any(|(n, _)| *n == "wait_export_ready");
+                    match (enc, waits) {
+                        (Encoding::Gfx12, true) => 2,
+                        (Encoding::Gfx12, false) => 0,
+                        (_, true) => 0,
+                        (_, false) => 1,
+                    }
+                }
                 // Pacing instructions: their fields are not read.
                 _ if !waits.is_empty() || rest.contains("_dep_") || rest.contains("salu_cycle") => {
                     0
@@ -501,6 +511,23 @@ mod tests {
             one(g10, "s_waitcnt vmcnt(0) lgkmcnt(0)").unwrap().words,
             [0xbf8c0070]
         );
+    }
+
+    /// ACO prints `wait_export_ready` where `s_wait_event` waits on the program's level (its
+    /// `is_wait_export_ready`): on GFX11 the immediate with bit 0 clear (llvm-mc's `s_wait_event
+    /// 0x0`), on GFX12 with bit 1 set (ACO's `wait_event_imm_wait_export_ready_gfx12`, 0x2; RADV
+    /// 25.0.7 gives GFX12 code only as such a listing); without the word, the other.
+    #[test]
+    fn wait_export_ready_is_the_waiting_immediate_of_each_level() {
+        let imm = |enc, line| one(enc, line).unwrap().words[0] & 0xffff;
+        assert_eq!(imm(Encoding::Gfx11, "s_wait_event wait_export_ready"), 0);
+        assert_eq!(imm(Encoding::Gfx11, "s_wait_event"), 1);
+        assert_eq!(imm(Encoding::Gfx12, "s_wait_event wait_export_ready"), 2);
+        assert_eq!(imm(Encoding::Gfx12, "s_wait_event"), 0);
+        for enc in [Encoding::Gfx11, Encoding::Gfx12] {
+            assert!(enc.waits_for_export_ready(imm(enc, "s_wait_event wait_export_ready") as u16));
+            assert!(!enc.waits_for_export_ready(imm(enc, "s_wait_event") as u16));
+        }
     }
 
     /// Branch offsets come from the blocks; other instructions take their class from the name.
