@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What an application that creates an interlocked pipeline and records a command buffer with it
-# at once pays with verify_isa on (issue 44, item 2): `pops-vk-scenario bench-create-record` on
+# at once pays with verify_isa on: `pops-vk-scenario bench-create-record` on
 # RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
 # once (every pipeline new) and a command buffer recorded with it at once; the wait for the

@@ -484,7 +484,7 @@ fn many_inputs_are_verified_in_parallel_with_a_summary() {
     );
 }
 
-/// Issue 44, item 3: `--compile` over many modules in one process: each compiled by the RADV of
+/// `--compile` over many modules in one process: each compiled by the RADV of
 /// each Mesa one after another (the driver's time said apart), then verified in parallel, one
 /// line each; with dynamic blending, the PS epilog each jumps into is verified across the jump:
 /// today's Mesa leaves the ordered section open at the epilog on GFX11, Debian 12's does not.

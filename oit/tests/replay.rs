@@ -201,8 +201,8 @@ impl Verified<'_> {
         (verdicts_by_module(&report), text(&o))
     }
 
-    /// The verdicts of pops-oit's matrix (with `extra`) run live as `chip` (issue 41, item 4:
-    /// what a replay must give).
+    /// The verdicts of pops-oit's matrix (with `extra`) run live as `chip` (what a
+    /// replay must give).
     fn live(
         &self,
         chip: &str,
@@ -239,7 +239,7 @@ fn interlocked_codes(report: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Issue 46, items 3 and 4: captures of pops-oit in each mode that creates pipelines, replayed
+/// Captures of pops-oit in each mode that creates pipelines, replayed
 /// by fossilize-replay without `--enable-pipeline-stats` under `pops run --verify-isa`, give
 /// each interlocked pipeline the live run's verdicts, on both Mesas, as every POPS chip the shim
 /// offers; the monolithic matrix is verified clean everywhere.
@@ -289,7 +289,7 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
             );
             let records = interlocked_codes(&report);
             assert_eq!(records.len(), 12, "{at}: {out}");
-            // Each record names its module as the archive does (issue 46, item 3).
+            // Each record names its module as the archive does.
             let modules = fossilize_list(&foz, &archive, 4);
             let named = std::fs::read_to_string(&report).unwrap_or_default();
             let named: Vec<String> = named
@@ -319,7 +319,7 @@ fn a_replayed_capture_has_every_interlocked_pipeline_verified_on_both_mesas() {
     }
 }
 
-/// Issue 46, item 3: the replayer's child processes (`--master-process`, two of them) all write
+/// The replayer's child processes (`--master-process`, two of them) all write
 /// the one report: every interlocked pipeline of the archive, each verified.
 fn children_of_the_replayer_land_in_one_report(
     run: &Verified<'_>,
@@ -441,7 +441,7 @@ fn verify_isa_on_a_device_pops_cannot_read_leaves_no_record_without_a_verdict() 
 /// libraries, captured on Debian 12's Mesa), as navi21, navi31 and gfx1150 over the shim:
 /// Debian 12's Mesa replays clean (exit 0); today's carries the epilog store gap on navi31 and
 /// gfx1150 (GFX11, GFX11.5) only, named as the known defect (exit 1); and `--compare` of the two
-/// CSVs lists exactly those pipelines as new findings (issue 46, items 1 and 2); GFX12 the same
+/// CSVs lists exactly those pipelines as new findings; GFX12 the same
 /// on RADV's null devices.
 #[test]
 fn pops_replay_and_its_comparison_find_the_epilog_gap_as_new_in_todays_mesa() {

@@ -1,4 +1,4 @@
-//! What verifying one new interlocked fragment stage costs (issue 44): the rules on every path
+//! What verifying one new interlocked fragment stage costs: the rules on every path
 //! and the ordering model on its entry sequence, for ACO's code of two corpus shaders on GFX9,
 //! GFX11 and GFX12, from RADV 25.0.7 and 26.2.6 (`benches/code/`, saved with
 //! `pops verify-isa --compile --save-code`). The model runs without the outcomes of earlier

@@ -583,7 +583,7 @@ mod tests {
 
     /// The interleavings the model explores for ACO's code of two corpus shaders (the
     /// benchmark's, `benches/code/`), pinned: a change that makes the model cheaper must explore
-    /// the same steps, waves and polls (issue 44: "the model's bounds unchanged"); a change that
+    /// the same steps, waves and polls (what it proves stays the same); a change that
     /// means to explore otherwise updates these figures and says why.
     #[test]
     fn the_explored_interleavings_are_pinned() {

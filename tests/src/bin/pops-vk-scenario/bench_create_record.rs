@@ -1,4 +1,4 @@
-//! The create-and-record benchmark (issue 44, item 2): an application that creates an
+//! The create-and-record benchmark: an application that creates an
 //! interlocked pipeline and records a command buffer with it at once, as shader-object engines,
 //! Zink and emulators compiling on the fly do. With verify_isa the layer verifies the pipeline's
 //! code on its own thread, and `vkEndCommandBuffer` waits for that verdict (the draw records
