@@ -73,9 +73,9 @@ pub fn run(a: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    for v in verdicts.iter().filter(|v| v.drain_left_on > 0) {
+    for v in &verdicts {
         s.verification
-            .seen("pops-drain-left-on", Some(&v.chip), v.driver.as_deref());
+            .drain_left_on(v.drain_left_on, &v.chip, v.driver.as_deref());
     }
     print!(
         "{}",

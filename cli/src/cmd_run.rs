@@ -198,12 +198,10 @@ fn check_submitted(
         "{}",
         crate::submitted_check::render(&run.check, chip.name(), who)
     );
-    if run.check.drain_left_on > 0 {
-        let driver = summary.driver.clone();
-        summary
-            .verification
-            .seen("pops-drain-left-on", Some(chip.name()), driver.as_deref());
-    }
+    let driver = summary.driver.clone();
+    summary
+        .verification
+        .drain_left_on(run.check.drain_left_on, chip.name(), driver.as_deref());
     eprint!("{}", verification::render(&summary.verification, who));
     Ok(run.ok())
 }

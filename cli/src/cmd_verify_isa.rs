@@ -582,12 +582,12 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
         // The layer's code for the same finding names it in the known-defect table.
-        let code = format!("isa-{}", f.rule.code());
+        let code = pops_report::Code::Isa(pops_report::finding::Isa::Rule(f.rule));
         let _ = writeln!(
             o,
             "    {}",
             pops_report::defects::explain(
-                &code,
+                code,
                 pops_report::defects::ChipOf::Family(src.family),
                 src.compiled_by
             )

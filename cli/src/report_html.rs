@@ -95,11 +95,11 @@ fn verdict(v: &ChipVerdict) -> Markup {
     }
 }
 
-fn severities(diags: &[(Severity, String)]) -> Markup {
+fn severities(diags: &[(Severity, pops_report::Code)]) -> Markup {
     html! {
         @for sev in [Severity::Error, Severity::Warning, Severity::Info] {
             @for (_, code) in diags.iter().filter(|(s, _)| *s == sev) {
-                span class={ "sev " (sev.name()) } { (code) }
+                span class={ "sev " (sev.name()) } { (code.name()) }
             }
         }
     }
@@ -131,7 +131,7 @@ fn device_lost(l: &pops_report::read::ResolvedLost) -> Markup {
                             td.num { (d.samples.map_or("dynamic".to_string(), |n| n.to_string())) }
                             td { (d.chip.as_deref().unwrap_or("-")) }
                             td { (fields(&crate::summary::key_fields(d.registers.as_deref()))) }
-                            td { (severities(&d.diagnostics.iter().map(|x| (x.severity, x.code.clone())).collect::<Vec<_>>())) }
+                            td { (severities(&d.diagnostics.iter().map(|x| (x.severity, x.code)).collect::<Vec<_>>())) }
                         }
                     }
                 }

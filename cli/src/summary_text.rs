@@ -238,7 +238,7 @@ mod tests {
     use crate::summary::{summarize, summarize_files};
     use pm4::Family;
 
-    const RECORD: &str = r#"{"schema_version":1,"id":1,"app":"pops-oit","device":"Null hardware","kind":"pipeline","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":163968,"value":196609,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]},"DB_DFSM_CONTROL":{"address":163896,"value":6,"fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":[]}},"pm4":[],"diagnostics":[{"severity":"warning","code":"missed-overlap-drain","message":"m"}],"source":"shader_module"}"#;
+    const RECORD: &str = r#"{"schema_version":1,"id":1,"app":"pops-oit","device":"Null hardware","kind":"pipeline","handle":"0x10","entry_point":"main","stage_hash":"0123456789abcdef","interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"navi10","registers":{"DB_SHADER_CONTROL":{"address":163968,"value":196609,"fields":{"PRIMITIVE_ORDERED_PIXEL_SHADER":1,"POPS_OVERLAP_NUM_SAMPLES":3},"decided":["PRIMITIVE_ORDERED_PIXEL_SHADER"]},"DB_DFSM_CONTROL":{"address":163896,"value":6,"fields":{"PUNCHOUT_MODE":2,"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":[]}},"pm4":[],"diagnostics":[{"severity":"warning","code":"pops-missed-overlap-workaround","message":"m"}],"source":"shader_module"}"#;
 
     #[test]
     fn summary_lists_interlocked_pipelines_with_key_fields() {
@@ -266,7 +266,7 @@ mod tests {
         };
         let text = render_summary(&s, Path::new("/r"), &t, "p");
         assert!(text.contains("NOTHING WAS RENDERED"));
-        assert!(text.contains("warning:missed-overlap-drain"));
+        assert!(text.contains("warning:pops-missed-overlap-workaround"));
         assert!(text.contains("PRIMITIVE_ORDERED_PIXEL_SHADER=1"));
         assert!(text.contains("2 pipeline(s) reported, 1 with fragment shader interlock:"));
     }
@@ -376,7 +376,7 @@ mod tests {
     #[test]
     fn a_device_loss_is_shown_before_everything_with_its_draws() {
         let text = r#"{"schema_version":1,"id":1,"app":"a","device":"d","kind":"draw","handle":"0x10","entry_point":"main","stage_hash":null,"interlock":"pixel-ordered","begin_count":1,"end_count":1,"per_sample":false,"samples":8,"chip":"raven","registers":null,"pm4":[],"diagnostics":[],"source":"shader_module","command_buffer":"0xc","bound":"pipeline","draws":2}
-{"schema_version":1,"app":"a","device":"d","kind":"device_lost","chip":"raven","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":4,"command_buffer":"0xc","handle":"0x10","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"pixel-ordered","samples":8,"chip":"raven","draws":2,"registers":{"DB_DFSM_CONTROL":{"address":1,"value":0,"fields":{"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":["POPS_DRAIN_PS_ON_OVERLAP"]}},"diagnostics":[{"severity":"warning","code":"x-y","message":"m"}]}],"recent":[],"not_kept":0,"fault":{"description":"A GPUVM fault has been detected","addresses":[{"type":"WRITE_INVALID","address":"0x1000","precision":4096}],"vendor":[],"vendor_binary_bytes":0}}"#;
+{"schema_version":1,"app":"a","device":"d","kind":"device_lost","chip":"raven","call":"vkQueueSubmit","queue":"0x5","message":"device lost (vkQueueSubmit on queue 0x5): 0 interlocked draw state(s) in flight, 1 at the loss, 0 just before it; pipeline 0x10 (pixel-ordered, 8 sample(s))","in_flight":[],"at_loss":[{"record":1,"queue":"0x5","submission":4,"command_buffer":"0xc","handle":"0x10","bound":"pipeline","name":"oit","stage_hash":null,"interlock":"pixel-ordered","samples":8,"chip":"raven","draws":2,"registers":{"DB_DFSM_CONTROL":{"address":1,"value":0,"fields":{"POPS_DRAIN_PS_ON_OVERLAP":1},"decided":["POPS_DRAIN_PS_ON_OVERLAP"]}},"diagnostics":[{"severity":"warning","code":"isa-model","message":"m"}]}],"recent":[],"not_kept":0,"fault":{"description":"A GPUVM fault has been detected","addresses":[{"type":"WRITE_INVALID","address":"0x1000","precision":4096}],"vendor":[],"vendor_binary_bytes":0}}"#;
         let s = summarize(text);
         assert_eq!(s.bad_lines, 0, "{:?}", s.bad_reasons);
         assert_eq!(s.device_lost.len(), 1);
@@ -386,7 +386,7 @@ mod tests {
             lost < shown.find("pipeline(s) reported").unwrap(),
             "{shown}"
         );
-        assert!(shown.contains("at the loss  submission    4  pipeline 'oit' in command buffer 0xc: 2 draw(s), pixel-ordered, 8 sample(s), chip raven; POPS_DRAIN_PS_ON_OVERLAP=1; warning:x-y"), "{shown}");
+        assert!(shown.contains("at the loss  submission    4  pipeline 'oit' in command buffer 0xc: 2 draw(s), pixel-ordered, 8 sample(s), chip raven; POPS_DRAIN_PS_ON_OVERLAP=1; warning:isa-model"), "{shown}");
         assert!(
             shown.contains("WRITE_INVALID at 0x1000 (within 4096 bytes)"),
             "{shown}"

@@ -419,9 +419,10 @@ pub fn render(c: &Check, chip: &str, who: &str) -> String {
     if c.drain_left_on > 0 {
         let _ = writeln!(
             o,
-            "{who}: {chip}: finding pops-drain-left-on: {} draw(s) without POPS ran with \
+            "{who}: {chip}: finding {}: {} draw(s) without POPS ran with \
              DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP still set by an earlier POPS draw: the \
              missed-overlap workaround is for POPS draws only, and costs the others the drain",
+            pops_report::finding::Code::Run(pops_report::finding::Run::PopsDrainLeftOn),
             c.drain_left_on
         );
     }

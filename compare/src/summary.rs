@@ -25,7 +25,7 @@ pub struct PipelineRow {
     pub chip: Option<String>,
     /// `FIELD=value` of the key POPS fields present in the record's registers.
     pub fields: Vec<(String, u64)>,
-    pub diagnostics: Vec<(pops_report::Severity, String)>,
+    pub diagnostics: Vec<(pops_report::Severity, pops_report::Code)>,
     /// Draw rows: the draws counted, summed over every command buffer recording of the same
     /// object and state, and how many recordings that was. `None` for creation rows.
     pub draws: Option<(u64, u64)>,
@@ -246,11 +246,7 @@ impl Summarizer {
             per_sample: r.per_sample,
             chip: r.chip,
             fields: self.key_fields(r.registers.as_ref()),
-            diagnostics: r
-                .diagnostics
-                .iter()
-                .map(|d| (d.severity, d.code.clone()))
-                .collect(),
+            diagnostics: r.diagnostics.iter().map(|d| (d.severity, d.code)).collect(),
             draws: None,
             experiment: r
                 .experiment

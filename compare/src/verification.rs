@@ -4,7 +4,8 @@
 //! new (`pops_report::defects`). `pops run` ends with it, `pops report` and its page show it.
 //! Pure: records in, counts and words out.
 
-use pops_report::defects::{explain, is_driver_finding, ChipOf, Explained};
+use pops_report::defects::{explain, ChipOf, Explained};
+use pops_report::finding::{Code, Isa, Run};
 use pops_report::read::Resolved;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,8 +19,8 @@ pub struct ChipVerdicts {
     /// Interlocked objects (pipelines, libraries, shader objects) with a verify_isa verdict.
     pub objects: usize,
     pub verified: usize,
-    /// Objects with each finding code of the driver's code.
-    pub findings: BTreeMap<String, usize>,
+    /// Objects with each finding of the driver's code.
+    pub findings: BTreeMap<Code, usize>,
     /// Objects not verified, by the reason given.
     pub not_verified: BTreeMap<String, usize>,
 }
@@ -35,7 +36,7 @@ pub struct Verification {
 /// A finding of a driver's code or state, with what the known-defect table says of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
-    pub code: String,
+    pub code: Code,
     pub chip: Option<String>,
     pub driver: Option<String>,
     pub records: usize,
@@ -59,8 +60,12 @@ fn reason(message: &str) -> String {
 impl Verification {
     /// Counts one record (an interlocked one: the caller leaves out records without interlock).
     pub fn add(&mut self, r: &Resolved) {
-        for d in r.diagnostics.iter().filter(|d| is_driver_finding(&d.code)) {
-            self.seen(&d.code, r.chip.as_deref(), r.driver.as_deref());
+        for d in r
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.is_about_the_driver())
+        {
+            self.seen(d.code, r.chip.as_deref(), r.driver.as_deref());
         }
         if r.kind == pops_report::Kind::Draw {
             return;
@@ -68,7 +73,7 @@ impl Verification {
         let isa: Vec<_> = r
             .diagnostics
             .iter()
-            .filter(|d| d.code.starts_with("isa-"))
+            .filter(|d| matches!(d.code, Code::Isa(_)))
             .collect();
         if isa.is_empty() {
             return;
@@ -92,16 +97,18 @@ impl Verification {
         let c = &mut self.chips[k];
         c.objects += 1;
         for d in isa {
-            match d.code.as_str() {
-                "isa-verified" => c.verified += 1,
-                "isa-not-verified" => *c.not_verified.entry(reason(&d.message)).or_default() += 1,
-                code => *c.findings.entry(code.to_string()).or_default() += 1,
+            match d.code {
+                Code::Isa(Isa::Verified) => c.verified += 1,
+                Code::Isa(Isa::NotVerified) => {
+                    *c.not_verified.entry(reason(&d.message)).or_default() += 1
+                }
+                code => *c.findings.entry(code).or_default() += 1,
             }
         }
     }
 
     /// A driver finding (the layer's, or one `pops run` made of what RADV submitted).
-    pub fn seen(&mut self, code: &str, chip: Option<&str>, driver: Option<&str>) {
+    pub fn seen(&mut self, code: Code, chip: Option<&str>, driver: Option<&str>) {
         match self
             .defects
             .iter_mut()
@@ -109,12 +116,20 @@ impl Verification {
         {
             Some(s) => s.records += 1,
             None => self.defects.push(Seen {
-                code: code.to_string(),
+                code,
                 chip: chip.map(str::to_string),
                 driver: driver.map(str::to_string),
                 records: 1,
                 explained: explain(code, ChipOf::parse(chip), driver),
             }),
+        }
+    }
+
+    /// What the submitted-draw check found: `draws` draws without POPS that ran with the
+    /// missed-overlap drain an earlier POPS draw left on, a finding of the run where any did.
+    pub fn drain_left_on(&mut self, draws: usize, chip: &str, driver: Option<&str>) {
+        if draws > 0 {
+            self.seen(Code::Run(Run::PopsDrainLeftOn), Some(chip), driver);
         }
     }
 
@@ -252,7 +267,7 @@ mod tests {
             "chip": chip, "driver": driver, "source": "shader_module",
             "diagnostics": codes.iter().map(|(c, m)| Diagnostic::new(
                 if *c == "isa-verified" || *c == "isa-not-verified" { Severity::Info } else { Severity::Error },
-                c, *m)).collect::<Vec<_>>(),
+                c.parse().expect("a finding code"), *m)).collect::<Vec<_>>(),
         });
         serde_json::from_value(line).expect("a record")
     }
@@ -291,7 +306,8 @@ mod tests {
         let c = &v.chips[0];
         assert_eq!((c.objects, c.verified), (3, 1));
         assert_eq!(
-            c.findings.get("isa-ordered-section-open-at-epilog"),
+            c.findings
+                .get(&"isa-ordered-section-open-at-epilog".parse().unwrap()),
             Some(&1)
         );
         assert_eq!(c.not_verified.get("an NSA image instruction"), Some(&1));

@@ -6,6 +6,7 @@
 
 use parking_lot::Mutex;
 use pm4::GfxLevel;
+use pops_report::finding::{Code, Isa};
 use pops_report::{Diagnostic, Severity};
 use shaders::isa::Encoding;
 use shaders::verify;
@@ -14,18 +15,18 @@ use std::sync::{Arc, OnceLock};
 
 /// The driver's code of a fragment shader, as the layer got it.
 #[derive(Clone, Copy, Debug)]
-pub enum Code<'a> {
+pub enum DriverCode<'a> {
     /// The "Assembly" (or "Disassembly") internal representation's text.
     Text(&'a str),
     /// One pipeline binary's data (`vkGetPipelineBinaryDataKHR`): RADV's serialized shader.
     Binary(&'a [u8]),
 }
 
-impl Code<'_> {
+impl DriverCode<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
-            Code::Text(t) => t.as_bytes(),
-            Code::Binary(b) => b,
+            DriverCode::Text(t) => t.as_bytes(),
+            DriverCode::Binary(b) => b,
         }
     }
 }
@@ -42,13 +43,13 @@ pub const VERIFIED_CACHE_BYTES: usize = 4 << 20;
 /// verdict is a function of the code alone, and drivers return the same code for pipelines that
 /// share a fragment shader and the state it is compiled with (engines create many such
 /// pipelines). At most [`VERIFIED_CACHE_BYTES`] of code are kept; when full it starts over.
-pub fn diagnostics_cached(level: GfxLevel, code: Code) -> Arc<[Diagnostic]> {
+pub fn diagnostics_cached(level: GfxLevel, code: DriverCode) -> Arc<[Diagnostic]> {
     static CACHE: OnceLock<Verified> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let bytes = code.bytes();
     let key = (
         level,
-        matches!(code, Code::Binary(_)),
+        matches!(code, DriverCode::Binary(_)),
         Arc::<[u8]>::from(bytes),
     );
     if let Some(hit) = cache.lock().0.get(&key) {
@@ -72,18 +73,18 @@ pub fn diagnostics_cached(level: GfxLevel, code: Code) -> Arc<[Diagnostic]> {
 
 /// The diagnostics of the code the driver compiled for `level`: one error per broken rule, one
 /// for the model rejecting the entry sequence, or one note that it keeps every rule.
-pub fn diagnostics(level: GfxLevel, code: Code) -> Vec<Diagnostic> {
+pub fn diagnostics(level: GfxLevel, code: DriverCode) -> Vec<Diagnostic> {
     let not_verified = |why: String| {
         vec![Diagnostic::new(
             Severity::Info,
-            "isa-not-verified",
+            Code::ISA_NOT_VERIFIED,
             format!("the driver's code of the fragment shader could not be read as {level} machine code ({why}): not verified"),
         )]
     };
     let enc = Encoding::of(level);
     let read = match code {
-        Code::Text(text) => verify::read(enc, text).map_err(|e| e.to_string()),
-        Code::Binary(data) => verify::radv_binary::machine_code(data)
+        DriverCode::Text(text) => verify::read(enc, text).map_err(|e| e.to_string()),
+        DriverCode::Binary(data) => verify::radv_binary::machine_code(data)
             .map_err(|e| e.to_string())
             .and_then(|c| {
                 verify::words(enc, &verify::radv_binary::words(c))
@@ -106,7 +107,7 @@ fn judge(level: GfxLevel, format: verify::Format, code: &[verify::Instr]) -> Vec
         .map(|f| {
             Diagnostic::new(
                 Severity::Error,
-                &format!("isa-{}", f.rule.code()),
+                Code::Isa(Isa::Rule(f.rule)),
                 format!(
                     "the driver's code: {} at 0x{:x} ({}), path {}; rule: {}",
                     f.message,
@@ -126,7 +127,7 @@ fn judge(level: GfxLevel, format: verify::Format, code: &[verify::Instr]) -> Vec
         // The model broke the ordering contract: a finding.
         Err(e @ verify::model::ModelFinding::Breach { .. }) => out.push(Diagnostic::new(
             Severity::Error,
-            "isa-model",
+            Code::ISA_MODEL,
             format!("the driver's entry sequence in the ordering model: {e}"),
         )),
         // An instruction the model cannot run breaks no rule: the ordering is not verified, as
@@ -134,14 +135,14 @@ fn judge(level: GfxLevel, format: verify::Format, code: &[verify::Instr]) -> Vec
         Err(e @ verify::model::ModelFinding::Uninterpreted { .. }) if out.is_empty() => {
             out.push(Diagnostic::new(
                 Severity::Info,
-                "isa-not-verified",
+                Code::ISA_NOT_VERIFIED,
                 format!("the driver's code keeps every ordered-section rule on every path ({} instructions), but its entry sequence could not be run in the ordering model ({e}): the ordering is not verified", report.instructions),
             ))
         }
         Err(verify::model::ModelFinding::Uninterpreted { .. }) => {}
         Ok(m) if out.is_empty() => out.push(Diagnostic::new(
             Severity::Info,
-            "isa-verified",
+            Code::ISA_VERIFIED,
             format!(
                 "the driver's code ({}: {} instructions, {} exit(s){}) keeps every ordered-section rule on every path, and its entry sequence ran in the ordering model ({} waves, {} wave-ID wraparounds) in primitive order",
                 format.name(),
@@ -174,23 +175,24 @@ mod tests {
     #[test]
     fn findings_become_diagnostics() {
         let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
-        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(text));
+        let d = diagnostics(GfxLevel::Gfx10_3, DriverCode::Text(text));
         assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(d[0].code, "isa-verified");
+        assert_eq!(d[0].code.name(), "isa-verified");
         let broken = text.replacen(
             "\ts_sendmsg sendmsg(MSG_ORDERED_PS_DONE)                      ; bf900007",
             "\ts_nop 0 ; bf800000",
             1,
         );
-        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(&broken));
+        let d = diagnostics(GfxLevel::Gfx10_3, DriverCode::Text(&broken));
         assert!(
             d.iter()
-                .all(|x| x.code == "isa-ordered-ps-done-missing" && x.severity == Severity::Error),
+                .all(|x| x.code.name() == "isa-ordered-ps-done-missing"
+                    && x.severity == Severity::Error),
             "{d:?}"
         );
         assert!(!d.is_empty());
-        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text("no code here"));
-        assert_eq!(d[0].code, "isa-not-verified");
+        let d = diagnostics(GfxLevel::Gfx10_3, DriverCode::Text("no code here"));
+        assert_eq!(d[0].code.name(), "isa-not-verified");
     }
 
     /// An entry sequence the ordering model cannot run (here a 64-bit move of a floating-point
@@ -201,10 +203,10 @@ mod tests {
         let nop = "\ts_nop 0                                                     ; bf800000";
         assert!(text.contains(nop));
         let odd = text.replacen(nop, "\ts_mov_b64 s[10:11], 0.5 ; be8a04f0", 1);
-        let d = diagnostics(GfxLevel::Gfx10_3, Code::Text(&odd));
+        let d = diagnostics(GfxLevel::Gfx10_3, DriverCode::Text(&odd));
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(
-            (d[0].code.as_str(), d[0].severity),
+            (d[0].code.name(), d[0].severity),
             ("isa-not-verified", Severity::Info)
         );
         assert!(d[0].message.contains("operand 240"), "{d:?}");
@@ -218,10 +220,10 @@ mod tests {
     fn a_binary_is_verified_as_its_assembly() {
         let data = include_bytes!("../../cli/tests/data/radv-navi21-pixel-interlock.binary");
         let text = include_str!("../../cli/tests/data/radv-navi21-pixel-interlock.txt");
-        let from_binary = diagnostics(GfxLevel::Gfx10_3, Code::Binary(data));
-        let from_text = diagnostics(GfxLevel::Gfx10_3, Code::Text(text));
+        let from_binary = diagnostics(GfxLevel::Gfx10_3, DriverCode::Binary(data));
+        let from_text = diagnostics(GfxLevel::Gfx10_3, DriverCode::Text(text));
         assert_eq!(from_binary.len(), 1, "{from_binary:?}");
-        assert_eq!(from_binary[0].code, "isa-verified");
+        assert_eq!(from_binary[0].code.name(), "isa-verified");
         let counts = |d: &Diagnostic| {
             d.message
                 .split_once(" instructions")
@@ -236,14 +238,18 @@ mod tests {
             .position(|w| w == done)
             .expect("s_sendmsg MSG_ORDERED_PS_DONE");
         broken[at..at + 4].copy_from_slice(&0xbf80_0000u32.to_le_bytes());
-        let d = diagnostics(GfxLevel::Gfx10_3, Code::Binary(&broken));
+        let d = diagnostics(GfxLevel::Gfx10_3, DriverCode::Binary(&broken));
         assert!(!d.is_empty());
         assert!(
-            d.iter().all(|x| x.code == "isa-ordered-ps-done-missing"),
+            d.iter()
+                .all(|x| x.code.name() == "isa-ordered-ps-done-missing"),
             "{d:?}"
         );
-        let elf = diagnostics(GfxLevel::Gfx10_3, Code::Binary(b"\x7fELF\x02\x01\x01\0"));
-        assert_eq!(elf[0].code, "isa-not-verified");
+        let elf = diagnostics(
+            GfxLevel::Gfx10_3,
+            DriverCode::Binary(b"\x7fELF\x02\x01\x01\0"),
+        );
+        assert_eq!(elf[0].code.name(), "isa-not-verified");
         assert!(
             elf[0].message.contains("not RADV's serialized shader"),
             "{elf:?}"
@@ -255,23 +261,25 @@ mod tests {
     #[test]
     fn kept_verdicts_are_per_text_and_chip() {
         let text = include_str!("../../cli/tests/data/aco-navi21-discards.txt");
-        let clean = diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(text));
-        assert_eq!(clean[0].code, "isa-verified");
+        let clean = diagnostics_cached(GfxLevel::Gfx10_3, DriverCode::Text(text));
+        assert_eq!(clean[0].code.name(), "isa-verified");
         let broken = text.replacen(
             "\ts_sendmsg sendmsg(MSG_ORDERED_PS_DONE)                      ; bf900007",
             "\ts_nop 0 ; bf800000",
             1,
         );
-        assert!(diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(&broken))
-            .iter()
-            .all(|x| x.severity == Severity::Error));
+        assert!(
+            diagnostics_cached(GfxLevel::Gfx10_3, DriverCode::Text(&broken))
+                .iter()
+                .all(|x| x.severity == Severity::Error)
+        );
         assert_eq!(
-            diagnostics_cached(GfxLevel::Gfx10_3, Code::Text(text)),
+            diagnostics_cached(GfxLevel::Gfx10_3, DriverCode::Text(text)),
             clean
         );
         assert_eq!(
-            &*diagnostics_cached(GfxLevel::Gfx11, Code::Text(text)),
-            &diagnostics(GfxLevel::Gfx11, Code::Text(text))[..]
+            &*diagnostics_cached(GfxLevel::Gfx11, DriverCode::Text(text)),
+            &diagnostics(GfxLevel::Gfx11, DriverCode::Text(text))[..]
         );
     }
 }

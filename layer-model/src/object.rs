@@ -196,7 +196,7 @@ mod tests {
         let waiter = std::thread::spawn(move || v.diagnostics());
         let given: Arc<[pops_report::Diagnostic]> = vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
-            "isa-verified",
+            pops_report::Code::ISA_VERIFIED,
             "given",
         )]
         .into();

@@ -158,8 +158,12 @@ pub struct Subject<'a> {
     pub features: InterlockFeatures,
 }
 
-fn to_report(d: &pops::Diagnostic) -> Diagnostic {
-    Diagnostic::new(d.severity, d.code, d.message.clone())
+fn to_report(d: &pops::StateFinding) -> Diagnostic {
+    Diagnostic::new(
+        d.severity,
+        pops_report::Code::Chip(d.code),
+        d.message.clone(),
+    )
 }
 
 /// What the device is when it executes nothing, from the process's environment: RADV's null
@@ -426,7 +430,7 @@ mod tests {
     }
 
     fn codes(r: &Record) -> Vec<&str> {
-        r.diagnostics.iter().map(|d| d.code.as_str()).collect()
+        r.diagnostics.iter().map(|d| d.code.name()).collect()
     }
 
     fn draw(samples: u32) -> CapturedState {
@@ -464,7 +468,7 @@ mod tests {
             let d: Vec<_> = r
                 .diagnostics
                 .iter()
-                .filter(|d| d.code == "pixel-interlock-with-msaa")
+                .filter(|d| d.code.name() == "pixel-interlock-with-msaa")
                 .collect();
             assert_eq!(d.len(), 1, "{chip:?}: one producer");
             assert_eq!(d[0].severity, Severity::Warning);
@@ -496,7 +500,7 @@ mod tests {
             let found: Vec<_> = r
                 .diagnostics
                 .iter()
-                .filter(|d| d.code == "pops-missed-overlap-workaround")
+                .filter(|d| d.code.name() == "pops-missed-overlap-workaround")
                 .collect();
             assert_eq!(found.len(), expect as usize, "{f:?}");
             if let Some(d) = found.first() {
@@ -590,7 +594,13 @@ mod tests {
                     assert!(r.registers.value().get("DB_SHADER_CONTROL").is_some());
                     assert_eq!(&r.pm4[..], &pops::emit(&s)[..]);
                     for d in &s.diagnostics {
-                        assert!(r.diagnostics.iter().any(|x| x.code == d.code), "{}", d.code);
+                        assert!(
+                            r.diagnostics
+                                .iter()
+                                .any(|x| x.code == pops_report::Code::Chip(d.code)),
+                            "{}",
+                            d.code.name()
+                        );
                     }
                 }
             }

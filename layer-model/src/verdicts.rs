@@ -102,6 +102,7 @@ mod tests {
     use pops_report::Severity;
 
     fn verdict(code: &str) -> Arc<[Diagnostic]> {
+        let code = code.parse().expect("a finding code");
         vec![Diagnostic::new(
             Severity::Info,
             code,

@@ -26,7 +26,7 @@ struct Messenger {
 }
 
 /// What identifies a message already sent: (code, object handle, samples, object name).
-type Said = (String, u64, Option<u32>, Option<String>);
+type Said = (pops_report::Code, u64, Option<u32>, Option<String>);
 
 /// The messengers of one instance, and what was already said.
 #[derive(Default)]
@@ -108,7 +108,7 @@ impl Messengers {
                 continue;
             }
             let first = self.said.lock().insert((
-                d.code.clone(),
+                d.code,
                 subject.handle,
                 subject.samples,
                 subject.name.map(str::to_string),
@@ -116,7 +116,7 @@ impl Messengers {
             if !first {
                 continue;
             }
-            let (id_name, id) = message_id(&d.code);
+            let (id_name, id) = message_id(d.code.name());
             // Interior NULs cannot occur in codes, names or messages the layer builds; an
             // application name with one is cut there.
             let cstring = |s: &str| {
@@ -226,7 +226,7 @@ mod tests {
         };
         let diag = [Diagnostic::new(
             Severity::Info,
-            "pixel-interlock-with-msaa",
+            pops_report::Code::Chip(pm4::pops::Code::PixelInterlockWithMsaa),
             "m",
         )];
         ms.deliver(&subject, &diag);

@@ -197,7 +197,7 @@ fn log_line(rec: &Record, flagged: bool) {
     if !log::log_enabled!(level) {
         return;
     }
-    let codes: Vec<&str> = rec.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<&str> = rec.diagnostics.iter().map(|d| d.code.name()).collect();
     let line = format!(
         "{} {} #{} (stage {}) entry '{}': {} interlock, {} sample(s), chip {}{}",
         kind_name(rec.kind),

@@ -556,7 +556,11 @@ mod tests {
             state: None,
             registers: Shared::null(),
             pm4: vec![0xc001_6900, 1, 2].into(),
-            diagnostics: vec![Diagnostic::new(Severity::Warning, "x", "y")],
+            diagnostics: vec![Diagnostic::new(
+                Severity::Warning,
+                pops_report::Code::ISA_MODEL,
+                "y",
+            )],
             source: Source::ShaderObjectSpirv,
             command_buffer: None,
             bound: None,
@@ -605,7 +609,7 @@ mod tests {
         assert!(line.starts_with(
             "{\"schema_version\":2,\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
         ));
-        assert!(line.contains("{\"severity\":\"warning\",\"code\":\"x\",\"message\":\"y\"}"));
+        assert!(line.contains("{\"severity\":\"warning\",\"code\":\"isa-model\",\"message\":\"y\"}"));
     }
 
     /// A record with a warning is in the file as soon as `append` returns; one without waits

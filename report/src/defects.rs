@@ -8,7 +8,9 @@
 //! covers, on a driver release the entry affects, is that known defect; any other finding is new
 //! and says so ([`explain`]).
 
+use crate::finding::{Code, Isa, Run};
 use pm4::{Family, GfxLevel, MesaRange, MesaVersion};
+use shaders::verify::Rule;
 use std::fmt::Write as _;
 
 /// How the driver compiled the fragment shader whose code or state shows the defect.
@@ -116,8 +118,8 @@ pub struct KnownDefect {
     pub paths: &'static [CompilePath],
     /// Who meets it: which applications and translation layers take those paths (measured).
     pub who_meets: &'static str,
-    /// The finding code that detects it (a layer diagnostic's or `pops run`'s code).
-    pub finding: &'static str,
+    /// The finding that detects it (a layer diagnostic's or `pops run`'s).
+    pub finding: Code,
     /// What a user sees: a race, a hang, a cost.
     pub effect: &'static str,
     /// The commands that show it, on any machine.
@@ -159,7 +161,7 @@ pub const KNOWN_DEFECTS: &[KnownDefect] = &[
             CompilePath::ShaderObjects,
         ],
         who_meets: "Every interlocked fragment shader that stores in its ordered section and is compiled with a PS epilog: colour blending set at draw time, pipelines fast-linked from libraries (vkd3d-proton where it fast-links a pipeline for a depth format it did not know), and every shader object. Zink (OpenGL on Vulkan) meets it always: its default shader objects and its libraries both compile the epilog. vkd3d-proton's ROV pipelines are otherwise monolithic, and ROV shaders that write no colour end in their own s_endpgm, so they do not meet it.",
-        finding: "isa-ordered-section-open-at-epilog",
+        finding: Code::Isa(Isa::Rule(Rule::OpenAtEpilogJump)),
         effect: "An ordering race: an overlapped fragment can read a pixel's data before this fragment's write lands (lost or reordered updates: flicker or wrong colours in order-independent transparency, wrong results in ROV emulation). No hang.",
         reproduce: &[
             "glslangValidator -V --target-env vulkan1.2 -o pio.spv shaders/glsl/pixel_interlock_ordered.frag",
@@ -193,7 +195,7 @@ pub const KNOWN_DEFECTS: &[KnownDefect] = &[
         chips: Chips::Families(&[Family::Vega10, Family::Raven]),
         paths: &CompilePath::ALL,
         who_meets: "Applications that draw with interlock at 8 or more samples on VEGA10 or RAVEN, then draw without it in the same command buffer.",
-        finding: "pops-drain-left-on",
+        finding: Code::Run(Run::PopsDrainLeftOn),
         effect: "A cost: draws without POPS drain the pixel shader on every overlap after a POPS draw at 8 or more samples. No race, no hang.",
         reproduce: &["pops run --amdgpu-shim target/amdgpu-shim/libamdgpu_oracle_drm_shim.so --chip vega10 -- pops-oit --matrix"],
         expected: "A draw without POPS after a POPS draw at 8 samples on VEGA10: DB_DFSM_CONTROL.POPS_DRAIN_PS_ON_OVERLAP=0",
@@ -231,7 +233,7 @@ fn driver_name(driver: &str) -> &str {
 /// The entry that explains finding `code` on `chip` (a family, or only a level where the family
 /// is not known) with `driver`: the driver as a record names it, `None` where the code was not
 /// had from a driver.
-pub fn explain(code: &str, chip: ChipOf, driver: Option<&str>) -> Explained {
+pub fn explain(code: Code, chip: ChipOf, driver: Option<&str>) -> Explained {
     let release = driver.and_then(driver_release);
     let on_chip = |d: &&KnownDefect| match chip {
         ChipOf::Family(f) => d.chips.contains(f),
@@ -275,15 +277,6 @@ impl ChipOf {
             None => ChipOf::Unknown,
         }
     }
-}
-
-/// Whether a finding code is about a driver's code or state (the isa rules', the ordering model's
-/// breach `isa-model`, and `pops run`'s register findings), so that it is either a known defect or
-/// a new one; the verdicts that found nothing and the layer's other codes (notes on the
-/// application's use of interlock) are not.
-pub fn is_driver_finding(code: &str) -> bool {
-    (code.starts_with("isa-") && !matches!(code, "isa-verified" | "isa-not-verified"))
-        || KNOWN_DEFECTS.iter().any(|d| d.finding == code)
 }
 
 impl Explained {
@@ -478,7 +471,7 @@ mod tests {
 
     const RADV_26: &str = "radv (Mesa 26.2.6-1)";
     const RADV_25: &str = "radv (Mesa 25.0.7-2~bpo12+1)";
-    const EPILOG: &str = "isa-ordered-section-open-at-epilog";
+    const EPILOG: Code = Code::Isa(Isa::Rule(Rule::OpenAtEpilogJump));
 
     /// The epilog store gap is known on GFX11, GFX11.5 and GFX12 with Mesa 26.1 and later, and
     /// new anywhere else: GFX11's "The same requirements for awaiting the memory access counters
@@ -520,7 +513,7 @@ mod tests {
     /// cost, known on VEGA10 and RAVEN up to Mesa 25.0.x.
     #[test]
     fn the_drain_left_on_is_known_up_to_25_0_on_vega10_and_raven() {
-        let d = "pops-drain-left-on";
+        let d = Code::Run(Run::PopsDrainLeftOn);
         assert!(explain(d, ChipOf::Family(Family::Vega10), Some(RADV_25))
             .defect()
             .is_some());
@@ -546,7 +539,7 @@ mod tests {
                 .id
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
-            assert!(is_driver_finding(d.finding), "{}", d.id);
+            assert!(d.finding.is_about_the_driver(), "{}", d.id);
             assert!(!d.paths.is_empty() && !d.reproduce.is_empty(), "{}", d.id);
             assert!(d.releases.contains(d.releases.first), "{}", d.id);
             assert!(d.releases.contains(d.releases.last_seen), "{}", d.id);
@@ -557,10 +550,6 @@ mod tests {
                 assert_eq!(Some(c.release), d.releases.fixed, "{}", d.id);
             }
         }
-        assert!(!is_driver_finding("isa-verified") && !is_driver_finding("no-color-output"));
-        assert!(is_driver_finding("isa-ordered-ps-done-missing"));
-        // The ordering model finding the driver's entry sequence out of order is a finding too.
-        assert!(is_driver_finding("isa-model"));
     }
 
     /// docs/defects.md is the table: `pops defects --markdown > docs/defects.md` writes it again.

@@ -12,7 +12,10 @@ use std::sync::Arc;
 pub use pm4::pops::Severity;
 
 pub mod defects;
+pub mod finding;
 pub mod read;
+
+pub use finding::Code;
 
 /// The environment variable `pops` sets in a process it runs on a drm-shim device (the shim's
 /// library): the layer reads it to say in every record that nothing executes there.
@@ -43,16 +46,16 @@ fn no_words(p: &Arc<[u32]>) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
-    /// Stable kebab-case identifier.
-    pub code: String,
+    /// The finding, written as its stable kebab-case name.
+    pub code: Code,
     pub message: String,
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
-            code: code.to_string(),
+            code,
             message: message.into(),
         }
     }
@@ -101,7 +104,7 @@ pub fn diagnostics(state: &PopsState) -> Vec<Diagnostic> {
     state
         .diagnostics
         .iter()
-        .map(|d| Diagnostic::new(d.severity, d.code, d.message.clone()))
+        .map(|d| Diagnostic::new(d.severity, Code::Chip(d.code), d.message.clone()))
         .collect()
 }
 

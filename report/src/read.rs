@@ -35,6 +35,19 @@ pub enum LineError {
     UnknownState(String),
 }
 
+/// Why a line is no report line, in the words of the type its `kind` names (a record with a
+/// code pops does not report says so), else as the general reading found it.
+fn why_not(line: &[u8], general: serde_json::Error) -> String {
+    let typed = match peek_kind(line) {
+        Some(b"pipeline" | b"library" | b"shader_object" | b"draw") => {
+            serde_json::from_slice::<crate::Record>(line).err()
+        }
+        Some(b"device_lost") => serde_json::from_slice::<crate::DeviceLost>(line).err(),
+        _ => None,
+    };
+    typed.unwrap_or(general).to_string()
+}
+
 /// One distinct state: its registers and PM4.
 #[derive(Clone, Debug)]
 struct Known {
@@ -119,7 +132,7 @@ impl Reader {
                 let r = r.map_registers(|r| r.map(Arc::new));
                 self.resolve_state(r).map(|r| Item::Record(Box::new(r)))
             }
-            Err(e) => Err(LineError::NotALine(e.to_string())),
+            Err(e) => Err(LineError::NotALine(why_not(line, e))),
         }
     }
 
@@ -370,6 +383,13 @@ mod tests {
         );
         assert!(matches!(r.line(b"{\"x\":1}"), Err(LineError::NotALine(_))));
         assert!(matches!(r.line(b"\xff\xfe"), Err(LineError::NotALine(_))));
+        // A record with a finding code pops does not report is refused, naming the code.
+        let odd = V1.replace(
+            "\"diagnostics\":[]",
+            "\"diagnostics\":[{\"severity\":\"info\",\"code\":\"made-up\",\"message\":\"m\"}]",
+        );
+        let e = r.line(odd.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("`made-up` is not a finding code"), "{e}");
         assert_eq!(r.line(b"  \n").unwrap(), Item::Blank);
         let counts = r#"{"schema_version":2,"app":"a","kind":"counts","records":[{"record":3,"draws":20,"command_buffers":10}]}"#;
         assert!(
@@ -396,7 +416,7 @@ mod tests {
         let long = V1.replace(
             "\"diagnostics\":[]",
             &format!(
-                "\"diagnostics\":[{{\"severity\":\"info\",\"code\":\"x\",\"message\":\"{}\"}}]",
+                "\"diagnostics\":[{{\"severity\":\"info\",\"code\":\"isa-model\",\"message\":\"{}\"}}]",
                 "m".repeat(2 << 20)
             ),
         );

@@ -470,26 +470,32 @@ fn seen(report: &Path) -> Vec<Seen> {
         if r.kind != pops_report::Kind::Pipeline || r.interlock == pops_report::Interlock::None {
             return;
         }
-        let mut codes: Vec<String> = r
+        use pops_report::Code;
+        let isa: Vec<Code> = r
             .diagnostics
             .iter()
-            .map(|d| d.code.clone())
-            .filter(|c| c.starts_with("isa-"))
+            .map(|d| d.code)
+            .filter(|c| matches!(c, Code::Isa(_)))
+            .collect();
+        let verdict = match isa.as_slice() {
+            [] => "no verdict",
+            c if c.iter().all(|c| *c == Code::ISA_VERIFIED) => "verified",
+            c if c.contains(&Code::ISA_NOT_VERIFIED) => "not verified",
+            _ => "finding",
+        };
+        let mut codes: Vec<String> = isa
+            .into_iter()
+            .filter(|c| *c != Code::ISA_VERIFIED)
+            .map(|c| c.name().to_string())
             .collect();
         codes.sort();
         codes.dedup();
-        let verdict = match codes.as_slice() {
-            [] => "no verdict",
-            c if c.iter().all(|c| c == "isa-verified") => "verified",
-            c if c.iter().any(|c| c == "isa-not-verified") => "not verified",
-            _ => "finding",
-        };
         out.push(Seen {
             module: r.fossilize_module.clone(),
             chip: r.chip.clone().unwrap_or_else(|| "-".into()),
             driver: r.driver.clone().unwrap_or_default(),
             verdict: verdict.to_string(),
-            codes: codes.into_iter().filter(|c| c != "isa-verified").collect(),
+            codes,
         });
     });
     out

@@ -205,7 +205,7 @@ pub(super) unsafe fn assembly_code(
         }),
         None => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
-            "isa-not-verified",
+            pops_report::Code::ISA_NOT_VERIFIED,
             "the driver returned no assembly of the fragment shader (VK_KHR_pipeline_executable_properties): not verified",
         )])),
     }
@@ -229,7 +229,7 @@ pub(super) unsafe fn binary_code(
     let not_verified = |why: String| {
         Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
-            "isa-not-verified",
+            pops_report::Code::ISA_NOT_VERIFIED,
             format!("the fragment shader's pipeline binary (VK_KHR_pipeline_binary) {why}: not verified"),
         )]))
     };
@@ -276,7 +276,7 @@ pub(super) unsafe fn shader_object_code(
         d.verdicts.shader_object_unreadable(&d.device_name, &why);
         Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
             pops_report::Severity::Info,
-            "isa-not-verified",
+            pops_report::Code::ISA_NOT_VERIFIED,
             format!("the fragment shader object's binary data (vkGetShaderBinaryDataEXT) {why}: not verified"),
         )]))
     };
@@ -470,7 +470,7 @@ pub(super) fn cannot_verify(d: &Device) -> Option<IsaVerdict> {
     };
     Some(IsaVerdict::from(vec![pops_report::Diagnostic::new(
         pops_report::Severity::Info,
-        "isa-not-verified",
+        pops_report::Code::ISA_NOT_VERIFIED,
         why,
     )]))
 }
@@ -528,7 +528,7 @@ impl Pending {
                 }
                 Arc::from(vec![pops_report::Diagnostic::new(
                     pops_report::Severity::Info,
-                    "isa-not-verified",
+                    pops_report::Code::ISA_NOT_VERIFIED,
                     "the layer's verification of the driver's code failed: not verified",
                 )])
             });
@@ -544,8 +544,8 @@ impl Pending {
     /// The verdict, kept under the key.
     fn reach(&self, d: &Device) -> Arc<[pops_report::Diagnostic]> {
         let code = match &self.code {
-            OwnedCode::Text(t) => crate::model::isa::Code::Text(t),
-            OwnedCode::Binary(b) => crate::model::isa::Code::Binary(b),
+            OwnedCode::Text(t) => crate::model::isa::DriverCode::Text(t),
+            OwnedCode::Binary(b) => crate::model::isa::DriverCode::Binary(b),
         };
         let verdict = crate::model::isa::diagnostics_cached(self.level, code);
         if let Some(key) = &self.key {

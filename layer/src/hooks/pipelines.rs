@@ -202,7 +202,7 @@ unsafe fn record_created(
             }
             (Some(Some(Capture::Unkept)), _, _) => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
                 pops_report::Severity::Info,
-                "isa-not-verified",
+                pops_report::Code::ISA_NOT_VERIFIED,
                 "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
             )])),
             // verify_isa asked, the pipeline interlocked, its code out of reach: said so.

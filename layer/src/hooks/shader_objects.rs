@@ -221,7 +221,7 @@ fn verdict(
             },
             None => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
                 pops_report::Severity::Info,
-                "isa-not-verified",
+                pops_report::Code::ISA_NOT_VERIFIED,
                 "the device has no vkGetShaderBinaryDataEXT: the shader object's code cannot be read, not verified",
             )])),
         },

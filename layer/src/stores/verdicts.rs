@@ -242,6 +242,7 @@ mod tests {
     use pops_report::Severity;
 
     fn verdict(code: &str) -> Arc<[Diagnostic]> {
+        let code = code.parse().expect("a finding code");
         vec![Diagnostic::new(Severity::Error, code, "at 0x10")].into()
     }
 
@@ -276,14 +277,20 @@ mod tests {
         let file = dir.join("sub").join("v.jsonl");
         let first = VerdictStore::new(Some(file.clone()));
         assert_eq!(ready(first.get(&[1, 2])), None);
-        first.keep(&[1, 2], verdict("isa-vscnt"));
-        first.keep(&[1, 2], verdict("isa-other"));
+        first.keep(&[1, 2], verdict("isa-counters-before-last-export"));
+        first.keep(&[1, 2], verdict("isa-model"));
         first.keep(&[3], verdict("isa-verified"));
-        assert_eq!(ready(first.get(&[1, 2])), Some(verdict("isa-vscnt")));
+        assert_eq!(
+            ready(first.get(&[1, 2])),
+            Some(verdict("isa-counters-before-last-export"))
+        );
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
         let next = VerdictStore::new(Some(file));
-        assert_eq!(ready(next.get(&[1, 2])), Some(verdict("isa-vscnt")));
+        assert_eq!(
+            ready(next.get(&[1, 2])),
+            Some(verdict("isa-counters-before-last-export"))
+        );
         assert_eq!(ready(next.get(&[3])), Some(verdict("isa-verified")));
         assert_eq!(ready(next.get(&[4])), None);
     }

@@ -3,16 +3,16 @@
 //! every state it derives; a tool that has no chip to derive for (a layer on another vendor's
 //! GPU) asks [`interlock_findings`] alone, so each finding has one producer and one wording.
 
-use super::{Code, Diagnostic, DrawState, Severity, StateError};
+use super::{Code, DrawState, Severity, StateError, StateFinding};
 use crate::interlock::{Granularity, InterlockMode, Ordering};
 
 /// The chip-independent findings of `mode` in `draw`.
-pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<Diagnostic> {
+pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<StateFinding> {
     let mut out = Vec::new();
     // Article: "with MSAA, on AMD hardware, pixel interlock generally performs massively,
     // sometimes prohibitively, slower than sample interlock".
     if mode.granularity == Granularity::Pixel && draw.rasterization_samples > 1 {
-        out.push(Diagnostic {
+        out.push(StateFinding {
             // A shader that runs per sample touches per-sample data only: it surely does not
             // need pixel ordering.
             severity: if draw.sample_shading {
@@ -20,7 +20,7 @@ pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<Diagnost
             } else {
                 Severity::Info
             },
-            code: Code::PixelInterlockWithMsaa.name(),
+            code: Code::PixelInterlockWithMsaa,
             message: format!(
                 "pixel interlock at {}x MSAA orders invocations of adjacent primitives along shared edges on AMD even without common samples; if the shader only touches per-sample data, SampleInterlock{}EXT is enough and much cheaper",
                 draw.rasterization_samples,
@@ -30,9 +30,9 @@ pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<Diagnost
     }
     // Article: "the fragmentShaderShadingRateInterlock Vulkan device feature is not available".
     if mode.granularity == Granularity::ShadingRate {
-        out.push(Diagnostic {
+        out.push(StateFinding {
             severity: Severity::Error,
-            code: Code::ShadingRateInterlock.name(),
+            code: Code::ShadingRateInterlock,
             message: StateError::ShadingRateInterlock(mode).to_string(),
         });
     }
@@ -54,7 +54,7 @@ mod tests {
     fn codes(mode: &str, d: &DrawState) -> Vec<(&'static str, Severity)> {
         interlock_findings(mode.parse().unwrap(), d)
             .into_iter()
-            .map(|x| (x.code, x.severity))
+            .map(|x| (x.code.name(), x.severity))
             .collect()
     }
 

@@ -433,7 +433,7 @@ impl fmt::Display for Severity {
 
 /// Every finding [`derive()`] can report, by its stable code: the one list of pm4::pops's codes,
 /// so that another producer of findings (the layer) can be checked never to reuse one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Code {
     Gfx11BlendRateWorkaroundSkipped,
     ExperimentUnavailable,
@@ -497,13 +497,19 @@ impl Code {
     }
 }
 
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A finding about the draw: a workaround applied, a switch that has no effect on this chip, or
 /// a state that cannot be programmed correctly.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
+pub struct StateFinding {
     pub severity: Severity,
-    /// Stable kebab-case identifier, for scripts and tests.
-    pub code: &'static str,
+    /// The finding (`code.name()` is its stable kebab-case identifier).
+    pub code: Code,
     pub message: String,
 }
 
@@ -537,7 +543,7 @@ pub struct PopsState {
     pub kernel: KernelState,
     /// The out-of-order rasterization decision (also in PA_SC_MODE_CNTL_1).
     pub out_of_order: OutOfOrderDecision,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<StateFinding>,
 }
 
 impl PopsState {

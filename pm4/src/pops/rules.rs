@@ -6,8 +6,8 @@ use super::enums::{self, EnumValue};
 use super::features::has_vrs;
 use super::ooo::OUT_OF_ORDER_WATER_MARK;
 use super::{
-    log2_samples, Code, Diagnostic, DrawState, Experiments, PopsState, Reason, Severity,
-    StateError, MAX_COLOR_TARGETS,
+    log2_samples, Code, DrawState, Experiments, PopsState, Reason, Severity, StateError,
+    StateFinding, MAX_COLOR_TARGETS,
 };
 use crate::chip::GfxLevel;
 use crate::interlock::Granularity;
@@ -63,9 +63,9 @@ impl<'s> Writer<'s> {
 }
 
 fn diag(st: &mut PopsState, severity: Severity, code: Code, message: impl Into<String>) {
-    st.diagnostics.push(Diagnostic {
+    st.diagnostics.push(StateFinding {
         severity,
-        code: code.name(),
+        code,
         message: message.into(),
     });
 }
@@ -955,7 +955,7 @@ mod tests {
             assert!(on
                 .diagnostics
                 .iter()
-                .any(|d| d.code == "gfx11-blend-rate-workaround-skipped"));
+                .any(|d| d.code == Code::Gfx11BlendRateWorkaroundSkipped));
         }
     }
 
@@ -986,7 +986,7 @@ mod tests {
                     assert!(s
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == "intrawave-unavailable"));
+                        .any(|d| d.code == Code::IntrawaveUnavailable));
                 }
             }
         }
@@ -1021,7 +1021,7 @@ mod tests {
         assert!(s
             .diagnostics
             .iter()
-            .any(|d| d.code == "gfx11-depth-samples-mismatch" && d.severity == Severity::Error));
+            .any(|d| d.code == Code::Gfx11DepthSamplesMismatch && d.severity == Severity::Error));
         let s = state_with(Family::Navi31, "pixel-ordered", 4, |_, d, _| {
             d.depth_stencil_samples = 4
         });
@@ -1152,7 +1152,7 @@ mod tests {
             match f.gfx_level() {
                 GfxLevel::Gfx9 | GfxLevel::Gfx10 => {
                     assert_eq!(comb, None);
-                    assert!(s.diagnostics.iter().any(|d| d.code == "vrs-unavailable"));
+                    assert!(s.diagnostics.iter().any(|d| d.code == Code::VrsUnavailable));
                 }
                 GfxLevel::Gfx10_3 => {
                     assert_eq!(comb, Some(enums::SC_VRS_COMB_MODE_OVERRIDE.value));
@@ -1163,7 +1163,7 @@ mod tests {
                     assert!(s
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == "pops-forces-vrs-1x1"));
+                        .any(|d| d.code == Code::PopsForcesVrs1X1));
                     assert!(
                         !s.features
                             .fragment_shading_rate_with_fragment_shader_interlock
@@ -1192,7 +1192,7 @@ mod tests {
                     assert!(s
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == "pops-forces-vrs-1x1" && d.message.contains("PAL")));
+                        .any(|d| d.code == Code::PopsForcesVrs1X1 && d.message.contains("PAL")));
                     let why = s
                         .reason(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE)
                         .unwrap();
@@ -1232,7 +1232,7 @@ mod tests {
                 assert_eq!(
                     s.diagnostics
                         .iter()
-                        .any(|d| d.code == "gfx12-sample-rate-unconfirmed"),
+                        .any(|d| d.code == Code::Gfx12SampleRateUnconfirmed),
                     sample,
                     "{f} {m}"
                 );
@@ -1287,7 +1287,7 @@ mod tests {
                 assert!(
                     !s.diagnostics
                         .iter()
-                        .any(|d| d.code == "pops-interlock-per-fine-pixel"),
+                        .any(|d| d.code == Code::PopsInterlockPerFinePixel),
                     "{f} {m}"
                 );
                 // Without the read, GFX11 leaves the combiner in passthrough (GFX12 keeps a
@@ -1337,12 +1337,12 @@ mod tests {
                 assert!(k
                     .diagnostics
                     .iter()
-                    .any(|x| x.code == "pops-forces-vrs-1x1"));
+                    .any(|x| x.code == Code::PopsForcesVrs1X1));
                 // (GFX12's drivers keep POPS at 1x1 whatever the kernel sets.)
                 assert_eq!(
                     d.diagnostics
                         .iter()
-                        .any(|x| x.code == "pops-forces-vrs-1x1"),
+                        .any(|x| x.code == Code::PopsForcesVrs1X1),
                     f.gfx_level() == GfxLevel::Gfx12,
                     "{f}"
                 );
@@ -1350,7 +1350,7 @@ mod tests {
                 assert!(k
                     .diagnostics
                     .iter()
-                    .any(|x| x.code == "kernel-state-unavailable"));
+                    .any(|x| x.code == Code::KernelStateUnavailable));
             }
         }
     }
@@ -1376,7 +1376,7 @@ mod tests {
             let unavailable = s
                 .diagnostics
                 .iter()
-                .filter(|d| d.code == "experiment-unavailable")
+                .filter(|d| d.code == Code::ExperimentUnavailable)
                 .count();
             assert_eq!(
                 unavailable,
