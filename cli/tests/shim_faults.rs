@@ -233,8 +233,9 @@ fn every_kernel_error_at_every_position_is_typed_named_and_leak_free() {
     let Some(lib) = pops_testkit::shim::library_or_skip() else {
         return;
     };
+    let chips = pops_testkit::shim::chips();
     std::thread::scope(|s| {
-        for (t, chunk) in pops_testkit::shim::CHIPS.chunks(5).enumerate() {
+        for (t, chunk) in chips.chunks(5).enumerate() {
             let lib = &lib;
             s.spawn(move || {
                 for chip in chunk {

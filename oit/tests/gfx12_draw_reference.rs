@@ -96,7 +96,7 @@ fn todays_radv_programs_the_gfx12_reference_draw_as_recorded() {
         if mesa.major() < Some(26) {
             continue; // GFX12 runs on today's Mesa only (the shim's README).
         }
-        for chip in pops_testkit::shim::GFX12_CHIPS {
+        for chip in pops_testkit::shim::gfx12_chips() {
             let now = recorded_state(&mesa, &shim, chip);
             let name = |a: u32| {
                 level

@@ -16,6 +16,12 @@ pub struct MesaVersion {
 }
 
 impl MesaVersion {
+    /// Debian 12's RADV (bookworm-backports): the host's Mesa here, whose records are the
+    /// reference data and whose code every check runs on.
+    pub const DEBIAN_12: MesaVersion = MesaVersion::new(25, 0, 7);
+    /// Today's RADV as last checked (Debian sid's): every check runs on it too.
+    pub const LAST_CHECKED: MesaVersion = MesaVersion::new(26, 2, 6);
+
     pub const fn new(major: u16, minor: u16, patch: u16) -> Self {
         MesaVersion {
             major,

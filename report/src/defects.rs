@@ -145,7 +145,7 @@ pub const KNOWN_DEFECTS: &[KnownDefect] = &[
         releases: MesaRange {
             first: MesaVersion::new(26, 1, 0),
             fixed: None,
-            last_seen: MesaVersion::new(26, 2, 6),
+            last_seen: MesaVersion::LAST_CHECKED,
         },
         introduced: Some(Change {
             title: "aco/insert_waitcnt: improve s_setpc_b64/s_swappc_b64/end_with_regs a bit",
@@ -183,7 +183,7 @@ pub const KNOWN_DEFECTS: &[KnownDefect] = &[
         releases: MesaRange {
             first: MesaVersion::new(23, 2, 1),
             fixed: Some(MesaVersion::new(25, 1, 0)),
-            last_seen: MesaVersion::new(25, 0, 7),
+            last_seen: MesaVersion::DEBIAN_12,
         },
         introduced: None,
         fixed_by: Some(Change {

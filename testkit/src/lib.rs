@@ -106,34 +106,33 @@ pub mod shim {
     use std::path::{Path, PathBuf};
     use std::process::Command;
 
-    /// The chips of the shim that have POPS (GFX9 to GFX12), by the shim's names.
-    pub const CHIPS: &[&str] = &[
-        "vega10",
-        "raven",
-        "raven2",
-        "renoir",
-        "navi10",
-        "navi21",
-        "vangogh",
-        "raphael_mendocino",
-        "navi31",
-        "gfx1150",
-        "gfx1201",
-        "gfx1200",
-    ];
+    /// The chips of the shim that have POPS (GFX9 to GFX12), by the shim's names: the launch
+    /// recipe's list (`compare::launch::SHIM_CHIPS`), named here for the tests.
+    pub fn chips() -> Vec<&'static str> {
+        compare::launch::SHIM_CHIPS
+            .iter()
+            .map(|f| f.name())
+            .collect()
+    }
 
     /// The shim's GFX12 (RDNA4) chips. RADV 25.0.7's GFX12 support is young (the shim's
     /// README): RADV is run on them with today's Mesa only ([`chips_for`]).
-    pub const GFX12_CHIPS: &[&str] = &["gfx1201", "gfx1200"];
+    pub fn gfx12_chips() -> Vec<&'static str> {
+        compare::launch::SHIM_CHIPS
+            .iter()
+            .filter(|f| f.gfx_level() == pm4::GfxLevel::Gfx12)
+            .map(|f| f.name())
+            .collect()
+    }
 
-    /// The POPS chips to run `mesa`'s RADV on: all of [`CHIPS`] from Mesa 26 on, without
-    /// [`GFX12_CHIPS`] before.
+    /// The POPS chips to run `mesa`'s RADV on: all of [`chips`] from Mesa 26 on, without
+    /// [`gfx12_chips`] before.
     pub fn chips_for(mesa: &crate::mesa::Mesa) -> Vec<&'static str> {
         let gfx12 = mesa.major() >= Some(26);
-        CHIPS
-            .iter()
-            .copied()
-            .filter(|c| gfx12 || !GFX12_CHIPS.contains(c))
+        let new = gfx12_chips();
+        chips()
+            .into_iter()
+            .filter(|c| gfx12 || !new.contains(c))
             .collect()
     }
 

@@ -1649,7 +1649,7 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
         // GFX12 on today's Mesa only (RADV 25.0.7's GFX12 support is young: the shim's README).
         let gfx12 = pops_testkit::shim::chips_for(&mesa)
             .into_iter()
-            .filter(|c| pops_testkit::shim::GFX12_CHIPS.contains(c));
+            .filter(|c| pops_testkit::shim::gfx12_chips().contains(c));
         for chip in ["vega10", "navi10", "navi21", "navi31", "gfx1150"]
             .into_iter()
             .chain(gfx12)

@@ -40,7 +40,7 @@ fn amdgpu_or_skip(test: &str) -> Option<AmdgpuWinsys> {
 /// VIOLATION or LEAK line.
 fn on_every_shim_chip(lib: &Path, test: &str) {
     let exe = std::env::current_exe().expect("the test binary");
-    for chip in pops_testkit::shim::CHIPS {
+    for chip in pops_testkit::shim::chips() {
         let dir = pops_testkit::scratch(&format!("shim-{test}-{chip}"));
         let out = pops_testkit::shim::command(lib, &exe, chip, &dir)
             .args([test, "--exact", "--nocapture", "--test-threads=1"])

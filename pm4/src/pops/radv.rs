@@ -6,6 +6,7 @@
 
 use super::PopsState;
 use crate::chip::GfxLevel;
+use crate::mesa::MesaVersion;
 use crate::regs::{Field, Reg};
 
 /// One deliberate difference.
@@ -21,8 +22,9 @@ pub struct RadvDifference {
     /// What pops programs and what RADV programs, and why pops is right (or why it does not
     /// matter).
     pub reason: &'static str,
-    /// The RADV versions that differ so (RADV changed between 25.0.7 and 26.2.6).
-    pub mesa: &'static str,
+    /// The RADV releases, of those pops is checked against, that differ so (RADV changed
+    /// between them).
+    pub mesa: &'static [MesaVersion],
 }
 
 fn missed_overlap_by_depth_samples(st: &PopsState) -> bool {
@@ -42,6 +44,7 @@ fn pops(st: &PopsState) -> bool {
 }
 
 const ALL: &[GfxLevel] = &GfxLevel::ALL;
+const BOTH: &[MesaVersion] = &[MesaVersion::DEBIAN_12, MesaVersion::LAST_CHECKED];
 const GFX9: &[GfxLevel] = &[GfxLevel::Gfx9];
 const GFX11: &[GfxLevel] = &[GfxLevel::Gfx11, GfxLevel::Gfx11_5];
 const GFX12: &[GfxLevel] = &[GfxLevel::Gfx12];
@@ -57,7 +60,7 @@ pub const TABLE: &[RadvDifference] = &[
         field: Field::POPS_DRAIN_PS_ON_OVERLAP,
         levels: GFX9,
         applies: missed_overlap_by_depth_samples,
-        mesa: "25.0.7 and 26.2.6",
+        mesa: BOTH,
         reason: "pops follows the article, RADV does not: the VEGA10/RAVEN drain is needed for 8 or more depth/stencil samples too (PAL's waMiscPopsMissedOverlap); RADV sets it for 8 or more rasterization samples only",
     },
     RadvDifference {
@@ -65,23 +68,23 @@ pub const TABLE: &[RadvDifference] = &[
         field: Field::NUM_SAMPLES,
         levels: GFX11,
         applies: without_depth_or_pops_depth_samples_differ,
-        mesa: "25.0.7 (26.2.6 writes the article's value)",
-        reason: "pops follows the article, RADV does not: GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES. Without a depth attachment RADV's null depth state writes 3 whatever the sample count (without POPS nothing reads it, and pops writes 0); with a depth attachment of another sample count both cannot hold: pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
+        mesa: &[MesaVersion::DEBIAN_12],
+        reason: "pops follows the article, RADV 25 does not (26 writes the article's value): GFX11 POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, which must equal MSAA_EXPOSED_SAMPLES. Without a depth attachment RADV's null depth state writes 3 whatever the sample count (without POPS nothing reads it, and pops writes 0); with a depth attachment of another sample count both cannot hold: pops programs the article's value and reports the error gfx11-depth-samples-mismatch, RADV keeps the attachment's count",
     },
     RadvDifference {
         register: Reg::DB_Z_INFO,
         field: Field::NUM_SAMPLES,
         levels: GFX12,
         applies: pops,
-        mesa: "26.2.6 (the first RADV with GFX12 interlock)",
-        reason: "unconfirmed on GFX12: pops carries over the article's GFX11 rule (POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, equal to MSAA_EXPOSED_SAMPLES even with no depth attachment); RADV 26 programs the depth attachment's count, 0 without one, on GFX12. Without a GPU neither is confirmed; pops's value is the one that cannot be wrong if GFX12 reads it as GFX11 does",
+        mesa: &[MesaVersion::LAST_CHECKED],
+        reason: "unconfirmed on GFX12 (RADV has GFX12 interlock since 26): pops carries over the article's GFX11 rule (POPS takes the coverage sample count from DB_Z_INFO.NUM_SAMPLES, equal to MSAA_EXPOSED_SAMPLES even with no depth attachment); RADV 26 programs the depth attachment's count, 0 without one, on GFX12. Without a GPU neither is confirmed; pops's value is the one that cannot be wrong if GFX12 reads it as GFX11 does",
     },
     RadvDifference {
         register: Reg::PA_SC_MODE_CNTL_1,
         field: Field::OUT_OF_ORDER_PRIMITIVE_ENABLE,
         levels: ALL,
         applies: implicit_out_of_order,
-        mesa: "25.0.7 and 26.2.6",
+        mesa: BOTH,
         reason: "pops enables out-of-order rasterization where nothing depends on primitive order (radeonsi's rule, the Mesa review thread), e.g. unordered interlock with no colour target written; RADV enables it only for VK_AMD_rasterization_order's relaxed order",
     },
 ];
