@@ -3,7 +3,7 @@
 //! a reset-status check), on an amdgpu device or recorded by the capture backend. With
 //! `--capture`, every recorded IB is also decoded and must be exactly the intended writes.
 
-use crate::selftest_common::{exit_code, open_winsys, print_json, verdict, SelftestError};
+use crate::selftest_common::{exit_code, open_winsys, print_document, verdict, SelftestError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -97,13 +97,20 @@ fn run_inner(args: Args) -> Result<ExitCode, SelftestError> {
     let ok = report.all_ok() && verification.as_ref().is_none_or(|v| v.all_ok());
 
     if args.json {
-        let mut v = report.to_json();
-        v["excluded"] = serde_json::json!(coverage
-            .refused
-            .iter()
-            .map(|x| serde_json::json!({"case": x.name(), "reason": x.reason}))
-            .collect::<Vec<_>>());
-        print_json(v, verification.as_ref().map(|ver| ver.to_json()), ok);
+        let mut doc = report.document();
+        doc.excluded = Some(
+            coverage
+                .refused
+                .iter()
+                .map(|x| pops_report::selftest::Excluded {
+                    case: x.name(),
+                    reason: x.reason.to_string(),
+                })
+                .collect(),
+        );
+        doc.capture = verification.as_ref().map(|v| v.document());
+        doc.ok = ok;
+        print_document(&doc);
     } else {
         print!("{}", report.to_table());
         for x in &coverage.refused {

@@ -5,6 +5,8 @@
 mod common;
 
 use common::{fresh_path, pops};
+use pops_report::selftest::{CaptureIndex, FenceReadback, SelftestDocument};
+use pops_report::{DecodeDocument, StateDocument};
 
 #[test]
 fn capture_selftest_passes_for_every_family() {
@@ -16,19 +18,22 @@ fn capture_selftest_passes_for_every_family() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{family}: {out:?}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["ok"], true, "{family}");
-        assert_eq!(v["executed"], false);
-        assert_eq!(v["family"], family.name());
-        let cases = v["cases"].as_array().unwrap();
-        assert_eq!(cases.len(), 17, "{family}");
-        assert_eq!(cases[0]["case"], "fence");
-        for c in cases {
-            assert_eq!(c["outcome"], "recorded");
-            assert_eq!(c["readback"], "not executed (capture)");
+        let v: SelftestDocument = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v.ok, "{family}");
+        assert!(!v.executed);
+        assert_eq!(v.family, family.name());
+        assert_eq!(v.cases.len(), 17, "{family}");
+        assert_eq!(v.cases[0].case, "fence");
+        for c in &v.cases {
+            assert_eq!(c.outcome, "recorded");
+            assert_eq!(
+                c.readback,
+                Some(FenceReadback::Note("not executed (capture)".into()))
+            );
         }
-        assert_eq!(v["capture"]["ok"], true);
-        assert_eq!(v["capture"]["checks"].as_array().unwrap().len(), 17);
+        let capture = v.capture.expect("the capture's check");
+        assert!(capture.ok);
+        assert_eq!(capture.checks.len(), 17);
         assert!(dir.join("index.json").is_file());
         assert!(dir.join("submit-0016.bin").is_file());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -153,26 +158,25 @@ fn pops_decode_reads_the_captured_ibs_back() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let index: serde_json::Value =
+    let index: CaptureIndex =
         serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
-    let level = index["gfx_level"].as_str().unwrap();
+    let level = index.gfx_level.as_str();
     assert_eq!(level, "gfx11");
     // Submission 12 is "sample-ordered 8x" (fence, then 4 sample counts per mode).
-    let s = &index["submissions"][12];
-    assert_eq!(s["ib_file"], "submit-0012.bin");
+    let s = &index.submissions[12];
+    assert_eq!(s.ib_file, "submit-0012.bin");
     let decoded = pops()
         .args(["decode", "--json", "--gfx", level])
         .arg(dir.join("submit-0012.bin"))
         .output()
         .unwrap();
     assert!(decoded.status.success(), "{decoded:?}");
-    let d: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
-    let writes: Vec<(u64, u64)> = d["packets"]
-        .as_array()
-        .unwrap()
+    let d: DecodeDocument = serde_json::from_slice(&decoded.stdout).unwrap();
+    let writes: Vec<(u32, u32)> = d
+        .packets
         .iter()
-        .flat_map(|p| p["writes"].as_array().unwrap().clone())
-        .map(|w| (w["address"].as_u64().unwrap(), w["value"].as_u64().unwrap()))
+        .flat_map(|p| &p.writes)
+        .map(|w| (w.address, w.value))
         .collect();
     let state = pops()
         .args([
@@ -188,12 +192,11 @@ fn pops_decode_reads_the_captured_ibs_back() {
         .output()
         .unwrap();
     assert!(state.status.success(), "{state:?}");
-    let st: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
-    let mut expected: Vec<(u64, u64)> = st["registers"]
-        .as_object()
-        .unwrap()
+    let st: StateDocument = serde_json::from_slice(&state.stdout).unwrap();
+    let mut expected: Vec<(u32, u32)> = st
+        .registers
         .values()
-        .map(|r| (r["address"].as_u64().unwrap(), r["value"].as_u64().unwrap()))
+        .map(|r| (r.address, r.value))
         .collect();
     let mut got = writes.clone();
     expected.sort();

@@ -609,7 +609,9 @@ mod tests {
         assert!(line.starts_with(
             "{\"schema_version\":2,\"id\":7,\"app\":\"app\",\"device\":\"dev\",\"kind\":\"shader_object\""
         ));
-        assert!(line.contains("{\"severity\":\"warning\",\"code\":\"isa-model\",\"message\":\"y\"}"));
+        assert!(
+            line.contains("{\"severity\":\"warning\",\"code\":\"isa-model\",\"message\":\"y\"}")
+        );
     }
 
     /// A record with a warning is in the file as soon as `append` returns; one without waits

@@ -14,6 +14,7 @@ pub use pm4::pops::Severity;
 pub mod defects;
 pub mod finding;
 pub mod read;
+pub mod selftest;
 
 pub use finding::Code;
 

@@ -15,12 +15,12 @@ use crate::{
     WinsysError,
 };
 use pm4::{Family, GfxLevel};
-use serde_json::{json, Value};
+use pops_report::selftest::{CaptureBuffer, CaptureIndex, CaptureSubmission};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The format tag of `index.json`.
-pub const FORMAT: &str = "pops-capture/1";
+pub const FORMAT: &str = pops_report::selftest::CAPTURE_FORMAT;
 /// The first fake GPU address: amdgpu's general VA range starts above the low 4 GiB reserved
 /// for 32-bit allocations, so real buffers live at addresses like this one.
 pub const VA_BASE: u64 = 0x8_0000_0000;
@@ -135,41 +135,50 @@ impl CaptureWinsys {
             .ok_or(WinsysError::UnknownBuffer(id))
     }
 
-    fn index_json(&self) -> Value {
-        json!({
-            "format": FORMAT,
-            "family": self.info.family.name(),
-            "gfx_level": self.info.gfx_level.name(),
-            "llvm_processor": self.info.family.llvm_processor(),
-            "ib_pad_dwords": self.info.ib_pad_dwords,
-            "ib_start_alignment": self.info.ib_start_alignment,
-            "executed": false,
-            "buffers": self.buffers.iter().enumerate().map(|(i, b)| json!({
-                "id": i,
-                "domain": b.domain.name(),
-                "gpu_address": b.va,
-                "gpu_address_hex": format!("{:#x}", b.va),
-                "size": b.size,
-                "freed": b.freed,
-            })).collect::<Vec<_>>(),
-            "submissions": self.submissions.iter().map(|s| json!({
-                "index": s.index,
-                "label": s.label,
-                "context": s.context.0,
-                "seq": s.seq,
-                "ib_file": s.file,
-                "ib_gpu_address": s.ib_va,
-                "ib_gpu_address_hex": format!("{:#x}", s.ib_va),
-                "ib_dwords": s.ib.len(),
-                "ib_buffer": s.ib_buffer.0,
-                "buffers": s.buffers.iter().map(|b| b.0).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        })
+    fn index(&self) -> CaptureIndex {
+        CaptureIndex {
+            format: FORMAT.to_string(),
+            family: self.info.family.name().to_string(),
+            gfx_level: self.info.gfx_level.name().to_string(),
+            llvm_processor: self.info.family.llvm_processor().to_string(),
+            ib_pad_dwords: self.info.ib_pad_dwords,
+            ib_start_alignment: self.info.ib_start_alignment,
+            executed: false,
+            buffers: self
+                .buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| CaptureBuffer {
+                    id: i,
+                    domain: b.domain.name().to_string(),
+                    gpu_address: b.va,
+                    gpu_address_hex: format!("{:#x}", b.va),
+                    size: b.size,
+                    freed: b.freed,
+                })
+                .collect(),
+            submissions: self
+                .submissions
+                .iter()
+                .map(|s| CaptureSubmission {
+                    index: s.index,
+                    label: s.label.clone(),
+                    context: s.context.0,
+                    seq: s.seq,
+                    ib_file: s.file.clone(),
+                    ib_gpu_address: s.ib_va,
+                    ib_gpu_address_hex: format!("{:#x}", s.ib_va),
+                    ib_dwords: s.ib.len(),
+                    ib_buffer: s.ib_buffer.0,
+                    buffers: s.buffers.iter().map(|b| b.0).collect(),
+                })
+                .collect(),
+        }
     }
 
     fn write_index(&self) -> Result<(), WinsysError> {
         let path = self.dir.join("index.json");
-        let mut text = serde_json::to_string_pretty(&self.index_json())
+        let mut text = serde_json::to_string_pretty(&self.index())
             .map_err(|e| WinsysError::io(&path, std::io::Error::other(e)))?;
         text.push('\n');
         std::fs::write(&path, text).map_err(|e| WinsysError::io(&path, e))
@@ -366,23 +375,17 @@ pub fn load(dir: &Path) -> Result<LoadedCapture, WinsysError> {
         message,
     };
     let text = std::fs::read_to_string(&path).map_err(|e| WinsysError::io(&path, e))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    if v["format"] != FORMAT {
-        return Err(bad(format!("not a {FORMAT} index")));
-    }
-    let family = v["family"]
-        .as_str()
-        .and_then(|f| Family::parse(f).ok())
-        .ok_or_else(|| bad("missing or unknown family".into()))?;
     // A missing or mistyped list is a damaged index, not an empty capture: saying "no
     // submissions" would silently lose every recorded IB.
-    let listed = v["submissions"]
-        .as_array()
-        .ok_or_else(|| bad("missing or non-array \"submissions\"".into()))?;
+    let v: CaptureIndex = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if v.format != FORMAT {
+        return Err(bad(format!("not a {FORMAT} index")));
+    }
+    let family =
+        Family::parse(&v.family).map_err(|_| bad(format!("unknown family {:?}", v.family)))?;
     let mut submissions = Vec::new();
-    for (i, s) in listed.iter().enumerate() {
-        let file = s["ib_file"]
-            .as_str()
+    for (i, s) in v.submissions.into_iter().enumerate() {
+        let file = Some(s.ib_file.as_str())
             .filter(|f| is_capture_file(f))
             .ok_or_else(|| bad(format!("submission {i} has no valid ib_file")))?;
         let p = dir.join(file);
@@ -397,10 +400,7 @@ pub fn load(dir: &Path) -> Result<LoadedCapture, WinsysError> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let label = s["label"]
-            .as_str()
-            .ok_or_else(|| bad(format!("submission {i} has no string \"label\"")))?
-            .to_string();
+        let label = s.label;
         submissions.push((label, ib));
     }
     Ok(LoadedCapture {
@@ -631,7 +631,7 @@ mod tests {
                 "no-list",
                 index.replace("\"submissions\"", "\"gone\""),
                 ib.clone(),
-                "\"submissions\"",
+                "missing field `submissions`",
             ),
             (
                 "escape",
@@ -643,7 +643,7 @@ mod tests {
                 "label",
                 index.replace("\"fence\"", "7"),
                 ib.clone(),
-                "submission 0 has no string \"label\"",
+                "invalid type: integer `7`, expected a string",
             ),
             (
                 "odd-ib",

@@ -9,7 +9,7 @@ use crate::cs;
 use crate::{BufferId, ContextId, DeviceInfo, Domain, Readback, Winsys, WinsysError};
 use pm4::fields::{ContextControlLoad, ContextControlShadow, WriteDataControl};
 use pm4::{InterlockMode, RegValue, ReleaseMem};
-use serde_json::{json, Value};
+use pops_report::selftest::{CaptureChecks, FenceReadback, SelftestCase, SelftestDocument};
 use std::fmt;
 use std::time::Duration;
 
@@ -140,28 +140,37 @@ impl Report {
         self.cases.iter().all(|c| c.outcome.is_ok())
     }
 
-    /// One JSON object per case.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "family": self.family.name(),
-            "gfx_level": self.family.gfx_level().name(),
-            "executed": self.executed,
-            "ok": self.all_ok(),
-            "cases": self.cases.iter().map(|c| json!({
-                "case": c.name,
-                "interlock": c.interlock.map(|m| m.name()),
-                "samples": c.samples,
-                "registers": c.registers,
-                "ib_dwords": c.ib_dwords,
-                "readback": match c.readback {
-                    ReadbackResult::Value(v) => json!(v),
-                    ReadbackResult::NotExecuted => json!("not executed (capture)"),
-                    ReadbackResult::None => Value::Null,
-                },
-                "outcome": c.outcome.name(),
-                "detail": c.outcome.detail(),
-            })).collect::<Vec<_>>(),
-        })
+    /// `pops selftest --json`'s document: one line per case (without the excluded cases and the
+    /// capture check, which the command adds).
+    pub fn document(&self) -> SelftestDocument {
+        SelftestDocument {
+            family: self.family.name().to_string(),
+            gfx_level: self.family.gfx_level().name().to_string(),
+            executed: self.executed,
+            ok: self.all_ok(),
+            cases: self
+                .cases
+                .iter()
+                .map(|c| SelftestCase {
+                    case: c.name.clone(),
+                    interlock: c.interlock.map(|m| m.name().to_string()),
+                    samples: c.samples,
+                    registers: c.registers,
+                    ib_dwords: c.ib_dwords,
+                    readback: match c.readback {
+                        ReadbackResult::Value(v) => Some(FenceReadback::Value(v)),
+                        ReadbackResult::NotExecuted => {
+                            Some(FenceReadback::Note(ReadbackResult::NotExecuted.to_string()))
+                        }
+                        ReadbackResult::None => None,
+                    },
+                    outcome: c.outcome.name().to_string(),
+                    detail: c.outcome.detail().to_string(),
+                })
+                .collect(),
+            excluded: None,
+            capture: None,
+        }
     }
 
     /// A fixed-width table.
@@ -406,17 +415,21 @@ impl CaptureVerification {
         !self.checks.is_empty() && self.checks.iter().all(|c| c.problem.is_none())
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "ok": self.all_ok(),
-            "checks": self.checks.iter().map(|c| json!({
-                "file": c.file,
-                "case": c.case,
-                "decoded_writes": c.decoded_writes,
-                "ok": c.problem.is_none(),
-                "problem": c.problem,
-            })).collect::<Vec<_>>(),
-        })
+    pub fn document(&self) -> CaptureChecks {
+        CaptureChecks {
+            ok: self.all_ok(),
+            checks: self
+                .checks
+                .iter()
+                .map(|c| pops_report::selftest::CaptureCheck {
+                    file: c.file.clone(),
+                    case: c.case.clone(),
+                    decoded_writes: c.decoded_writes,
+                    ok: c.problem.is_none(),
+                    problem: c.problem.clone(),
+                })
+                .collect(),
+        }
     }
 
     pub fn to_table(&self) -> String {
