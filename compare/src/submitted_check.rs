@@ -179,7 +179,8 @@ impl ShimRun {
     }
 }
 
-/// The shim's VIOLATION and LEAK lines (`events-PID.log`), in file order.
+/// The shim's VIOLATION and LEAK lines (`events-PID.log`: its README writes nothing else
+/// there), in file order.
 pub fn shim_events(dir: &Path) -> Vec<String> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .into_iter()

@@ -315,6 +315,236 @@ fn classes_agree_with_llvm(chip: &str, text: &str) -> usize {
     code.len()
 }
 
+/// `mutated` breaks exactly the rules `want`.
+fn expect_rules(chip: &str, mutated: String, want: &[Rule], what: &str) {
+    let got = rules(chip, &mutated);
+    assert_eq!(
+        got,
+        want.iter().copied().collect::<BTreeSet<_>>(),
+        "{chip}: {what}\n{mutated}"
+    );
+}
+
+const DONE: &str = "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)";
+
+/// With dynamic colour blending RADV jumps into a PS epilog that does the exports: the code
+/// keeps every rule, and before the jump the ordered section must be closed (GFX9-10.3 the done
+/// message, GFX11 the store awaited: the epilog's export resumes the overlapped waves). The
+/// instructions checked against LLVM.
+fn epilog_closes_the_section(
+    chip: &str,
+    vert: &[u32],
+    discards: &[u32],
+) -> Result<usize, common::Skip> {
+    let epilog = common::vk::aco_fragment_disassembly_with(chip, vert, discards, true)?;
+    let checked = classes_agree_with_llvm(chip, &epilog);
+    let lvl = level(chip);
+    let (_, code) = read(Encoding::of(lvl), &epilog).unwrap();
+    let report = verify(lvl, &code);
+    assert!(
+        report.findings.is_empty(),
+        "{chip}: epilog {:?}\n{epilog}",
+        report.findings
+    );
+    assert!(
+        report
+            .exits
+            .iter()
+            .any(|e| e.kind == shaders::verify::ExitKind::EpilogJump),
+        "{chip}: no epilog jump found\n{epilog}"
+    );
+    model(chip, &epilog).unwrap_or_else(|e| panic!("{chip}: epilog: {e}"));
+    // Before the jump the ordered section must be closed: GFX9-10.3 the done message, GFX11
+    // the store awaited (the epilog's export resumes the overlapped waves).
+    let open = if lvl.is_gfx11_plus() {
+        let at = epilog
+            .lines()
+            .position(|l| l.trim_start().starts_with("s_setpc_b64"))
+            .unwrap();
+        let nth = epilog
+            .lines()
+            .take(at)
+            .filter(|l| l.trim_start().starts_with("s_waitcnt_vscnt"))
+            .count()
+            - 1;
+        nop_out(chip, &epilog, "s_waitcnt_vscnt", nth)
+    } else {
+        nop_out(chip, &epilog, "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)", 0)
+    };
+    let got = rules(chip, &open);
+    assert!(
+        got.contains(&Rule::OpenAtEpilogJump),
+        "{chip}: {got:?}\n{open}"
+    );
+    Ok(checked)
+}
+
+/// GFX11 and later: each wait and export the article requires, removed, breaks its rule.
+fn gfx11_mutations_break_their_rules(chip: &str, text: &str) {
+    expect_rules(
+        chip,
+        nop_out(chip, text, "s_wait_event", 0),
+        &[Rule::WaitEventBeforeOrderedAccess],
+        "s_wait_event removed",
+    );
+    expect_rules(
+        chip,
+        nop_out(chip, text, "s_waitcnt_vscnt", 0),
+        &[Rule::CountersBeforeLastExport],
+        "the store's wait before the last export removed",
+    );
+    expect_rules(
+        chip,
+        nop_out(chip, text, "exp mrt0 off", 0),
+        &[Rule::NoExport],
+        "the discard exit's export removed",
+    );
+    // The discard exit taken before any store: removing its waits leaves nothing
+    // outstanding there, so the code stays clean only if the other path still waits.
+}
+
+/// GFX9-10.3: the driver's wave-ID arithmetic run in the model (clean as compiled; the exit
+/// compare reversed lets bodies run out of order), and each instruction the article requires,
+/// removed or moved, breaks its rule.
+fn mutations_break_their_rules(chip: &str, text: &str) {
+    // The driver's wave-ID arithmetic, run in the model: clean as compiled; the exit
+    // compare reversed lets bodies run out of order.
+    let m = model(chip, text).unwrap_or_else(|e| panic!("{chip}: {e}"));
+    assert!(m.wraps > 0 && m.overlapped_waves > 0, "{chip}: {m:?}");
+    let reversed = text
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("s_cmp_lt_u32 s1, s0") {
+                "\ts_cmp_lt_u32 s0, s1 ; bf0a0100".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        reversed != text,
+        "{chip}: no s_cmp_lt_u32 s1, s0 in\n{text}"
+    );
+    assert!(
+        matches!(
+            model(chip, &reversed),
+            Err(shaders::verify::model::ModelFinding::Breach { .. })
+        ),
+        "{chip}: the reversed exit compare must break the order"
+    );
+    if level(chip) == pm4::GfxLevel::Gfx9 {
+        // GFX9's off-by-one correction (`s_add_i32 …, src_scc`) removed: out of order past
+        // a wraparound.
+        assert!(
+            matches!(
+                model(chip, &nop_out(chip, text, "s_add_i32 s1, s1, src_scc", 0)),
+                Err(shaders::verify::model::ModelFinding::Breach { .. })
+            ),
+            "{chip}: the off-by-one correction removed must break the order"
+        );
+    }
+    // The bit-31 test removed: the wait is no longer under the did-overlap test.
+    expect_rules(
+        chip,
+        nop_out(chip, text, "s_bitcmp1_b32", 0),
+        &[Rule::WaitWithoutOverlapTest],
+        "bit-31 test removed",
+    );
+    // The s_sleep of the wait loop replaced.
+    expect_rules(
+        chip,
+        nop_out(chip, text, "s_sleep", 0),
+        &[Rule::WaitWithoutSleep],
+        "s_sleep removed",
+    );
+    // The done of the ordered section removed: every exit after the packer setup misses it.
+    expect_rules(
+        chip,
+        nop_out(chip, text, DONE, 0),
+        &[Rule::DoneMissing],
+        "done removed",
+    );
+    // The done of the discard exit before the section removed: that exit never set the
+    // packer, so it needs none.
+    expect_rules(
+        chip,
+        nop_out(chip, text, DONE, 1),
+        &[],
+        "done of the early discard removed",
+    );
+    // A second done after the first (the discard test after the section replaced).
+    let second = replace(
+        text,
+        "v_cmpx_ne_i32_e32",
+        0,
+        &format!("\t{DONE} ; bf900007"),
+    );
+    expect_rules(chip, second, &[Rule::DoneTwice], "second done");
+    // The done moved into the wait loop (the loop's compare replaced, the original removed):
+    // sent before the wait ends, and again at each turn of the loop.
+    let moved = replace(
+        &nop_out(chip, text, DONE, 0),
+        "s_cmp_lt_u32",
+        0,
+        &format!("\t{DONE} ; bf900007"),
+    );
+    expect_rules(
+        chip,
+        moved,
+        &[Rule::DoneBeforeWait, Rule::DoneTwice],
+        "done moved into the wait loop",
+    );
+    // The wait for the store before done removed.
+    let store_wait = if level(chip) == pm4::GfxLevel::Gfx9 {
+        "s_waitcnt vmcnt(0)"
+    } else {
+        "s_waitcnt_vscnt"
+    };
+    let nth = if level(chip) == pm4::GfxLevel::Gfx9 {
+        1
+    } else {
+        0
+    };
+    expect_rules(
+        chip,
+        nop_out(chip, text, store_wait, nth),
+        &[Rule::CountersBeforeDone],
+        "the store's wait before done removed",
+    );
+    // The waits of the early discard exit (the block after the main path's last s_endpgm)
+    // removed: nothing is outstanding there.
+    let lines: Vec<&str> = text.lines().collect();
+    let last_exp = lines
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("exp null"))
+        .unwrap();
+    let block = lines[..last_exp]
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("s_endpgm"))
+        .unwrap();
+    let early: String = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            if k > block && l.trim_start().starts_with("s_waitcnt") {
+                "\ts_nop 0 ; bf800000".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    expect_rules(chip, early, &[], "the early discard's waits removed");
+    // The export of the discard exit after the section removed.
+    expect_rules(
+        chip,
+        nop_out(chip, text, "exp null", 0),
+        &[Rule::NoExport],
+        "export removed",
+    );
+}
+
 #[test]
 fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
     let vert = match common::compile_glsl("vert", VERT) {
@@ -397,208 +627,15 @@ fn aco_code_is_clean_and_every_mutation_breaks_its_rule() {
         };
         checked += classes_agree_with_llvm(chip, &text);
         assert!(rules(chip, &text).is_empty(), "{chip}: discards\n{text}");
-        // Dynamic colour blending: RADV jumps into a PS epilog that does the exports.
-        let epilog = match common::vk::aco_fragment_disassembly_with(chip, &vert, &discards, true) {
-            Ok(t) => t,
+        checked += match epilog_closes_the_section(chip, &vert, &discards) {
+            Ok(n) => n,
             Err(common::Skip(why)) => return common::skip(&why),
         };
-        checked += classes_agree_with_llvm(chip, &epilog);
-        let lvl = level(chip);
-        let (_, code) = read(Encoding::of(lvl), &epilog).unwrap();
-        let report = verify(lvl, &code);
-        assert!(
-            report.findings.is_empty(),
-            "{chip}: epilog {:?}\n{epilog}",
-            report.findings
-        );
-        assert!(
-            report
-                .exits
-                .iter()
-                .any(|e| e.kind == shaders::verify::ExitKind::EpilogJump),
-            "{chip}: no epilog jump found\n{epilog}"
-        );
-        model(chip, &epilog).unwrap_or_else(|e| panic!("{chip}: epilog: {e}"));
-        // Before the jump the ordered section must be closed: GFX9-10.3 the done message, GFX11
-        // the store awaited (the epilog's export resumes the overlapped waves).
-        let open = if lvl.is_gfx11_plus() {
-            let at = epilog
-                .lines()
-                .position(|l| l.trim_start().starts_with("s_setpc_b64"))
-                .unwrap();
-            let nth = epilog
-                .lines()
-                .take(at)
-                .filter(|l| l.trim_start().starts_with("s_waitcnt_vscnt"))
-                .count()
-                - 1;
-            nop_out(chip, &epilog, "s_waitcnt_vscnt", nth)
-        } else {
-            nop_out(chip, &epilog, "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)", 0)
-        };
-        let got = rules(chip, &open);
-        assert!(
-            got.contains(&Rule::OpenAtEpilogJump),
-            "{chip}: {got:?}\n{open}"
-        );
-        let expect = |mutated: String, want: &[Rule], what: &str| {
-            let got = rules(chip, &mutated);
-            assert_eq!(
-                got,
-                want.iter().copied().collect::<BTreeSet<_>>(),
-                "{chip}: {what}\n{mutated}"
-            );
-        };
-        let done = "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)";
         if level(chip).is_gfx11_plus() {
-            expect(
-                nop_out(chip, &text, "s_wait_event", 0),
-                &[Rule::WaitEventBeforeOrderedAccess],
-                "s_wait_event removed",
-            );
-            expect(
-                nop_out(chip, &text, "s_waitcnt_vscnt", 0),
-                &[Rule::CountersBeforeLastExport],
-                "the store's wait before the last export removed",
-            );
-            expect(
-                nop_out(chip, &text, "exp mrt0 off", 0),
-                &[Rule::NoExport],
-                "the discard exit's export removed",
-            );
-            // The discard exit taken before any store: removing its waits leaves nothing
-            // outstanding there, so the code stays clean only if the other path still waits.
-            continue;
-        }
-        // The driver's wave-ID arithmetic, run in the model: clean as compiled; the exit
-        // compare reversed lets bodies run out of order.
-        let m = model(chip, &text).unwrap_or_else(|e| panic!("{chip}: {e}"));
-        assert!(m.wraps > 0 && m.overlapped_waves > 0, "{chip}: {m:?}");
-        let reversed = text
-            .lines()
-            .map(|l| {
-                if l.trim_start().starts_with("s_cmp_lt_u32 s1, s0") {
-                    "\ts_cmp_lt_u32 s0, s1 ; bf0a0100".to_string()
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        assert!(
-            reversed != text,
-            "{chip}: no s_cmp_lt_u32 s1, s0 in\n{text}"
-        );
-        assert!(
-            matches!(
-                model(chip, &reversed),
-                Err(shaders::verify::model::ModelFinding::Breach { .. })
-            ),
-            "{chip}: the reversed exit compare must break the order"
-        );
-        if level(chip) == pm4::GfxLevel::Gfx9 {
-            // GFX9's off-by-one correction (`s_add_i32 …, src_scc`) removed: out of order past
-            // a wraparound.
-            assert!(
-                matches!(
-                    model(chip, &nop_out(chip, &text, "s_add_i32 s1, s1, src_scc", 0)),
-                    Err(shaders::verify::model::ModelFinding::Breach { .. })
-                ),
-                "{chip}: the off-by-one correction removed must break the order"
-            );
-        }
-        // The bit-31 test removed: the wait is no longer under the did-overlap test.
-        expect(
-            nop_out(chip, &text, "s_bitcmp1_b32", 0),
-            &[Rule::WaitWithoutOverlapTest],
-            "bit-31 test removed",
-        );
-        // The s_sleep of the wait loop replaced.
-        expect(
-            nop_out(chip, &text, "s_sleep", 0),
-            &[Rule::WaitWithoutSleep],
-            "s_sleep removed",
-        );
-        // The done of the ordered section removed: every exit after the packer setup misses it.
-        expect(
-            nop_out(chip, &text, done, 0),
-            &[Rule::DoneMissing],
-            "done removed",
-        );
-        // The done of the discard exit before the section removed: that exit never set the
-        // packer, so it needs none.
-        expect(
-            nop_out(chip, &text, done, 1),
-            &[],
-            "done of the early discard removed",
-        );
-        // A second done after the first (the discard test after the section replaced).
-        let second = replace(
-            &text,
-            "v_cmpx_ne_i32_e32",
-            0,
-            &format!("\t{done} ; bf900007"),
-        );
-        expect(second, &[Rule::DoneTwice], "second done");
-        // The done moved into the wait loop (the loop's compare replaced, the original removed):
-        // sent before the wait ends, and again at each turn of the loop.
-        let moved = replace(
-            &nop_out(chip, &text, done, 0),
-            "s_cmp_lt_u32",
-            0,
-            &format!("\t{done} ; bf900007"),
-        );
-        expect(
-            moved,
-            &[Rule::DoneBeforeWait, Rule::DoneTwice],
-            "done moved into the wait loop",
-        );
-        // The wait for the store before done removed.
-        let store_wait = if level(chip) == pm4::GfxLevel::Gfx9 {
-            "s_waitcnt vmcnt(0)"
+            gfx11_mutations_break_their_rules(chip, &text);
         } else {
-            "s_waitcnt_vscnt"
-        };
-        let nth = if level(chip) == pm4::GfxLevel::Gfx9 {
-            1
-        } else {
-            0
-        };
-        expect(
-            nop_out(chip, &text, store_wait, nth),
-            &[Rule::CountersBeforeDone],
-            "the store's wait before done removed",
-        );
-        // The waits of the early discard exit (the block after the main path's last s_endpgm)
-        // removed: nothing is outstanding there.
-        let lines: Vec<&str> = text.lines().collect();
-        let last_exp = lines
-            .iter()
-            .rposition(|l| l.trim_start().starts_with("exp null"))
-            .unwrap();
-        let block = lines[..last_exp]
-            .iter()
-            .rposition(|l| l.trim_start().starts_with("s_endpgm"))
-            .unwrap();
-        let early: String = lines
-            .iter()
-            .enumerate()
-            .map(|(k, l)| {
-                if k > block && l.trim_start().starts_with("s_waitcnt") {
-                    "\ts_nop 0 ; bf800000".to_string()
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        expect(early, &[], "the early discard's waits removed");
-        // The export of the discard exit after the section removed.
-        expect(
-            nop_out(chip, &text, "exp null", 0),
-            &[Rule::NoExport],
-            "export removed",
-        );
+            mutations_break_their_rules(chip, &text);
+        }
     }
     // GFX11.5: stock RADV's LLVM 19 cannot disassemble it, so its "Assembly" is ACO's program
     // listing: read as such, clean and run in the model.

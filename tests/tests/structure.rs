@@ -548,6 +548,54 @@ fn the_layers_functions_are_short() {
     );
 }
 
+/// No function anywhere in the workspace — product, tests, benchmarks, tools — exceeds 120 lines
+/// (the layer's own bound is tighter, above). Generated tables are data, not functions to read,
+/// and are left out: their generator is held to the bound.
+#[test]
+fn no_function_in_the_workspace_exceeds_120_lines() {
+    const MAX: usize = 120;
+    let root = workspace();
+    let mut files = Vec::new();
+    for member in [
+        "pm4",
+        "shaders",
+        "winsys",
+        "draw",
+        "report",
+        "compare",
+        "layer",
+        "layer-model",
+        "cli",
+        "oit",
+        "testkit",
+        "tests",
+    ] {
+        for dir in ["src", "tests", "benches", "examples"] {
+            rust_files(&root.join(member).join(dir), &mut files);
+        }
+        files.push(root.join(member).join("build.rs"));
+    }
+    let mut long = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if text.contains("@generated") {
+            continue;
+        }
+        for (name, line, len) in functions(&code_only(&text)) {
+            if len > MAX {
+                long.push(format!("{}:{line} {name}: {len} lines", f.display()));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX} lines:\n{}",
+        long.join("\n")
+    );
+}
+
 /// The layer's hooks and entry points take no lock themselves: the device's state is reached
 /// through its stores, whose methods own their locks.
 #[test]

@@ -254,31 +254,7 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, LineError> {
             0xB000_0000 | op << 23 | u32::from(reg.unwrap_or(0)) << 16 | simm16(imm)
         }
         ScalarFormat::Sopp => {
-            let value = match mnemonic {
-                "s_waitcnt" => u32::from(waitcnt(enc, &waits)?),
-                "s_sendmsg" => sendmsg(rest)
-                    .map(u32::from)
-                    .or_else(|| rest.trim().strip_prefix("imm:")?.parse().ok())
-                    .ok_or_else(|| LineError::UnknownMessage(t.to_string()))?,
-                // ACO prints `wait_export_ready` where the instruction waits on the program's
-                // level (its `is_wait_export_ready`): GFX11 with bit 0 clear ("do not wait" is
-                // bit 0), GFX12 with bit 1 set.
-                "s_wait_event" => {
-                    let waits = waits.iter().any(|(n, _)| *n == "wait_export_ready");
-                    match (enc, waits) {
-                        (Encoding::Gfx12, true) => 2,
-                        (Encoding::Gfx12, false) => 0,
-                        (_, true) => 0,
-                        (_, false) => 1,
-                    }
-                }
-                // Pacing instructions: their fields are not read.
-                _ if !waits.is_empty() || rest.contains("_dep_") || rest.contains("salu_cycle") => {
-                    0
-                }
-                _ => simm16(imm),
-            };
-            0xBF80_0000 | op << 16 | value
+            0xBF80_0000 | op << 16 | sopp_value(enc, mnemonic, t, rest, &waits, imm)?
         }
     };
     let mut words = vec![word];
@@ -287,6 +263,39 @@ fn instruction(enc: Encoding, t: &str) -> Result<Line, LineError> {
         words,
         class: None,
         target,
+    })
+}
+
+/// A SOPP instruction's 16-bit field, from its operands as ACO printed them.
+fn sopp_value(
+    enc: Encoding,
+    mnemonic: &str,
+    t: &str,
+    rest: &str,
+    waits: &[(&str, u8)],
+    imm: Option<i32>,
+) -> Result<u32, LineError> {
+    Ok(match mnemonic {
+        "s_waitcnt" => u32::from(waitcnt(enc, waits)?),
+        "s_sendmsg" => sendmsg(rest)
+            .map(u32::from)
+            .or_else(|| rest.trim().strip_prefix("imm:")?.parse().ok())
+            .ok_or_else(|| LineError::UnknownMessage(t.to_string()))?,
+        // ACO prints `wait_export_ready` where the instruction waits on the program's level (its
+        // `is_wait_export_ready`): GFX11 with bit 0 clear ("do not wait" is bit 0), GFX12 with
+        // bit 1 set.
+        "s_wait_event" => {
+            let waits = waits.iter().any(|(n, _)| *n == "wait_export_ready");
+            match (enc, waits) {
+                (Encoding::Gfx12, true) => 2,
+                (Encoding::Gfx12, false) => 0,
+                (_, true) => 0,
+                (_, false) => 1,
+            }
+        }
+        // Pacing instructions: their fields are not read.
+        _ if !waits.is_empty() || rest.contains("_dep_") || rest.contains("salu_cycle") => 0,
+        _ => imm.unwrap_or(0) as u16 as u32,
     })
 }
 

@@ -173,32 +173,7 @@ fn with_device(
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(frag), None)
             .expect("fragment shader module");
         // The layout the fragment shader declares (set 0, push constants).
-        let iface =
-            shaders::spirv::interface::interface(frag).expect("the fragment shader's interface");
-        let push = iface.push_constants;
-        let bindings: Vec<vk::DescriptorSetLayoutBinding> = iface
-            .descriptors
-            .iter()
-            .filter(|d| d.set == 0)
-            .map(|d| {
-                use shaders::spirv::interface::DescriptorKind as K;
-                let t = match d.kind {
-                    K::Sampler => vk::DescriptorType::SAMPLER,
-                    K::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                    K::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
-                    K::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
-                    K::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
-                    K::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
-                    K::InputAttachment => vk::DescriptorType::INPUT_ATTACHMENT,
-                    K::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-                };
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(d.binding)
-                    .descriptor_type(t)
-                    .descriptor_count(d.count)
-                    .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
-            })
-            .collect();
+        let (bindings, push) = set_0_bindings(frag);
         let dsl = device
             .create_descriptor_set_layout(
                 &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
@@ -287,18 +262,7 @@ fn with_device(
             .map_err(|(_, e)| e)
             .expect("RADV compiles the interlocked pipeline")[0];
 
-        let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
-        let execs = ext
-            .get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))
-            .expect("pipeline executable properties");
-        let index = execs
-            .iter()
-            .position(|e| e.stages.contains(vk::ShaderStageFlags::FRAGMENT))
-            .expect("a fragment shader executable") as u32;
-        let info = vk::PipelineExecutableInfoKHR::default()
-            .pipeline(pipeline)
-            .executable_index(index);
-        let text = read_representation(&ext, &info);
+        let text = fragment_representation(instance, device, pipeline);
 
         device.destroy_pipeline(pipeline, None);
         device.destroy_pipeline_layout(layout, None);
@@ -307,6 +271,61 @@ fn with_device(
         device.destroy_shader_module(fs, None);
         Ok(text)
     }
+}
+
+/// The descriptor bindings of set 0 the fragment shader declares, and whether it has push
+/// constants.
+fn set_0_bindings(frag: &[u32]) -> (Vec<vk::DescriptorSetLayoutBinding<'static>>, bool) {
+    use shaders::spirv::interface::DescriptorKind as K;
+    let iface =
+        shaders::spirv::interface::interface(frag).expect("the fragment shader's interface");
+    let bindings = iface
+        .descriptors
+        .iter()
+        .filter(|d| d.set == 0)
+        .map(|d| {
+            let t = match d.kind {
+                K::Sampler => vk::DescriptorType::SAMPLER,
+                K::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                K::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+                K::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+                K::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+                K::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+                K::InputAttachment => vk::DescriptorType::INPUT_ATTACHMENT,
+                K::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+            };
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(d.binding)
+                .descriptor_type(t)
+                .descriptor_count(d.count)
+                .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
+        })
+        .collect();
+    (bindings, iface.push_constants)
+}
+
+/// The fragment shader's "Assembly" of `pipeline`, created with
+/// CAPTURE_INTERNAL_REPRESENTATIONS.
+fn fragment_representation(
+    instance: &ash::Instance,
+    device: &ash::Device,
+    pipeline: vk::Pipeline,
+) -> String {
+    let ext = ash::khr::pipeline_executable_properties::Device::new(instance, device);
+    // SAFETY: `pipeline` is alive on `device`, which has the extension enabled.
+    let execs = unsafe {
+        ext.get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))
+    }
+    .expect("pipeline executable properties");
+    let index = execs
+        .iter()
+        .position(|e| e.stages.contains(vk::ShaderStageFlags::FRAGMENT))
+        .expect("a fragment shader executable") as u32;
+    let info = vk::PipelineExecutableInfoKHR::default()
+        .pipeline(pipeline)
+        .executable_index(index);
+    // SAFETY: as above; `info` names one of the pipeline's executables.
+    unsafe { read_representation(&ext, &info) }
 }
 
 /// Reads the textual "Assembly"/"Disassembly" representation (the two-call protocol: sizes
