@@ -731,9 +731,16 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
             "{name}: {timing:?}"
         );
     }
+    compare_runs_of_other_programs(&pops, &dir);
+}
+
+/// `pops compare --experiment no-interlock --runs 1` of programs that are not Vulkan: one that
+/// fails still counts its runs and reports the statuses; an unknown experiment and a missing
+/// program are refused by name.
+fn compare_runs_of_other_programs(pops: &Path, dir: &Path) {
     // `pops compare --experiment no-interlock --runs 1` of a program that is not Vulkan.
     let once = |reports: &str, program: &str| {
-        Command::new(&pops)
+        Command::new(pops)
             .args([
                 "compare",
                 "--experiment",
@@ -757,7 +764,7 @@ fn pops_compare_alternates_runs_and_compares_outputs_on_lavapipe() {
         "{}",
         text(&failing)
     );
-    let bad = Command::new(&pops)
+    let bad = Command::new(pops)
         .args(["compare", "--experiment", "faster", "--", "true"])
         .output()
         .expect("pops runs");

@@ -87,6 +87,38 @@ pub(crate) fn create_ctx(app: &CStr) -> Res<Ctx> {
 pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // SAFETY: loads libvulkan.so.1, the system loader.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| format!("loader: {e}"))?;
+    let instance = create_instance(&entry, app, layers)?;
+    // SAFETY: live instance.
+    let pdevs = unsafe { instance.enumerate_physical_devices() }
+        .map_err(vkerr("vkEnumeratePhysicalDevices"))?;
+    let pdev = *pdevs.first().ok_or("no physical device")?;
+    // SAFETY: live physical device.
+    let props = unsafe { instance.get_physical_device_properties(pdev) };
+    let name = props
+        .device_name_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if props.api_version < vk::API_VERSION_1_3 {
+        return Err(format!("{name}: Vulkan 1.3 needed"));
+    }
+    let (device, caps, queue_family) = create_device(&instance, pdev, &name)?;
+    let (set_layout, layout) = shared_layout(&device, caps)?;
+    Ok(Ctx {
+        _entry: entry,
+        instance,
+        pdev,
+        device,
+        caps,
+        queue_family,
+        set_layout,
+        layout,
+        name,
+    })
+}
+
+/// The instance, with VK_EXT_debug_utils where the loader has it (the `draws` scenario names its
+/// pipeline) and the layer settings of POPS_SCENARIO_API_SETTINGS.
+fn create_instance(entry: &ash::Entry, app: &CStr, layers: &[&CStr]) -> Res<ash::Instance> {
     let app_info = vk::ApplicationInfo::default()
         .application_name(app)
         .api_version(vk::API_VERSION_1_3);
@@ -140,34 +172,18 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // SAFETY: valid create info.
     let instance =
         unsafe { entry.create_instance(&ci, None) }.map_err(vkerr("vkCreateInstance"))?;
-    // SAFETY: live instance.
-    let pdevs = unsafe { instance.enumerate_physical_devices() }
-        .map_err(vkerr("vkEnumeratePhysicalDevices"))?;
-    let pdev = *pdevs.first().ok_or("no physical device")?;
-    // SAFETY: live physical device.
-    let props = unsafe { instance.get_physical_device_properties(pdev) };
-    let name = props
-        .device_name_as_c_str()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if props.api_version < vk::API_VERSION_1_3 {
-        return Err(format!("{name}: Vulkan 1.3 needed"));
-    }
-    // SAFETY: live physical device.
-    let exts = unsafe { instance.enumerate_device_extension_properties(pdev) }
-        .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))?;
+    Ok(instance)
+}
 
-    let mut f_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
-    let mut f_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
-    let mut f_so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
-    let mut f_mi = vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT::default();
-    let mut f_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
-    let mut f_eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
-    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
-    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default()
-        .push_next(&mut f13)
-        .push_next(&mut f12);
+/// The device extensions the scenarios enable where the device has them, and which of the
+/// feature structures they bring (`present`, by the index in `want`).
+struct Wanted {
+    names: Vec<*const std::ffi::c_char>,
+    present: [bool; 6],
+    code_queries: bool,
+}
+
+fn wanted_extensions(exts: &[vk::ExtensionProperties], name: &str) -> Res<Wanted> {
     let mut names: Vec<*const std::ffi::c_char> = Vec::new();
     let want = [
         (vk::EXT_FRAGMENT_SHADER_INTERLOCK_NAME, 0),
@@ -194,6 +210,54 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
             }
         }
     }
+    // POPS_SCENARIO_CODE_QUERIES=1: the driver's compiled code and pipeline binaries
+    // (VK_KHR_pipeline_executable_properties; VK_KHR_pipeline_binary with VK_KHR_maintenance5,
+    // which it depends on), as the capture-code scenario reads them.
+    let code_queries = std::env::var("POPS_SCENARIO_CODE_QUERIES").is_ok_and(|v| v == "1");
+    let code_exts = [
+        ash::khr::pipeline_executable_properties::NAME,
+        ash::khr::maintenance5::NAME,
+        PIPELINE_BINARY,
+    ];
+    if code_queries {
+        if let Some(missing) = code_exts.iter().find(|n| !has_ext(&exts, n)) {
+            return Err(format!("SKIP: {name} has no {}", missing.to_string_lossy()));
+        }
+        names.extend(code_exts.iter().map(|n| n.as_ptr()));
+    }
+    Ok(Wanted {
+        names,
+        present,
+        code_queries,
+    })
+}
+
+/// What the device has, read through vkGetPhysicalDeviceFeatures2.
+struct Queried {
+    caps: Caps,
+    sample_interlock: bool,
+    cache_control: bool,
+    device_address: bool,
+    base: vk::PhysicalDeviceFeatures,
+}
+
+/// The device's features, the structures of the extensions it has (`present`) chained.
+fn query_features(
+    instance: &ash::Instance,
+    pdev: vk::PhysicalDevice,
+    present: [bool; 6],
+) -> Queried {
+    let mut f_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+    let mut f_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
+    let mut f_so = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
+    let mut f_mi = vk::PhysicalDeviceShaderModuleIdentifierFeaturesEXT::default();
+    let mut f_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut f_eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut f13)
+        .push_next(&mut f12);
     if present[0] {
         f2 = f2.push_next(&mut f_interlock);
     }
@@ -212,21 +276,6 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     if present[5] {
         f2 = f2.push_next(&mut f_eds3);
     }
-    // POPS_SCENARIO_CODE_QUERIES=1: the driver's compiled code and pipeline binaries
-    // (VK_KHR_pipeline_executable_properties; VK_KHR_pipeline_binary with VK_KHR_maintenance5,
-    // which it depends on), as the capture-code scenario reads them.
-    let code_queries = std::env::var("POPS_SCENARIO_CODE_QUERIES").is_ok_and(|v| v == "1");
-    let code_exts = [
-        ash::khr::pipeline_executable_properties::NAME,
-        ash::khr::maintenance5::NAME,
-        PIPELINE_BINARY,
-    ];
-    if code_queries {
-        if let Some(missing) = code_exts.iter().find(|n| !has_ext(&exts, n)) {
-            return Err(format!("SKIP: {name} has no {}", missing.to_string_lossy()));
-        }
-        names.extend(code_exts.iter().map(|n| n.as_ptr()));
-    }
     // SAFETY: a valid features chain.
     unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
     let base = f2.features;
@@ -243,6 +292,37 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
         dynamic_samples: f_eds3.extended_dynamic_state3_rasterization_samples == vk::TRUE,
         timeline: f12.timeline_semaphore == vk::TRUE,
     };
+    Queried {
+        caps,
+        sample_interlock: f_interlock.fragment_shader_sample_interlock == vk::TRUE,
+        cache_control: f13.pipeline_creation_cache_control == vk::TRUE,
+        device_address: f12.buffer_device_address == vk::TRUE,
+        base,
+    }
+}
+
+/// The device with every feature the scenarios use that it has, what it has, and its graphics
+/// queue family.
+fn create_device(
+    instance: &ash::Instance,
+    pdev: vk::PhysicalDevice,
+    name: &str,
+) -> Res<(ash::Device, Caps, u32)> {
+    // SAFETY: live physical device.
+    let exts = unsafe { instance.enumerate_device_extension_properties(pdev) }
+        .map_err(vkerr("vkEnumerateDeviceExtensionProperties"))?;
+    let Wanted {
+        names,
+        present,
+        code_queries,
+    } = wanted_extensions(&exts, name)?;
+    let Queried {
+        caps,
+        sample_interlock,
+        cache_control,
+        device_address,
+        base,
+    } = query_features(instance, pdev, present);
     let mut e_eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
         .extended_dynamic_state3_color_blend_enable(caps.dynamic_blend)
         .extended_dynamic_state3_color_blend_equation(caps.dynamic_blend)
@@ -251,10 +331,8 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // POPS_SCENARIO_PIXEL_INTERLOCK_ONLY=1: an application that enables pixel interlock only.
     let pixel_only = std::env::var("POPS_SCENARIO_PIXEL_INTERLOCK_ONLY").is_ok_and(|v| v == "1");
     let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
-        .fragment_shader_pixel_interlock(f_interlock.fragment_shader_pixel_interlock == vk::TRUE)
-        .fragment_shader_sample_interlock(
-            f_interlock.fragment_shader_sample_interlock == vk::TRUE && !pixel_only,
-        );
+        .fragment_shader_pixel_interlock(caps.interlock)
+        .fragment_shader_sample_interlock(sample_interlock && !pixel_only);
     let mut e_gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
         .graphics_pipeline_library(caps.gpl);
     let mut e_so =
@@ -263,11 +341,11 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
         .shader_module_identifier(caps.module_identifier);
     let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
         .dynamic_rendering(caps.dynamic_rendering)
-        .pipeline_creation_cache_control(f13.pipeline_creation_cache_control == vk::TRUE);
+        .pipeline_creation_cache_control(cache_control);
     let mut e_mut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default()
         .mutable_descriptor_type(caps.mutable);
     let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
-        .buffer_device_address(f12.buffer_device_address == vk::TRUE)
+        .buffer_device_address(device_address)
         .timeline_semaphore(caps.timeline);
     let features = vk::PhysicalDeviceFeatures::default()
         .sample_rate_shading(base.sample_rate_shading == vk::TRUE)
@@ -318,6 +396,15 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // SAFETY: valid create info.
     let device =
         unsafe { instance.create_device(pdev, &dci, None) }.map_err(vkerr("vkCreateDevice"))?;
+    Ok((device, caps, queue_family))
+}
+
+/// The one layout every corpus shader fits: set 0 bindings 0 and 1 as storage images or
+/// storage buffers, and push constants.
+fn shared_layout(
+    device: &ash::Device,
+    caps: Caps,
+) -> Res<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
     // The corpus shaders use set 0 bindings 0 and 1 as storage images or storage buffers, and
     // push constants: one layout fits all of them when each binding may hold either type
     // (VK_EXT_mutable_descriptor_type).
@@ -366,17 +453,7 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
     // SAFETY: valid create info.
     let layout = unsafe { device.create_pipeline_layout(&lci, None) }
         .map_err(vkerr("vkCreatePipelineLayout"))?;
-    Ok(Ctx {
-        _entry: entry,
-        instance,
-        pdev,
-        device,
-        caps,
-        queue_family,
-        set_layout,
-        layout,
-        name,
-    })
+    Ok((set_layout, layout))
 }
 
 impl Ctx {
