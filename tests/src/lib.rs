@@ -207,6 +207,49 @@ pub fn read_report(path: &Path) -> Vec<serde_json::Value> {
     out
 }
 
+/// [`read_report`]'s lines as pops's report types: the typed access the tests read fields
+/// through (the schema check and the resolution of states and counts stay [`read_report`]'s).
+pub fn report(path: &Path) -> Vec<pops_report::Line> {
+    read_report(path)
+        .into_iter()
+        .map(|v| {
+            serde_json::from_value(v.clone()).unwrap_or_else(|e| {
+                panic!(
+                    "{}: a line pops's types do not read ({e}): {v}",
+                    path.display()
+                )
+            })
+        })
+        .collect()
+}
+
+/// The records (pipelines, libraries, shader objects, draws) of [`report`], in order.
+pub fn records(path: &Path) -> Vec<pops_report::Record> {
+    report(path)
+        .into_iter()
+        .filter_map(|l| match l {
+            pops_report::Line::Record(r) => Some(*r),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The timing lines of [`report`], in order.
+pub fn timings(path: &Path) -> Vec<pops_report::Timing> {
+    report(path)
+        .into_iter()
+        .filter_map(|l| match l {
+            pops_report::Line::Timing(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The codes of a record's diagnostics, by their names.
+pub fn codes(r: &pops_report::Record) -> Vec<&'static str> {
+    r.diagnostics.iter().map(|d| d.code.name()).collect()
+}
+
 /// The report schema, schemas/report.schema.json, compiled once.
 fn report_schema() -> &'static jsonschema::Validator {
     static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
@@ -368,7 +411,6 @@ pub mod radv_shim {
 }
 
 pub mod submitted {
-    use serde_json::Value;
     use std::path::Path;
 
     pub use compare::recorded::RecordedDraw as Draw;
@@ -384,25 +426,28 @@ pub mod submitted {
         compare::recorded::draws_but_chained(dir, level).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Whether every field a draw record (a report line as JSON) decided holds the value the
+    /// Whether every field a draw record decided holds the value the
     /// driver programmed at `draw`, but for the fields `pm4::pops::radv` lists as deliberate
     /// differences (and the sample-iteration fields where the driver keeps the rate at 1×1
     /// another way): the number of fields compared, or the differences.
-    pub fn agrees(record: &Value, draw: &Draw, level: pm4::GfxLevel) -> Result<usize, String> {
-        let Some(regs) = record["registers"].as_object() else {
+    pub fn agrees(
+        record: &pops_report::Record,
+        draw: &Draw,
+        level: pm4::GfxLevel,
+    ) -> Result<usize, String> {
+        let Some(regs) = &record.registers else {
             return Err("the record has no registers".into());
         };
         let decided = regs.iter().flat_map(|(reg, r)| {
-            r["decided"].as_array().into_iter().flatten().map(move |f| {
-                let f = f.as_str().unwrap_or_default();
-                (reg.as_str(), f, r["fields"][f].as_u64())
-            })
+            r.decided
+                .iter()
+                .map(move |f| (reg.as_str(), f.as_str(), r.fields.get(f).copied()))
         });
-        let per_sample = record["per_sample"].as_bool() == Some(true);
+        let per_sample = record.per_sample;
         let c = compare::submitted_check::compare_record(
             decided,
             per_sample,
-            record["samples"].as_u64(),
+            record.samples.map(u64::from),
             draw,
             level,
         );

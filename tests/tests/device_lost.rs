@@ -209,10 +209,12 @@ fn check(mesa: &Mesa, shim: &Path, chip: &str, inject: (&str, &str)) {
             if n == k || recording.chained.contains(&n) {
                 continue; // refused by the kernel, or chained: nothing of it can be read
             }
+            let typed: pops_report::Record =
+                serde_json::from_value((*rec).clone()).expect("a report record");
             let ok = submitted
                 .iter()
                 .filter(|s| s.submission == n && s.pops())
-                .any(|s| pops_tests::submitted::agrees(rec, s, level).is_ok());
+                .any(|s| pops_tests::submitted::agrees(&typed, s, level).is_ok());
             assert!(
                 ok,
                 "{at}: {list} submission {n}: no POPS draw RADV submitted has the record's fields"

@@ -203,7 +203,7 @@ fn wanted_extensions(exts: &[vk::ExtensionProperties], name: &str) -> Res<Wanted
         if basic && i == 2 {
             continue;
         }
-        if has_ext(&exts, n) {
+        if has_ext(exts, n) {
             names.push(n.as_ptr());
             if i < present.len() {
                 present[i] = true;
@@ -220,7 +220,7 @@ fn wanted_extensions(exts: &[vk::ExtensionProperties], name: &str) -> Res<Wanted
         PIPELINE_BINARY,
     ];
     if code_queries {
-        if let Some(missing) = code_exts.iter().find(|n| !has_ext(&exts, n)) {
+        if let Some(missing) = code_exts.iter().find(|n| !has_ext(exts, n)) {
             return Err(format!("SKIP: {name} has no {}", missing.to_string_lossy()));
         }
         names.extend(code_exts.iter().map(|n| n.as_ptr()));
