@@ -403,12 +403,9 @@ fn gfx11_mutations_break_their_rules(chip: &str, text: &str) {
     // outstanding there, so the code stays clean only if the other path still waits.
 }
 
-/// GFX9-10.3: the driver's wave-ID arithmetic run in the model (clean as compiled; the exit
-/// compare reversed lets bodies run out of order), and each instruction the article requires,
-/// removed or moved, breaks its rule.
-fn mutations_break_their_rules(chip: &str, text: &str) {
-    // The driver's wave-ID arithmetic, run in the model: clean as compiled; the exit
-    // compare reversed lets bodies run out of order.
+/// GFX9-10.3: the driver's wave-ID arithmetic run in the model: clean as compiled; the exit
+/// compare reversed, or GFX9's off-by-one correction removed, lets bodies run out of order.
+fn the_model_runs_the_drivers_arithmetic(chip: &str, text: &str) {
     let m = model(chip, text).unwrap_or_else(|e| panic!("{chip}: {e}"));
     assert!(m.wraps > 0 && m.overlapped_waves > 0, "{chip}: {m:?}");
     let reversed = text
@@ -444,6 +441,12 @@ fn mutations_break_their_rules(chip: &str, text: &str) {
             "{chip}: the off-by-one correction removed must break the order"
         );
     }
+}
+
+/// GFX9-10.3: the driver's arithmetic in the model, and each instruction the article requires,
+/// removed or moved, breaks its rule.
+fn mutations_break_their_rules(chip: &str, text: &str) {
+    the_model_runs_the_drivers_arithmetic(chip, text);
     // The bit-31 test removed: the wait is no longer under the did-overlap test.
     expect_rules(
         chip,

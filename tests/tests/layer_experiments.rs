@@ -81,6 +81,16 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
             );
         }
     }
+}
+
+/// The `no-interlock` experiment: the pipeline reaches the driver without interlock, and its
+/// record says what was removed; and an application that enabled pixel interlock only still
+/// gets the `pixel-to-sample` experiment (the layer enables sample interlock for it).
+#[test]
+fn no_interlock_and_pixel_only_applications_reach_the_driver() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
     // no-interlock: the pipeline reaches the driver without interlock, and its record (reported
     // although it no longer uses interlock) says what was removed; POPS is off at every draw.
     let run = run_on_oracle_with(
@@ -128,6 +138,16 @@ fn pixel_to_sample_experiment_reaches_the_driver() {
         "{:?}",
         run.draws
     );
+}
+
+/// The experiment limited by targets: the stage hash, or the application's name of the
+/// fragment module, selects the shader; another name changes nothing. Without the setting the
+/// application's own pixel interlock stays.
+#[test]
+fn the_experiment_reaches_only_its_targets() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
     // Without the setting: the application's own pixel interlock.
     let plain = run_on_oracle(&icd, "navi31", "draws");
     assert!(plain

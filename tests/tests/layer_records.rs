@@ -207,26 +207,7 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
     if !have_icd(RADV_ICD) {
         return;
     }
-    // Every fragment entry point the corpus states, in module order.
-    let mut entries = Vec::new();
-    for module in MULTI_ENTRY_MODULES {
-        let exp: Vec<_> = expectations(module)
-            .into_iter()
-            .filter(|(_, e)| e["model"] == "Fragment")
-            .collect();
-        assert!(exp.len() >= 2, "{module}: several fragment entry points");
-        // The test can only catch a wrong pick if the entries' analyses differ.
-        let keys = |e: &std::collections::HashMap<String, String>| {
-            ["interlock", "begin", "end", "per_sample"].map(|k| e[k].clone())
-        };
-        assert!(
-            exp.iter().any(|(_, e)| keys(e) != keys(&exp[0].1)),
-            "{module}: every entry analyses alike"
-        );
-        for (name, e) in exp {
-            entries.push((module, name, e));
-        }
-    }
+    let entries = multi_entry_points();
     let list = entries
         .iter()
         .map(|(m, n, _)| format!("{m}:{n}"))
@@ -300,62 +281,14 @@ fn radv_multi_entry_modules_report_the_named_entry_point() {
             "RADV {family_at}: one record per object"
         );
         for (m, r) in made.iter().zip(report) {
-            let ctx = format!("{family_at} {m} -> {r:?}");
-            assert_eq!(m["handle"], r.handle.as_str(), "{ctx}");
-            assert_eq!(m["kind"], r.kind.name(), "{ctx}");
-            assert_eq!(r.chip.as_deref(), Some(family), "{ctx}");
-            let name = m["entry"].as_str().unwrap_or_default();
-            let exp = &entries
-                .iter()
-                .find(|(module, n, _)| m["module"] == *module && n == name)
-                .unwrap_or_else(|| panic!("unexpected entry {ctx}"))
-                .2;
-            assert_eq!(r.entry_point, name, "{ctx}");
-            let source = match (m["way"].as_str(), m["kind"].as_str()) {
-                (Some("module"), _) | (Some("gpl"), Some("library")) => Source::ShaderModule,
-                (Some("inline"), _) => Source::InlineCreateInfo,
-                (Some("gpl"), Some("pipeline")) => Source::Library,
-                (Some("shader_object"), _) => Source::ShaderObjectSpirv,
-                _ => panic!("unexpected {ctx}"),
-            };
-            assert_eq!(r.source, source, "{ctx}");
-            let mode = exp["interlock"].as_str();
-            assert_eq!(r.interlock.name(), mode, "{ctx}");
-            assert_eq!(r.begin_count.to_string(), exp["begin"], "{ctx}");
-            assert_eq!(r.end_count.to_string(), exp["end"], "{ctx}");
-            assert_eq!(r.per_sample.to_string(), exp["per_sample"], "{ctx}");
-            if mode == "none" {
-                assert_eq!(codes(r), Vec::<&str>::new(), "{ctx}");
-                continue;
-            }
-            // The diagnostics that follow from the entry point's own analysis.
-            let c = codes(r);
-            let has = |code: &str| c.contains(&code);
-            assert_eq!(
-                has("multiple-interlock-pairs"),
-                exp["begin"] != "1" || exp["end"] != "1",
-                "{ctx}"
+            check_entry_record(
+                &format!("{family_at} {m} -> {r:?}"),
+                family,
+                m,
+                r,
+                &entries,
+                samples,
             );
-            assert_eq!(
-                has("divergent-interlock-begin"),
-                exp["begin_divergent"] == "true",
-                "{ctx}"
-            );
-            assert_eq!(has("no-color-output"), exp["color"] == "false", "{ctx}");
-            assert_eq!(
-                has("interlock-without-memory-access"),
-                exp["accesses_memory"] == "false",
-                "{ctx}"
-            );
-            if m["kind"] == "pipeline" {
-                assert_eq!(r.samples, Some(samples), "{ctx}");
-                // Article: pixel interlock with MSAA orders invocations along shared edges.
-                assert_eq!(
-                    has("pixel-interlock-with-msaa"),
-                    mode.starts_with("pixel"),
-                    "{ctx}"
-                );
-            }
         }
     }
 }
@@ -420,5 +353,97 @@ fn ignored_create_info_members_are_never_read() {
             String::from_utf8_lossy(&layered.stderr)
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+type Expectation = std::collections::HashMap<String, String>;
+
+/// Every fragment entry point the corpus states of the multi-entry modules, in module order.
+fn multi_entry_points() -> Vec<(&'static str, String, Expectation)> {
+    let mut entries = Vec::new();
+    for module in MULTI_ENTRY_MODULES {
+        let exp: Vec<_> = expectations(module)
+            .into_iter()
+            .filter(|(_, e)| e["model"] == "Fragment")
+            .collect();
+        assert!(exp.len() >= 2, "{module}: several fragment entry points");
+        // The test can only catch a wrong pick if the entries' analyses differ.
+        let keys = |e: &std::collections::HashMap<String, String>| {
+            ["interlock", "begin", "end", "per_sample"].map(|k| e[k].clone())
+        };
+        assert!(
+            exp.iter().any(|(_, e)| keys(e) != keys(&exp[0].1)),
+            "{module}: every entry analyses alike"
+        );
+        for (name, e) in exp {
+            entries.push((module, name, e));
+        }
+    }
+    entries
+}
+
+/// One record of the entries scenario against the corpus's `expect[NAME]` of its entry point.
+fn check_entry_record(
+    ctx: &str,
+    family: &str,
+    m: &Value,
+    r: &Record,
+    entries: &[(&'static str, String, Expectation)],
+    samples: u32,
+) {
+    assert_eq!(m["handle"], r.handle.as_str(), "{ctx}");
+    assert_eq!(m["kind"], r.kind.name(), "{ctx}");
+    assert_eq!(r.chip.as_deref(), Some(family), "{ctx}");
+    let name = m["entry"].as_str().unwrap_or_default();
+    let exp = &entries
+        .iter()
+        .find(|(module, n, _)| m["module"] == *module && n == name)
+        .unwrap_or_else(|| panic!("unexpected entry {ctx}"))
+        .2;
+    assert_eq!(r.entry_point, name, "{ctx}");
+    let source = match (m["way"].as_str(), m["kind"].as_str()) {
+        (Some("module"), _) | (Some("gpl"), Some("library")) => Source::ShaderModule,
+        (Some("inline"), _) => Source::InlineCreateInfo,
+        (Some("gpl"), Some("pipeline")) => Source::Library,
+        (Some("shader_object"), _) => Source::ShaderObjectSpirv,
+        _ => panic!("unexpected {ctx}"),
+    };
+    assert_eq!(r.source, source, "{ctx}");
+    let mode = exp["interlock"].as_str();
+    assert_eq!(r.interlock.name(), mode, "{ctx}");
+    assert_eq!(r.begin_count.to_string(), exp["begin"], "{ctx}");
+    assert_eq!(r.end_count.to_string(), exp["end"], "{ctx}");
+    assert_eq!(r.per_sample.to_string(), exp["per_sample"], "{ctx}");
+    if mode == "none" {
+        assert_eq!(codes(r), Vec::<&str>::new(), "{ctx}");
+        return;
+    }
+    // The diagnostics that follow from the entry point's own analysis.
+    let c = codes(r);
+    let has = |code: &str| c.contains(&code);
+    assert_eq!(
+        has("multiple-interlock-pairs"),
+        exp["begin"] != "1" || exp["end"] != "1",
+        "{ctx}"
+    );
+    assert_eq!(
+        has("divergent-interlock-begin"),
+        exp["begin_divergent"] == "true",
+        "{ctx}"
+    );
+    assert_eq!(has("no-color-output"), exp["color"] == "false", "{ctx}");
+    assert_eq!(
+        has("interlock-without-memory-access"),
+        exp["accesses_memory"] == "false",
+        "{ctx}"
+    );
+    if m["kind"] == "pipeline" {
+        assert_eq!(r.samples, Some(samples), "{ctx}");
+        // Article: pixel interlock with MSAA orders invocations along shared edges.
+        assert_eq!(
+            has("pixel-interlock-with-msaa"),
+            mode.starts_with("pixel"),
+            "{ctx}"
+        );
     }
 }

@@ -32,13 +32,7 @@ pub(crate) fn scenario_entries() -> Res<()> {
         .shader_object
         .then(|| ash::ext::shader_object::Device::new(&ctx.instance, &ctx.device));
     let print = |module: &str, entry: &str, way: &str, r: Result<(&str, u64), vk::Result>| {
-        let v = match r {
-            Ok((kind, h)) => serde_json::json!({"module": module, "entry": entry, "way": way,
-                "kind": kind, "handle": format!("0x{h:x}"), "samples": samples}),
-            Err(e) => serde_json::json!({"module": module, "entry": entry, "way": way,
-                "error": format!("{e:?}")}),
-        };
-        println!("{v}");
+        print_attempt(module, entry, way, samples, r)
     };
     for item in list.split(',') {
         let (module, entry) = item
@@ -66,23 +60,7 @@ pub(crate) fn scenario_entries() -> Res<()> {
                 stage_info(vk::ShaderStageFlags::VERTEX, vert, vname),
                 frag_stage,
             ];
-            let r = match create_complete_pipeline(
-                &ctx,
-                &fx,
-                &stages,
-                vk::PipelineCache::null(),
-                vk::PipelineCreateFlags::empty(),
-            ) {
-                Ok(p) => Ok(p[0]),
-                Err((p, e)) => {
-                    // A driver may return an error with a pipeline anyway; never leak it.
-                    for p in p.into_iter().filter(|p| *p != vk::Pipeline::null()) {
-                        // SAFETY: a pipeline this call created, destroyed once.
-                        unsafe { ctx.device.destroy_pipeline(p, None) };
-                    }
-                    Err(e)
-                }
-            };
+            let r = one_pipeline(&ctx, &fx, &stages);
             print(
                 module,
                 entry,
@@ -134,18 +112,7 @@ pub(crate) fn scenario_entries() -> Res<()> {
         }
 
         if let Some(so) = &so {
-            let ci = fragment_shader_object_info(&ctx, code, &centry);
-            // SAFETY: valid create info.
-            let r = match unsafe { so.create_shaders(&[ci], None) } {
-                Ok(s) => Ok(s[0]),
-                Err((s, e)) => {
-                    for s in s.into_iter().filter(|s| *s != vk::ShaderEXT::null()) {
-                        // SAFETY: a shader object this call created, destroyed once.
-                        unsafe { so.destroy_shader(s, None) };
-                    }
-                    Err(e)
-                }
-            };
+            let r = one_shader_object(&ctx, so, code, &centry);
             print(
                 module,
                 entry,
@@ -159,14 +126,80 @@ pub(crate) fn scenario_entries() -> Res<()> {
         }
     }
     for (_, frag, vert, _, own) in modules {
+        let own_vert = own.then_some(vert);
         // SAFETY: modules of this scenario, destroyed once after every pipeline.
         unsafe {
-            if own {
-                ctx.device.destroy_shader_module(vert, None);
-            }
-            ctx.device.destroy_shader_module(frag, None);
-        }
+            own_vert
+                .into_iter()
+                .chain([frag])
+                .for_each(|m| ctx.device.destroy_shader_module(m, None))
+        };
     }
     ctx.destroy();
     Ok(())
+}
+
+/// The complete pipeline of `stages`, or the driver's refusal (a pipeline a driver returns with
+/// an error is destroyed, never leaked).
+fn one_pipeline(
+    ctx: &Ctx,
+    fx: &Fixed,
+    stages: &[vk::PipelineShaderStageCreateInfo<'_>],
+) -> Result<vk::Pipeline, vk::Result> {
+    match create_complete_pipeline(
+        ctx,
+        fx,
+        stages,
+        vk::PipelineCache::null(),
+        vk::PipelineCreateFlags::empty(),
+    ) {
+        Ok(p) => Ok(p[0]),
+        Err((p, e)) => {
+            for p in p.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                // SAFETY: a pipeline this call created, destroyed once.
+                unsafe { ctx.device.destroy_pipeline(p, None) };
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The fragment shader object of `code`'s entry point `entry`, or the driver's refusal (one a
+/// driver returns with an error is destroyed).
+fn one_shader_object(
+    ctx: &Ctx,
+    so: &ash::ext::shader_object::Device,
+    code: &[u8],
+    entry: &CStr,
+) -> Result<vk::ShaderEXT, vk::Result> {
+    let ci = fragment_shader_object_info(ctx, code, entry);
+    // SAFETY: valid create info.
+    match unsafe { so.create_shaders(&[ci], None) } {
+        Ok(s) => Ok(s[0]),
+        Err((s, e)) => {
+            for s in s.into_iter().filter(|s| *s != vk::ShaderEXT::null()) {
+                // SAFETY: a shader object this call created, destroyed once.
+                unsafe { so.destroy_shader(s, None) };
+            }
+            Err(e)
+        }
+    }
+}
+
+/// One attempt's line: `{"module", "entry", "way", "kind", "handle", "samples"}` when created,
+/// `{"module", "entry", "way", "error"}` with the driver's VkResult otherwise.
+fn print_attempt(
+    module: &str,
+    entry: &str,
+    way: &str,
+    samples: u32,
+    r: Result<(&str, u64), vk::Result>,
+) {
+    let v = match r {
+        Ok((kind, h)) => serde_json::json!({"module": module, "entry": entry, "way": way,
+            "kind": kind, "handle": format!("0x{h:x}"), "samples": samples}),
+        Err(e) => serde_json::json!({"module": module, "entry": entry, "way": way,
+            "error": format!("{e:?}")}),
+    };
+    println!("{v}");
 }

@@ -33,51 +33,7 @@ pub(crate) fn scenario_lost() -> Res<()> {
     unsafe {
         let pool = ctx.command_pool()?;
         let queue = d.get_device_queue(ctx.queue_family, 0);
-        // A: two interlocked draws.
-        let a = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
-        begin_attachmentless(&ctx, a, pipeline)?;
-        d.cmd_draw(a, 3, 1, 0, 0);
-        d.cmd_draw(a, 3, 1, 0, 0);
-        d.cmd_end_rendering(a);
-        d.end_command_buffer(a)
-            .map_err(vkerr("vkEndCommandBuffer"))?;
-        // S: a secondary with one interlocked draw, continuing B's render pass instance.
-        let s = ctx.command_buffer(pool, vk::CommandBufferLevel::SECONDARY)?;
-        let mut inh_rendering = vk::CommandBufferInheritanceRenderingInfo::default()
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let inh = vk::CommandBufferInheritanceInfo::default().push_next(&mut inh_rendering);
-        d.begin_command_buffer(
-            s,
-            &vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
-                .inheritance_info(&inh),
-        )
-        .map_err(vkerr("vkBeginCommandBuffer (secondary)"))?;
-        bind_with_area(&ctx, s, pipeline);
-        d.cmd_draw(s, 3, 1, 0, 0);
-        d.end_command_buffer(s)
-            .map_err(vkerr("vkEndCommandBuffer (secondary)"))?;
-        // B: executes S.
-        let b = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
-        d.begin_command_buffer(b, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("vkBeginCommandBuffer"))?;
-        d.cmd_begin_rendering(
-            b,
-            &vk::RenderingInfo::default()
-                .render_area(DRAW_AREA)
-                .layer_count(1)
-                .flags(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS),
-        );
-        d.cmd_execute_commands(b, &[s]);
-        d.cmd_end_rendering(b);
-        d.end_command_buffer(b)
-            .map_err(vkerr("vkEndCommandBuffer"))?;
-        // P: no draws.
-        let p = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
-        d.begin_command_buffer(p, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("vkBeginCommandBuffer"))?;
-        d.end_command_buffer(p)
-            .map_err(vkerr("vkEndCommandBuffer"))?;
+        let [a, s, b, p] = record_command_buffers(&ctx, pool, pipeline)?;
 
         let fence = d
             .create_fence(&vk::FenceCreateInfo::default(), None)
@@ -154,4 +110,63 @@ pub(crate) fn scenario_lost() -> Res<()> {
     }
     ctx.destroy();
     Ok(())
+}
+
+/// A: two interlocked draws; S: a secondary with one, continuing B's render pass instance; B:
+/// executes S; P: no draws.
+fn record_command_buffers(
+    ctx: &Ctx,
+    pool: vk::CommandPool,
+    pipeline: vk::Pipeline,
+) -> Res<[vk::CommandBuffer; 4]> {
+    let d = &ctx.device;
+    // SAFETY: the command buffers are allocated from `pool` and recorded once, in order.
+    unsafe {
+        // A: two interlocked draws.
+        let a = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        begin_attachmentless(ctx, a, pipeline)?;
+        d.cmd_draw(a, 3, 1, 0, 0);
+        d.cmd_draw(a, 3, 1, 0, 0);
+        d.cmd_end_rendering(a);
+        d.end_command_buffer(a)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        // S: a secondary with one interlocked draw, continuing B's render pass instance.
+        let s = ctx.command_buffer(pool, vk::CommandBufferLevel::SECONDARY)?;
+        let mut inh_rendering = vk::CommandBufferInheritanceRenderingInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let inh = vk::CommandBufferInheritanceInfo::default().push_next(&mut inh_rendering);
+        d.begin_command_buffer(
+            s,
+            &vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+                .inheritance_info(&inh),
+        )
+        .map_err(vkerr("vkBeginCommandBuffer (secondary)"))?;
+        bind_with_area(ctx, s, pipeline);
+        d.cmd_draw(s, 3, 1, 0, 0);
+        d.end_command_buffer(s)
+            .map_err(vkerr("vkEndCommandBuffer (secondary)"))?;
+        // B: executes S.
+        let b = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        d.begin_command_buffer(b, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        d.cmd_begin_rendering(
+            b,
+            &vk::RenderingInfo::default()
+                .render_area(DRAW_AREA)
+                .layer_count(1)
+                .flags(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS),
+        );
+        d.cmd_execute_commands(b, &[s]);
+        d.cmd_end_rendering(b);
+        d.end_command_buffer(b)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        // P: no draws.
+        let p = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        d.begin_command_buffer(p, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        d.end_command_buffer(p)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        Ok([a, s, b, p])
+    }
 }

@@ -66,24 +66,7 @@ pub(crate) fn scenario_poison() -> Res<()> {
 
     // 1. A render pass whose subpass has a colour attachment and no depth/stencil attachment:
     //    pDepthStencilState is ignored.
-    let color = [vk::AttachmentDescription::default()
-        .format(vk::Format::R8G8B8A8_UNORM)
-        .samples(vk::SampleCountFlags::TYPE_1)
-        .load_op(vk::AttachmentLoadOp::DONT_CARE)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-    let color_ref = [vk::AttachmentReference::default()
-        .attachment(0)
-        .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-    let subpass = [vk::SubpassDescription::default()
-        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-        .color_attachments(&color_ref)];
-    let rpci = vk::RenderPassCreateInfo::default()
-        .attachments(&color)
-        .subpasses(&subpass);
-    // SAFETY: valid create info.
-    let rp = unsafe { ctx.device.create_render_pass(&rpci, None) }
-        .map_err(vkerr("vkCreateRenderPass"))?;
+    let rp = colour_only_render_pass(&ctx)?;
     let mut ci = base()
         .color_blend_state(&cb)
         .dynamic_state(&dy)
@@ -147,4 +130,25 @@ pub(crate) fn scenario_poison() -> Res<()> {
     }
     ctx.destroy();
     Ok(())
+}
+
+/// A render pass of one subpass with one RGBA8 colour attachment and no depth/stencil.
+fn colour_only_render_pass(ctx: &Ctx) -> Res<vk::RenderPass> {
+    let color = [vk::AttachmentDescription::default()
+        .format(vk::Format::R8G8B8A8_UNORM)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+    let color_ref = [vk::AttachmentReference::default()
+        .attachment(0)
+        .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+    let subpass = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&color_ref)];
+    let rpci = vk::RenderPassCreateInfo::default()
+        .attachments(&color)
+        .subpasses(&subpass);
+    // SAFETY: valid create info.
+    unsafe { ctx.device.create_render_pass(&rpci, None) }.map_err(vkerr("vkCreateRenderPass"))
 }

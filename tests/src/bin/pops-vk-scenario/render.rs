@@ -17,10 +17,75 @@ pub(crate) fn scenario_render() -> Res<()> {
 }
 
 pub(crate) fn render(ctx: &Ctx) -> Res<Vec<u8>> {
-    const W: u32 = 64;
     let d = &ctx.device;
+    let t = render_target(ctx)?;
     // SAFETY (whole function): objects created and destroyed here in order, with waits before
     // reading back; every create info is well-formed.
+    unsafe {
+        let fx = Fixed::new(1);
+        let vert = ctx.module(spv("fullscreen.vert")?)?;
+        let frag = ctx.module(spv("color.frag")?)?;
+        let pipe = main_pipeline(ctx, &fx, vert, frag).map_err(vkerr("pipeline"))?;
+        let pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
+                None,
+            )
+            .map_err(vkerr("pool"))?;
+        let cb = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .map_err(vkerr("cb"))?[0];
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("begin"))?;
+        record_frame(ctx, cb, &t, pipe);
+        d.end_command_buffer(cb).map_err(vkerr("end"))?;
+        let queue = d.get_device_queue(ctx.queue_family, 0);
+        let cbs = [cb];
+        d.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .map_err(vkerr("submit"))?;
+        d.queue_wait_idle(queue).map_err(vkerr("wait"))?;
+        let ptr = d
+            .map_memory(t.buf_mem, 0, t.size, vk::MemoryMapFlags::empty())
+            .map_err(vkerr("map"))?;
+        let bytes = std::slice::from_raw_parts(ptr as *const u8, t.size as usize).to_vec();
+        d.unmap_memory(t.buf_mem);
+        d.destroy_command_pool(pool, None);
+        d.destroy_pipeline(pipe, None);
+        d.destroy_shader_module(frag, None);
+        d.destroy_shader_module(vert, None);
+        d.destroy_image_view(t.view, None);
+        d.destroy_buffer(t.buf, None);
+        d.free_memory(t.buf_mem, None);
+        d.destroy_image(t.img, None);
+        d.free_memory(t.img_mem, None);
+        Ok(bytes)
+    }
+}
+
+/// The frame's side of the image: the 64×64 RGBA8 attachment, its view, and the host-visible
+/// buffer it is copied to.
+struct Target {
+    img: vk::Image,
+    img_mem: vk::DeviceMemory,
+    view: vk::ImageView,
+    buf: vk::Buffer,
+    buf_mem: vk::DeviceMemory,
+    size: u64,
+}
+
+const W: u32 = 64;
+
+fn render_target(ctx: &Ctx) -> Res<Target> {
+    let d = &ctx.device;
+    // SAFETY: every create info is well-formed; the objects are returned to be destroyed.
     unsafe {
         let mem_props = ctx.instance.get_physical_device_memory_properties(ctx.pdev);
         let find = |bits: u32, flags: vk::MemoryPropertyFlags| -> Res<u32> {
@@ -98,25 +163,28 @@ pub(crate) fn render(ctx: &Ctx) -> Res<Vec<u8>> {
                 None,
             )
             .map_err(vkerr("view"))?;
-        let fx = Fixed::new(1);
-        let vert = ctx.module(spv("fullscreen.vert")?)?;
-        let frag = ctx.module(spv("color.frag")?)?;
-        let pipe = main_pipeline(ctx, &fx, vert, frag).map_err(vkerr("pipeline"))?;
-        let pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family),
-                None,
-            )
-            .map_err(vkerr("pool"))?;
-        let cb = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .map_err(vkerr("cb"))?[0];
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("begin"))?;
+        Ok(Target {
+            img,
+            img_mem,
+            view,
+            buf,
+            buf_mem,
+            size,
+        })
+    }
+}
+
+/// Records the frame into `cb`: the attachment cleared and drawn with `pipe`, then copied into
+/// the buffer.
+fn record_frame(ctx: &Ctx, cb: vk::CommandBuffer, t: &Target, pipe: vk::Pipeline) {
+    let d = &ctx.device;
+    let (img, view, buf) = (t.img, t.view, t.buf);
+    let range = vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(1)
+        .layer_count(1);
+    // SAFETY: `cb` is recording on this device; the target's objects are live.
+    unsafe {
         let barrier = |old, new, src, dst, sa, da| {
             let b = vk::ImageMemoryBarrier::default()
                 .old_layout(old)
@@ -205,30 +273,5 @@ pub(crate) fn render(ctx: &Ctx) -> Res<Vec<u8>> {
             buf,
             &[region],
         );
-        d.end_command_buffer(cb).map_err(vkerr("end"))?;
-        let queue = d.get_device_queue(ctx.queue_family, 0);
-        let cbs = [cb];
-        d.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .map_err(vkerr("submit"))?;
-        d.queue_wait_idle(queue).map_err(vkerr("wait"))?;
-        let ptr = d
-            .map_memory(buf_mem, 0, size, vk::MemoryMapFlags::empty())
-            .map_err(vkerr("map"))?;
-        let bytes = std::slice::from_raw_parts(ptr as *const u8, size as usize).to_vec();
-        d.unmap_memory(buf_mem);
-        d.destroy_command_pool(pool, None);
-        d.destroy_pipeline(pipe, None);
-        d.destroy_shader_module(frag, None);
-        d.destroy_shader_module(vert, None);
-        d.destroy_image_view(view, None);
-        d.destroy_buffer(buf, None);
-        d.free_memory(buf_mem, None);
-        d.destroy_image(img, None);
-        d.free_memory(img_mem, None);
-        Ok(bytes)
     }
 }
