@@ -16,19 +16,19 @@ pub fn run(args: Args) -> ExitCode {
             .iter()
             .map(|f| {
                 let q = f.quirks();
-                serde_json::json!({
-                    "family": f.name(),
-                    "gfx_level": f.gfx_level().name(),
-                    "llvm_processor": f.llvm_processor(),
-                    "quirks": {
-                        "pops_missed_overlap": q.pops_missed_overlap,
-                        "stalled_pops_mode": q.stalled_pops_mode,
-                        "out_of_order_rast": q.out_of_order_rast,
-                    }
-                })
+                pops_report::commands::ChipRow {
+                    family: f.name().into(),
+                    gfx_level: f.gfx_level().name().into(),
+                    llvm_processor: f.llvm_processor().into(),
+                    quirks: pops_report::commands::ChipQuirks {
+                        pops_missed_overlap: q.pops_missed_overlap,
+                        stalled_pops_mode: q.stalled_pops_mode,
+                        out_of_order_rast: q.out_of_order_rast,
+                    },
+                }
             })
             .collect();
-        println!("{}", serde_json::Value::Array(rows));
+        crate::document::print_document(&rows);
         return ExitCode::SUCCESS;
     }
     println!("{:<18} {:<8} {:<8} quirks", "family", "level", "llvm");

@@ -1,6 +1,6 @@
 //! `pops devices`: the amdgpu GPUs of this machine, with the POPS quirks of each.
 
-use serde_json::{json, Value};
+use pops_report::commands::{Device, DevicesDocument, Firmware, SkippedNode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use winsys::amdgpu::{AmdgpuWinsys, ProbedNode};
@@ -33,33 +33,36 @@ pub fn quirk_names(family: pm4::Family) -> Vec<&'static str> {
     v
 }
 
-fn fw(v: Option<winsys::FirmwareVersion>) -> Value {
-    v.map_or(
-        Value::Null,
-        |v| json!({"version": v.version, "feature": v.feature}),
-    )
+fn fw(v: Option<winsys::FirmwareVersion>) -> Option<Firmware> {
+    v.map(|v| Firmware {
+        version: v.version,
+        feature: v.feature,
+    })
 }
 
-fn device_json(info: &DeviceInfo) -> Value {
-    json!({
-        "render_node": info.render_node.as_ref().map(|p| p.display().to_string()),
-        "family": info.family.name(),
-        "gfx_level": info.gfx_level.name(),
-        "llvm_processor": info.family.llvm_processor(),
-        "asic": info.asic,
-        "marketing_name": info.marketing_name,
-        "pci_bus": info.pci_bus,
-        "pci_id": info.pci_id.map(|(device, _)| format!("1002:{device:04x}")),
-        "pci_revision": info.pci_id.map(|(_, rev)| rev),
-        "shader_engines": info.shader_engines,
-        "me_firmware": fw(info.me_firmware),
-        "pfp_firmware": fw(info.pfp_firmware),
-        "ib_pad_dwords": info.ib_pad_dwords,
-        "ib_start_alignment": info.ib_start_alignment,
-        "drm_version": info.drm_version.map(|(a, b, c)| format!("{a}.{b}.{c}")),
-        "gpu_counter_freq_khz": info.gpu_counter_freq_khz,
-        "quirks": quirk_names(info.family),
-    })
+fn device(info: &DeviceInfo) -> Device {
+    Device {
+        render_node: info.render_node.as_ref().map(|p| p.display().to_string()),
+        family: info.family.name().into(),
+        gfx_level: info.gfx_level.name().into(),
+        llvm_processor: info.family.llvm_processor().into(),
+        asic: info.asic.clone(),
+        marketing_name: info.marketing_name.clone(),
+        pci_bus: info.pci_bus.clone(),
+        pci_id: info.pci_id.map(|(device, _)| format!("1002:{device:04x}")),
+        pci_revision: info.pci_id.map(|(_, rev)| rev),
+        shader_engines: info.shader_engines,
+        me_firmware: fw(info.me_firmware),
+        pfp_firmware: fw(info.pfp_firmware),
+        ib_pad_dwords: info.ib_pad_dwords,
+        ib_start_alignment: info.ib_start_alignment,
+        drm_version: info.drm_version.map(|(a, b, c)| format!("{a}.{b}.{c}")),
+        gpu_counter_freq_khz: info.gpu_counter_freq_khz,
+        quirks: quirk_names(info.family)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+    }
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -98,12 +101,17 @@ pub fn run(args: Args) -> ExitCode {
     };
 
     if args.json {
-        let v = json!({
-            "devices": devices.iter().map(|d| device_json(d)).collect::<Vec<_>>(),
-            "skipped": skipped.iter().map(|(p, r)| json!({"render_node": p, "reason": r})).collect::<Vec<_>>(),
-            "message": message,
+        crate::document::print_document(&DevicesDocument {
+            devices: devices.iter().map(|d| device(d)).collect(),
+            skipped: skipped
+                .iter()
+                .map(|(p, r)| SkippedNode {
+                    render_node: p.clone(),
+                    reason: r.clone(),
+                })
+                .collect(),
+            message,
         });
-        println!("{v}");
         return ExitCode::SUCCESS;
     }
     if let Some(m) = &message {
@@ -149,10 +157,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn device_json_shows_the_counter_frequency_or_null() {
+    fn a_device_shows_the_counter_frequency_or_null() {
         let mut info = winsys::capture::capture_info(pm4::Family::Navi21);
-        assert!(device_json(&info)["gpu_counter_freq_khz"].is_null());
+        let json = |d: Device| serde_json::to_value(d).unwrap()["gpu_counter_freq_khz"].clone();
+        assert!(json(device(&info)).is_null());
         info.gpu_counter_freq_khz = Some(100_000);
-        assert_eq!(device_json(&info)["gpu_counter_freq_khz"], 100_000);
+        assert_eq!(json(device(&info)), 100_000);
     }
 }

@@ -2,6 +2,7 @@
 //! the begin/end instructions it reaches and whether they are in divergent control flow,
 //! per-sample shading, memory writes, colour outputs, early fragment tests.
 
+use pops_report::commands::{self, InspectDocument, InspectedEntryPoint};
 use shaders::spirv::{analyze_bytes, EntryPointInfo, InterlockSite, ModuleInfo};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,7 +47,7 @@ pub fn run(args: Args) -> ExitCode {
         .map(|e| shaders::spirv::stage_hash(&words, &e.name, None))
         .collect();
     if args.json {
-        match serde_json::to_string_pretty(&to_json(&info, &hashes)) {
+        match serde_json::to_string_pretty(&document(&info, &hashes)) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("pops inspect: cannot format JSON: {e}");
@@ -70,51 +71,46 @@ fn model_name(e: &EntryPointInfo) -> String {
     )
 }
 
-fn site_json(s: &InterlockSite) -> serde_json::Value {
-    serde_json::json!({
-        "instruction": if s.is_begin { "begin" } else { "end" },
-        "function": s.function,
-        "function_name": s.function_name,
-        "divergent": s.divergent,
-        "paths": s.paths,
-        "word": s.word,
-    })
-}
-
 /// The JSON report; key names are part of the CLI's interface (tests and scripts read them).
 /// `hashes[i]` is entry point i's stage hash (`shaders::spirv::stage_hash`, no specialization):
 /// the value the layer reports for a stage made from this module and entry point.
-pub fn to_json(info: &ModuleInfo, hashes: &[String]) -> serde_json::Value {
-    let entries: Vec<_> = info
+pub fn document(info: &ModuleInfo, hashes: &[String]) -> InspectDocument {
+    let site = |s: &InterlockSite| commands::InterlockSite {
+        instruction: if s.is_begin { "begin" } else { "end" }.into(),
+        function: s.function,
+        function_name: s.function_name.clone(),
+        divergent: s.divergent,
+        paths: s.paths,
+        word: s.word,
+    };
+    let entry_points = info
         .entry_points
         .iter()
         .zip(hashes)
-        .map(|(e, hash)| {
-            serde_json::json!({
-                "name": e.name,
-                "stage_hash": hash,
-                "execution_model": model_name(e),
-                "function": e.function,
-                "interlock": interlock_name(e),
-                "begin_count": e.begin_count,
-                "end_count": e.end_count,
-                "begin_in_divergent_control_flow": e.begin_in_divergent_control_flow,
-                "end_in_divergent_control_flow": e.end_in_divergent_control_flow,
-                "per_sample": e.per_sample,
-                "writes_memory": e.writes_memory,
-                "accesses_memory": e.accesses_memory,
-                "has_color_output": e.has_color_output,
-                "early_fragment_tests": e.early_fragment_tests,
-                "reads_sample_mask": e.reads_sample_mask,
-                "interlock_sites": e.interlock_sites.iter().map(site_json).collect::<Vec<_>>(),
-            })
+        .map(|(e, hash)| InspectedEntryPoint {
+            name: e.name.clone(),
+            stage_hash: hash.clone(),
+            execution_model: model_name(e),
+            function: e.function,
+            interlock: interlock_name(e).into(),
+            begin_count: e.begin_count,
+            end_count: e.end_count,
+            begin_in_divergent_control_flow: e.begin_in_divergent_control_flow,
+            end_in_divergent_control_flow: e.end_in_divergent_control_flow,
+            per_sample: e.per_sample,
+            writes_memory: e.writes_memory,
+            accesses_memory: e.accesses_memory,
+            has_color_output: e.has_color_output,
+            early_fragment_tests: e.early_fragment_tests,
+            reads_sample_mask: e.reads_sample_mask,
+            interlock_sites: e.interlock_sites.iter().map(site).collect(),
         })
         .collect();
-    serde_json::json!({
-        "spirv_version": format!("{}.{}", info.version.0, info.version.1),
-        "bound": info.bound,
-        "entry_points": entries,
-    })
+    InspectDocument {
+        spirv_version: format!("{}.{}", info.version.0, info.version.1),
+        bound: info.bound,
+        entry_points,
+    }
 }
 
 fn yes(b: bool) -> &'static str {

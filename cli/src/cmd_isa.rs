@@ -67,22 +67,21 @@ fn run_inner(args: &Args) -> Result<(), IsaCommandError> {
     };
 
     if args.json {
-        let v = serde_json::json!({
-            "chip": family.name(),
-            "gfx_level": level.name(),
-            "llvm_processor": family.llvm_processor(),
-            "wave64": opts.wave64,
-            "intrawave": opts.intrawave,
-            "collision_sgpr": opts.collision_sgpr,
-            "intrawave_sgpr": opts.intrawave_sgpr,
-            "scratch_sgprs": opts.scratch_sgprs,
-            "scratch_count": opts.scratch_count(level),
-            "enter": encoded.enter,
-            "exit": encoded.exit,
-            "enter_text": texts(&lines[..split]),
-            "exit_text": texts(&lines[split + 1..]),
+        crate::document::print_document(&pops_report::commands::IsaDocument {
+            chip: family.name().into(),
+            gfx_level: level.name().into(),
+            llvm_processor: family.llvm_processor().into(),
+            wave64: opts.wave64,
+            intrawave: opts.intrawave,
+            collision_sgpr: opts.collision_sgpr,
+            intrawave_sgpr: opts.intrawave_sgpr,
+            scratch_sgprs: opts.scratch_sgprs,
+            scratch_count: opts.scratch_count(level),
+            enter: encoded.enter.clone(),
+            exit: encoded.exit.clone(),
+            enter_text: texts(&lines[..split]),
+            exit_text: texts(&lines[split + 1..]),
         });
-        println!("{v}");
         return Ok(());
     }
 

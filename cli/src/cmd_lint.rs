@@ -6,7 +6,7 @@
 use crate::stream_input::{parse_input, read_all, Format};
 use pm4::validate::{validate, Report, Violation};
 use pm4::{Family, GfxLevel};
-use serde_json::{json, Value};
+use pops_report::commands::{LintDocument, LintViolation};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,27 +28,27 @@ pub struct Args {
     format: Format,
 }
 
-fn violation_json(v: &Violation) -> Value {
-    json!({
-        "index": v.index,
-        "dword": v.dword,
-        "packet": v.packet,
-        "code": v.code(),
-        "address": v.address(),
-        "message": v.to_string(),
-    })
-}
-
-/// The report as JSON.
-pub fn render_json(r: &Report) -> Value {
-    json!({
-        "gfx_level": r.level.name(),
-        "dwords": r.dwords,
-        "packets": r.packets,
-        "register_writes": r.register_writes,
-        "ok": r.is_ok(),
-        "violations": r.violations.iter().map(violation_json).collect::<Vec<_>>(),
-    })
+/// The report as `pops lint --json`'s document.
+pub fn document(r: &Report) -> LintDocument {
+    LintDocument {
+        gfx_level: r.level.name().into(),
+        dwords: r.dwords,
+        packets: r.packets,
+        register_writes: r.register_writes,
+        ok: r.is_ok(),
+        violations: r
+            .violations
+            .iter()
+            .map(|v: &Violation| LintViolation {
+                index: v.index,
+                dword: v.dword,
+                packet: v.packet.into(),
+                code: v.code().into(),
+                address: v.address(),
+                message: v.to_string(),
+            })
+            .collect(),
+    }
 }
 
 /// The report as text: one line per violation, then a summary line.
@@ -97,7 +97,11 @@ pub fn run(args: Args) -> ExitCode {
     };
     let report = validate(level, &dwords);
     let out = if args.json {
-        format!("{}\n", render_json(&report))
+        // Serialising these types cannot fail: plain fields, string keys.
+        format!(
+            "{}\n",
+            serde_json::to_string(&document(&report)).unwrap_or_default()
+        )
     } else {
         render_text(&report, &name)
     };

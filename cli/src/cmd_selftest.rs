@@ -3,7 +3,8 @@
 //! a reset-status check), on an amdgpu device or recorded by the capture backend. With
 //! `--capture`, every recorded IB is also decoded and must be exactly the intended writes.
 
-use crate::selftest_common::{exit_code, open_winsys, print_document, verdict, SelftestError};
+use crate::document::print_document;
+use crate::selftest_common::{exit_code, open_winsys, verdict, SelftestError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -18,6 +18,7 @@ mod cmd_run;
 mod cmd_selftest;
 mod cmd_state;
 mod cmd_verify_isa;
+mod document;
 mod launch_args;
 mod progress;
 mod report_html;

@@ -66,28 +66,6 @@ fn backend(
     })
 }
 
-/// The draw self-test's JSON report, with the capture's verification (when there is one) as
-/// `capture` and the overall verdict as `ok`.
-pub(crate) fn print_json(
-    mut report: serde_json::Value,
-    capture: Option<serde_json::Value>,
-    ok: bool,
-) {
-    if let Some(c) = capture {
-        report["capture"] = c;
-    }
-    report["ok"] = serde_json::json!(ok);
-    println!("{report}");
-}
-
-/// A typed document as one line of JSON.
-pub(crate) fn print_document(doc: &impl serde::Serialize) {
-    match serde_json::to_string(doc) {
-        Ok(line) => println!("{line}"),
-        Err(e) => eprintln!("pops: the JSON document could not be written: {e}"),
-    }
-}
-
 /// The last line of a self-test's table: `<what>: ok` or `<what>: FAILED`.
 pub(crate) fn verdict(what: &str, ok: bool) -> String {
     format!("{what}: {}", if ok { "ok" } else { "FAILED" })

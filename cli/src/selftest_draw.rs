@@ -2,7 +2,7 @@
 //! capture backend and verified (decoded, compared with libdrm's reference draw). Called from the
 //! one `--draw` branch of `cmd_selftest`.
 
-use crate::selftest_common::{exit_code, open_winsys, print_json, SelftestError};
+use crate::selftest_common::{exit_code, open_winsys, SelftestError};
 use draw::run::{self, Options};
 use draw::variant;
 use std::path::PathBuf;
@@ -87,11 +87,10 @@ pub fn run(a: &DrawArgs) -> Result<ExitCode, SelftestError> {
     };
     let ok = verdict == run::RunVerdict::Passed;
     if a.json {
-        print_json(
-            report.to_json(),
-            verification.as_ref().map(|ver| ver.to_json()),
-            ok,
-        );
+        let mut doc = report.document();
+        doc.capture = verification.as_ref().map(|v| v.document());
+        doc.ok = ok;
+        crate::document::print_document(&doc);
     } else {
         print!("{}", report.to_table());
         if let Some(ver) = &verification {

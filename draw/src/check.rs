@@ -8,7 +8,6 @@
 use crate::shader::{ENTRIES, HEIGHT, SLOT_DWORDS, WIDTH};
 use crate::stream::Rect;
 use crate::variant::Variant;
-use serde_json::{json, Value};
 
 /// What each slot should record: the covering primitives in draw order.
 pub fn expected(variant: &Variant, rects: &[Rect]) -> Vec<Vec<u32>> {
@@ -80,21 +79,29 @@ impl CheckReport {
         self.count_errors() == 0 && (!self.ordered || self.order_violations == 0)
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "slots": self.slots,
-            "in_order": self.in_order,
-            "order_violations": self.order_violations,
-            "missing": self.missing,
-            "duplicates": self.duplicates,
-            "unexpected": self.unexpected,
-            "overflows": self.overflows,
-            "ordered": self.ordered,
-            "passed": self.passed(),
-            "examples": self.examples.iter().map(|(s, x, y, e)| json!({
-                "slot": s, "x": x, "y": y, "error": format!("{e:?}"),
-            })).collect::<Vec<_>>(),
-        })
+    /// The check as the draw's JSON document writes it.
+    pub fn document(&self) -> pops_report::selftest::DrawCheck {
+        pops_report::selftest::DrawCheck {
+            slots: self.slots,
+            in_order: self.in_order,
+            order_violations: self.order_violations,
+            missing: self.missing,
+            duplicates: self.duplicates,
+            unexpected: self.unexpected,
+            overflows: self.overflows,
+            ordered: self.ordered,
+            passed: self.passed(),
+            examples: self
+                .examples
+                .iter()
+                .map(|(s, x, y, e)| pops_report::selftest::CheckExample {
+                    slot: *s,
+                    x: *x,
+                    y: *y,
+                    error: format!("{e:?}"),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::check::{self, CheckReport};
 use crate::shader::SLOT_DWORDS;
 use crate::stream::{self, Addresses, DrawStream, FENCE_VALUE};
 use crate::variant::Variant;
-use serde_json::{json, Value};
+use pops_report::selftest::{DrawDocument, DrawVariant, GpuTime};
 use std::fmt::Write as _;
 use std::time::Duration;
 use winsys::{cs, BufferId, ContextId, Domain, Readback, Winsys, WinsysError};
@@ -220,18 +220,20 @@ impl Report {
         }
     }
 
-    /// `gpu_time_us` of one variant: the runs and their statistics in microseconds, or null
+    /// `gpu_time_us` of one variant: the runs and their statistics in microseconds, or `None`
     /// when the counter frequency is unknown (never converted with a guessed frequency).
-    fn time_us_json(&self, t: &Timing) -> Value {
-        let Some(khz) = self.gpu_counter_freq_khz else {
-            return Value::Null;
-        };
+    fn time_us(&self, t: &Timing) -> Option<GpuTime<f64>> {
+        let khz = self.gpu_counter_freq_khz.filter(|&k| k != 0)?;
         let us = |v: Option<u64>| v.and_then(|x| ticks_to_us(x, Some(khz)));
-        json!({
-            "runs": t.ticks.iter().map(|&x| ticks_to_us(x, Some(khz))).collect::<Vec<_>>(),
-            "median": us(t.median()),
-            "min": us(t.min()),
-            "max": us(t.max()),
+        Some(GpuTime {
+            runs: t
+                .ticks
+                .iter()
+                .filter_map(|&x| ticks_to_us(x, Some(khz)))
+                .collect(),
+            median: us(t.median()),
+            min: us(t.min()),
+            max: us(t.max()),
         })
     }
 
@@ -251,37 +253,44 @@ impl Report {
         }
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "family": self.family.name(),
-            "gfx_level": self.family.gfx_level().name(),
-            "device": self.device,
-            "executed": self.executed,
-            "timestamp_unit": "ticks of the GPU timestamp counter (RELEASE_MEM DATA_SEL_TIMESTAMP, bottom of pipe)",
-            "gpu_counter_freq_khz": self.gpu_counter_freq_khz,
-            "ok": self.all_ok(),
-            "verdict": self.verdict().name(),
-            "variants": self.results.iter().map(|r| json!({
-                "variant": r.variant.name(),
-                "interlock": r.variant.interlock.map(|m| m.name()),
-                "samples": r.variant.samples,
-                "outcome": r.outcome.name(),
-                "detail": r.outcome.detail(),
-                "runs": r.runs,
-                "order_violations": r.checks.iter().map(|c| c.order_violations).collect::<Vec<_>>(),
-                "count_errors": r.checks.iter().map(|c| c.count_errors()).collect::<Vec<_>>(),
-                "check": r.checks.last().map(CheckReport::to_json),
-                "gpu_ticks": {
-                    "runs": r.timing.ticks,
-                    "median": r.timing.median(),
-                    "min": r.timing.min(),
-                    "max": r.timing.max(),
-                },
-                "gpu_time_us": self.time_us_json(&r.timing),
-                "ib_dwords": r.ib.len(),
-                "diagnostics": r.diagnostics,
-            })).collect::<Vec<_>>(),
-        })
+    /// `pops selftest --draw --json`'s document (without the capture check, which the command
+    /// adds).
+    pub fn document(&self) -> DrawDocument {
+        DrawDocument {
+            family: self.family.name().into(),
+            gfx_level: self.family.gfx_level().name().into(),
+            device: self.device.clone(),
+            executed: self.executed,
+            timestamp_unit: "ticks of the GPU timestamp counter (RELEASE_MEM DATA_SEL_TIMESTAMP, bottom of pipe)".into(),
+            gpu_counter_freq_khz: self.gpu_counter_freq_khz,
+            ok: self.all_ok(),
+            verdict: self.verdict().name().into(),
+            variants: self
+                .results
+                .iter()
+                .map(|r| DrawVariant {
+                    variant: r.variant.name(),
+                    interlock: r.variant.interlock.map(|m| m.name().into()),
+                    samples: r.variant.samples,
+                    outcome: r.outcome.name().into(),
+                    detail: r.outcome.detail().into(),
+                    runs: r.runs,
+                    order_violations: r.checks.iter().map(|c| c.order_violations).collect(),
+                    count_errors: r.checks.iter().map(CheckReport::count_errors).collect(),
+                    check: r.checks.last().map(CheckReport::document),
+                    gpu_ticks: GpuTime {
+                        runs: r.timing.ticks.clone(),
+                        median: r.timing.median(),
+                        min: r.timing.min(),
+                        max: r.timing.max(),
+                    },
+                    gpu_time_us: self.time_us(&r.timing),
+                    ib_dwords: r.ib.len(),
+                    diagnostics: r.diagnostics.clone(),
+                })
+                .collect(),
+            capture: None,
+        }
     }
 
     pub fn to_table(&self) -> String {
@@ -706,13 +715,18 @@ mod tests {
     #[test]
     fn report_gives_microseconds_next_to_ticks_when_the_frequency_is_known() {
         let r = report(Some(100_000), true);
-        let j = r.to_json();
-        assert_eq!(j["gpu_counter_freq_khz"], 100_000);
-        let x = &j["variants"][0];
-        assert_eq!(x["gpu_ticks"]["median"], 200);
+        let j = r.document();
+        assert_eq!(j.gpu_counter_freq_khz, Some(100_000));
+        let x = &j.variants[0];
+        assert_eq!(x.gpu_ticks.median, Some(200));
         assert_eq!(
-            x["gpu_time_us"],
-            json!({"runs": [3.0, 1.0, 2.0], "median": 2.0, "min": 1.0, "max": 3.0})
+            x.gpu_time_us,
+            Some(GpuTime {
+                runs: vec![3.0, 1.0, 2.0],
+                median: Some(2.0),
+                min: Some(1.0),
+                max: Some(3.0),
+            })
         );
         let table = r.to_table();
         assert!(table.contains("2.000") && table.contains("200"), "{table}");
@@ -724,11 +738,11 @@ mod tests {
     fn report_gives_no_time_without_a_frequency() {
         for executed in [true, false] {
             let r = report(None, executed);
-            let j = r.to_json();
-            assert!(j["gpu_counter_freq_khz"].is_null());
-            let x = &j["variants"][0];
-            assert_eq!(x["gpu_ticks"]["max"], 300);
-            assert!(x["gpu_time_us"].is_null());
+            let j = r.document();
+            assert!(j.gpu_counter_freq_khz.is_none());
+            let x = &j.variants[0];
+            assert_eq!(x.gpu_ticks.max, Some(300));
+            assert!(x.gpu_time_us.is_none());
             let table = r.to_table();
             assert!(!table.contains("MHz") && !table.contains("kHz"), "{table}");
             assert!(!table.contains("3.000"), "{table}");
@@ -762,7 +776,7 @@ mod tests {
         r.results[0].outcome = Outcome::NoShaderOutput;
         assert_eq!(r.verdict(), RunVerdict::NoShaderOutput);
         assert!(!r.all_ok());
-        assert_eq!(r.to_json()["verdict"], "no-shader-output");
+        assert_eq!(r.document().verdict, "no-shader-output");
         let mut failed = r.results[0].clone();
         failed.outcome = Outcome::Failed("order".into());
         r.results.push(failed);

@@ -4,7 +4,7 @@
 
 use crate::reference::{compare, radv_stream, reference_file};
 use crate::run::Report;
-use serde_json::{json, Value};
+use pops_report::selftest::{DrawCaptureChecks, DrawSubmissionCheck};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -32,18 +32,26 @@ impl Verification {
         self.submissions.iter().all(|s| s.problem.is_none())
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "ok": self.all_ok(),
-            "reference": self.reference_note.clone().unwrap_or_else(|| "compared".into()),
-            "submissions": self.submissions.iter().map(|s| json!({
-                "label": s.label,
-                "decoded_packets": s.decoded_packets,
-                "same_as_reference": s.same_as_reference,
-                "listed_differences": s.listed_differences,
-                "problem": s.problem,
-            })).collect::<Vec<_>>(),
-        })
+    /// The verification as the draw's JSON document writes it (`capture`).
+    pub fn document(&self) -> DrawCaptureChecks {
+        DrawCaptureChecks {
+            ok: self.all_ok(),
+            reference: self
+                .reference_note
+                .clone()
+                .unwrap_or_else(|| "compared".into()),
+            submissions: self
+                .submissions
+                .iter()
+                .map(|s| DrawSubmissionCheck {
+                    label: s.label.clone(),
+                    decoded_packets: s.decoded_packets,
+                    same_as_reference: s.same_as_reference,
+                    listed_differences: s.listed_differences,
+                    problem: s.problem.clone(),
+                })
+                .collect(),
+        }
     }
 
     pub fn to_table(&self) -> String {

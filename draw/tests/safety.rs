@@ -61,7 +61,7 @@ fn a_reset_seen_in_the_status_stops_all_further_submissions() {
         r.outcome
     );
     assert_stopped_after(&report, 3, submits);
-    assert_eq!(report.to_json()["variants"][3]["outcome"], "RESET");
+    assert_eq!(report.document().variants[3].outcome, "RESET");
 }
 
 #[test]

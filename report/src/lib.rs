@@ -1,8 +1,10 @@
 //! The JSON documents pops writes and reads, defined once as serde types: the layer's report
-//! lines ([`Record`], schemas/report.schema.json), `pops state --json` ([`StateDocument`]) and
-//! `pops decode --json` ([`DecodeDocument`]), with the register shape ([`Register`]) and
-//! diagnostics ([`Diagnostic`]) they share. The layer serialises them, `pops run` and
-//! `pops report` deserialise them; nothing else builds or parses these documents by hand.
+//! lines ([`Record`], schemas/report.schema.json), `pops state --json` ([`StateDocument`]),
+//! `pops decode --json` ([`DecodeDocument`]), the other commands' documents ([`commands`]), the
+//! self-tests' and a capture's ([`selftest`]), with the register shape ([`Register`]), the
+//! diagnostics ([`Diagnostic`]) and the one space of finding codes ([`finding`]) they share. The
+//! layer and the commands serialise them, `pops run`, `pops report` and scripts deserialise them;
+//! nothing builds or parses these documents by hand.
 
 use pm4::pops::PopsState;
 use serde::{Deserialize, Serialize};
@@ -11,6 +13,7 @@ use std::sync::Arc;
 
 pub use pm4::pops::Severity;
 
+pub mod commands;
 pub mod defects;
 pub mod finding;
 pub mod read;

@@ -122,3 +122,101 @@ pub struct CaptureSubmission {
     pub ib_buffer: u32,
     pub buffers: Vec<u32>,
 }
+
+/// `pops selftest --draw --json`: the hardware POPS draw, variant by variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DrawDocument {
+    pub family: String,
+    pub gfx_level: String,
+    pub device: String,
+    /// Whether anything ran on a GPU (false for a capture).
+    pub executed: bool,
+    /// What `gpu_ticks` counts.
+    pub timestamp_unit: String,
+    /// The kernel's timestamp counter frequency, where it gave one.
+    pub gpu_counter_freq_khz: Option<u64>,
+    pub ok: bool,
+    /// The run's verdict (`passed`, `failed`, …).
+    pub verdict: String,
+    pub variants: Vec<DrawVariant>,
+    /// The recorded streams decoded and compared (`--capture`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<DrawCaptureChecks>,
+}
+
+/// One variant of the draw: its interlock and samples, how it ended, its checks and GPU time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DrawVariant {
+    pub variant: String,
+    pub interlock: Option<String>,
+    pub samples: u32,
+    pub outcome: String,
+    pub detail: String,
+    pub runs: u32,
+    /// Per run: slots whose primitives came in another order, and slots that did not see every
+    /// primitive exactly once.
+    pub order_violations: Vec<usize>,
+    pub count_errors: Vec<usize>,
+    /// The last run's check.
+    pub check: Option<DrawCheck>,
+    pub gpu_ticks: GpuTime<u64>,
+    /// The same in microseconds, `null` without the kernel's counter frequency (never a guess).
+    pub gpu_time_us: Option<GpuTime<f64>>,
+    pub ib_dwords: usize,
+    pub diagnostics: Vec<String>,
+}
+
+/// The runs of a variant and their statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuTime<T> {
+    pub runs: Vec<T>,
+    pub median: Option<T>,
+    pub min: Option<T>,
+    pub max: Option<T>,
+}
+
+/// What one run's storage buffer held, slot by slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawCheck {
+    pub slots: usize,
+    pub in_order: usize,
+    pub order_violations: usize,
+    pub missing: usize,
+    pub duplicates: usize,
+    pub unexpected: usize,
+    pub overflows: usize,
+    /// Whether order was required.
+    pub ordered: bool,
+    pub passed: bool,
+    /// The first few failures.
+    pub examples: Vec<CheckExample>,
+}
+
+/// One slot that failed its check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckExample {
+    pub slot: usize,
+    pub x: u32,
+    pub y: u32,
+    pub error: String,
+}
+
+/// The draw's recorded submissions, decoded and compared with the reference draw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawCaptureChecks {
+    pub ok: bool,
+    /// `compared`, or why there was no comparison with the reference.
+    pub reference: String,
+    pub submissions: Vec<DrawSubmissionCheck>,
+}
+
+/// One recorded submission's check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawSubmissionCheck {
+    pub label: String,
+    pub decoded_packets: usize,
+    /// Registers programmed as the reference does (`null`: no reference available).
+    pub same_as_reference: Option<usize>,
+    pub listed_differences: usize,
+    pub problem: Option<String>,
+}
