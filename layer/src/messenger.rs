@@ -226,7 +226,7 @@ mod tests {
         };
         let diag = [Diagnostic::new(
             Severity::Info,
-            pops_report::Code::Chip(pm4::pops::Code::PixelInterlockWithMsaa),
+            pops_report::Code::Chip(pm4::pops::StateCode::PixelInterlockWithMsaa),
             "m",
         )];
         ms.deliver(&subject, &diag);

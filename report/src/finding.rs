@@ -6,7 +6,7 @@
 //! stable kebab-case name: written and read here alone, so that no producer can mint a code that
 //! another already uses or a reader does not know.
 
-use pm4::pops::Code as ChipCode;
+use pm4::pops::StateCode;
 use shaders::verify::Rule;
 use std::fmt;
 use std::sync::OnceLock;
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 pub enum Code {
     /// The register state's: a workaround applied, a switch without effect, a state that cannot
     /// be programmed correctly.
-    Chip(ChipCode),
+    Chip(StateCode),
     /// The layer's own: what it read from the application and what its experiment could not do.
     Layer(Layer),
     /// The driver's machine code of an interlocked fragment stage.
@@ -142,7 +142,7 @@ impl Code {
 
     /// Every code, each producer's in its declaration order.
     pub fn all() -> impl Iterator<Item = Code> {
-        ChipCode::ALL
+        StateCode::ALL
             .into_iter()
             .map(Code::Chip)
             .chain(Layer::ALL.into_iter().map(Code::Layer))
@@ -291,6 +291,6 @@ mod tests {
         assert!(!Code::ISA_VERIFIED.is_about_the_driver());
         assert!(!Code::ISA_NOT_VERIFIED.is_about_the_driver());
         assert!(!Code::Layer(Layer::NoColorOutput).is_about_the_driver());
-        assert!(!Code::Chip(ChipCode::PopsMissedOverlapWorkaround).is_about_the_driver());
+        assert!(!Code::Chip(StateCode::PopsMissedOverlapWorkaround).is_about_the_driver());
     }
 }

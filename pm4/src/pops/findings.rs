@@ -3,7 +3,7 @@
 //! every state it derives; a tool that has no chip to derive for (a layer on another vendor's
 //! GPU) asks [`interlock_findings`] alone, so each finding has one producer and one wording.
 
-use super::{Code, DrawState, Severity, StateError, StateFinding};
+use super::{DrawState, Severity, StateCode, StateError, StateFinding};
 use crate::interlock::{Granularity, InterlockMode, Ordering};
 
 /// The chip-independent findings of `mode` in `draw`.
@@ -20,7 +20,7 @@ pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<StateFin
             } else {
                 Severity::Info
             },
-            code: Code::PixelInterlockWithMsaa,
+            code: StateCode::PixelInterlockWithMsaa,
             message: format!(
                 "pixel interlock at {}x MSAA orders invocations of adjacent primitives along shared edges on AMD even without common samples; if the shader only touches per-sample data, SampleInterlock{}EXT is enough and much cheaper",
                 draw.rasterization_samples,
@@ -32,7 +32,7 @@ pub fn interlock_findings(mode: InterlockMode, draw: &DrawState) -> Vec<StateFin
     if mode.granularity == Granularity::ShadingRate {
         out.push(StateFinding {
             severity: Severity::Error,
-            code: Code::ShadingRateInterlock,
+            code: StateCode::ShadingRateInterlock,
             message: StateError::ShadingRateInterlock(mode).to_string(),
         });
     }

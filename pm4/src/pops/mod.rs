@@ -434,7 +434,7 @@ impl fmt::Display for Severity {
 /// Every finding [`derive()`] can report, by its stable code: the one list of pm4::pops's codes,
 /// so that another producer of findings (the layer) can be checked never to reuse one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
+pub enum StateCode {
     Gfx11BlendRateWorkaroundSkipped,
     ExperimentUnavailable,
     IntrawaveUnavailable,
@@ -453,51 +453,51 @@ pub enum Code {
     Gfx12SampleRateUnconfirmed,
 }
 
-impl Code {
+impl StateCode {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 16] = [
-        Code::Gfx11BlendRateWorkaroundSkipped,
-        Code::ExperimentUnavailable,
-        Code::IntrawaveUnavailable,
-        Code::IntrawaveWithoutInterlock,
-        Code::PopsMissedOverlapWorkaround,
-        Code::ExperimentWithoutInterlock,
-        Code::StalledPopsWorkaround,
-        Code::KernelStateUnavailable,
-        Code::VrsUnavailable,
-        Code::PopsForcesVrs1X1,
-        Code::PopsInterlockPerFinePixel,
-        Code::Gfx11DepthSamplesMismatch,
-        Code::DepthStateWithoutAttachment,
-        Code::PixelInterlockWithMsaa,
-        Code::ShadingRateInterlock,
-        Code::Gfx12SampleRateUnconfirmed,
+    pub const ALL: [StateCode; 16] = [
+        StateCode::Gfx11BlendRateWorkaroundSkipped,
+        StateCode::ExperimentUnavailable,
+        StateCode::IntrawaveUnavailable,
+        StateCode::IntrawaveWithoutInterlock,
+        StateCode::PopsMissedOverlapWorkaround,
+        StateCode::ExperimentWithoutInterlock,
+        StateCode::StalledPopsWorkaround,
+        StateCode::KernelStateUnavailable,
+        StateCode::VrsUnavailable,
+        StateCode::PopsForcesVrs1X1,
+        StateCode::PopsInterlockPerFinePixel,
+        StateCode::Gfx11DepthSamplesMismatch,
+        StateCode::DepthStateWithoutAttachment,
+        StateCode::PixelInterlockWithMsaa,
+        StateCode::ShadingRateInterlock,
+        StateCode::Gfx12SampleRateUnconfirmed,
     ];
 
     /// The stable kebab-case identifier (a diagnostic's `code`).
     pub const fn name(self) -> &'static str {
         match self {
-            Code::Gfx11BlendRateWorkaroundSkipped => "gfx11-blend-rate-workaround-skipped",
-            Code::ExperimentUnavailable => "experiment-unavailable",
-            Code::IntrawaveUnavailable => "intrawave-unavailable",
-            Code::IntrawaveWithoutInterlock => "intrawave-without-interlock",
-            Code::PopsMissedOverlapWorkaround => "pops-missed-overlap-workaround",
-            Code::ExperimentWithoutInterlock => "experiment-without-interlock",
-            Code::StalledPopsWorkaround => "stalled-pops-workaround",
-            Code::KernelStateUnavailable => "kernel-state-unavailable",
-            Code::VrsUnavailable => "vrs-unavailable",
-            Code::PopsForcesVrs1X1 => "pops-forces-vrs-1x1",
-            Code::PopsInterlockPerFinePixel => "pops-interlock-per-fine-pixel",
-            Code::Gfx11DepthSamplesMismatch => "gfx11-depth-samples-mismatch",
-            Code::DepthStateWithoutAttachment => "depth-state-without-attachment",
-            Code::PixelInterlockWithMsaa => "pixel-interlock-with-msaa",
-            Code::ShadingRateInterlock => "shading-rate-interlock",
-            Code::Gfx12SampleRateUnconfirmed => "gfx12-sample-rate-unconfirmed",
+            StateCode::Gfx11BlendRateWorkaroundSkipped => "gfx11-blend-rate-workaround-skipped",
+            StateCode::ExperimentUnavailable => "experiment-unavailable",
+            StateCode::IntrawaveUnavailable => "intrawave-unavailable",
+            StateCode::IntrawaveWithoutInterlock => "intrawave-without-interlock",
+            StateCode::PopsMissedOverlapWorkaround => "pops-missed-overlap-workaround",
+            StateCode::ExperimentWithoutInterlock => "experiment-without-interlock",
+            StateCode::StalledPopsWorkaround => "stalled-pops-workaround",
+            StateCode::KernelStateUnavailable => "kernel-state-unavailable",
+            StateCode::VrsUnavailable => "vrs-unavailable",
+            StateCode::PopsForcesVrs1X1 => "pops-forces-vrs-1x1",
+            StateCode::PopsInterlockPerFinePixel => "pops-interlock-per-fine-pixel",
+            StateCode::Gfx11DepthSamplesMismatch => "gfx11-depth-samples-mismatch",
+            StateCode::DepthStateWithoutAttachment => "depth-state-without-attachment",
+            StateCode::PixelInterlockWithMsaa => "pixel-interlock-with-msaa",
+            StateCode::ShadingRateInterlock => "shading-rate-interlock",
+            StateCode::Gfx12SampleRateUnconfirmed => "gfx12-sample-rate-unconfirmed",
         }
     }
 }
 
-impl fmt::Display for Code {
+impl fmt::Display for StateCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -509,7 +509,7 @@ impl fmt::Display for Code {
 pub struct StateFinding {
     pub severity: Severity,
     /// The finding (`code.name()` is its stable kebab-case identifier).
-    pub code: Code,
+    pub code: StateCode,
     pub message: String,
 }
 

@@ -6,7 +6,7 @@ use super::enums::{self, EnumValue};
 use super::features::has_vrs;
 use super::ooo::OUT_OF_ORDER_WATER_MARK;
 use super::{
-    log2_samples, Code, DrawState, Experiments, PopsState, Reason, Severity, StateError,
+    log2_samples, DrawState, Experiments, PopsState, Reason, Severity, StateCode, StateError,
     StateFinding, MAX_COLOR_TARGETS,
 };
 use crate::chip::GfxLevel;
@@ -62,7 +62,7 @@ impl<'s> Writer<'s> {
     }
 }
 
-fn diag(st: &mut PopsState, severity: Severity, code: Code, message: impl Into<String>) {
+fn diag(st: &mut PopsState, severity: Severity, code: StateCode, message: impl Into<String>) {
     st.diagnostics.push(StateFinding {
         severity,
         code,
@@ -146,7 +146,7 @@ fn db_shader_control(
         diag(
             st,
             Severity::Info,
-            Code::Gfx11BlendRateWorkaroundSkipped,
+            StateCode::Gfx11BlendRateWorkaroundSkipped,
             "the GFX11 export-conflict blending workaround (intrinsic rate 2 at 1 sample) is not applied: with POPS the intrinsic rate override controls only the interlock granularity",
         );
     }
@@ -154,7 +154,7 @@ fn db_shader_control(
         diag(
             st,
             Severity::Warning,
-            Code::ExperimentUnavailable,
+            StateCode::ExperimentUnavailable,
             format!(
                 "DB_SHADER_CONTROL.EXEC_IF_OVERLAPPED exists on GFX9–10.3 only, not on {}: ignored",
                 st.level
@@ -165,7 +165,7 @@ fn db_shader_control(
         diag(
             st,
             Severity::Warning,
-            Code::Gfx12SampleRateUnconfirmed,
+            StateCode::Gfx12SampleRateUnconfirmed,
             "GFX12 sample interlock: the interlock granularity is set to the sample count (OVERRIDE_INTRINSIC_RATE = log2 samples) as on GFX11 and as RADV 26 programs it, but AMD's PAL sets pixel rate only on GFX12; which one the hardware honours is unconfirmed without a GPU (pixel rate is the safe, slower choice)",
         );
     }
@@ -285,7 +285,7 @@ fn collision_arguments(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                Code::IntrawaveUnavailable,
+                StateCode::IntrawaveUnavailable,
                 "GFX11 has no intrawave collisions (overlapping invocations are always in different waves): LOAD_INTRAWAVE_COLLISION is not written",
             );
         }
@@ -295,7 +295,7 @@ fn collision_arguments(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
         diag(
             st,
             Severity::Info,
-            Code::IntrawaveWithoutInterlock,
+            StateCode::IntrawaveWithoutInterlock,
             "intrawave collision resolution requested without interlock: ignored",
         );
     }
@@ -402,7 +402,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
             diag(
                 st,
                 Severity::Warning,
-                Code::ExperimentUnavailable,
+                StateCode::ExperimentUnavailable,
                 format!(
                     "DB_DFSM_CONTROL (POPS_DRAIN_PS_ON_OVERLAP) does not exist on {}: ignored",
                     st.level
@@ -416,7 +416,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
         diag(
             st,
             Severity::Warning,
-            Code::PopsMissedOverlapWorkaround,
+            StateCode::PopsMissedOverlapWorkaround,
             format!(
                 "{}: POPS with 8 or more rasterization or depth/stencil samples may hang; POPS_DRAIN_PS_ON_OVERLAP set (roughly 1.5-2x frame time in such draws)",
                 st.family
@@ -427,7 +427,7 @@ fn db_dfsm_control(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Result<()
         diag(
             st,
             Severity::Info,
-            Code::ExperimentWithoutInterlock,
+            StateCode::ExperimentWithoutInterlock,
             "force-drain requested without interlock: the drain bit only matters with POPS, left clear",
         );
     }
@@ -463,7 +463,7 @@ fn db_render_override2(st: &mut PopsState, cx: &Ctx) -> Result<(), RegError> {
         diag(
             st,
             Severity::Info,
-            Code::StalledPopsWorkaround,
+            StateCode::StalledPopsWorkaround,
             format!(
                 "{}: POPS_DRAIN_PS_ON_OVERLAP with POPS on GFX10.1 needs PARTIAL_SQUAD_LAUNCH_CONTROL = PSLC_ON_HANG_ONLY to avoid a hang",
                 st.family
@@ -603,7 +603,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
         diag(
             st,
             Severity::Warning,
-            Code::KernelStateUnavailable,
+            StateCode::KernelStateUnavailable,
             format!("PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS exists on GFX11+ only, not on {level}: the assumption is ignored"),
         );
     }
@@ -612,7 +612,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                Code::VrsUnavailable,
+                StateCode::VrsUnavailable,
                 format!("{level} has no variable-rate shading: VRS ignored"),
             );
         }
@@ -625,21 +625,21 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Warning,
-                Code::PopsForcesVrs1X1,
+                StateCode::PopsForcesVrs1X1,
                 "GFX10.3: POPS forces the shading rate to 1x1 (fragmentShadingRateWithFragmentShaderInterlock is false); the requested coarse rate is not used",
             );
         } else if level == GfxLevel::Gfx12 {
             diag(
                 st,
                 Severity::Warning,
-                Code::PopsForcesVrs1X1,
+                StateCode::PopsForcesVrs1X1,
                 "GFX12: POPS draws run at a 1x1 shading rate (AMD's PAL forces it, RADV 26 overrides the rate): the requested coarse rate is not used",
             );
         } else if force_fine {
             diag(
                 st,
                 Severity::Warning,
-                Code::PopsForcesVrs1X1,
+                StateCode::PopsForcesVrs1X1,
                 "the kernel is assumed to set PA_SC_VRS_SURFACE_CNTL_1.FORCE_SC_VRS_RATE_FINE_POPS: POPS forces 1x1 shading, the requested coarse rate is not used",
             );
         } else if !(sample_rate || cx.mask_forces_1x1) {
@@ -647,7 +647,7 @@ fn vrs(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegError> {
             diag(
                 st,
                 Severity::Info,
-                Code::PopsInterlockPerFinePixel,
+                StateCode::PopsInterlockPerFinePixel,
                 "GFX11 POPS works with coarse shading, but interlock is per fine pixel: coarse invocations that share no fine pixel are not ordered",
             );
         }
@@ -702,7 +702,7 @@ fn db_z_info(st: &mut PopsState, cx: &Ctx, draw: &DrawState) -> Result<(), RegEr
         diag(
             st,
             Severity::Error,
-            Code::Gfx11DepthSamplesMismatch,
+            StateCode::Gfx11DepthSamplesMismatch,
             format!(
                 "{} POPS needs DB_Z_INFO.NUM_SAMPLES = MSAA_EXPOSED_SAMPLES ({} samples), but the depth/stencil target has {ds}: both cannot hold",
                 st.level,
@@ -743,7 +743,7 @@ fn pa_sc_binner_cntl_0(st: &mut PopsState, cx: &Ctx, exp: &Experiments) -> Resul
         diag(
             st,
             Severity::Warning,
-            Code::ExperimentUnavailable,
+            StateCode::ExperimentUnavailable,
             "PA_SC_BINNER_CNTL_0.BIN_MAPPING_MODE exists on GFX10+ only: ignored on gfx9",
         );
         return Ok(());
@@ -772,7 +772,7 @@ fn other_diagnostics(st: &mut PopsState, draw: &DrawState) {
         diag(
             st,
             Severity::Info,
-            Code::DepthStateWithoutAttachment,
+            StateCode::DepthStateWithoutAttachment,
             "depth/stencil tests are set but no depth/stencil attachment is bound (0 samples): ignored",
         );
     }
@@ -955,7 +955,7 @@ mod tests {
             assert!(on
                 .diagnostics
                 .iter()
-                .any(|d| d.code == Code::Gfx11BlendRateWorkaroundSkipped));
+                .any(|d| d.code == StateCode::Gfx11BlendRateWorkaroundSkipped));
         }
     }
 
@@ -986,7 +986,7 @@ mod tests {
                     assert!(s
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == Code::IntrawaveUnavailable));
+                        .any(|d| d.code == StateCode::IntrawaveUnavailable));
                 }
             }
         }
@@ -1018,10 +1018,9 @@ mod tests {
             d.depth_stencil_samples = 8
         });
         assert_eq!(s.field(Reg::DB_Z_INFO, Field::NUM_SAMPLES), Some(2));
-        assert!(s
-            .diagnostics
-            .iter()
-            .any(|d| d.code == Code::Gfx11DepthSamplesMismatch && d.severity == Severity::Error));
+        assert!(s.diagnostics.iter().any(
+            |d| d.code == StateCode::Gfx11DepthSamplesMismatch && d.severity == Severity::Error
+        ));
         let s = state_with(Family::Navi31, "pixel-ordered", 4, |_, d, _| {
             d.depth_stencil_samples = 4
         });
@@ -1152,7 +1151,10 @@ mod tests {
             match f.gfx_level() {
                 GfxLevel::Gfx9 | GfxLevel::Gfx10 => {
                     assert_eq!(comb, None);
-                    assert!(s.diagnostics.iter().any(|d| d.code == Code::VrsUnavailable));
+                    assert!(s
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == StateCode::VrsUnavailable));
                 }
                 GfxLevel::Gfx10_3 => {
                     assert_eq!(comb, Some(enums::SC_VRS_COMB_MODE_OVERRIDE.value));
@@ -1163,7 +1165,7 @@ mod tests {
                     assert!(s
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == Code::PopsForcesVrs1X1));
+                        .any(|d| d.code == StateCode::PopsForcesVrs1X1));
                     assert!(
                         !s.features
                             .fragment_shading_rate_with_fragment_shader_interlock
@@ -1189,10 +1191,9 @@ mod tests {
                         s.field(Reg::PA_SC_MODE_CNTL_1, Field::PS_ITER_SAMPLE),
                         Some(1)
                     );
-                    assert!(s
-                        .diagnostics
-                        .iter()
-                        .any(|d| d.code == Code::PopsForcesVrs1X1 && d.message.contains("PAL")));
+                    assert!(s.diagnostics.iter().any(
+                        |d| d.code == StateCode::PopsForcesVrs1X1 && d.message.contains("PAL")
+                    ));
                     let why = s
                         .reason(Reg::PA_CL_VRS_CNTL, Field::SAMPLE_ITER_COMBINER_MODE)
                         .unwrap();
@@ -1232,7 +1233,7 @@ mod tests {
                 assert_eq!(
                     s.diagnostics
                         .iter()
-                        .any(|d| d.code == Code::Gfx12SampleRateUnconfirmed),
+                        .any(|d| d.code == StateCode::Gfx12SampleRateUnconfirmed),
                     sample,
                     "{f} {m}"
                 );
@@ -1287,7 +1288,7 @@ mod tests {
                 assert!(
                     !s.diagnostics
                         .iter()
-                        .any(|d| d.code == Code::PopsInterlockPerFinePixel),
+                        .any(|d| d.code == StateCode::PopsInterlockPerFinePixel),
                     "{f} {m}"
                 );
                 // Without the read, GFX11 leaves the combiner in passthrough (GFX12 keeps a
@@ -1337,12 +1338,12 @@ mod tests {
                 assert!(k
                     .diagnostics
                     .iter()
-                    .any(|x| x.code == Code::PopsForcesVrs1X1));
+                    .any(|x| x.code == StateCode::PopsForcesVrs1X1));
                 // (GFX12's drivers keep POPS at 1x1 whatever the kernel sets.)
                 assert_eq!(
                     d.diagnostics
                         .iter()
-                        .any(|x| x.code == Code::PopsForcesVrs1X1),
+                        .any(|x| x.code == StateCode::PopsForcesVrs1X1),
                     f.gfx_level() == GfxLevel::Gfx12,
                     "{f}"
                 );
@@ -1350,7 +1351,7 @@ mod tests {
                 assert!(k
                     .diagnostics
                     .iter()
-                    .any(|x| x.code == Code::KernelStateUnavailable));
+                    .any(|x| x.code == StateCode::KernelStateUnavailable));
             }
         }
     }
@@ -1376,7 +1377,7 @@ mod tests {
             let unavailable = s
                 .diagnostics
                 .iter()
-                .filter(|d| d.code == Code::ExperimentUnavailable)
+                .filter(|d| d.code == StateCode::ExperimentUnavailable)
                 .count();
             assert_eq!(
                 unavailable,
