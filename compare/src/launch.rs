@@ -121,11 +121,7 @@ pub fn child_env(
             library,
             dir,
         } => {
-            env.push(("LD_PRELOAD".into(), preload(library)));
-            env.push(("AMDGPU_GPU_ID".into(), chip.name().into()));
-            env.push(("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()));
-            env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
-            env.push(("RADV_DEBUG".into(), SHIM_RADV_DEBUG.into()));
+            env.extend(radv_on_shim_env(icd, library, chip.name(), dir));
             // The layer identifies the chip from the device RADV reports, as on a real GPU.
             return env;
         }
@@ -134,6 +130,30 @@ pub fn child_env(
     if let Some(c) = chip {
         env.push(("VK_POPS_INTERLOCK_CHIP".into(), c.name().into()));
     }
+    env
+}
+
+/// The environment that runs a program on the amdgpu shim (`library`) as `chip` (the shim's
+/// name), its recordings in `dir`: what `pops run --amdgpu-shim` and the tests give a program.
+pub fn shim_env(library: &Path, chip: &str, dir: &Path) -> [(String, OsString); 3] {
+    [
+        ("LD_PRELOAD".into(), preload(library)),
+        ("AMDGPU_GPU_ID".into(), chip.into()),
+        ("AMDGPU_ORACLE_DIR".into(), dir.as_os_str().to_owned()),
+    ]
+}
+
+/// [`shim_env`] with RADV (`icd`) as the driver, every command buffer inline
+/// ([`SHIM_RADV_DEBUG`]): the recipe under which what RADV submits can be read back whole.
+pub fn radv_on_shim_env(
+    icd: &Path,
+    library: &Path,
+    chip: &str,
+    dir: &Path,
+) -> Vec<(String, OsString)> {
+    let mut env = shim_env(library, chip, dir).to_vec();
+    env.push(("VK_DRIVER_FILES".into(), icd.as_os_str().to_owned()));
+    env.push(("RADV_DEBUG".into(), SHIM_RADV_DEBUG.into()));
     env
 }
 

@@ -171,9 +171,7 @@ pub mod shim {
 
     /// `c` (a program, e.g. from `crate::mesa::Mesa::command`) run on the shim as `chip`.
     pub fn on(mut c: Command, lib: &Path, chip: &str, dir: &Path) -> Command {
-        c.env("LD_PRELOAD", lib)
-            .env("AMDGPU_GPU_ID", chip)
-            .env("AMDGPU_ORACLE_DIR", dir)
+        c.envs(compare::launch::shim_env(lib, chip, dir))
             .env_remove("AMDGPU_ORACLE_FAIL")
             .env_remove("AMDGPU_ORACLE_RESET")
             .env_remove("AMDGPU_ORACLE_BUSY");

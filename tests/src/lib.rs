@@ -390,13 +390,17 @@ pub mod radv_shim {
         report: Option<&Path>,
     ) -> Command {
         let mut c = pops_testkit::shim::on(mesa.command(program), shim, chip, dir);
-        c.env("VK_DRIVER_FILES", RADV)
-            .env_remove("VK_ICD_FILENAMES")
-            .env_remove("RADV_FORCE_FAMILY")
-            .env("MESA_SHADER_CACHE_DISABLE", "true")
-            .env("RADV_DEBUG", compare::launch::SHIM_RADV_DEBUG)
-            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
-            .env_remove("VK_INSTANCE_LAYERS");
+        c.envs(compare::launch::radv_on_shim_env(
+            Path::new(RADV),
+            shim,
+            chip,
+            dir,
+        ))
+        .env_remove("VK_ICD_FILENAMES")
+        .env_remove("RADV_FORCE_FAMILY")
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+        .env_remove("VK_INSTANCE_LAYERS");
         if let Some(report) = report {
             static MANIFESTS: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
             c.env(
