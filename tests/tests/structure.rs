@@ -517,6 +517,26 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
+/// The functions of `files` longer than `max` lines, as `file:line name: N lines` (files that
+/// are not there, and generated ones, left out).
+fn long_functions(files: &[PathBuf], max: usize) -> Vec<String> {
+    let mut long = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        if text.contains("@generated") {
+            continue;
+        }
+        for (name, line, len) in functions(&code_only(&text)) {
+            if len > max {
+                long.push(format!("{}:{line} {name}: {len} lines", f.display()));
+            }
+        }
+    }
+    long
+}
+
 /// Short functions, one concept each: none in the layer exceeds 100 lines.
 #[test]
 fn the_layers_functions_are_short() {
@@ -525,15 +545,7 @@ fn the_layers_functions_are_short() {
     for dir in ["layer/src", "layer-model/src"] {
         rust_files(&workspace().join(dir), &mut files);
     }
-    let mut long = Vec::new();
-    for f in files {
-        let code = code_only(&std::fs::read_to_string(&f).unwrap());
-        for (name, line, len) in functions(&code) {
-            if len > MAX {
-                long.push(format!("{}:{line} {name}: {len} lines", f.display()));
-            }
-        }
-    }
+    let long = long_functions(&files, MAX);
     assert!(
         long.is_empty(),
         "functions over {MAX} lines:\n{}",
@@ -575,20 +587,7 @@ fn no_function_in_the_workspace_exceeds_120_lines() {
         }
         files.push(root.join(member).join("build.rs"));
     }
-    let mut long = Vec::new();
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        if text.contains("@generated") {
-            continue;
-        }
-        for (name, line, len) in functions(&code_only(&text)) {
-            if len > MAX {
-                long.push(format!("{}:{line} {name}: {len} lines", f.display()));
-            }
-        }
-    }
+    let long = long_functions(&files, MAX);
     assert!(
         long.is_empty(),
         "functions over {MAX} lines:\n{}",

@@ -155,18 +155,23 @@ fn clear_for_present(
         .aspect_mask(vk::ImageAspectFlags::COLOR)
         .level_count(1)
         .layer_count(1);
-    let to_dst = vk::ImageMemoryBarrier::default()
-        .image(image)
-        .old_layout(vk::ImageLayout::UNDEFINED)
-        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .subresource_range(range);
-    let to_present = vk::ImageMemoryBarrier::default()
-        .image(image)
-        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .new_layout(vk::ImageLayout::PRESENT_SRC_KHR)
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .subresource_range(range);
+    let barrier = |old, new| {
+        vk::ImageMemoryBarrier::default()
+            .image(image)
+            .old_layout(old)
+            .new_layout(new)
+            .subresource_range(range)
+    };
+    let to_dst = barrier(
+        vk::ImageLayout::UNDEFINED,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    )
+    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    let to_present = barrier(
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::PRESENT_SRC_KHR,
+    )
+    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE);
     // SAFETY: `cb` is recording on `device`; `image` is a live swapchain image.
     unsafe {
         device.cmd_pipeline_barrier(
