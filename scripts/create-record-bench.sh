@@ -4,7 +4,9 @@
 # RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
 # once (every pipeline new) and a command buffer recorded with it at once; the wait for the
-# verdict is in vkEndCommandBuffer. Wall time, several processes; prints each and the medians.
+# verdict would be in vkEndCommandBuffer, where the layer writes the draw records once the verdict
+# is given instead. Wall time and the application thread's CPU time, several processes; prints
+# each and the medians.
 #
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
@@ -14,7 +16,9 @@ cd "$(dirname "$0")/.."
 runs=${POPS_BENCH_RUNS:-7}
 family=${POPS_BENCH_FAMILY:-navi31}
 target=${CARGO_TARGET_DIR:-$PWD/target}
-cargo build --quiet --release -p pops-tests --bin pops-vk-scenario -p pops-layer
+# Two builds: with `--bin`, a package without that binary (the layer) would be left unbuilt.
+cargo build --quiet --release -p pops-layer --lib
+cargo build --quiet --release -p pops-tests --bin pops-vk-scenario
 shim=${POPS_AMDGPU_SHIM:-$target/amdgpu-shim/libamdgpu_oracle_drm_shim.so}
 [ -f "$shim" ] || { echo "SKIPPED: the amdgpu shim is not built at $shim (scripts/test-all.sh builds it)" >&2; exit 0; }
 work=$(mktemp -d)
@@ -47,5 +51,6 @@ for r in rows:
 ratio = statistics.median((r["with"]["create_ns"] + r["with"]["record_ns"]) / (r["without"]["create_ns"] + r["without"]["record_ns"]) for r in rows)
 wait = statistics.median((r["with"]["record_ns"] - r["without"]["record_ns"]) / r["pipelines"] / 1e3 for r in rows)
 create = statistics.median(r["with"]["create_ns"] / r["without"]["create_ns"] for r in rows)
-print(f"median over {len(rows)} runs: create and record x{ratio:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
+cpu = statistics.median(r["with"]["cpu_ns"] / r["without"]["cpu_ns"] for r in rows)
+print(f"median over {len(rows)} runs: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
 '
