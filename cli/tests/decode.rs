@@ -1,4 +1,4 @@
-//! `pops decode` run as a program on valid and malformed streams (issue 2, item 7).
+//! `pops decode` run as a program on valid and malformed streams.
 
 use pm4::fields::{ContextControlLoad, ContextControlShadow};
 use pm4::{CmdBuf, EventType, Field, GfxLevel, Reg, ReleaseMem};

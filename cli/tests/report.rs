@@ -132,7 +132,7 @@ fn verdict_line(
     .to_string()
 }
 
-/// Issue 43, items 2 and 4: a finding that matches the known-defect table says which defect it
+/// A finding that matches the known-defect table says which defect it
 /// is, one that matches none says it is new — in `pops report`, its page, and the reports for
 /// Mesa's tracker that `--defects` writes. GFX11: "The same requirements for awaiting the memory
 /// access counters as on GFX9–10.3 still apply."

@@ -1,4 +1,4 @@
-//! `pops run` as a program (issue 7, item 5): exit status passthrough, programs that are not
+//! `pops run` as a program: exit status passthrough, programs that are not
 //! Vulkan applications, a missing program, a report path that cannot be written.
 //!
 //! The layer is found through `--layer` pointing at a manifest written here: these programs never
@@ -216,7 +216,7 @@ fn amdgpu_shim_chip_and_library_are_checked_first() {
     assert!(stderr(&o).contains("is not a file"), "{}", stderr(&o));
 }
 
-/// Issue 43, item 5: where the user names no place, `pops run` and `pops compare` write into a
+/// Where the user names no place, `pops run` and `pops compare` write into a
 /// folder of their own with an unpredictable name, created fresh. Links planted beforehand at the
 /// names earlier versions used (`pops-run-<pid>.jsonl`, its `.amdgpu` folder, `pops-compare-<pid>`)
 /// are not followed: the victim's file keeps its bytes and its folder stays empty. The shell plants

@@ -190,7 +190,7 @@ fn acos_program_listing_verifies_like_its_assembly() {
         );
         assert!(out.contains("model: the entry sequence"), "{out}");
     }
-    // Issue 41, item 2: GFX11.5's scalar float instructions (s_cvt_f32_i32, s_cvt_f32_u32,
+    // GFX11.5's scalar float instructions (s_cvt_f32_i32, s_cvt_f32_u32,
     // s_floor_f32, s_ceil_f32, s_mul_f32, s_add_f32, s_cvt_pk_rtz_f16_f32), in RADV 25.0.7's
     // listing of a shader converting push constants, are read: every rule holds.
     let out = clean(&[
@@ -399,7 +399,7 @@ fn a_binary_file_is_named_not_echoed() {
     );
 }
 
-/// Issue 41, item 10: every POPS chip on every Mesa. Mesa 25.0's no-op drm-shim has no navi14,
+/// Every POPS chip on every Mesa. Mesa 25.0's no-op drm-shim has no navi14,
 /// navi23 or navi33 (RX 5500, 6600, 7600), which that RADV compiles for through
 /// RADV_FORCE_FAMILY: the fallback says so and compiles. Today's shim has navi33, phoenix,
 /// rembrandt and vega20 too: each compiles on it.
@@ -439,7 +439,7 @@ fn every_chip_compiles_with_each_mesa_through_the_shim_or_the_fallback() {
     }
 }
 
-/// Issue 44, item 3: several inputs (files or a folder) are verified in parallel, one line each
+/// Several inputs (files or a folder) are verified in parallel, one line each
 /// in the order given and a summary with the throughput; the status is the worst of them, an
 /// input that is not code is named and never stops the others; options of one input are refused.
 #[test]

@@ -1,4 +1,4 @@
-//! The manifests in `manifests/` (issue 5, item 2) agree with the layer: name, format version,
+//! The manifests in `manifests/` agree with the layer: name, format version,
 //! library name, and a vkconfig setting for every setting the layer reads.
 
 use serde_json::Value;

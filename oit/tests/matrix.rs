@@ -1,4 +1,4 @@
-//! `pops-oit --matrix` where CI can run it (issue 7): the linked-list algorithm renders on
+//! `pops-oit --matrix` where CI can run it: the linked-list algorithm renders on
 //! lavapipe and is checked against the CPU reference; the interlock pipelines are created and
 //! analysed on RADV null hardware through `pops run` and the layer.
 //!
@@ -200,7 +200,7 @@ fn pops_run_on_the_amdgpu_shim_shows_each_combinations_draws_checked_against_rad
     }
 }
 
-/// Issue 41, items 3 and 4: every way RADV compiles pops-oit's fragment shaders — pipelines,
+/// Every way RADV compiles pops-oit's fragment shaders — pipelines,
 /// colour blending set at draw time, pipelines linked from libraries, shader objects — under
 /// `pops run --amdgpu-shim
 /// --verify-isa`, on every POPS chip of the shim with both Mesa versions. GFX11: "The overlapping
@@ -273,7 +273,7 @@ fn every_compile_mode_is_verified_on_the_shim_with_the_epilog_gap_where_known() 
     }
 }
 
-/// Issue 41, item 3: today's lavapipe executes interlocked fragment shaders, so each way
+/// Today's lavapipe executes interlocked fragment shaders, so each way
 /// pops-oit compiles them — pipelines, the sample count or the colour blending set at draw time,
 /// pipelines linked from libraries, shader objects — renders every combination it supports under
 /// the layer, each image matching the CPU reference (shader objects cannot shade per sample).
@@ -335,7 +335,7 @@ fn every_compile_mode_renders_on_todays_lavapipe_under_the_layer() {
     }
 }
 
-/// Issue 42, item 3: the hardware run (`scripts/hardware-run.sh`, what the hardware workflow runs
+/// The hardware run (`scripts/hardware-run.sh`, what the hardware workflow runs
 /// on each AMD generation) runs the product with `POPS_OIT`: pops-oit's matrix in every compile
 /// mode under `pops run --verify-isa`, and the driver defects found named from the known-defect
 /// table — on the shim here, with both Mesa versions: the epilog store gap with today's RADV on

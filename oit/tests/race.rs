@@ -31,7 +31,7 @@ fn todays_mesa_and_pops() -> Option<(pops_testkit::mesa::Mesa, PathBuf)> {
     }
 }
 
-/// Issue 42, item 2: every interlock mode is exact on today's lavapipe in every compile mode,
+/// Every interlock mode is exact on today's lavapipe in every compile mode,
 /// under the layer; the control's verdict is said either way (lavapipe runs the fragments of one
 /// pixel one after another, so its control shows no race: the run says so instead of passing it
 /// off as proof).
@@ -106,7 +106,7 @@ fn the_race_test_is_exact_on_todays_lavapipe_in_every_compile_mode() {
     }
 }
 
-/// Issue 42, item 3: `pops compare` of one interlock pair where shaders run: pixel-ordered
+/// `pops compare` of one interlock pair where shaders run: pixel-ordered
 /// against the same shaders made pixel-unordered, GPU time per pipeline and the image's hash.
 #[test]
 fn pops_compare_runs_one_interlock_pair_on_todays_lavapipe() {

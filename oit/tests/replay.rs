@@ -398,7 +398,7 @@ fn replay_on_the_machines_device(
     );
 }
 
-/// Issue 46, item 3: where verify_isa is asked and the device's code cannot be read (today's
+/// Where verify_isa is asked and the device's code cannot be read (today's
 /// lavapipe: no AMD chip, no pipeline executables), every interlocked record says
 /// `isa-not-verified` and why.
 #[test]

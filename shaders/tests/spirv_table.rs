@@ -69,7 +69,7 @@ fn opcodes_and_operand_shapes_match_the_grammar() {
     assert!(OP_SHAPE.len() > max);
 }
 
-/// Issue 41, item 2: what today's compilers emit is known — Mesa 26's Zink declares
+/// What today's compilers emit is known — Mesa 26's Zink declares
 /// `OpCapability FloatControls2` (SPV_KHR_float_controls2), which RADV accepts — while every
 /// name of Debian 12's grammar stays (the table is the union of both grammars).
 #[test]

@@ -157,7 +157,7 @@ fn gfx12_waits_decode_as_llvm_names_them() {
     assert!(enc.waits_for_export_ready(0x2) && !enc.waits_for_export_ready(0x1));
 }
 
-/// Issue 41, item 2: an image instruction's length is measured from its encoding on every
+/// An image instruction's length is measured from its encoding on every
 /// generation — GFX10's NSA dword count and GFX11's NSA form (always one more dword) included —
 /// as LLVM's assembler (llvm-mc-19) encodes it: every MIMG opcode pops knows RADV to emit, in
 /// every dimension, with sequential addresses and with two to five non-sequential ones (the
@@ -238,7 +238,7 @@ fn image_instructions_are_measured_as_llvm_encodes_them() {
     }
 }
 
-/// Issue 41, item 2: GFX11.5's and GFX12's scalar float instructions are measured as LLVM encodes
+/// GFX11.5's and GFX12's scalar float instructions are measured as LLVM encodes
 /// them — `s_fmaak_f32` and `s_fmamk_f32` carry their constant in a literal dword whatever their
 /// sources — and named as LLVM names them.
 #[test]

@@ -1,4 +1,4 @@
-//! Pipeline-creation overhead of VK_LAYER_POPS_interlock on RADV null hardware (issue 5, item 9).
+//! Pipeline-creation overhead of VK_LAYER_POPS_interlock on RADV null hardware.
 //!
 //! Each run of `pops-vk-scenario bench` creates the interlocked shader corpus's pipelines
 //! (vkCreateShaderModule + vkCreateGraphicsPipelines) on two devices of one process — one whose

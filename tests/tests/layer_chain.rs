@@ -713,7 +713,7 @@ fn a_panic_degrades_only_its_instance() {
     );
 }
 
-/// Issue 41, item 7: an application that dies — by a signal (`abort`) or `_exit`, where no exit
+/// An application that dies — by a signal (`abort`) or `_exit`, where no exit
 /// handler runs — a while after its last pipeline still has every record the layer made in the
 /// report: the same records as the run that ends cleanly. (The layer's writer thread writes
 /// buffered lines within 50 ms; before it, they waited for the next line or the exit handler.)

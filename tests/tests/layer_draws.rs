@@ -240,7 +240,7 @@ fn draw_records_agree_with_what_radv_submits_with_each_mesa() {
         "draws-depth",
         "draws-formats",
         "draws-libraries",
-        // Issue 41, item 6: a sample count set at draw time for a pipeline linked from libraries
+        // A sample count set at draw time for a pipeline linked from libraries
         // that made it dynamic is the draw's.
         "draws-libraries-dynamic",
         "draws-shader-objects",

@@ -172,8 +172,8 @@ fn radv_null_hardware_every_way_every_family() {
     }
 }
 
-/// The corpus modules with several entry points (issue 5: the layer picks the fragment entry
-/// point by the stage's `pName`).
+/// The corpus modules with several entry points (the layer picks the fragment entry point by
+/// the stage's `pName`).
 const MULTI_ENTRY_MODULES: [&str; 2] = ["multi_entry_linked.link", "divergent_interlock.spvasm"];
 
 /// What the `entries` scenario printed for each attempt, in order: (module, entry, way) and the

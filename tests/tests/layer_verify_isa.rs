@@ -195,7 +195,7 @@ fn the_capture_changes_no_machine_code() {
     }
 }
 
-/// Issue 41, item 1: the layer reads a fragment shader object's code from its binary data
+/// The layer reads a fragment shader object's code from its binary data
 /// (vkGetShaderBinaryDataEXT), held to the driver with no layer: every corpus shader created as a
 /// fragment shader object, its binary data read by `shader_object_shader` and `machine_code`,
 /// equals, encoding by encoding, the disassembly RADV prints of the same shader when it compiles

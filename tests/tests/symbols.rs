@@ -1,4 +1,4 @@
-//! Issue 5, item 1: the library exports exactly `vkNegotiateLoaderLayerInterfaceVersion` and does
+//! The library exports exactly `vkNegotiateLoaderLayerInterfaceVersion` and does
 //! not link against libvulkan.
 
 use pops_tests::{layer_manifest_dir, skip};

@@ -5,7 +5,7 @@
 //! `ZINK_DEBUG=noshobj` (pipelines fast-linked from libraries). Headless: EGL surfaceless with
 //! `MESA_LOADER_DRIVER_OVERRIDE=zink`.
 //!
-//! The expected answer (issue 41, items 4 and 5): on RADV 26.x with GFX11, GFX11.5 and GFX12
+//! The expected answer: on RADV 26.x with GFX11, GFX11.5 and GFX12
 //! every interlocked fragment stage Zink creates — all of them are compiled with a PS epilog, as
 //! shader objects or linked libraries — carries `isa-ordered-section-open-at-epilog` (the known
 //! defect aco-epilog-store-gap); everything else is `isa-verified`; nothing is `isa-not-verified`
@@ -269,8 +269,8 @@ fn run_case(
     }
 }
 
-/// Issue 41, item 5: piglit's interlock test and our own interlock shader tests through Zink,
-/// both Mesas, Zink's default and `ZINK_DEBUG=noshobj`, every chip the issue names.
+/// Piglit's interlock test and our own interlock shader tests through Zink,
+/// both Mesas, Zink's default and `ZINK_DEBUG=noshobj`, every chip the bug is on and one before it.
 #[test]
 fn zink_interlock_tests_get_the_expected_verdicts_and_draws_on_both_mesas() {
     let Some(tools) = tools() else { return };
@@ -359,7 +359,7 @@ fn capture_zink(mesa: &Mesa, tools: &(PathBuf, PathBuf), foz: &Path, dir: &Path)
     archives
 }
 
-/// Issue 46, item 4: Zink's interlock tests captured with the Fossilize layer (ZINK_DEBUG=noshobj:
+/// Zink's interlock tests captured with the Fossilize layer (ZINK_DEBUG=noshobj:
 /// pipeline libraries and the pipelines linked from them; shader objects are never captured) and
 /// replayed with `pops replay` get the live runs' verdicts: the epilog gap on today's Mesa on
 /// GFX11 and GFX12, verified clean elsewhere.
