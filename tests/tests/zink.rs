@@ -20,7 +20,8 @@ use std::process::Command;
 
 const PIGLIT_BIN: &str = "/usr/lib/x86_64-linux-gnu/piglit/bin";
 
-/// The chips the issue names, where the Mesa's RADV runs them on the shim.
+/// The chips the Zink runs cover (one of each generation the bug is or is not on), where the
+/// Mesa's RADV runs them on the shim.
 const CHIPS: &[&str] = &["vega10", "navi21", "navi31", "gfx1150", "gfx1201"];
 
 /// How Zink compiles: its default, and pipelines linked from libraries.
