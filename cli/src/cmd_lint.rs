@@ -96,16 +96,13 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let report = validate(level, &dwords);
-    let out = if args.json {
-        // Serialising these types cannot fail: plain fields, string keys.
-        format!(
-            "{}\n",
-            serde_json::to_string(&document(&report)).unwrap_or_default()
-        )
+    if args.json {
+        crate::document::print_document(&document(&report));
     } else {
-        render_text(&report, &name)
-    };
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        let _ = std::io::stdout()
+            .lock()
+            .write_all(render_text(&report, &name).as_bytes());
+    }
     if report.is_ok() {
         ExitCode::SUCCESS
     } else {
