@@ -24,8 +24,10 @@ pub fn seen(
         // the line can name them; a verification that does not end in a few seconds is given
         // up (those records are left out of the line) rather than hang the application.
         if d.outbox.holding() {
-            d.outbox
-                .flush(d, Some(std::time::Instant::now() + VERDICT_WAIT));
+            d.outbox.flush(
+                d,
+                Some(std::time::Instant::now() + crate::background::VERDICT_WAIT),
+            );
         }
         let Some(loss) = d.submissions.lost(queue) else {
             return;
@@ -47,9 +49,6 @@ pub fn seen(
         records::device_lost(d, &line, queue);
     });
 }
-
-/// How long a device loss waits for the verdicts its draw records wait for.
-const VERDICT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Most addresses and vendor faults the layer copies; a vendor binary dump is sized, not copied.
 const MOST: u32 = 64;
