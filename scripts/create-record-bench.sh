@@ -4,9 +4,8 @@
 # RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
 # once (every pipeline new) and a command buffer recorded with it at once; the wait for the
-# verdict would be in vkEndCommandBuffer, where the layer writes the draw records once the verdict
-# is given instead. Wall time and the application thread's CPU time, several processes; prints
-# each and the medians.
+# verdict is in vkEndCommandBuffer. Wall time and the application thread's CPU time, several
+# processes; prints each and the medians.
 #
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)

@@ -9,32 +9,7 @@ use std::sync::Arc;
 
 /// The draw records of one command buffer (its executed secondaries' included): what a batch
 /// carries per command buffer, shared with the command buffer, never copied per submission.
-pub type Recorded = Arc<[DrawRecord]>;
-
-/// One draw record of a command buffer: given when the command buffer ends, or — where the
-/// verdict on its object's code is still being reached — when the verdict is given and the
-/// record written, so that ending a command buffer never waits for a verification. Until then
-/// it has none, and a device-lost line leaves it out.
-#[derive(Clone, Default)]
-pub struct DrawRecord(Arc<std::sync::OnceLock<Arc<Record>>>);
-
-impl DrawRecord {
-    /// A record given at once.
-    pub fn ready(r: Arc<Record>) -> Self {
-        let d = DrawRecord::default();
-        d.give(r);
-        d
-    }
-
-    /// The record, once written (the first one given stays).
-    pub fn give(&self, r: Arc<Record>) {
-        let _ = self.0.set(r);
-    }
-
-    pub fn get(&self) -> Option<&Arc<Record>> {
-        self.0.get()
-    }
-}
+pub type Recorded = Arc<[Arc<Record>]>;
 
 /// Where the loss was seen.
 pub struct Seen<'a> {
@@ -57,11 +32,9 @@ pub fn line(
     let list = |subs: &[Submitted<Recorded>]| -> Vec<LostDraw<Shared>> {
         subs.iter()
             .flat_map(|s| {
-                s.draws.iter().flat_map(move |cb| {
-                    cb.iter()
-                        .filter_map(DrawRecord::get)
-                        .map(move |r| lost_draw(s, r))
-                })
+                s.draws
+                    .iter()
+                    .flat_map(move |cb| cb.iter().map(move |r| lost_draw(s, r)))
             })
             .collect()
     };
@@ -236,29 +209,7 @@ mod tests {
     }
 
     fn cb(records: &[&Arc<Record>]) -> Recorded {
-        records
-            .iter()
-            .map(|r| DrawRecord::ready((*r).clone()))
-            .collect()
-    }
-
-    /// A draw record still waiting for its object's verdict is left out of the line; the
-    /// others of its command buffer are there.
-    #[test]
-    fn a_record_not_yet_written_is_left_out() {
-        let r = record(3, None);
-        let waiting = DrawRecord::default();
-        let recorded: Recorded = vec![waiting.clone(), DrawRecord::ready(r.clone())].into();
-        let ids = |rec: &Recorded| -> Vec<u64> {
-            rec.iter()
-                .filter_map(DrawRecord::get)
-                .map(|r| r.id)
-                .collect()
-        };
-        assert_eq!(ids(&recorded), [3]);
-        waiting.give(record(4, None));
-        waiting.give(record(5, None));
-        assert_eq!(ids(&recorded), [4, 3], "the first record given stays");
+        records.iter().map(|r| (*r).clone()).collect()
     }
 
     fn seen(queue: Option<u64>) -> Seen<'static> {

@@ -58,15 +58,6 @@ impl IsaVerdict {
             IsaVerdict::Pending(p) => p.wait(),
         }
     }
-
-    /// The verdict still to be given, where there is one: what a record of the object waits
-    /// for in the device's outbox.
-    pub fn pending(&self) -> Option<Arc<PendingVerdict>> {
-        match self {
-            IsaVerdict::Pending(p) if !p.given() => Some(p.clone()),
-            _ => None,
-        }
-    }
 }
 
 /// A verdict the background verifier has yet to give.

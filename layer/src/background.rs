@@ -108,10 +108,6 @@ impl Verifier {
     }
 }
 
-/// How long the application is kept waiting for verdicts still being reached where it must be
-/// (a device loss, the process's exit) before their records are given up.
-pub const VERDICT_WAIT: Duration = Duration::from_secs(5);
-
 /// A record to write once the verdict it waits for is given.
 struct Entry<C> {
     waits_for: Option<Arc<PendingVerdict>>,

@@ -8,7 +8,6 @@ use crate::boundary::guarded;
 use crate::device::Device;
 use crate::model::capture::DepthAttachment;
 use crate::model::draws::Rendering;
-use crate::model::lost::DrawRecord;
 use crate::records;
 use crate::table::vkfn;
 use crate::vk::capture as read;
@@ -195,27 +194,19 @@ pub unsafe fn end(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.objects.any_interlocked() {
+        // The records of the objects before the draws', with their verdicts.
+        if d.outbox.holding() {
+            d.outbox.flush(d, None);
+        }
         let _ = guarded(&d.health, vkfn::vkEndCommandBuffer, || {
-            let cb = raw(cb);
-            // Each draw record goes through the device's outbox: written now where its
-            // object's verdict is given and nothing is held back before it, else once the
-            // verdict is given — after the records of the objects created before, never
-            // waiting here for a verification (records are built outside the store's lock).
+            // Records are built outside the store's lock.
             let recs = d
                 .recordings
-                .end(cb)
-                .into_iter()
-                .map(|g| {
-                    let record = DrawRecord::default();
-                    let waits_for = g.bound.fragment.isa.pending();
-                    let given = record.clone();
-                    d.outbox.send(d, waits_for, move |d: &Device| {
-                        given.give(records::draw_record(d, cb, &g));
-                    });
-                    record
-                })
+                .end(raw(cb))
+                .iter()
+                .map(|g| records::draw_record(d, raw(cb), g))
                 .collect();
-            d.submissions.ended(cb, recs);
+            d.submissions.ended(raw(cb), recs);
         });
     }
     r

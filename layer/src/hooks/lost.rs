@@ -20,15 +20,6 @@ pub fn seen(
     at_loss: impl FnOnce() -> Vec<Submitted<Recorded>>,
 ) {
     let _ = guarded(&d.health, call, || {
-        // Draw records still waiting for their objects' verdicts are written first, so that
-        // the line can name them; a verification that does not end in a few seconds is given
-        // up (those records are left out of the line) rather than hang the application.
-        if d.outbox.holding() {
-            d.outbox.flush(
-                d,
-                Some(std::time::Instant::now() + crate::background::VERDICT_WAIT),
-            );
-        }
         let Some(loss) = d.submissions.lost(queue) else {
             return;
         };

@@ -4,13 +4,15 @@
 //! with them is in flight, a submission costs two atomic loads and a count.
 
 use crate::model::in_flight::{Batch, InFlight, Loss, Submitted};
-use crate::model::lost::{DrawRecord, Recorded};
+use crate::model::lost::Recorded;
+use crate::model::record::Record;
 use crate::model::FastHash;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
-type Draws = Vec<DrawRecord>;
+type Draws = Vec<Arc<Record>>;
 type Map<V> = HashMap<u64, V, FastHash>;
 
 #[derive(Default)]
@@ -248,12 +250,10 @@ impl Submissions {
 mod tests {
     use super::*;
     use crate::model::in_flight::Batch;
-    use crate::model::record::Record;
     use pops_report::{Interlock, Kind, Source, SCHEMA_VERSION};
-    use std::sync::Arc;
 
-    fn record(id: u64) -> DrawRecord {
-        DrawRecord::ready(Arc::new(Record {
+    fn record(id: u64) -> Arc<Record> {
+        Arc::new(Record {
             schema_version: SCHEMA_VERSION,
             id,
             app: String::new(),
@@ -284,16 +284,12 @@ mod tests {
             driver: None,
             object: None,
             experiment: None,
-        }))
+        })
     }
 
     fn ids(l: &[Submitted<Recorded>]) -> Vec<u64> {
         l.iter()
-            .flat_map(|s| {
-                s.draws
-                    .iter()
-                    .flat_map(|cb| cb.iter().filter_map(|r| r.get().map(|r| r.id)))
-            })
+            .flat_map(|s| s.draws.iter().flat_map(|cb| cb.iter().map(|r| r.id)))
             .collect()
     }
 
@@ -310,7 +306,7 @@ mod tests {
         assert_eq!(
             s.draws_of(&[0x1])[0]
                 .iter()
-                .filter_map(|r| r.get().map(|r| r.id))
+                .map(|r| r.id)
                 .collect::<Vec<_>>(),
             [1, 2]
         );

@@ -1,10 +1,10 @@
 //! The create-and-record benchmark: an application that creates an
 //! interlocked pipeline and records a command buffer with it at once, as shader-object engines,
 //! Zink and emulators compiling on the fly do. With verify_isa the layer verifies the pipeline's
-//! code on its own thread; the command buffer's draw records carry the verdict, and are written
-//! when it is given rather than waited for in `vkEndCommandBuffer`. Measured: the wall time of
-//! the creation and of the recording, and the application thread's own CPU time (what the
-//! layer costs that thread, apart from the layer's thread competing for the machine's cores).
+//! code on its own thread, and `vkEndCommandBuffer` waits for that verdict (the draw records
+//! carry it). Measured: the wall time of the creation and of the recording (the wait), and the
+//! application thread's own CPU time (what the layer costs that thread, apart from waiting and
+//! from the layer's thread competing for the machine's cores).
 
 use crate::common::*;
 
