@@ -4,7 +4,7 @@
 # `callgrind_in_root ROOT` makes the runs below go inside today's Mesa's root file system.
 # `callgrind_run NAME SCENARIO [RATIO ARGS…] -- ENV…` runs `pops-vk-scenario SCENARIO` under
 # callgrind with a clean loader environment and ENV, and prints scripts/callgrind-ratio.py's line
-# (RATIO ARGS: its UNIT LAYERED PLAIN).
+# (RATIO ARGS: its UNIT LAYERED PLAIN); POPS_BENCH_KEEP=DIR keeps the callgrind files there.
 # `both NAME ENV...` runs the script's own `run NAME ENV...` twice, with the device without the
 # layer created first the second time (POPS_BENCH_SWAP=1; what coming first or second in the
 # process costs differs, e.g. with the heap's layout), and prints both lines and their mean.
@@ -50,6 +50,10 @@ callgrind_run() {
     }
     callgrind_annotate --inclusive=yes --threshold=100 \
         --show=Ir,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw "$out" >"$out.txt" 2>/dev/null
+    # POPS_BENCH_KEEP=DIR keeps each run's callgrind output and its annotation there.
+    if [ -n "${POPS_BENCH_KEEP:-}" ]; then
+        mkdir -p "$POPS_BENCH_KEEP" && cp "$out" "$out.txt" "$POPS_BENCH_KEEP/"
+    fi
     python3 scripts/callgrind-ratio.py "$out.txt" "$work/stdout" "$name" "${ratio[@]}"
 }
 

@@ -48,9 +48,14 @@ run() { # name, then extra environment
 }
 
 echo "instructions and estimated cycles (callgrind, simulated caches) of vkCreateShaderModule + vkCreateGraphicsPipelines on RADV without a GPU ($mesa, $family, RADV_DEBUG=nocache), corpus x $iters per device, with/without alternating per pipeline"
-run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
-run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
-run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
+# POPS_BENCH_ONLY=verify: only the verify_isa run whose verdicts are kept for the process (the
+# verification's cost on the layer's thread, in a few minutes rather than all six runs).
+only=${POPS_BENCH_ONLY:-all}
+if [ "$only" = all ]; then
+    run "control (A/A: neither device has the layer)" POPS_BENCH_CONTROL=1
+    run "layer logging at warn" VK_POPS_INTERLOCK_LOG=warn
+    run "layer writing the JSONL report" VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_REPORT="$work/report.jsonl"
+fi
 # verify_isa: what the application's call costs more (the driver keeping the pipeline's
 # binaries, the layer reading the fragment shader's from them), and apart from it the
 # verification itself (diagnostics_cached), which runs on the layer's own verifier thread.
@@ -65,5 +70,7 @@ verify_isa() { # name, then the verify_isa_cache value
         VK_POPS_INTERLOCK_VERIFY_ISA=1 VK_POPS_INTERLOCK_VERIFY_ISA_CACHE="$2"
 }
 verify_isa "verdicts kept for the process only" off
-verify_isa "first run, verdicts kept in an empty directory" "$work/verdicts"
-verify_isa "a later run, the verdicts of the first kept" "$work/verdicts"
+if [ "$only" = all ]; then
+    verify_isa "first run, verdicts kept in an empty directory" "$work/verdicts"
+    verify_isa "a later run, the verdicts of the first kept" "$work/verdicts"
+fi

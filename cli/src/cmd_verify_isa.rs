@@ -523,13 +523,14 @@ fn render_model(model: &ModelResult, o: &mut String) {
     let _ = match model {
         Ok(m) => writeln!(
             o,
-            "pops verify-isa: model: the entry sequence ({} instructions{}) ran {} times, {} waves, {} overlapped, {} wave-ID wraparounds: every ordered section in primitive order, no wait without overlap, no deadlock",
+            "pops verify-isa: model: the entry sequence ({} instruction{}{}) ran {} times, {} waves, {} overlapped, {} wave-ID wraparounds: every ordered section in primitive order, no wait without overlap, no deadlock",
             m.entry_instructions,
+            if m.entry_instructions == 1 { "" } else { "s" },
             if m.skipped.is_empty() {
                 String::new()
             } else {
                 format!(
-                    ", {} without scalar effect not run: vector ALU, scalar memory, pacing",
+                    ", {} not run: no effect the ordering can observe (vector ALU, scalar memory, pacing, results nothing reads)",
                     m.skipped.len()
                 )
             },

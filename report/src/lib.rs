@@ -1175,7 +1175,8 @@ pub struct IsaModel {
     pub wraps: usize,
     pub overlapped_waves: usize,
     pub entry_instructions: usize,
-    /// Instructions of the entry not run (vector ALU, scalar memory), as `0xADDR: text`.
+    /// Instructions of the entry not run (vector ALU, scalar memory, pacing, scalar results
+    /// nothing the model observes reads), as `0xADDR: text`.
     pub skipped: Vec<String>,
     /// Why the model rejected the entry sequence, if it did.
     pub finding: Option<String>,

@@ -21,6 +21,7 @@
 //! intrawave collisions reports the wave before it as the newest overlapped; bits of the arguments
 //! outside the documented fields, and all other SGPRs, hold random garbage.
 
+pub mod effects;
 pub mod interp;
 pub mod raster;
 

@@ -15,7 +15,7 @@ use crate::isa::{
     ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Marker, Operand, SectionOptions, Sop1,
     Sop2, Sopc, Sopk, SopkImm, Sopp, SoppImm, Waitcnt,
 };
-use crate::model::{generate_stream, simulate_scene, Config, Packing, Scene, StreamShape};
+use crate::model::{effects, generate_stream, simulate_scene, Config, Packing, Scene, StreamShape};
 use parking_lot::Mutex;
 use pm4::{GfxLevel, Granularity};
 use std::sync::{Arc, OnceLock};
@@ -25,7 +25,8 @@ use std::sync::{Arc, OnceLock};
 pub struct ModelRun {
     /// Instructions of the entry sequence run.
     pub entry_instructions: usize,
-    /// Those skipped (vector ALU, scalar memory), by address and text.
+    /// Those not run, by address and text: vector ALU, scalar memory, pacing, and scalar
+    /// instructions whose results nothing the model observes reads (`model::effects`).
     pub skipped: Vec<(u32, String)>,
     /// Simulations run, waves, wave-ID wraparounds and overlapped waves over all of them.
     pub runs: usize,
@@ -237,9 +238,17 @@ fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, Unmodelled> {
     Ok(SopkImm::Hwreg(Hwreg { id, offset, size }))
 }
 
+/// The entry sequence in the model's instructions, each with the driver's instruction it came
+/// from (address and text; none for a label), and the driver's instructions not run.
+struct Entry {
+    insts: Vec<Inst>,
+    origin: Vec<Option<(u32, String)>>,
+    skipped: Skipped,
+}
+
 /// Converts the entry sequence ([`entry_end`]) into the model's instructions, with those it
 /// does not run.
-fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelFinding> {
+fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
     let enc = Encoding::of(level);
     let end = entry_end(level, code);
     let slice = &code[..end];
@@ -251,10 +260,12 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
         }
     };
     let mut out = Vec::new();
+    let mut origin = Vec::new();
     let mut skipped = Vec::new();
     for i in slice {
         if let Some(k) = targets.iter().position(|&t| t == i.addr) {
             out.push(Inst::Label(Label(LABELS[k])));
+            origin.push(None);
         }
         let lit = i.words.get(1).copied();
         let bad = |why: Unmodelled| ModelFinding::Uninterpreted {
@@ -338,9 +349,15 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<(Vec<Inst>, Skipped), ModelF
             }
         };
         out.push(inst);
+        origin.push(Some((i.addr, i.text.clone())));
     }
     out.push(Inst::Label(Label(ENTERED)));
-    Ok((out, skipped))
+    origin.push(None);
+    Ok(Entry {
+        insts: out,
+        origin,
+        skipped,
+    })
 }
 
 /// The index of the instruction a wait loop (from `head` to its backward branch at `back`)
@@ -446,7 +463,11 @@ fn run_with(
     simulate: impl FnOnce(GfxLevel, SectionOptions, Vec<Inst>) -> Result<Totals, ModelFinding>,
 ) -> Result<ModelRun, ModelFinding> {
     let enc = Encoding::of(level);
-    let (enter, skipped) = entry(level, code)?;
+    let Entry {
+        insts: enter,
+        origin,
+        mut skipped,
+    } = entry(level, code)?;
     // pops' exit after the model's body; its scratch SGPRs far from the driver's.
     let opts = SectionOptions {
         intrawave: false,
@@ -460,15 +481,27 @@ fn run_with(
         text: String::new(),
         why: e.into(),
     })?;
-    let mut program = enter.clone();
-    program.push(Inst::Marker(Marker::OrderedBody));
-    program.extend_from_slice(&ours.exit);
+    let mut whole = enter;
+    whole.push(Inst::Marker(Marker::OrderedBody));
+    whole.extend_from_slice(&ours.exit);
+    // What no wave, event or check can observe is not run (`model::effects`): the driver's
+    // set-up around the ordering code, which differs from shader to shader.
+    let keep = effects::observable(&whole);
+    let mut program = Vec::with_capacity(whole.len());
+    let mut entry_instructions = 0;
+    for (k, inst) in whole.into_iter().enumerate() {
+        let from = origin.get(k);
+        if keep[k] {
+            entry_instructions += usize::from(matches!(from, Some(Some(_))));
+            program.push(inst);
+        } else if let Some(Some(at)) = from {
+            skipped.push(at.clone());
+        }
+    }
+    skipped.sort_by_key(|(addr, _)| *addr);
     let totals = simulate(level, opts, program)?;
     Ok(ModelRun {
-        entry_instructions: enter
-            .iter()
-            .filter(|i| !matches!(i, Inst::Label(_)))
-            .count(),
+        entry_instructions,
         skipped,
         runs: totals.runs,
         waves: totals.waves,
@@ -585,6 +618,12 @@ mod tests {
     /// benchmark's, `benches/code/`), pinned: a change that makes the model cheaper must explore
     /// the same steps, waves and polls (what it proves stays the same); a change that
     /// means to explore otherwise updates these figures and says why.
+    ///
+    /// Last changed when instructions without an observable effect stopped being run
+    /// (`model::effects`): GFX11's and GFX12's set-up moves before `s_wait_event` take no steps
+    /// (6,562 → 5,796 and 8,280 → 7,600 steps, the same waves and overlaps), and GFX9's
+    /// `pixel_interlock_ordered` became the very program of `oit_interlock` (8,786 polls and
+    /// 66,140 steps before): their ordering code is the same, only their set-up differed.
     #[test]
     fn the_explored_interleavings_are_pinned() {
         let cases: [(&str, GfxLevel, &str, [u64; 5]); 4] = [
@@ -592,7 +631,7 @@ mod tests {
                 "navi31 25",
                 GfxLevel::Gfx11,
                 include_str!("../../benches/code/oit_interlock_navi31_mesa25.s"),
-                [16, 362, 344, 0, 6562],
+                [16, 362, 344, 0, 5796],
             ),
             (
                 "vega10 25",
@@ -604,15 +643,16 @@ mod tests {
                 "vega10 25 pixel",
                 GfxLevel::Gfx9,
                 include_str!("../../benches/code/pixel_interlock_ordered_vega10_mesa25.s"),
-                [32, 864, 810, 8786, 66140],
+                [32, 864, 810, 8776, 65270],
             ),
             (
                 "gfx1201 26",
                 GfxLevel::Gfx12,
                 include_str!("../../benches/code/oit_interlock_gfx1201_mesa26.s"),
-                [16, 362, 344, 0, 8280],
+                [16, 362, 344, 0, 7600],
             ),
         ];
+        let mut wrong = Vec::new();
         for (at, level, text, want) in cases {
             let (_, code) = super::super::read(Encoding::of(level), text).expect("ACO assembly");
             let m = run_new(level, &code).unwrap_or_else(|e| panic!("{at}: {e}"));
@@ -623,8 +663,11 @@ mod tests {
                 m.polls,
                 m.steps,
             ];
-            assert_eq!(got, want, "{at}: {m:?}");
+            if got != want {
+                wrong.push(format!("{at}: {got:?}, pinned {want:?}"));
+            }
         }
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     fn run_text(text: &str) -> Result<ModelRun, ModelFinding> {

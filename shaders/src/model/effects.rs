@@ -1,0 +1,561 @@
+//! What each of the model's instructions reads and writes, and the instructions of a program
+//! whose results nothing the model observes ever reads.
+//!
+//! Why: drivers put scalar set-up in front of the ordered section (descriptor addresses, moved
+//! arguments) that differs from shader to shader while the ordering code does not. Such an
+//! instruction only writes wave-local registers no later instruction reads before rewriting
+//! them: in every interleaving it is a step no other wave, no event and no check can see.
+//! Removing it leaves the programs the model runs equal wherever their ordering code is, so one
+//! run's outcome serves every shader with the same ordering code, and no outcome depends on
+//! set-up the ordering does not read.
+//!
+//! The reads and writes here are the interpreter's ([`super::interp`]); the test beside them
+//! holds every opcode to the interpreter: locations outside an instruction's reads do not change
+//! what it writes, and it writes nothing outside its writes.
+
+use super::interp::SGPRS;
+use crate::isa::{Inst, Label, Marker, Operand, Sop1, Sop2, Sopk, SopkImm, Sopp, SoppImm};
+
+/// A set of the wave's locations: SGPRs 0–105, then the named ones below.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Locs(u128);
+
+const VCC_LO: u32 = SGPRS as u32;
+const VCC_HI: u32 = VCC_LO + 1;
+const EXEC_LO: u32 = VCC_LO + 2;
+const EXEC_HI: u32 = VCC_LO + 3;
+const M0: u32 = VCC_LO + 4;
+const SCC: u32 = VCC_LO + 5;
+const MODE: u32 = VCC_LO + 6;
+const POPS_PACKER: u32 = VCC_LO + 7;
+const COUNTERS: u32 = VCC_LO + 8;
+
+impl Locs {
+    const NONE: Locs = Locs(0);
+
+    const fn of(bit: u32) -> Locs {
+        Locs(1 << bit)
+    }
+
+    fn sgpr(n: u8) -> Locs {
+        if usize::from(n) < SGPRS {
+            Locs::of(u32::from(n))
+        } else {
+            // The interpreter reads 0 from and drops writes to registers past the model's.
+            Locs::NONE
+        }
+    }
+
+    fn with(self, other: Locs) -> Locs {
+        Locs(self.0 | other.0)
+    }
+
+    fn without(self, other: Locs) -> Locs {
+        Locs(self.0 & !other.0)
+    }
+
+    fn meets(self, other: Locs) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Every location (for the interpreter test).
+    #[cfg(test)]
+    pub(crate) fn all() -> Locs {
+        Locs((1 << (COUNTERS + 1)) - 1)
+    }
+}
+
+/// What an operand of `dwords` dwords reads.
+fn reads(op: Operand, dwords: u8) -> Locs {
+    match (op, dwords) {
+        (Operand::Sgpr(n), 2) => Locs::sgpr(n).with(Locs::sgpr(n.saturating_add(1))),
+        (Operand::Sgpr(n), _) => Locs::sgpr(n),
+        (Operand::Vcc, 2) => Locs::of(VCC_LO).with(Locs::of(VCC_HI)),
+        (Operand::Vcc, _) => Locs::of(VCC_LO),
+        (Operand::Exec, 2) => Locs::of(EXEC_LO).with(Locs::of(EXEC_HI)),
+        (Operand::Exec, _) => Locs::of(EXEC_LO),
+        (Operand::M0, _) => Locs::of(M0),
+        (Operand::Scc, _) => Locs::of(SCC),
+        // The exiting wave ID's refusal looks at the packer the wave selected.
+        (Operand::PopsExitingWaveId, _) => Locs::of(MODE).with(Locs::of(POPS_PACKER)),
+        (Operand::Null | Operand::Const(_) | Operand::Literal(_), _) => Locs::NONE,
+    }
+}
+
+/// What writing an operand of `dwords` dwords overwrites, entirely.
+fn writes(op: Operand, dwords: u8) -> Locs {
+    match (op, dwords) {
+        (Operand::Sgpr(n), 2) => Locs::sgpr(n).with(Locs::sgpr(n.saturating_add(1))),
+        (Operand::Sgpr(n), _) => Locs::sgpr(n),
+        (Operand::Vcc, 2) => Locs::of(VCC_LO).with(Locs::of(VCC_HI)),
+        (Operand::Vcc, _) => Locs::of(VCC_LO),
+        (Operand::Exec, 2) => Locs::of(EXEC_LO).with(Locs::of(EXEC_HI)),
+        (Operand::Exec, _) => Locs::of(EXEC_LO),
+        // A 64-bit write of M0 is dropped, as are writes of constants and of SCC as an operand.
+        (Operand::M0, 1) => Locs::of(M0),
+        _ => Locs::NONE,
+    }
+}
+
+/// One instruction's effects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effects {
+    pub reads: Locs,
+    pub writes: Locs,
+    /// An effect beyond its registers: control flow, an event, a hardware register, memory
+    /// counters, a read of the exiting wave ID, or an error of the interpreter. Kept always.
+    pub observable: bool,
+}
+
+const fn kept() -> Effects {
+    Effects {
+        reads: Locs::NONE,
+        writes: Locs::NONE,
+        observable: true,
+    }
+}
+
+fn sop1(op: Sop1, dst: Operand, src0: Operand) -> Effects {
+    let w = op.widths();
+    let mut reads = reads(src0, w.src0);
+    let mut writes = writes(dst, w.dst);
+    match op {
+        Sop1::MovB32 | Sop1::MovB64 | Sop1::Ff1I32B32 | Sop1::Ff1I32B64 => {}
+        Sop1::NotB32 | Sop1::NotB64 | Sop1::Bcnt1I32B32 | Sop1::Bcnt1I32B64 => {
+            writes = writes.with(Locs::of(SCC))
+        }
+        Sop1::AndSaveexecB64
+        | Sop1::OrSaveexecB64
+        | Sop1::Andn2SaveexecB64
+        | Sop1::AndSaveexecB32
+        | Sop1::OrSaveexecB32
+        | Sop1::Andn2SaveexecB32 => {
+            let exec = self::reads(Operand::Exec, w.dst);
+            reads = reads.with(exec);
+            writes = writes.with(exec).with(Locs::of(SCC));
+        }
+        // The bit is set in the destination's old value.
+        Sop1::Bitset0B32 | Sop1::Bitset1B32 => reads = reads.with(self::reads(dst, 1)),
+    }
+    Effects {
+        observable: src0 == Operand::PopsExitingWaveId,
+        reads,
+        writes,
+    }
+}
+
+fn sop2(op: Sop2, dst: Operand, src0: Operand, src1: Operand) -> Effects {
+    let w = op.widths();
+    let mut reads = reads(src0, w.src0).with(reads(src1, w.src1));
+    let mut writes = writes(dst, w.dst);
+    match op {
+        // SCC selects (or carries in) and, for the select, is left as it was.
+        Sop2::CselectB32 | Sop2::CselectB64 => reads = reads.with(Locs::of(SCC)),
+        Sop2::AddcU32 => {
+            reads = reads.with(Locs::of(SCC));
+            writes = writes.with(Locs::of(SCC));
+        }
+        // The pack leaves SCC as it was.
+        Sop2::PackLlB32B16 => {}
+        Sop2::AddU32
+        | Sop2::SubU32
+        | Sop2::AddI32
+        | Sop2::SubI32
+        | Sop2::AndB32
+        | Sop2::AndB64
+        | Sop2::OrB32
+        | Sop2::OrB64
+        | Sop2::Andn2B32
+        | Sop2::Andn2B64
+        | Sop2::NandB32
+        | Sop2::LshlB32
+        | Sop2::LshlB64
+        | Sop2::LshrB32
+        | Sop2::BfeU32
+        | Sop2::BfeU64
+        | Sop2::Lshl1AddU32 => writes = writes.with(Locs::of(SCC)),
+    }
+    Effects {
+        observable: src0 == Operand::PopsExitingWaveId || src1 == Operand::PopsExitingWaveId,
+        reads,
+        writes,
+    }
+}
+
+/// What `inst` reads and writes in the interpreter.
+pub fn effects(inst: &Inst) -> Effects {
+    match *inst {
+        Inst::Sop1 { op, dst, src0 } => sop1(op, dst, src0),
+        Inst::Sop2 {
+            op,
+            dst,
+            src0,
+            src1,
+        } => sop2(op, dst, src0, src1),
+        Inst::Sopc { op, src0, src1 } => {
+            let w = op.widths();
+            Effects {
+                reads: reads(src0, w.src0).with(reads(src1, w.src1)),
+                writes: Locs::of(SCC),
+                observable: src0 == Operand::PopsExitingWaveId
+                    || src1 == Operand::PopsExitingWaveId,
+            }
+        }
+        Inst::Sopk {
+            op: Sopk::MovkI32,
+            reg,
+            imm: SopkImm::Simm16(_),
+        } => Effects {
+            reads: Locs::NONE,
+            writes: writes(reg, 1),
+            observable: false,
+        },
+        // Nothing happens; the step is the only trace.
+        Inst::Sopp {
+            op: Sopp::Nop | Sopp::WaitAlu,
+            ..
+        } => Effects {
+            reads: Locs::NONE,
+            writes: Locs::NONE,
+            observable: false,
+        },
+        Inst::Sopp {
+            op: Sopp::CbranchScc0 | Sopp::CbranchScc1,
+            ..
+        } => Effects {
+            reads: Locs::of(SCC),
+            ..kept()
+        },
+        Inst::Sopp {
+            op: Sopp::CbranchExecz | Sopp::CbranchExecnz,
+            ..
+        } => Effects {
+            reads: reads(Operand::Exec, 2),
+            ..kept()
+        },
+        // The body runs on EXEC's lanes; a message, the end and the waits look at the
+        // counters; the end, at the packer the wave selected.
+        Inst::Marker(Marker::OrderedBody)
+        | Inst::Sopp {
+            op: Sopp::Endpgm | Sopp::Sendmsg,
+            ..
+        } => Effects {
+            reads: reads(Operand::Exec, 2)
+                .with(Locs::of(COUNTERS))
+                .with(Locs::of(MODE))
+                .with(Locs::of(POPS_PACKER)),
+            ..kept()
+        },
+        // s_setreg merges into the register's other bits; s_getreg reads it; the SOPK and
+        // SOPP forms the interpreter refuses stay, so that it still refuses them.
+        Inst::Sopk { reg, .. } => Effects {
+            reads: reads(reg, 1)
+                .with(Locs::of(MODE))
+                .with(Locs::of(POPS_PACKER))
+                .with(Locs::of(COUNTERS)),
+            ..kept()
+        },
+        Inst::Sopp { .. } | Inst::Label(_) => Effects {
+            reads: Locs::of(COUNTERS),
+            ..kept()
+        },
+    }
+}
+
+/// The instructions a wave may run after instruction `i` of `program`.
+fn successors(program: &[Inst], labels: &[(&'static str, usize)], i: usize) -> [Option<usize>; 2] {
+    let next = (i + 1 < program.len()).then_some(i + 1);
+    let target = |name: &str| labels.iter().find(|(l, _)| *l == name).map(|&(_, k)| k);
+    match program[i] {
+        Inst::Sopp {
+            op: Sopp::Endpgm, ..
+        } => [None, None],
+        Inst::Sopp {
+            op: Sopp::Branch,
+            imm: SoppImm::Target(Label(name)),
+        } => [target(name), None],
+        Inst::Sopp {
+            imm: SoppImm::Target(Label(name)),
+            ..
+        } => [next, target(name)],
+        _ => [next, None],
+    }
+}
+
+/// Which instructions of `program` have an effect the model can observe: `false` for those
+/// that only write registers no later instruction reads before overwriting them, and for
+/// `s_nop`. Found by liveness to a fixed point: removing one may leave another's result unread.
+/// Labels, branches, events, messages, waits, the body and every instruction that reads the
+/// exiting wave ID or touches a hardware register are kept.
+pub fn observable(program: &[Inst]) -> Vec<bool> {
+    let labels: Vec<(&'static str, usize)> = program
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| match i {
+            Inst::Label(Label(name)) => Some((*name, k)),
+            _ => None,
+        })
+        .collect();
+    let fx: Vec<Effects> = program.iter().map(effects).collect();
+    let mut keep: Vec<bool> = vec![true; program.len()];
+    loop {
+        // Live before each instruction, backwards to a fixed point (loops).
+        let mut live_in = vec![Locs::NONE; program.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in (0..program.len()).rev() {
+                let out = live_out(program, &labels, &live_in, i);
+                let now = if keep[i] {
+                    out.without(fx[i].writes).with(fx[i].reads)
+                } else {
+                    out
+                };
+                if now != live_in[i] {
+                    live_in[i] = now;
+                    changed = true;
+                }
+            }
+        }
+        let mut removed = false;
+        for i in 0..program.len() {
+            let out = live_out(program, &labels, &live_in, i);
+            if keep[i] && !fx[i].observable && !fx[i].writes.meets(out) {
+                keep[i] = false;
+                removed = true;
+            }
+        }
+        if !removed {
+            return keep;
+        }
+    }
+}
+
+/// Live after instruction `i`; past the program's end the interpreter appends `s_endpgm`.
+fn live_out(
+    program: &[Inst],
+    labels: &[(&'static str, usize)],
+    live_in: &[Locs],
+    i: usize,
+) -> Locs {
+    let end = effects(&Inst::endpgm()).reads;
+    let falls_off = i + 1 == program.len()
+        && !matches!(
+            program[i],
+            Inst::Sopp {
+                op: Sopp::Endpgm | Sopp::Branch,
+                ..
+            }
+        );
+    let mut out = if falls_off { end } else { Locs::NONE };
+    for s in successors(program, labels, i).into_iter().flatten() {
+        out = out.with(live_in[s]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::interp::{Env, Program, Refusal, WaveState};
+    use super::*;
+    use crate::isa::{Sopc, Sopk};
+    use crate::model::Rng;
+    use pm4::GfxLevel;
+
+    struct Exiting;
+    impl Env for Exiting {
+        fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, Refusal> {
+            Ok(7)
+        }
+    }
+
+    /// The location `bit` of a wave's state, as a number.
+    fn get(w: &WaveState, bit: u32) -> u64 {
+        match bit {
+            b if b < VCC_LO => u64::from(w.sgpr[b as usize]),
+            VCC_LO => w.vcc & 0xffff_ffff,
+            VCC_HI => w.vcc >> 32,
+            EXEC_LO => w.exec & 0xffff_ffff,
+            EXEC_HI => w.exec >> 32,
+            M0 => u64::from(w.m0),
+            SCC => u64::from(w.scc),
+            MODE => u64::from(w.mode),
+            POPS_PACKER => u64::from(w.pops_packer),
+            _ => u64::from(w.counters.vm) | u64::from(w.counters.vs) << 20,
+        }
+    }
+
+    fn set(w: &mut WaveState, bit: u32, v: u64) {
+        let lo = |x: u64, v: u64| (x & !0xffff_ffff) | (v & 0xffff_ffff);
+        let hi = |x: u64, v: u64| (x & 0xffff_ffff) | (v << 32);
+        match bit {
+            b if b < VCC_LO => w.sgpr[b as usize] = v as u32,
+            VCC_LO => w.vcc = lo(w.vcc, v),
+            VCC_HI => w.vcc = hi(w.vcc, v),
+            EXEC_LO => w.exec = lo(w.exec, v),
+            EXEC_HI => w.exec = hi(w.exec, v),
+            M0 => w.m0 = v as u32,
+            SCC => w.scc = v & 1 == 1,
+            MODE => w.mode = v as u32,
+            POPS_PACKER => w.pops_packer = v as u32,
+            _ => w.counters.vm = (v & 0xfff) as u32,
+        }
+    }
+
+    fn random_state(rng: &mut Rng) -> WaveState {
+        let sgpr: Vec<u32> = (0..SGPRS).map(|_| rng.next_u64() as u32).collect();
+        let mut w = WaveState::new(&sgpr, rng.next_u64());
+        w.vcc = rng.next_u64();
+        w.m0 = rng.next_u64() as u32;
+        w.scc = rng.next_u64() & 1 == 1;
+        w
+    }
+
+    /// Operands an instruction may name: registers at the model's edge included.
+    const OPERANDS: [Operand; 11] = [
+        Operand::Sgpr(0),
+        Operand::Sgpr(5),
+        Operand::Sgpr(104),
+        Operand::Sgpr(105),
+        Operand::Sgpr(120),
+        Operand::Vcc,
+        Operand::M0,
+        Operand::Exec,
+        Operand::Scc,
+        Operand::Const(-3),
+        Operand::Literal(0x8000_0001),
+    ];
+
+    /// Every instruction the pruning may remove, over the operands above.
+    fn removable() -> Vec<Inst> {
+        let mut all = vec![Inst::Sopp {
+            op: Sopp::Nop,
+            imm: SoppImm::Simm16(0),
+        }];
+        for &d in OPERANDS.iter().chain(&[Operand::Null]) {
+            all.push(Inst::Sopk {
+                op: Sopk::MovkI32,
+                reg: d,
+                imm: SopkImm::Simm16(0x8123),
+            });
+            for &a in &OPERANDS {
+                all.extend(Sop1::ALL.iter().map(|&op| Inst::sop1(op, d, a)));
+                for &b in [Operand::Sgpr(104), Operand::Scc, Operand::Const(-3)].iter() {
+                    all.extend(Sop2::ALL.iter().map(|&op| Inst::sop2(op, d, a, b)));
+                    all.extend(Sop2::ALL.iter().map(|&op| Inst::sop2(op, d, b, a)));
+                }
+            }
+        }
+        for &a in &OPERANDS {
+            for &b in &OPERANDS {
+                all.extend(Sopc::ALL.iter().map(|&op| Inst::sopc(op, a, b)));
+            }
+        }
+        all
+    }
+
+    fn kept_of(program: &[Inst]) -> Vec<bool> {
+        observable(program)
+    }
+
+    const S: fn(u8) -> Operand = Operand::Sgpr;
+
+    fn label(name: &'static str) -> Inst {
+        Inst::Label(Label(name))
+    }
+
+    fn branch(op: Sopp, to: &'static str) -> Inst {
+        Inst::Sopp {
+            op,
+            imm: SoppImm::Target(Label(to)),
+        }
+    }
+
+    /// A move nothing reads goes, and with it the move only it read (a fixed point); what a
+    /// branch decides on stays, with what it is computed from.
+    #[test]
+    fn unread_results_go_and_decisions_stay() {
+        let program = [
+            Inst::sop1(Sop1::MovB32, S(1), S(0)), // read only by the next: goes with it
+            Inst::sop1(Sop1::MovB32, S(2), S(1)), // nothing reads s2
+            Inst::sopc(Sopc::Bitcmp1B32, S(3), Operand::Const(31)), // SCC for the branch
+            branch(Sopp::CbranchScc0, "skip"),
+            Inst::sop2(Sop2::AndB32, S(4), S(4), S(4)), // SCC overwritten before read, s4 unread
+            label("skip"),
+            Inst::Marker(Marker::OrderedBody),
+            Inst::endpgm(),
+        ];
+        assert_eq!(
+            kept_of(&program),
+            [false, false, true, true, false, true, true, true]
+        );
+    }
+
+    /// A register carried around a loop is read by the loop's next iteration, and EXEC by the
+    /// body: both stay; a 32-bit write of EXEC leaves its high half live.
+    #[test]
+    fn loop_carried_and_lane_mask_writes_stay() {
+        let program = [
+            label("again"),
+            Inst::sop2(Sop2::AddU32, S(5), S(5), Operand::Const(1)),
+            Inst::sopc(Sopc::CmpLtU32, S(5), Operand::Const(9)),
+            branch(Sopp::CbranchScc1, "again"),
+            Inst::sop1(Sop1::MovB32, Operand::Exec, S(6)),
+            Inst::Marker(Marker::OrderedBody),
+        ];
+        assert_eq!(kept_of(&program), [true; 6]);
+        // A result read only past the program's end is read by nothing: the end reads the
+        // counters and the selected packer, no SGPR.
+        let tail = [Inst::sop1(Sop1::MovB32, S(7), S(6))];
+        assert_eq!(kept_of(&tail), [false]);
+    }
+
+    /// Reading the exiting wave ID is itself observed (a poll, and a refusal where the wave may
+    /// not read it), whether or not its value is used.
+    #[test]
+    fn reads_of_the_exiting_wave_id_stay() {
+        let program = [
+            Inst::sop1(Sop1::MovB32, S(8), Operand::PopsExitingWaveId),
+            Inst::endpgm(),
+        ];
+        assert_eq!(kept_of(&program), [true, true]);
+    }
+
+    /// The pruning is sound only if these are the interpreter's effects: an instruction it may
+    /// remove writes nothing but its writes, and what it writes (and the event) depends on
+    /// nothing but its reads. Each checked on random states, every location outside the reads
+    /// changed in turn.
+    #[test]
+    fn effects_are_the_interpreters() {
+        let mut rng = Rng(0x5eed);
+        for inst in removable() {
+            let fx = effects(&inst);
+            assert!(!fx.observable, "{inst:?}");
+            let prog = Program::new(GfxLevel::Gfx10_3, &[inst]).expect("one instruction");
+            for _ in 0..2 {
+                let s = random_state(&mut rng);
+                let mut s1 = s;
+                let e1 = s1.step(&prog, &mut Exiting).expect("runs");
+                for bit in 0..=COUNTERS {
+                    if !fx.writes.meets(Locs::of(bit)) {
+                        assert_eq!(get(&s, bit), get(&s1, bit), "{inst:?} wrote location {bit}");
+                    }
+                }
+                for bit in (0..=COUNTERS).filter(|&b| !fx.reads.meets(Locs::of(b))) {
+                    let mut t = s;
+                    set(&mut t, bit, get(&s, bit) ^ (rng.next_u64() | 1));
+                    let e2 = t.step(&prog, &mut Exiting).expect("runs");
+                    assert_eq!(e1, e2, "{inst:?}");
+                    for w in (0..=COUNTERS).filter(|&w| fx.writes.meets(Locs::of(w))) {
+                        assert_eq!(
+                            get(&s1, w),
+                            get(&t, w),
+                            "{inst:?}: location {w} depends on {bit}, which it does not read"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(Locs::all().0.count_ones(), COUNTERS + 1);
+    }
+}
