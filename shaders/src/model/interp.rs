@@ -8,7 +8,6 @@ use crate::isa::{
     SoppImm,
 };
 use pm4::GfxLevel;
-use std::collections::HashMap;
 
 /// Number of SGPRs a wave owns in the model (GFX10+ addresses s0–s105).
 pub const SGPRS: usize = 106;
@@ -33,7 +32,9 @@ pub enum InterpError {
 pub struct Program {
     pub level: GfxLevel,
     pub insts: Vec<Inst>,
-    labels: HashMap<&'static str, usize>,
+    /// Each label with its index (a handful per program: searched, not hashed, on every taken
+    /// branch).
+    labels: Vec<(&'static str, usize)>,
 }
 
 impl Program {
@@ -49,10 +50,12 @@ impl Program {
         ) {
             insts.push(Inst::endpgm());
         }
-        let mut labels = HashMap::new();
+        let mut labels: Vec<(&'static str, usize)> = Vec::new();
         for (i, inst) in insts.iter().enumerate() {
             if let Inst::Label(Label(name)) = inst {
-                labels.insert(*name, i);
+                // The last definition wins, as it did in a map.
+                labels.retain(|(l, _)| l != name);
+                labels.push((*name, i));
             }
         }
         for inst in &insts {
@@ -61,7 +64,7 @@ impl Program {
                 ..
             } = inst
             {
-                if !labels.contains_key(name) {
+                if !labels.iter().any(|(l, _)| l == name) {
                     return Err(InterpError::UndefinedLabel(name));
                 }
             }
@@ -71,6 +74,16 @@ impl Program {
             insts,
             labels,
         })
+    }
+}
+
+impl Program {
+    /// The index of label `name`.
+    fn label(&self, name: &str) -> Option<usize> {
+        self.labels
+            .iter()
+            .find(|(l, _)| *l == name)
+            .map(|&(_, k)| k)
     }
 }
 
@@ -450,10 +463,7 @@ impl WaveState {
                         _ => return Err(unsupported("not a branch").into()),
                     };
                     if take {
-                        self.pc = *prog
-                            .labels
-                            .get(name)
-                            .ok_or(InterpError::UndefinedLabel(name))?;
+                        self.pc = prog.label(name).ok_or(InterpError::UndefinedLabel(name))?;
                     }
                     Ok(Event::None)
                 }

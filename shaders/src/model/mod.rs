@@ -144,11 +144,6 @@ pub enum ModelError {
     StepLimit { steps: u64 },
 }
 
-struct LaneRt {
-    inv: Invocation,
-    bodies: u8,
-}
-
 struct WaveRt {
     plan: usize,
     id: u16,
@@ -157,7 +152,8 @@ struct WaveRt {
     /// Waves overlapped at launch (the last wave on each shared key, if still in flight).
     overlapped: Vec<usize>,
     state: WaveState,
-    lanes: Vec<Option<LaneRt>>,
+    /// The lanes that have run the ordered-section body (a lane runs it once).
+    ran: u64,
     done: bool,
     ended: bool,
     last_sleep: Option<(WaveState, u64)>,
@@ -271,97 +267,122 @@ pub struct Scene {
     /// launch in plan order, so this is fixed by the scene), each once, in first-key order: the
     /// waves it may overlap.
     covered_before: Vec<Vec<usize>>,
+    /// Per wave, its lanes with an invocation (its EXEC at launch).
+    exec: Vec<u64>,
+}
+
+/// One key of one invocation of a packed stream: its wave (in launch order), lane, primitive,
+/// the key and its index in the stream's [`KeySpace`]. A scene is built from these in a few
+/// passes over one flat list, each key's index computed once.
+#[derive(Clone, Copy)]
+struct KeySlot {
+    wave: usize,
+    lane: u8,
+    prim: usize,
+    key: Key,
+    at: usize,
+}
+
+impl KeySlot {
+    fn invocation(&self) -> Invocation {
+        Invocation {
+            wave: self.wave,
+            lane: self.lane,
+            prim: self.prim,
+        }
+    }
+}
+
+/// Every wave's key slots in launch order, each wave's lanes in order, and where each wave's
+/// slots begin (one more entry: the end).
+fn key_slots(plans: &[WavePlan], space: KeySpace) -> (Vec<KeySlot>, Vec<usize>) {
+    let mut slots = Vec::new();
+    let mut starts = Vec::with_capacity(plans.len() + 1);
+    for (wave, plan) in plans.iter().enumerate() {
+        starts.push(slots.len());
+        for (l, lane) in plan.lanes.iter().enumerate() {
+            let Some(lane) = lane else { continue };
+            slots.extend(lane.keys.iter().map(|&key| KeySlot {
+                wave,
+                lane: l as u8,
+                prim: lane.prim,
+                key,
+                at: space.index(key),
+            }));
+        }
+    }
+    starts.push(slots.len());
+    (slots, starts)
 }
 
 /// Per wave, the earlier waves that last covered one of its keys when it launches, each once,
 /// in first-key order.
-fn covered_before(plans: &[WavePlan], space: KeySpace) -> Vec<Vec<usize>> {
+fn covered_before(slots: &[KeySlot], starts: &[usize], space: KeySpace) -> Vec<Vec<usize>> {
     let mut last_cover: Vec<Option<usize>> = vec![None; space.len()];
-    let mut out = Vec::with_capacity(plans.len());
-    for (seq, plan) in plans.iter().enumerate() {
+    let mut out = Vec::with_capacity(starts.len().saturating_sub(1));
+    for (seq, range) in starts.windows(2).enumerate() {
+        let wave = &slots[range[0]..range[1]];
         let mut waves: Vec<usize> = Vec::new();
-        for (_, _, k) in lane_keys(plan) {
-            if let Some(w) = last_cover[space.index(k)] {
+        for slot in wave {
+            if let Some(w) = last_cover[slot.at] {
                 if w != seq && !waves.contains(&w) {
                     waves.push(w);
                 }
             }
         }
-        for (_, _, k) in lane_keys(plan) {
-            last_cover[space.index(k)] = Some(seq);
+        for slot in wave {
+            last_cover[slot.at] = Some(seq);
         }
         out.push(waves);
     }
     out
 }
 
-/// The keys of a wave's lanes in order, each with its lane and primitive.
-fn lane_keys(plan: &WavePlan) -> impl Iterator<Item = (usize, usize, Key)> + '_ {
-    plan.lanes.iter().enumerate().flat_map(|(l, lane)| {
-        lane.iter()
-            .flat_map(move |p| p.keys.iter().map(move |k| (l, p.prim, *k)))
-    })
+/// Per key slot, the slot just before it on its key in primitive order (invocations of one
+/// primitive on a key keep their launch order). A counting sort over the dense key space: the
+/// buckets come out almost sorted, since a key belongs to one packer, whose waves launch in
+/// order.
+fn predecessors(slots: &[KeySlot], space: KeySpace) -> Vec<Option<usize>> {
+    let mut start = vec![0usize; space.len() + 1];
+    for slot in slots {
+        start[slot.at + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut by_key = vec![0usize; slots.len()];
+    for (k, slot) in slots.iter().enumerate() {
+        by_key[next[slot.at]] = k;
+        next[slot.at] += 1;
+    }
+    let mut pred = vec![None; slots.len()];
+    for key in start.windows(2) {
+        let bucket = &mut by_key[key[0]..key[1]];
+        bucket.sort_by_key(|&k| slots[k].prim);
+        for pair in bucket.windows(2) {
+            pred[pair[1]] = Some(pair[0]);
+        }
+    }
+    pred
 }
 
 impl Scene {
     pub fn new(prims: &[Primitive], packing: Packing) -> Scene {
         let plans = pack_waves(prims, packing);
         let space = KeySpace::of(prims);
-        // Every (invocation, its slot in the wave) bucketed by key in launch order, then each
-        // key's bucket stably in primitive order: the invocations of one primitive on a key keep
-        // their launch order. (A counting sort over the dense key space: the buckets come out
-        // almost sorted, since a key belongs to one packer, whose waves launch in order.)
-        let mut start = vec![0usize; space.len() + 1];
-        for plan in &plans {
-            for (_, _, k) in lane_keys(plan) {
-                start[space.index(k) + 1] += 1;
-            }
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let none = Invocation {
-            wave: 0,
-            lane: 0,
-            prim: 0,
-        };
-        let mut by_key = vec![(none, 0usize); start[space.len()]];
-        for (w, plan) in plans.iter().enumerate() {
-            for (slot, (l, prim, k)) in lane_keys(plan).enumerate() {
-                let at = &mut next[space.index(k)];
-                by_key[*at] = (
-                    Invocation {
-                        wave: w,
-                        lane: l as u8,
-                        prim,
-                    },
-                    slot,
-                );
-                *at += 1;
-            }
-        }
-        // Per wave, per key slot: the invocation just before on that key.
-        let mut slots: Vec<Vec<Option<Invocation>>> = plans
-            .iter()
-            .map(|p| vec![None; p.lanes.iter().flatten().map(|l| l.keys.len()).sum()])
-            .collect();
-        for key in start.windows(2) {
-            let bucket = &mut by_key[key[0]..key[1]];
-            bucket.sort_by_key(|(inv, _)| inv.prim);
-            for pair in bucket.windows(2) {
-                let ((earlier, _), (later, slot)) = (pair[0], pair[1]);
-                slots[later.wave][slot] = Some(earlier);
-            }
-        }
-        let before = plans
-            .iter()
-            .zip(&slots)
-            .map(|(plan, slots)| {
-                let mut checks: Vec<(u8, Key, Invocation)> = Vec::new();
-                for (slot, (l, _, k)) in lane_keys(plan).enumerate() {
-                    let Some(e) = slots[slot] else { continue };
-                    let lane = l as u8;
+        let (slots, starts) = key_slots(&plans, space);
+        let pred = predecessors(&slots, space);
+        let before = starts
+            .windows(2)
+            .map(|range| {
+                let mut checks: Vec<(u8, Key, Invocation)> =
+                    Vec::with_capacity(range[1] - range[0]);
+                for (slot, p) in slots[range[0]..range[1]].iter().zip(&pred[range[0]..]) {
+                    let Some(e) = p.map(|e| slots[e].invocation()) else {
+                        continue;
+                    };
+                    let lane = slot.lane;
                     // Once per lane and predecessor: this lane's checks are the list's tail.
                     let seen = checks
                         .iter()
@@ -369,24 +390,34 @@ impl Scene {
                         .take_while(|(cl, _, _)| *cl == lane)
                         .any(|(_, _, c)| *c == e);
                     if !seen {
-                        checks.push((lane, k, e));
+                        checks.push((lane, slot.key, e));
                     }
                 }
                 checks
             })
             .collect();
-        let covered_before = covered_before(&plans, space);
+        let covered_before = covered_before(&slots, &starts, space);
+        let exec = plans.iter().map(WavePlan::exec).collect();
         Scene {
             packing,
             plans,
             before,
             covered_before,
+            exec,
         }
     }
 
     /// The waves in launch order.
     pub fn waves(&self) -> usize {
         self.plans.len()
+    }
+
+    /// The invocation in lane `lane` of wave `wave` (launched as plan `wave`).
+    fn invocation(&self, wave: usize, lane: u8) -> Invocation {
+        let prim = self.plans[wave].lanes[usize::from(lane)]
+            .as_ref()
+            .map_or(0, |l| l.prim);
+        Invocation { wave, lane, prim }
     }
 }
 
@@ -477,21 +508,6 @@ impl<'a> Sim<'a> {
             .copied()
             .filter(|&w| !self.waves[w].ended)
             .collect();
-        let mut lanes = Vec::with_capacity(plan.lanes.len());
-        for (l, lane) in plan.lanes.iter().enumerate() {
-            let Some(lane) = lane else {
-                lanes.push(None);
-                continue;
-            };
-            lanes.push(Some(LaneRt {
-                inv: Invocation {
-                    wave: seq,
-                    lane: l as u8,
-                    prim: lane.prim,
-                },
-                bodies: 0,
-            }));
-        }
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
         let layers = plan.layer_mask & !1;
         let newest = overlapped.iter().copied().max();
@@ -527,11 +543,12 @@ impl<'a> Sim<'a> {
         if self.cfg.section.intrawave {
             sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
         }
-        let mut state = WaveState::new(&sgpr, plan.exec());
+        let exec = self.scene.exec[seq];
+        let mut state = WaveState::new(&sgpr, exec);
         state.scc = self.rng.next_u64() & 1 == 1;
 
         self.report.waves += 1;
-        self.report.invocations += plan.lanes.iter().flatten().count();
+        self.report.invocations += exec.count_ones() as usize;
         self.report.overlapped_waves += did_overlap as usize;
         self.report.intrawave_waves += (layers != 0) as usize;
         self.waves.push(WaveRt {
@@ -541,7 +558,7 @@ impl<'a> Sim<'a> {
             did_overlap,
             overlapped,
             state,
-            lanes,
+            ran: 0,
             done: false,
             ended: false,
             last_sleep: None,
@@ -550,26 +567,27 @@ impl<'a> Sim<'a> {
         self.live.push(seq);
     }
 
-    fn exiting_ids(&mut self) -> Vec<u16> {
+    /// Each packer's exiting wave ID, into `out` (kept across the run: it changes at every
+    /// exit).
+    fn exiting_ids(&mut self, out: &mut Vec<u16>) {
         let waves = &self.waves;
-        self.packers
-            .iter_mut()
-            .map(|pk| {
-                while let Some(&w) = pk.order.front() {
-                    if waves[w].done {
-                        pk.order.pop_front();
-                    } else {
-                        break;
-                    }
+        out.clear();
+        out.extend(self.packers.iter_mut().map(|pk| {
+            while let Some(&w) = pk.order.front() {
+                if waves[w].done {
+                    pk.order.pop_front();
+                } else {
+                    break;
                 }
-                pk.order.front().map(|&w| waves[w].id).unwrap_or(pk.next_id)
-            })
-            .collect()
+            }
+            pk.order.front().map(|&w| waves[w].id).unwrap_or(pk.next_id)
+        }));
     }
 
     fn run(mut self) -> Result<Report, ModelError> {
         let total = self.scene.plans.len();
-        let mut exiting = self.exiting_ids();
+        let mut exiting = Vec::with_capacity(self.packers.len());
+        self.exiting_ids(&mut exiting);
         loop {
             self.report.steps += 1;
             if self.report.steps > self.cfg.max_steps {
@@ -610,7 +628,7 @@ impl<'a> Sim<'a> {
             let before = self.epoch;
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
-                exiting = self.exiting_ids();
+                self.exiting_ids(&mut exiting);
                 self.runnable_stale = true;
             } else if self.waves[w].blocked_at == Some(self.epoch) {
                 self.runnable_stale = true;
@@ -706,10 +724,12 @@ impl<'a> Sim<'a> {
                 }
                 let wave = &mut self.waves[w];
                 wave.ended = true;
-                for lane in wave.lanes.iter().flatten() {
-                    if lane.bodies == 0 {
-                        return Err(ModelError::BodyMissing(lane.inv));
-                    }
+                let missing = self.scene.exec[wave.plan] & !wave.ran;
+                if missing != 0 {
+                    let lane = missing.trailing_zeros() as u8;
+                    return Err(ModelError::BodyMissing(
+                        self.scene.invocation(wave.plan, lane),
+                    ));
                 }
                 self.live.retain(|&x| x != w);
                 self.epoch += 1;
@@ -723,10 +743,7 @@ impl<'a> Sim<'a> {
     fn unfinished(&self, w: usize, earlier: Invocation) -> Option<&'static str> {
         let wave = &self.waves[w];
         if earlier.wave == w {
-            let other = wave.lanes[earlier.lane as usize]
-                .as_ref()
-                .map_or(0, |l| l.bodies);
-            return if other == 0 {
+            return if wave.ran >> earlier.lane & 1 == 0 {
                 Some("an overlapping invocation of an earlier layer of the same wave has not run")
             } else if !wave.state.counters.is_zero() {
                 Some("the memory accesses of the earlier layer are still outstanding")
@@ -737,10 +754,8 @@ impl<'a> Sim<'a> {
         match self.waves.get(earlier.wave) {
             None => Some("the earlier wave has not even launched"),
             Some(ew) if !ew.done => Some("the earlier wave has not left its ordered section"),
-            Some(ew) => match &ew.lanes[earlier.lane as usize] {
-                Some(l) if l.bodies > 0 => None,
-                _ => Some("the earlier invocation never ran its ordered section"),
-            },
+            Some(ew) if ew.ran >> earlier.lane & 1 == 1 => None,
+            Some(_) => Some("the earlier invocation never ran its ordered section"),
         }
     }
 
@@ -763,7 +778,8 @@ impl<'a> Sim<'a> {
     }
 
     fn body(&mut self, w: usize, exec: u64) -> Result<(), ModelError> {
-        let plan_exec = self.scene.plans[self.waves[w].plan].exec();
+        let plan = self.waves[w].plan;
+        let plan_exec = self.scene.exec[plan];
         if exec & !plan_exec != 0 {
             return Err(ModelError::PhantomLanes {
                 wave: w,
@@ -774,34 +790,32 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         self.report.bodies += 1;
-        let wave = &self.waves[w];
-        let before = &self.scene.before[wave.plan];
+        let ran = self.waves[w].ran;
+        // Lane by lane in order, each lane's predecessors after its own check: the first
+        // breach is the one a lane-ordered walk meets.
+        let before = &self.scene.before[plan];
         let mut at = 0;
-        for (l, lane) in wave.lanes.iter().enumerate() {
-            let from = at;
-            while before
-                .get(at)
-                .is_some_and(|(cl, _, _)| usize::from(*cl) == l)
-            {
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as u8;
+            lanes &= lanes - 1;
+            while before.get(at).is_some_and(|&(cl, _, _)| cl < l) {
                 at += 1;
             }
-            let preds = &before[from..at];
-            let Some(lane) = lane else {
-                continue;
-            };
-            if exec >> lane.inv.lane & 1 == 0 {
-                continue;
-            }
-            if lane.bodies > 0 {
-                return Err(ModelError::BodyTwice(lane.inv));
+            if ran >> l & 1 == 1 {
+                return Err(ModelError::BodyTwice(self.scene.invocation(plan, l)));
             }
             // By induction, checking the immediate predecessor on each key suffices.
-            for &(_, key, earlier) in preds {
+            while let Some(&(cl, key, earlier)) = before.get(at) {
+                if cl != l {
+                    break;
+                }
+                at += 1;
                 if let Some(why) = self.unfinished(w, earlier) {
                     return Err(ModelError::OutOfOrder {
                         key,
                         earlier,
-                        later: lane.inv,
+                        later: self.scene.invocation(plan, l),
                         why,
                     });
                 }
@@ -809,11 +823,7 @@ impl<'a> Sim<'a> {
         }
         let level = self.cfg.level;
         let wave = &mut self.waves[w];
-        for lane in wave.lanes.iter_mut().flatten() {
-            if exec >> lane.inv.lane & 1 == 1 {
-                lane.bodies += 1;
-            }
-        }
+        wave.ran |= exec;
         // The body reads and writes per-pixel data: a load, a store, and (the article's
         // waterfall case) a scalar access.
         let c = &mut wave.state.counters;

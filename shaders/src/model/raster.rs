@@ -184,9 +184,9 @@ struct Open {
 }
 
 impl Open {
-    fn new(space: KeySpace) -> Open {
+    fn new(space: KeySpace, quads_per_wave: usize) -> Open {
         Open {
-            quads: Vec::new(),
+            quads: Vec::with_capacity(quads_per_wave),
             all: KeySet::new(space),
             layer: KeySet::new(space),
             layer_mask: 0,
@@ -198,7 +198,8 @@ fn close(open: &mut Open, packer: u8, out: &mut Vec<WavePlan>) {
     if open.quads.is_empty() {
         return;
     }
-    let quads = std::mem::take(&mut open.quads);
+    let capacity = open.quads.capacity();
+    let quads = std::mem::replace(&mut open.quads, Vec::with_capacity(capacity));
     out.push(WavePlan {
         packer,
         lanes: quads.into_iter().flatten().collect(),
@@ -212,7 +213,7 @@ fn close(open: &mut Open, packer: u8, out: &mut Vec<WavePlan>) {
 /// The quads a primitive covers in first-appearance order, with each pixel's coverage (duplicate
 /// pixels merge their coverage).
 fn quads_of(prim: &Primitive) -> Vec<((u16, u16), [u8; 4])> {
-    let mut quads: Vec<((u16, u16), [u8; 4])> = Vec::new();
+    let mut quads: Vec<((u16, u16), [u8; 4])> = Vec::with_capacity(prim.fragments.len());
     for f in prim.fragments.iter().filter(|f| f.coverage != 0) {
         let q = (f.x / 2, f.y / 2);
         // Fragments come in rasterization order: the quad is almost always the last or near it.
@@ -256,7 +257,9 @@ fn quad_lanes(
 pub fn pack_waves(prims: &[Primitive], p: Packing) -> Vec<WavePlan> {
     let quads_per_wave = if p.wave64 { 16 } else { 8 };
     let space = KeySpace::of(prims);
-    let mut open: Vec<Open> = (0..p.packers.max(1)).map(|_| Open::new(space)).collect();
+    let mut open: Vec<Open> = (0..p.packers.max(1))
+        .map(|_| Open::new(space, quads_per_wave))
+        .collect();
     let mut out = Vec::new();
     let mut keys: Vec<usize> = Vec::new();
     for (pi, prim) in prims.iter().enumerate() {
