@@ -2,9 +2,11 @@
 //! the first time is verified on a thread of the layer's own, so that the application's
 //! vkCreateGraphicsPipelines returns without waiting for it. One thread per device, started at
 //! the first job; jobs run in the order given. The records of the objects wait for their
-//! verdicts in the device's [`Outbox`], in creation order. The device's destruction waits for
-//! the jobs outstanding and ends the thread; process exit waits for them a bounded time, so the
-//! records are not lost.
+//! verdicts in the device's [`Outbox`], in creation order, and the verifier's thread writes them
+//! as soon as it gives the verdict: an application that dies before its next call into the layer
+//! still leaves them in the report. A command buffer's draw records carry their object's
+//! verdict: `vkEndCommandBuffer` waits for it. The device's destruction waits for the jobs
+//! outstanding and ends the thread; process exit waits for them a bounded time.
 
 use crate::model::object::PendingVerdict;
 use parking_lot::{Condvar, Mutex};
@@ -39,6 +41,17 @@ struct State {
     thread: Option<std::thread::JoinHandle<()>>,
     /// Set when the thread is to end; no thread is started again after it.
     ending: bool,
+}
+
+thread_local! {
+    /// Set on a verifier's thread: what it writes must not call the application's code.
+    static ON_VERIFIER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this is a verifier's thread: records written here leave the application's
+/// debug-utils messengers to the application's own threads.
+pub fn on_verifier_thread() -> bool {
+    ON_VERIFIER.with(|v| v.get())
 }
 
 impl Verifier {
@@ -108,6 +121,10 @@ impl Verifier {
     }
 }
 
+/// How long the application is kept waiting for verdicts still being reached where it must be
+/// (a device loss, the process's exit) before their records are given up.
+pub const VERDICT_WAIT: Duration = Duration::from_secs(5);
+
 /// A record to write once the verdict it waits for is given.
 struct Entry<C> {
     waits_for: Option<Arc<PendingVerdict>>,
@@ -115,11 +132,13 @@ struct Entry<C> {
 }
 
 /// The device's records in the order their objects were created: a record whose object's code
-/// is still being verified holds back the records after it. Records are written on the
-/// application's threads only — the verifier's thread runs no application code (debug-utils
-/// callbacks) and so can never wait on a lock the application holds — whenever the layer is
-/// called: at each object's creation, and, waiting for the verdicts, before a command buffer's
-/// draw records, at the device's destruction and at process exit.
+/// is still being verified holds back the records after it. Records are written by whichever
+/// thread finds them ready — the verifier's, right after it gives a verdict, or the
+/// application's whenever the layer is called (at each object's creation, and, waiting for
+/// the verdicts, before a command buffer's draw records, at the device's destruction, before a
+/// debug-utils messenger goes, and at process exit). The verifier's thread runs no application code: the debug-utils messengers of the
+/// records it writes are told on the application's next call (`records::tell_messengers`), so
+/// it never waits on a lock the application holds; it never waits for the writing lock either.
 pub struct Outbox<C> {
     queue: Mutex<VecDeque<Entry<C>>>,
     /// Held while records are written, so that two threads do not write them out of order;
@@ -145,23 +164,29 @@ impl<C> Outbox<C> {
         waits_for: Option<Arc<PendingVerdict>>,
         write: impl FnOnce(&C) + Send + 'static,
     ) {
-        {
-            let mut q = self.queue.lock();
-            if q.is_empty() && waits_for.is_none() {
-                drop(q);
-                return write(d);
+        if waits_for.is_none() {
+            // Written at once where nothing is held back before it and no other thread is
+            // writing (the verifier's thread may be writing the record it just took from the
+            // queue: this one comes after it).
+            if let Some(writing) = self.writing.try_lock() {
+                if self.queue.lock().is_empty() {
+                    write(d);
+                    drop(writing);
+                    // What another thread queued meanwhile, ready, it could not write.
+                    return self.write_ready(d);
+                }
             }
-            q.push_back(Entry {
-                waits_for,
-                write: Box::new(write),
-            });
         }
+        self.queue.lock().push_back(Entry {
+            waits_for,
+            write: Box::new(write),
+        });
         self.write_ready(d);
     }
 
-    /// Whether records are held back.
+    /// Whether records are held back, or being written by another thread.
     pub fn holding(&self) -> bool {
-        !self.queue.lock().is_empty()
+        !self.queue.lock().is_empty() || self.writing.is_locked()
     }
 
     /// Writes the records whose verdicts are given, in order, up to the first still awaited.
@@ -170,15 +195,7 @@ impl<C> Outbox<C> {
             let Some(_writing) = self.writing.try_lock() else {
                 return;
             };
-            loop {
-                let next = {
-                    let mut q = self.queue.lock();
-                    match q.front() {
-                        Some(e) if e.waits_for.as_ref().is_none_or(|p| p.given()) => q.pop_front(),
-                        _ => None,
-                    }
-                };
-                let Some(e) = next else { break };
+            while let Some(e) = self.pop_ready() {
                 (e.write)(d);
             }
             drop(_writing);
@@ -192,7 +209,8 @@ impl<C> Outbox<C> {
         }
     }
 
-    /// Waits for every verdict held back, at most until `deadline`, and writes what is ready.
+    /// Waits for every verdict held back, at most until `deadline`, and for a thread writing
+    /// records, and writes what is ready.
     pub fn flush(&self, d: &C, deadline: Option<Instant>) {
         loop {
             let awaited = self
@@ -209,12 +227,27 @@ impl<C> Outbox<C> {
                 None => break,
             }
         }
-        self.write_ready(d);
+        // Whatever another thread (the verifier's) is writing is finished before this returns,
+        // so that what the caller writes next (a command buffer's draw records) comes after it.
+        let _writing = self.writing.lock();
+        while let Some(e) = self.pop_ready() {
+            (e.write)(d);
+        }
+    }
+
+    /// The first record held back, where its verdict is given.
+    fn pop_ready(&self) -> Option<Entry<C>> {
+        let mut q = self.queue.lock();
+        match q.front() {
+            Some(e) if e.waits_for.as_ref().is_none_or(|p| p.given()) => q.pop_front(),
+            _ => None,
+        }
     }
 }
 
 impl Inner {
     fn run(&self) {
+        ON_VERIFIER.with(|v| v.set(true));
         loop {
             let job = {
                 let mut s = self.state.lock();
@@ -298,6 +331,36 @@ mod tests {
         out.flush(&written, Some(Instant::now() + Duration::from_millis(10)));
         assert!(out.holding());
         assert_eq!(*written.lock(), [1, 2, 3]);
+    }
+
+    /// Records written by the thread that gives the verdicts (as the verifier's does) and by
+    /// the sending thread keep the order they were sent in: a record sent while the other
+    /// thread is still writing the one it took from the queue comes after it, and a flush
+    /// returns only once that writing is done.
+    #[test]
+    fn records_keep_their_order_when_the_verdicts_thread_writes_them() {
+        let out: Arc<Outbox<Mutex<Vec<u32>>>> = Arc::new(Outbox::default());
+        let written: Arc<Mutex<Vec<u32>>> = Arc::new(Mutex::new(Vec::new()));
+        let mut sent = Vec::new();
+        for round in 0..200u32 {
+            let pending = Arc::new(PendingVerdict::default());
+            // A slow write, so that the giver is often still writing it.
+            out.send(&written, Some(pending.clone()), move |w| {
+                std::thread::sleep(Duration::from_micros(200));
+                w.lock().push(2 * round);
+            });
+            let (o, w) = (out.clone(), written.clone());
+            let giver = std::thread::spawn(move || {
+                pending.give(Arc::new([]));
+                o.write_ready(&w);
+            });
+            std::thread::sleep(Duration::from_micros(50 * u64::from(round % 4)));
+            out.send(&written, None, move |w| w.lock().push(2 * round + 1));
+            sent.extend([2 * round, 2 * round + 1]);
+            out.flush(&written, None);
+            giver.join().unwrap();
+            assert_eq!(*written.lock(), sent, "round {round}");
+        }
     }
 
     /// A bounded drain gives up on a job that does not end in time, and says so.

@@ -68,6 +68,10 @@ pub struct Device {
     /// The records of the device's objects, in creation order, held back while a verdict they
     /// wait for is being reached.
     pub outbox: crate::background::Outbox<Device>,
+    /// Findings of records the verifier's thread wrote, for the application's debug-utils
+    /// messengers: told on the application's next call into the layer, never from the layer's
+    /// own thread (`records::tell_messengers`).
+    pub held_messages: parking_lot::Mutex<Vec<(u64, Arc<crate::model::record::Record>)>>,
 }
 
 /// VK_KHR_pipeline_executable_properties' queries, next layer's.

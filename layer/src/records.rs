@@ -147,6 +147,8 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
 
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
 /// setting).
+/// On the verifier's thread the findings are held for the application's next call: the
+/// messengers are the application's code, called on its own threads only.
 pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
     if !d.settings.debug_messages
         || rec.diagnostics.is_empty()
@@ -154,6 +156,43 @@ pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
     {
         return;
     }
+    if crate::background::on_verifier_thread() {
+        d.held_messages
+            .lock()
+            .push((handle, std::sync::Arc::new(rec.clone())));
+        return;
+    }
+    tell_held_messages(d);
+    deliver(d, handle, rec);
+}
+
+/// Waits (a bounded time) for the verdicts records are waiting for and for the verifier's
+/// writing of them, then tells the findings held: before the application's messengers go.
+pub(crate) fn settle_messages(d: &Device) {
+    if !d.settings.debug_messages || crate::background::on_verifier_thread() {
+        return;
+    }
+    let limit = crate::background::VERDICT_WAIT;
+    d.outbox.flush(d, Some(std::time::Instant::now() + limit));
+    d.verifier.drain(Some(limit));
+    tell_held_messages(d);
+}
+
+/// The findings the verifier's thread held, told in the order their records were written (on
+/// an application's thread).
+pub(crate) fn tell_held_messages(d: &Device) {
+    if !d.settings.debug_messages || crate::background::on_verifier_thread() {
+        return;
+    }
+    let held = std::mem::take(&mut *d.held_messages.lock());
+    for (handle, rec) in held {
+        if !report::EXITING.load(std::sync::atomic::Ordering::Relaxed) {
+            deliver(d, handle, &rec);
+        }
+    }
+}
+
+fn deliver(d: &Device, handle: u64, rec: &Record) {
     let object_type = match rec.kind {
         Kind::ShaderObject => vk::ObjectType::SHADER_EXT,
         Kind::Draw if rec.bound == Some(Bound::ShaderObject) => vk::ObjectType::SHADER_EXT,

@@ -349,7 +349,7 @@ extern "C" fn flush_at_exit() {
         EXITING.store(true, Ordering::Relaxed);
         // Records held back for verdicts still being reached are written first; a
         // verification that does not end in a few seconds is given up rather than hang the exit.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let deadline = std::time::Instant::now() + crate::background::VERDICT_WAIT;
         for d in crate::registry::devices_now() {
             d.outbox.flush(&d, Some(deadline));
             d.verifier.finish(Some(

@@ -627,7 +627,7 @@ fn debug_utils_messengers_receive_findings_with_message_ids() {
     let Some(icd) = oracle_icd() else {
         return;
     };
-    let run = |messages: Option<&str>| {
+    let run_with = |messages: Option<&str>, env: &[(&str, &str)]| {
         let mut sc = Scenario::new(BIN, "messenger", icd.to_str().unwrap())
             .env("RADV_FORCE_FAMILY", "navi31")
             .env("MESA_SHADER_CACHE_DISABLE", "true")
@@ -635,10 +635,14 @@ fn debug_utils_messengers_receive_findings_with_message_ids() {
         if let Some(v) = messages {
             sc = sc.env("VK_POPS_INTERLOCK_DEBUG_MESSAGES", v);
         }
+        for (k, v) in env {
+            sc = sc.env(k, v);
+        }
         let out = sc.run();
         assert!(check_ok(&out, "messenger on the RADV oracle navi31"));
         json_lines(&out.stdout).remove(0)
     };
+    let run = |messages: Option<&str>| run_with(messages, &[]);
     let fnv1a = |s: &str| {
         let mut h: u32 = 2166136261;
         for b in s.bytes() {
@@ -664,6 +668,32 @@ fn debug_utils_messengers_receive_findings_with_message_ids() {
         ours.iter().any(|m| m["name"] == "oit colour pass"),
         "{made}"
     );
+    // With verify_isa the verdict is reached on the layer's thread after the pipeline's creation
+    // returned, and the record carrying it is written there while the application pauses: its
+    // findings still reach the messenger, and only ever on the application's thread.
+    let verified = run_with(
+        None,
+        &[
+            ("VK_POPS_INTERLOCK_VERIFY_ISA", "1"),
+            ("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off"),
+            // Time for the layer's thread to write the record before the next call.
+            ("POPS_SCENARIO_PAUSE_MS", "1000"),
+        ],
+    );
+    let all = verified["messages"].as_array().unwrap();
+    assert!(
+        all.iter().all(|m| m["application_thread"] == true),
+        "{verified}"
+    );
+    for code in ["isa-verified", code] {
+        let told = all
+            .iter()
+            .filter(|m| m["id"] == format!("POPS-{code}"))
+            .count();
+        // Once per code, object and name: the pipeline's record, written once the verdict was
+        // given, already has the name its draw's has.
+        assert!(told >= 1, "{code}: {verified}");
+    }
     let off = run(Some("0"));
     assert!(
         !off["messages"]

@@ -407,3 +407,51 @@ fn verify_isa_reports_on_the_drivers_code() {
         }
     }
 }
+
+/// An application that dies right after creating an interlocked pipeline (as Zink's
+/// shader_runner does when it aborts in its teardown) still leaves the pipeline's record, with
+/// the verdict on the driver's code, in the report: with `verify_isa` the verdict is reached on
+/// the layer's thread after vkCreateGraphicsPipelines returned, and that thread writes the record
+/// once it is given — the scenario makes no Vulkan call after the creation, waits until a
+/// pipeline record is in the file, and aborts (no exit handler runs).
+#[test]
+fn records_survive_an_application_that_dies_after_creating() {
+    let Some(icd) = oracle_icd() else {
+        return;
+    };
+    for family in ["vega10", "navi31"] {
+        let dir = pops_testkit::scratch(&format!("die-after-creating-{family}"));
+        let report_path = dir.join("report.jsonl");
+        let out = Scenario::new(BIN, "die-after-creating", icd.to_str().unwrap())
+            .env("RADV_FORCE_FAMILY", family)
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .with_layers(&[LAYER])
+            .env("VK_POPS_INTERLOCK_REPORT", &report_path)
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA", "1")
+            // No verdicts from an earlier run: this pipeline's is reached after its creation.
+            .env("VK_POPS_INTERLOCK_VERIFY_ISA_CACHE", "off")
+            .run();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "{family}: the scenario aborts: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = json_lines(&out.stdout);
+        assert_eq!(
+            said.first()
+                .and_then(|v| v["pipeline_record_written"].as_bool()),
+            Some(true),
+            "{family}: no pipeline record was written without a further call: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let records = records(&report_path);
+        let isa: Vec<Vec<&str>> = records
+            .iter()
+            .filter(|r| r.kind == Kind::Pipeline)
+            .map(isa_codes)
+            .collect();
+        assert_eq!(isa, [["isa-verified"]], "{family}: {records:?}");
+    }
+}

@@ -257,6 +257,7 @@ unsafe fn describe(
         verdicts: crate::stores::VerdictStore::new(None),
         verifier: Default::default(),
         outbox: Default::default(),
+        held_messages: Default::default(),
     }
 }
 
@@ -701,6 +702,7 @@ pub unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::Allocat
     // The verdicts still being reached: their records belong before the device's summary.
     d.outbox.flush(&d, None);
     d.verifier.finish(None);
+    records::tell_held_messages(&d);
     let _ = guarded(&d.health, vkfn::vkDestroyDevice, || {
         if let Some(t) = &d.timing {
             let (units, total, dropped) = t.finish(!d.submissions.is_lost());

@@ -236,7 +236,10 @@ pub unsafe fn create_messenger(
     r
 }
 
-/// vkDestroyDebugUtilsMessengerEXT: forgets the messenger, then calls down.
+/// vkDestroyDebugUtilsMessengerEXT: the records still waiting for verdicts are written and the
+/// findings the layer's thread held for the instance's messengers told first (the messenger
+/// would never hear them; waiting for the verdicts a bounded time), then the messenger is
+/// forgotten and the call goes down.
 ///
 /// # Safety
 /// The application's arguments.
@@ -247,6 +250,13 @@ pub unsafe fn destroy_messenger(
     messenger: vk::DebugUtilsMessengerEXT,
     alloc: *const vk::AllocationCallbacks,
 ) {
+    let _ = guarded(&inst.health, vkfn::vkDestroyDebugUtilsMessengerEXT, || {
+        for d in crate::registry::devices_now() {
+            if std::sync::Arc::ptr_eq(&d.messengers, &inst.messengers) {
+                crate::records::settle_messages(&d);
+            }
+        }
+    });
     inst.messengers.remove(messenger);
     // SAFETY: the application's arguments, unchanged.
     unsafe { next(instance, messenger, alloc) };

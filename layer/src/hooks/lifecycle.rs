@@ -207,6 +207,7 @@ pub unsafe fn end(
                 .map(|g| records::draw_record(d, raw(cb), g))
                 .collect();
             d.submissions.ended(raw(cb), recs);
+            records::tell_held_messages(d);
         });
     }
     r

@@ -533,6 +533,9 @@ impl Pending {
                 )])
             });
             given.give(verdict);
+            // The records waiting for this verdict, and those after them, are written now:
+            // not left for the application's next call, which may never come.
+            d.outbox.write_ready(d);
         };
         match crate::registry::device(d.key) {
             Some(dev) => d.verifier.submit(Box::new(move || job(&dev))),

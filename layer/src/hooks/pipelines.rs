@@ -456,6 +456,7 @@ pub fn process_pipeline(
             records::emit(d, kind, (handle, object), &frag, entry, &draw);
         });
     });
+    records::tell_held_messages(d);
 }
 
 /// vkDestroyPipeline: the pipeline (or library) and its name go.

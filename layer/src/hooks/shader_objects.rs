@@ -200,6 +200,7 @@ unsafe fn record(
             );
         });
     });
+    records::tell_held_messages(d);
 }
 
 /// With verify_isa, an interlocked shader object's code is read from its binary data and given to

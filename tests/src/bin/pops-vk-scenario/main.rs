@@ -11,6 +11,7 @@ mod bench_draws;
 mod bench_submits;
 mod capture_code;
 mod common;
+mod die_after_creating;
 mod draws;
 mod draws_depth;
 mod draws_formats;
@@ -60,6 +61,7 @@ fn main() -> ExitCode {
         "bench" => bench::scenario_bench(),
         "bench-draws" => bench_draws::scenario_bench_draws(),
         "bench-create-record" => bench_create_record::scenario_bench_create_record(),
+        "die-after-creating" => die_after_creating::scenario_die_after_creating(),
         "bench-submits" => bench_submits::scenario_bench_submits(),
         "capture-code" => capture_code::scenario_capture_code(),
         "shader-object-code" => shader_object_code::scenario_shader_object_code(),

@@ -3,8 +3,8 @@
 use crate::common::*;
 
 /// What the scenario's debug-utils messenger received: (message id name, id number, first
-/// object's handle, its name).
-pub(crate) type Message = (String, i32, u64, Option<String>);
+/// object's handle, its name, whether the call came on the application's own (main) thread).
+pub(crate) type Message = (String, i32, u64, Option<String>, bool);
 pub(crate) static MESSAGES: std::sync::Mutex<Vec<Message>> = std::sync::Mutex::new(Vec::new());
 
 pub(crate) unsafe extern "system" fn collect_message(
@@ -31,6 +31,7 @@ pub(crate) unsafe extern "system" fn collect_message(
                 d.message_id_number,
                 handle,
                 name,
+                std::thread::current().name() == Some("main"),
             ));
         }
     }
@@ -38,7 +39,8 @@ pub(crate) unsafe extern "system" fn collect_message(
 }
 
 /// An application with a VK_EXT_debug_utils messenger: an interlocked 4-sample pipeline, named
-/// after creation, drawn once. Prints the pipeline and every message the messenger received.
+/// after creation, drawn once. Prints the pipeline and every message the messenger received,
+/// and on which thread.
 pub(crate) fn scenario_messenger() -> Res<()> {
     let ctx = create_ctx(c"pops-scenario-messenger")?;
     require_interlock(&ctx)?;
@@ -63,6 +65,12 @@ pub(crate) fn scenario_messenger() -> Res<()> {
     let vert = ctx.module(spv("fullscreen.vert")?)?;
     let frag = ctx.module(spv(default_shader(&ctx))?)?;
     let pipeline = attachmentless_pipeline(&ctx, &fx, vert, frag, &fx.dyn_states)?;
+    // POPS_SCENARIO_PAUSE_MS: an application busy elsewhere a while before its next call,
+    // so that what the layer's own thread does meanwhile happens before it.
+    std::thread::sleep(std::time::Duration::from_millis(u64::from(env_u32(
+        "POPS_SCENARIO_PAUSE_MS",
+        0,
+    ))));
     let d = &ctx.device;
     // SAFETY: every object below is created, used and destroyed in order on this device.
     unsafe {
@@ -87,7 +95,7 @@ pub(crate) fn scenario_messenger() -> Res<()> {
         .lock()
         .map_err(|_| "messages lock")?
         .iter()
-        .map(|(id, n, h, name)| serde_json::json!({"id": id, "number": n, "handle": format!("0x{h:x}"), "name": name}))
+        .map(|(id, n, h, name, main)| serde_json::json!({"id": id, "number": n, "handle": format!("0x{h:x}"), "name": name, "application_thread": main}))
         .collect();
     println!(
         "{}",
