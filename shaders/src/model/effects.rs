@@ -65,35 +65,42 @@ impl Locs {
     }
 }
 
+/// The registers an operand of `dwords` dwords names: an SGPR (pair), VCC's or EXEC's low half
+/// (or both); none for the others.
+fn registers(op: Operand, dwords: u8) -> Locs {
+    let halves = |lo: u32, hi: u32| {
+        if dwords == 2 {
+            Locs::of(lo).with(Locs::of(hi))
+        } else {
+            Locs::of(lo)
+        }
+    };
+    match op {
+        Operand::Sgpr(n) if dwords == 2 => Locs::sgpr(n).with(Locs::sgpr(n.saturating_add(1))),
+        Operand::Sgpr(n) => Locs::sgpr(n),
+        Operand::Vcc => halves(VCC_LO, VCC_HI),
+        Operand::Exec => halves(EXEC_LO, EXEC_HI),
+        _ => Locs::NONE,
+    }
+}
+
 /// What an operand of `dwords` dwords reads.
 fn reads(op: Operand, dwords: u8) -> Locs {
-    match (op, dwords) {
-        (Operand::Sgpr(n), 2) => Locs::sgpr(n).with(Locs::sgpr(n.saturating_add(1))),
-        (Operand::Sgpr(n), _) => Locs::sgpr(n),
-        (Operand::Vcc, 2) => Locs::of(VCC_LO).with(Locs::of(VCC_HI)),
-        (Operand::Vcc, _) => Locs::of(VCC_LO),
-        (Operand::Exec, 2) => Locs::of(EXEC_LO).with(Locs::of(EXEC_HI)),
-        (Operand::Exec, _) => Locs::of(EXEC_LO),
-        (Operand::M0, _) => Locs::of(M0),
-        (Operand::Scc, _) => Locs::of(SCC),
+    match op {
+        Operand::M0 => Locs::of(M0),
+        Operand::Scc => Locs::of(SCC),
         // The exiting wave ID's refusal looks at the packer the wave selected.
-        (Operand::PopsExitingWaveId, _) => Locs::of(MODE).with(Locs::of(POPS_PACKER)),
-        (Operand::Null | Operand::Const(_) | Operand::Literal(_), _) => Locs::NONE,
+        Operand::PopsExitingWaveId => Locs::of(MODE).with(Locs::of(POPS_PACKER)),
+        _ => registers(op, dwords),
     }
 }
 
 /// What writing an operand of `dwords` dwords overwrites, entirely.
 fn writes(op: Operand, dwords: u8) -> Locs {
-    match (op, dwords) {
-        (Operand::Sgpr(n), 2) => Locs::sgpr(n).with(Locs::sgpr(n.saturating_add(1))),
-        (Operand::Sgpr(n), _) => Locs::sgpr(n),
-        (Operand::Vcc, 2) => Locs::of(VCC_LO).with(Locs::of(VCC_HI)),
-        (Operand::Vcc, _) => Locs::of(VCC_LO),
-        (Operand::Exec, 2) => Locs::of(EXEC_LO).with(Locs::of(EXEC_HI)),
-        (Operand::Exec, _) => Locs::of(EXEC_LO),
+    match op {
         // A 64-bit write of M0 is dropped, as are writes of constants and of SCC as an operand.
-        (Operand::M0, 1) => Locs::of(M0),
-        _ => Locs::NONE,
+        Operand::M0 if dwords == 1 => Locs::of(M0),
+        _ => registers(op, dwords),
     }
 }
 
