@@ -358,8 +358,15 @@ fn predecessors(slots: &[KeySlot], space: KeySpace) -> Vec<Option<usize>> {
     }
     let mut pred = vec![None; slots.len()];
     for key in start.windows(2) {
+        if key[1] - key[0] < 2 {
+            continue;
+        }
         let bucket = &mut by_key[key[0]..key[1]];
-        bucket.sort_by_key(|&k| slots[k].prim);
+        // Most buckets come sorted (a key's packer launches its waves in order): sorting is
+        // for the others (the sort is stable, as the checked order is).
+        if !bucket.is_sorted_by_key(|&k| slots[k].prim) {
+            bucket.sort_by_key(|&k| slots[k].prim);
+        }
         for pair in bucket.windows(2) {
             pred[pair[1]] = Some(pair[0]);
         }
