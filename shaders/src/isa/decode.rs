@@ -90,19 +90,38 @@ pub fn decode(enc: Encoding, words: &[u32]) -> Result<Decoded, DecodeError> {
     Ok(d)
 }
 
+/// The entries of `scalar_generated::SCALAR_OPS` for one generation, format and opcode: the
+/// generation's own name first, then the other names LLVM's assembler accepts. The generated
+/// table is ordered by generation, format and opcode (a test holds it), so this is a binary
+/// search: every scalar instruction of every verified shader is named through it.
+fn scalar_names(
+    enc: Encoding,
+    format: super::scalar_generated::ScalarFormat,
+    op: u8,
+) -> &'static [(
+    Encoding,
+    super::scalar_generated::ScalarFormat,
+    &'static str,
+    u8,
+)] {
+    use super::scalar_generated::SCALAR_OPS;
+    let key = (enc as u8, format as u8, op);
+    let of = |&(e, f, _, o): &(Encoding, _, &str, u8)| (e as u8, f as u8, o);
+    let from = SCALAR_OPS.partition_point(|x| of(x) < key);
+    let to = from + SCALAR_OPS[from..].partition_point(|x| of(x) == key);
+    &SCALAR_OPS[from..to]
+}
+
 /// What a decoded instruction is, for messages about code given without its disassembly (raw
 /// words, a driver's binary): the scalar mnemonic from LLVM's table, the kind of a vector
 /// memory access, the export's target, else its class.
 pub fn describe(enc: Encoding, class: Class) -> String {
-    use super::scalar_generated::{ScalarFormat, SCALAR_OPS};
+    use super::scalar_generated::ScalarFormat;
     let scalar = |format: ScalarFormat, op: u8| {
-        SCALAR_OPS
-            .iter()
-            .find(|(e, f, _, o)| *e == enc && *f == format && *o == op)
-            .map_or_else(
-                || format!("{format:?} opcode {op}"),
-                |(_, _, m, _)| m.to_string(),
-            )
+        scalar_names(enc, format, op).first().map_or_else(
+            || format!("{format:?} opcode {op}"),
+            |(_, _, m, _)| m.to_string(),
+        )
     };
     match class {
         Class::Sopp { op, .. } => scalar(ScalarFormat::Sopp, op),
@@ -154,10 +173,10 @@ fn decode_first(enc: Encoding, w: u32, w1: Option<u32>) -> Result<Decoded, Decod
 /// Whether SOP2 opcode `op` of `enc` is one with a constant operand K in its literal dword
 /// (`s_fmaak_f32`, `s_fmamk_f32`), by LLVM's names of the generation's opcodes.
 fn takes_constant(enc: Encoding, op: u8) -> bool {
-    use super::scalar_generated::{ScalarFormat, SCALAR_OPS};
-    SCALAR_OPS.iter().any(|&(e, f, m, o)| {
-        e == enc && f == ScalarFormat::Sop2 && o == op && matches!(m, "s_fmaak_f32" | "s_fmamk_f32")
-    })
+    use super::scalar_generated::ScalarFormat;
+    scalar_names(enc, ScalarFormat::Sop2, op)
+        .iter()
+        .any(|&(_, _, m, _)| matches!(m, "s_fmaak_f32" | "s_fmamk_f32"))
 }
 
 /// A scalar ALU or program-control instruction (SOPP, SOPC, SOP1, SOPK, SOP2), or `None`.
@@ -444,6 +463,40 @@ pub fn may_write_sgpr(enc: Encoding, class: Class, words: &[u32], n: u8) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The binary search over the generated scalar table finds what a scan finds, in the
+    /// table's order, for every generation, format and opcode: the table is ordered as the
+    /// search needs.
+    #[test]
+    fn scalar_names_are_the_tables_entries() {
+        use super::super::scalar_generated::{ScalarFormat, SCALAR_OPS};
+        let of = |&(e, f, _, o): &(Encoding, ScalarFormat, &str, u8)| (e as u8, f as u8, o);
+        assert!(SCALAR_OPS.is_sorted_by_key(of));
+        let formats = [
+            ScalarFormat::Sop1,
+            ScalarFormat::Sop2,
+            ScalarFormat::Sopc,
+            ScalarFormat::Sopk,
+            ScalarFormat::Sopp,
+        ];
+        for enc in [
+            Encoding::Gfx9,
+            Encoding::Gfx10,
+            Encoding::Gfx11,
+            Encoding::Gfx12,
+        ] {
+            for format in formats {
+                for op in 0..=255u8 {
+                    let scanned: Vec<_> = SCALAR_OPS
+                        .iter()
+                        .filter(|&&(e, f, _, o)| e == enc && f == format && o == op)
+                        .collect();
+                    let found: Vec<_> = scalar_names(enc, format, op).iter().collect();
+                    assert_eq!(found, scanned, "{enc:?} {format:?} {op}");
+                }
+            }
+        }
+    }
 
     /// The destinations ACO's code writes SGPRs through, read from real encodings (llvm-mc-19:
     /// `s_load_dwordx4 s[8:11], s[2:3], 0x0`, `v_readfirstlane_b32 s5, v1`,

@@ -205,14 +205,18 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
             error,
         })?;
         let w = words[at..at + d.words].to_vec();
-        let hex: Vec<String> = w.iter().map(|x| format!("{x:08x}")).collect();
+        // "description [hex hex]", built in one string: every instruction of every verified
+        // shader is named so, whether or not a finding quotes it.
+        let mut text = crate::isa::decode::describe(enc, d.class);
+        text.push_str(" [");
+        for (k, x) in w.iter().enumerate() {
+            use std::fmt::Write;
+            let _ = write!(text, "{}{x:08x}", if k == 0 { "" } else { " " });
+        }
+        text.push(']');
         out.push(Instr {
             addr,
-            text: format!(
-                "{} [{}]",
-                crate::isa::decode::describe(enc, d.class),
-                hex.join(" ")
-            ),
+            text,
             words: w,
             class: d.class,
         });
