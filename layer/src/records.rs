@@ -146,8 +146,7 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
 }
 
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
-/// setting).
-/// On the verifier's thread the findings are held for the application's next call: the
+/// setting). On the verifier's thread the findings are held for the application's next call: the
 /// messengers are the application's code, called on its own threads only.
 pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
     if !d.settings.debug_messages

@@ -145,7 +145,8 @@ fn sop1(op: Sop1, dst: Operand, src0: Operand) -> Effects {
         Sop1::Bitset0B32 | Sop1::Bitset1B32 => reads = reads.with(self::reads(dst, 1)),
     }
     Effects {
-        observable: src0 == Operand::PopsExitingWaveId,
+        // s_bitset reads its destination: a destination of the exiting wave ID is a poll.
+        observable: src0 == Operand::PopsExitingWaveId || dst == Operand::PopsExitingWaveId,
         reads,
         writes,
     }
@@ -272,7 +273,14 @@ pub fn effects(inst: &Inst) -> Effects {
 /// The instructions a wave may run after instruction `i` of `program`.
 fn successors(program: &[Inst], labels: &[(&'static str, usize)], i: usize) -> [Option<usize>; 2] {
     let next = (i + 1 < program.len()).then_some(i + 1);
-    let target = |name: &str| labels.iter().find(|(l, _)| *l == name).map(|&(_, k)| k);
+    // A label defined twice jumps to its last definition, as in the interpreter.
+    let target = |name: &str| {
+        labels
+            .iter()
+            .rev()
+            .find(|(l, _)| *l == name)
+            .map(|&(_, k)| k)
+    };
     match program[i] {
         Inst::Sopp {
             op: Sopp::Endpgm, ..
@@ -523,9 +531,15 @@ mod tests {
     fn reads_of_the_exiting_wave_id_stay() {
         let program = [
             Inst::sop1(Sop1::MovB32, S(8), Operand::PopsExitingWaveId),
+            // s_bitset reads its destination, and writes it nowhere.
+            Inst::sop1(
+                Sop1::Bitset1B32,
+                Operand::PopsExitingWaveId,
+                Operand::Const(3),
+            ),
             Inst::endpgm(),
         ];
-        assert_eq!(kept_of(&program), [true, true]);
+        assert_eq!(kept_of(&program), [true, true, true]);
     }
 
     /// The pruning is sound only if these are the interpreter's effects: an instruction it may
