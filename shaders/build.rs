@@ -1,3 +1,7 @@
+//! Packs the scenes the ordering model verifies every shader on (`src/model/scene.rs`, whose
+//! code this script includes with `src/model/raster.rs`) into `OUT_DIR/fixed_scenes.bin`, so
+//! that a verification reads them instead of packing them.
+//!
 //! With the `corpus` feature, compiles the test shaders in `glsl/` to SPIR-V in OUT_DIR and writes
 //! the table `shaders::corpus::all()` serves. Without it, runs nothing: building pops needs no
 //! shader compiler.
@@ -12,6 +16,19 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+// The model's packing code itself, with the one type it takes from pm4 (through the crate root,
+// as `src/model/mod.rs` gives it to them).
+#[allow(dead_code)]
+#[path = "../pm4/src/interlock.rs"]
+mod interlock;
+#[allow(dead_code)]
+#[path = "src/model/raster.rs"]
+mod raster;
+#[allow(dead_code)]
+#[path = "src/model/scene.rs"]
+mod scene;
+use interlock::Granularity;
 
 const TARGET_ENV: &str = "vulkan1.2";
 
@@ -59,14 +76,34 @@ fn glslang(src: &Path, out: &Path, entry: Option<&str>) {
     run("glslangValidator", "glslang-tools", &args);
 }
 
+/// Writes every fixed scene's words, little-endian.
+fn write_fixed_scenes(out_dir: &Path) {
+    for src in [
+        "src/model/raster.rs",
+        "src/model/scene.rs",
+        "../pm4/src/interlock.rs",
+    ] {
+        println!("cargo:rerun-if-changed={src}");
+    }
+    let bytes: Vec<u8> = scene::encode_fixed()
+        .into_iter()
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    if let Err(e) = fs::write(out_dir.join("fixed_scenes.bin"), bytes) {
+        eprintln!("error: pops-shaders: cannot write fixed_scenes.bin: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    write_fixed_scenes(&out_dir);
     if env::var_os("CARGO_FEATURE_CORPUS").is_none() {
         return;
     }
     let manifest =
         PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let glsl = manifest.join("glsl");
     println!("cargo:rerun-if-changed={}", glsl.display());
     let mut sources: Vec<PathBuf> = match fs::read_dir(&glsl) {

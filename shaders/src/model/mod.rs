@@ -24,6 +24,7 @@
 pub mod effects;
 pub mod interp;
 pub mod raster;
+pub mod scene;
 
 use crate::isa::{Encoding, Inst, Msg, SectionOptions};
 pub use interp::Refusal;
@@ -33,15 +34,8 @@ pub use raster::{
     generate_stream, pack_waves, Fragment, Key, KeySpace, Packing, Primitive, Rng, StreamShape,
     WavePlan,
 };
+pub use scene::{Invocation, Scene};
 use std::collections::VecDeque;
-
-/// One invocation: a lane of a wave (waves numbered in launch order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Invocation {
-    pub wave: usize,
-    pub lane: u8,
-    pub prim: usize,
-}
 
 /// How the hardware and the run are set up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,184 +244,6 @@ impl Config {
     }
 }
 
-/// A primitive stream packed into waves, with each invocation's predecessor on each of its keys
-/// in primitive order: all that a run takes from the stream, and the same for every program run
-/// on it.
-#[derive(Clone, Debug)]
-pub struct Scene {
-    packing: Packing,
-    plans: Vec<WavePlan>,
-    /// Per wave and lane, what its ordered section waits for: each invocation that covers one of
-    /// its keys just before it in primitive order, once, with the first such key, in key order.
-    /// (Checking one key's predecessor or another's with the same predecessor gives the same
-    /// answer: a run checks each predecessor once, and the first failing key is the same.)
-    /// Held flat per wave, grouped by lane in lane order: (lane, key, earlier invocation).
-    before: Vec<Vec<(u8, Key, Invocation)>>,
-    /// Per wave, the earlier waves that last covered one of its keys when it launches (waves
-    /// launch in plan order, so this is fixed by the scene), each once, in first-key order: the
-    /// waves it may overlap.
-    covered_before: Vec<Vec<usize>>,
-    /// Per wave, its lanes with an invocation (its EXEC at launch).
-    exec: Vec<u64>,
-}
-
-/// One key of one invocation of a packed stream: its wave (in launch order), lane, primitive,
-/// the key and its index in the stream's [`KeySpace`]. A scene is built from these in a few
-/// passes over one flat list, each key's index computed once.
-#[derive(Clone, Copy)]
-struct KeySlot {
-    wave: usize,
-    lane: u8,
-    prim: usize,
-    key: Key,
-    at: usize,
-}
-
-impl KeySlot {
-    fn invocation(&self) -> Invocation {
-        Invocation {
-            wave: self.wave,
-            lane: self.lane,
-            prim: self.prim,
-        }
-    }
-}
-
-/// Every wave's key slots in launch order, each wave's lanes in order, and where each wave's
-/// slots begin (one more entry: the end).
-fn key_slots(plans: &[WavePlan], space: KeySpace) -> (Vec<KeySlot>, Vec<usize>) {
-    let mut slots = Vec::new();
-    let mut starts = Vec::with_capacity(plans.len() + 1);
-    for (wave, plan) in plans.iter().enumerate() {
-        starts.push(slots.len());
-        for (l, lane) in plan.lanes.iter().enumerate() {
-            let Some(lane) = lane else { continue };
-            slots.extend(lane.keys.iter().map(|&key| KeySlot {
-                wave,
-                lane: l as u8,
-                prim: lane.prim,
-                key,
-                at: space.index(key),
-            }));
-        }
-    }
-    starts.push(slots.len());
-    (slots, starts)
-}
-
-/// Per wave, the earlier waves that last covered one of its keys when it launches, each once,
-/// in first-key order.
-fn covered_before(slots: &[KeySlot], starts: &[usize], space: KeySpace) -> Vec<Vec<usize>> {
-    let mut last_cover: Vec<Option<usize>> = vec![None; space.len()];
-    let mut out = Vec::with_capacity(starts.len().saturating_sub(1));
-    for (seq, range) in starts.windows(2).enumerate() {
-        let wave = &slots[range[0]..range[1]];
-        let mut waves: Vec<usize> = Vec::new();
-        for slot in wave {
-            if let Some(w) = last_cover[slot.at] {
-                if w != seq && !waves.contains(&w) {
-                    waves.push(w);
-                }
-            }
-        }
-        for slot in wave {
-            last_cover[slot.at] = Some(seq);
-        }
-        out.push(waves);
-    }
-    out
-}
-
-/// Per key slot, the slot just before it on its key in primitive order (invocations of one
-/// primitive on a key keep their launch order). A counting sort over the dense key space: the
-/// buckets come out almost sorted, since a key belongs to one packer, whose waves launch in
-/// order.
-fn predecessors(slots: &[KeySlot], space: KeySpace) -> Vec<Option<usize>> {
-    let mut start = vec![0usize; space.len() + 1];
-    for slot in slots {
-        start[slot.at + 1] += 1;
-    }
-    for i in 1..start.len() {
-        start[i] += start[i - 1];
-    }
-    let mut next = start.clone();
-    let mut by_key = vec![0usize; slots.len()];
-    for (k, slot) in slots.iter().enumerate() {
-        by_key[next[slot.at]] = k;
-        next[slot.at] += 1;
-    }
-    let mut pred = vec![None; slots.len()];
-    for key in start.windows(2) {
-        if key[1] - key[0] < 2 {
-            continue;
-        }
-        let bucket = &mut by_key[key[0]..key[1]];
-        // Most buckets come sorted (a key's packer launches its waves in order): sorting is
-        // for the others (the sort is stable, as the checked order is).
-        if !bucket.is_sorted_by_key(|&k| slots[k].prim) {
-            bucket.sort_by_key(|&k| slots[k].prim);
-        }
-        for pair in bucket.windows(2) {
-            pred[pair[1]] = Some(pair[0]);
-        }
-    }
-    pred
-}
-
-impl Scene {
-    pub fn new(prims: &[Primitive], packing: Packing) -> Scene {
-        let plans = pack_waves(prims, packing);
-        let space = KeySpace::of(prims);
-        let (slots, starts) = key_slots(&plans, space);
-        let pred = predecessors(&slots, space);
-        let before = starts
-            .windows(2)
-            .map(|range| {
-                let mut checks: Vec<(u8, Key, Invocation)> =
-                    Vec::with_capacity(range[1] - range[0]);
-                for (slot, p) in slots[range[0]..range[1]].iter().zip(&pred[range[0]..]) {
-                    let Some(e) = p.map(|e| slots[e].invocation()) else {
-                        continue;
-                    };
-                    let lane = slot.lane;
-                    // Once per lane and predecessor: this lane's checks are the list's tail.
-                    let seen = checks
-                        .iter()
-                        .rev()
-                        .take_while(|(cl, _, _)| *cl == lane)
-                        .any(|(_, _, c)| *c == e);
-                    if !seen {
-                        checks.push((lane, slot.key, e));
-                    }
-                }
-                checks
-            })
-            .collect();
-        let covered_before = covered_before(&slots, &starts, space);
-        let exec = plans.iter().map(WavePlan::exec).collect();
-        Scene {
-            packing,
-            plans,
-            before,
-            covered_before,
-            exec,
-        }
-    }
-
-    /// The waves in launch order.
-    pub fn waves(&self) -> usize {
-        self.plans.len()
-    }
-
-    /// The invocation in lane `lane` of wave `wave` (launched as plan `wave`).
-    fn invocation(&self, wave: usize, lane: u8) -> Invocation {
-        let prim = self.plans[wave].lanes[usize::from(lane)]
-            .as_ref()
-            .map_or(0, |l| l.prim);
-        Invocation { wave, lane, prim }
-    }
-}
-
 struct Sim<'a> {
     cfg: &'a Config,
     prog: Program,
@@ -486,7 +302,7 @@ impl<'a> Sim<'a> {
             prog,
             scene,
             // Each wave is large (its registers, and a sleeping one's last state): grown once.
-            waves: Vec::with_capacity(scene.plans.len()),
+            waves: Vec::with_capacity(scene.waves()),
             packers,
             live: Vec::new(),
             runnable: Vec::new(),
@@ -500,8 +316,7 @@ impl<'a> Sim<'a> {
     fn launch(&mut self) {
         let level = self.cfg.level;
         let seq = self.waves.len();
-        let plan = &self.scene.plans[seq];
-        let p = plan.packer as usize;
+        let p = usize::from(self.scene.packer(seq));
         let id = self.packers[p].next_id;
         self.packers[p].next_id = (id + 1) & 0x3ff;
         if id == 0x3ff {
@@ -510,13 +325,16 @@ impl<'a> Sim<'a> {
         self.packers[p].order.push_back(seq);
 
         // The waves last on its keys (fixed by the scene), those still running.
-        let overlapped: Vec<usize> = self.scene.covered_before[seq]
+        let overlapped: Vec<usize> = self
+            .scene
+            .covered_before(seq)
             .iter()
-            .copied()
+            .map(|&w| w as usize)
             .filter(|&w| !self.waves[w].ended)
             .collect();
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
-        let layers = plan.layer_mask & !1;
+        let layer_mask = self.scene.layer_mask(seq);
+        let layers = layer_mask & !1;
         let newest = overlapped.iter().copied().max();
         let did_overlap = newest.is_some() || layers != 0;
 
@@ -540,7 +358,7 @@ impl<'a> Sim<'a> {
         let garbage = self.rng.next_u64() as u32 & garbage_mask;
         let collision =
             (did_overlap as u32) << 31 | packer_field | newest_reported << 16 | cur | garbage;
-        let intrawave = (plan.layer_mask as u32 & ((1 << quad_bits) - 1))
+        let intrawave = (layer_mask as u32 & ((1 << quad_bits) - 1))
             | ((self.rng.next_u64() as u32) << quad_bits);
 
         let mut sgpr = [0u32; SGPRS];
@@ -550,7 +368,7 @@ impl<'a> Sim<'a> {
         if self.cfg.section.intrawave {
             sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
         }
-        let exec = self.scene.exec[seq];
+        let exec = self.scene.exec(seq);
         let mut state = WaveState::new(&sgpr, exec);
         state.scc = self.rng.next_u64() & 1 == 1;
 
@@ -592,7 +410,7 @@ impl<'a> Sim<'a> {
     }
 
     fn run(mut self) -> Result<Report, ModelError> {
-        let total = self.scene.plans.len();
+        let total = self.scene.waves();
         let mut exiting = Vec::with_capacity(self.packers.len());
         self.exiting_ids(&mut exiting);
         loop {
@@ -731,7 +549,7 @@ impl<'a> Sim<'a> {
                 }
                 let wave = &mut self.waves[w];
                 wave.ended = true;
-                let missing = self.scene.exec[wave.plan] & !wave.ran;
+                let missing = self.scene.exec(wave.plan) & !wave.ran;
                 if missing != 0 {
                     let lane = missing.trailing_zeros() as u8;
                     return Err(ModelError::BodyMissing(
@@ -786,7 +604,7 @@ impl<'a> Sim<'a> {
 
     fn body(&mut self, w: usize, exec: u64) -> Result<(), ModelError> {
         let plan = self.waves[w].plan;
-        let plan_exec = self.scene.exec[plan];
+        let plan_exec = self.scene.exec(plan);
         if exec & !plan_exec != 0 {
             return Err(ModelError::PhantomLanes {
                 wave: w,
@@ -800,7 +618,7 @@ impl<'a> Sim<'a> {
         let ran = self.waves[w].ran;
         // Lane by lane in order, each lane's predecessors after its own check: the first
         // breach is the one a lane-ordered walk meets.
-        let before = &self.scene.before[plan];
+        let before = self.scene.checks(plan);
         let mut at = 0;
         let mut lanes = exec;
         while lanes != 0 {

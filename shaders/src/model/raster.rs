@@ -1,7 +1,8 @@
 //! From primitives to waves: quads in primitive order, packed into waves the way the hardware
 //! must pack them for POPS, with the INTRAWAVE_COLLISION layer mask.
 
-use pm4::Granularity;
+// Through the parent module, as `build.rs`, which includes this file, provides it too.
+use super::Granularity;
 
 /// A covered pixel of a primitive with its sample coverage mask (bit i: sample i).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -15,7 +15,7 @@ use crate::isa::{
     ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Marker, Operand, SectionOptions, Sop1,
     Sop2, Sopc, Sopk, SopkImm, Sopp, SoppImm, Waitcnt,
 };
-use crate::model::{effects, generate_stream, simulate_scene, Config, Packing, Scene, StreamShape};
+use crate::model::{self, effects, simulate_scene, Config, Packing, Scene};
 use parking_lot::Mutex;
 use pm4::{GfxLevel, Granularity};
 use std::sync::{Arc, OnceLock};
@@ -400,20 +400,13 @@ fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
     })
 }
 
-/// The streams every entry sequence runs on: 48 random rectangles on a 16×12 screen (pixel
-/// coverage, or random subsets of 4 samples), per seed.
-fn stream_shape(sample: bool) -> StreamShape {
-    StreamShape {
-        primitives: 48,
-        width: 16,
-        height: 12,
-        max_side: 6,
-        samples: if sample { 4 } else { 1 },
-    }
-}
+/// The scenes every verification runs on, packed when pops was built (`build.rs`,
+/// [`model::scene::encode_fixed`]).
+static FIXED_SCENES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fixed_scenes.bin"));
 
-/// The packed stream of `seed` under `packing`. Every verified shader of a chip runs on the same
-/// few scenes, so each is packed once per process (the layer verifies many pipelines) and shared.
+/// The packed stream of `seed` under `packing`: read from the scenes packed when pops was built
+/// (packed here only if that table lacks it), once per process, and shared by every verified
+/// shader of a chip.
 fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
     type Scenes = Mutex<Vec<(u64, Packing, Arc<Scene>)>>;
     static SCENES: OnceLock<Scenes> = OnceLock::new();
@@ -426,11 +419,10 @@ fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
     if let Some(hit) = kept(&scenes.lock()) {
         return hit;
     }
-    let prims = generate_stream(
-        seed,
-        stream_shape(packing.granularity == Granularity::Sample),
+    let scene = Arc::new(
+        model::scene::find_fixed(FIXED_SCENES, seed, packing)
+            .unwrap_or_else(|| model::scene::pack_fixed(seed, packing)),
     );
-    let scene = Arc::new(Scene::new(&prims, packing));
     let mut all = scenes.lock();
     if let Some(raced) = kept(&all) {
         return raced;
@@ -438,9 +430,6 @@ fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
     all.push((seed, packing, scene.clone()));
     scene
 }
-
-/// The seeds of the streams and interleavings.
-const SEEDS: std::ops::RangeInclusive<u64> = 1..=4;
 
 /// Runs the driver's entry sequence in the model under several seeds, wave-ID starts near the
 /// wraparound, packer counts and pixel or sample interlock.
@@ -555,6 +544,16 @@ fn simulate_all(
     outcome
 }
 
+/// The packer counts the verification runs `level` with: all it can have (GFX9: 2, GFX10–10.3: 4,
+/// GFX11 and later: one), and fewer.
+fn packers(level: GfxLevel) -> &'static [u8] {
+    match level {
+        GfxLevel::Gfx9 => &[1, 2],
+        l if l.is_gfx11_plus() => &[1],
+        _ => &[1, 2, 4],
+    }
+}
+
 /// Runs `program` under several seeds, wave-ID starts near the wraparound, packer counts and
 /// pixel or sample interlock; the first breach is the outcome.
 fn simulate_uncached(
@@ -563,12 +562,8 @@ fn simulate_uncached(
     program: &[Inst],
 ) -> Result<Totals, ModelFinding> {
     let mut run = Totals::default();
-    let packers: &[u8] = match level {
-        GfxLevel::Gfx9 => &[1, 2],
-        l if l.is_gfx11_plus() => &[1],
-        _ => &[1, 2, 4],
-    };
-    for seed in SEEDS {
+    let packers = packers(level);
+    for seed in model::scene::SEEDS {
         for &p in packers {
             for sample in [false, true] {
                 for first in [0u16, 1012] {
@@ -668,6 +663,37 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Every scene a verification runs on is in the table packed when pops was built, equal to
+    /// the scene packed now from its stream.
+    #[test]
+    fn every_scene_verified_on_was_packed_at_build_time() {
+        for level in GfxLevel::ALL {
+            for &p in packers(level) {
+                for seed in model::scene::SEEDS {
+                    for sample in [false, true] {
+                        let mut cfg = Config::new(level, SectionOptions::default());
+                        cfg.section.wave64 = true;
+                        cfg.section.intrawave = false;
+                        cfg.packers = p;
+                        cfg.granularity = if sample {
+                            Granularity::Sample
+                        } else {
+                            Granularity::Pixel
+                        };
+                        let packing = cfg.packing();
+                        let built = model::scene::find_fixed(FIXED_SCENES, seed, packing);
+                        let now = model::scene::pack_fixed(seed, packing);
+                        assert_eq!(
+                            built.as_ref(),
+                            Some(&now),
+                            "{level} {packing:?} seed {seed}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     fn run_text(text: &str) -> Result<ModelRun, ModelFinding> {
