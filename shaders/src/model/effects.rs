@@ -303,35 +303,11 @@ fn successors(program: &[Inst], labels: &[(&'static str, usize)], i: usize) -> [
 /// Labels, branches, events, messages, waits, the body and every instruction that reads the
 /// exiting wave ID or touches a hardware register are kept.
 pub fn observable(program: &[Inst]) -> Vec<bool> {
-    let labels: Vec<(&'static str, usize)> = program
-        .iter()
-        .enumerate()
-        .filter_map(|(k, i)| match i {
-            Inst::Label(Label(name)) => Some((*name, k)),
-            _ => None,
-        })
-        .collect();
+    let labels = labels(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let mut keep: Vec<bool> = vec![true; program.len()];
     loop {
-        // Live before each instruction, backwards to a fixed point (loops).
-        let mut live_in = vec![Locs::NONE; program.len()];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in (0..program.len()).rev() {
-                let out = live_out(program, &labels, &live_in, i);
-                let now = if keep[i] {
-                    out.without(fx[i].writes).with(fx[i].reads)
-                } else {
-                    out
-                };
-                if now != live_in[i] {
-                    live_in[i] = now;
-                    changed = true;
-                }
-            }
-        }
+        let live_in = liveness(program, &labels, &fx, &keep);
         let mut removed = false;
         for i in 0..program.len() {
             let out = live_out(program, &labels, &live_in, i);
@@ -344,6 +320,63 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
             return keep;
         }
     }
+}
+
+/// The SGPRs some path of `program` reads before writing them, in ascending order: the only
+/// ones whose value at launch can matter to a run. The model fills the others with nothing
+/// (its runs draw their garbage all the same, so that a seed names the same run).
+pub fn sgprs_read_at_launch(program: &[Inst]) -> Vec<u8> {
+    let labels = labels(program);
+    let fx: Vec<Effects> = program.iter().map(effects).collect();
+    let keep = vec![true; program.len()];
+    let at_entry = match liveness(program, &labels, &fx, &keep).first() {
+        Some(&live) => live,
+        // An empty program runs the appended `s_endpgm` alone.
+        None => effects(&Inst::endpgm()).reads,
+    };
+    (0..SGPRS as u8)
+        .filter(|&n| at_entry.meets(Locs::sgpr(n)))
+        .collect()
+}
+
+/// The labels of `program` with their indices.
+fn labels(program: &[Inst]) -> Vec<(&'static str, usize)> {
+    program
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| match i {
+            Inst::Label(Label(name)) => Some((*name, k)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What is live before each instruction of `program` (those not in `keep` pass everything
+/// through), backwards to a fixed point (loops).
+fn liveness(
+    program: &[Inst],
+    labels: &[(&'static str, usize)],
+    fx: &[Effects],
+    keep: &[bool],
+) -> Vec<Locs> {
+    let mut live_in = vec![Locs::NONE; program.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..program.len()).rev() {
+            let out = live_out(program, labels, &live_in, i);
+            let now = if keep[i] {
+                out.without(fx[i].writes).with(fx[i].reads)
+            } else {
+                out
+            };
+            if now != live_in[i] {
+                live_in[i] = now;
+                changed = true;
+            }
+        }
+    }
+    live_in
 }
 
 /// Live after instruction `i`; past the program's end the interpreter appends `s_endpgm`.

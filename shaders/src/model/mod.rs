@@ -143,8 +143,9 @@ struct WaveRt {
     id: u16,
     packer: u8,
     did_overlap: bool,
-    /// Waves overlapped at launch (the last wave on each shared key, if still in flight).
-    overlapped: Vec<usize>,
+    /// Waves overlapped at launch (the last wave on each shared key, if still in flight): where
+    /// they are in the run's list of them (one list for the run, not one per wave).
+    overlapped: std::ops::Range<usize>,
     state: WaveState,
     /// The lanes that have run the ordered-section body (a lane runs it once).
     ran: u64,
@@ -218,11 +219,44 @@ pub fn simulate(cfg: &Config, program: &[Inst], prims: &[Primitive]) -> Result<R
 /// Runs `program` on the waves of `scene`, which must have been packed as `cfg` packs
 /// ([`Config::packing`]). A scene serves any number of programs and wave-ID starts.
 pub fn simulate_scene(cfg: &Config, program: &[Inst], scene: &Scene) -> Result<Report, ModelError> {
+    simulate_prepared(cfg, &Prepared::new(cfg.level, program)?, scene)
+}
+
+/// A program made ready to run once for any number of runs: its interpreted form, and the
+/// SGPRs whose values at launch it can read.
+pub struct Prepared {
+    level: GfxLevel,
+    prog: Program,
+    read_at_launch: Vec<u8>,
+}
+
+impl Prepared {
+    pub fn new(level: GfxLevel, program: &[Inst]) -> Result<Prepared, ModelError> {
+        Ok(Prepared {
+            level,
+            prog: Program::new(level, program).map_err(ModelError::Program)?,
+            read_at_launch: effects::sgprs_read_at_launch(program),
+        })
+    }
+}
+
+/// [`simulate_scene`] with a program made ready before (for the level `cfg` runs).
+pub fn simulate_prepared(
+    cfg: &Config,
+    program: &Prepared,
+    scene: &Scene,
+) -> Result<Report, ModelError> {
     if scene.packing != cfg.packing() {
         return Err(ModelError::Config(format!(
             "the scene was packed as {:?}, the run packs as {:?}",
             scene.packing,
             cfg.packing()
+        )));
+    }
+    if program.level != cfg.level {
+        return Err(ModelError::Config(format!(
+            "the program was made ready for {}, the run is on {}",
+            program.level, cfg.level
         )));
     }
     Sim::new(cfg, program, scene)?.run()
@@ -246,22 +280,23 @@ impl Config {
 
 struct Sim<'a> {
     cfg: &'a Config,
-    prog: Program,
+    prog: &'a Prepared,
     scene: &'a Scene,
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
     live: Vec<usize>,
-    /// The live waves not blocked in this epoch, in launch order; rebuilt only when a wave
-    /// launches, blocks or the epoch changes (most steps change none of it).
+    /// The live waves not blocked in this epoch, in launch order: kept as waves launch and
+    /// block, rebuilt when the epoch changes (most steps change none of it).
     runnable: Vec<usize>,
-    runnable_stale: bool,
+    /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
+    overlapped: Vec<usize>,
     rng: Rng,
     epoch: u64,
     report: Report,
 }
 
 impl<'a> Sim<'a> {
-    fn new(cfg: &'a Config, program: &[Inst], scene: &'a Scene) -> Result<Sim<'a>, ModelError> {
+    fn new(cfg: &'a Config, prog: &'a Prepared, scene: &'a Scene) -> Result<Sim<'a>, ModelError> {
         let level = cfg.level;
         let gfx11 = level.is_gfx11_plus();
         if cfg.granularity == Granularity::ShadingRate {
@@ -290,7 +325,6 @@ impl<'a> Sim<'a> {
                 "no intrawave collisions on GFX11".into(),
             ));
         }
-        let prog = Program::new(level, program).map_err(ModelError::Program)?;
         let packers = (0..cfg.packers.max(1))
             .map(|_| PackerRt {
                 order: VecDeque::new(),
@@ -306,7 +340,7 @@ impl<'a> Sim<'a> {
             packers,
             live: Vec::new(),
             runnable: Vec::new(),
-            runnable_stale: true,
+            overlapped: Vec::new(),
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -325,17 +359,20 @@ impl<'a> Sim<'a> {
         self.packers[p].order.push_back(seq);
 
         // The waves last on its keys (fixed by the scene), those still running.
-        let overlapped: Vec<usize> = self
-            .scene
-            .covered_before(seq)
-            .iter()
-            .map(|&w| w as usize)
-            .filter(|&w| !self.waves[w].ended)
-            .collect();
+        let from = self.overlapped.len();
+        let waves = &self.waves;
+        self.overlapped.extend(
+            self.scene
+                .covered_before(seq)
+                .iter()
+                .map(|&w| w as usize)
+                .filter(|&w| !waves[w].ended),
+        );
+        let overlapped = from..self.overlapped.len();
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
         let layer_mask = self.scene.layer_mask(seq);
         let layers = layer_mask & !1;
-        let newest = overlapped.iter().copied().max();
+        let newest = self.overlapped[overlapped.clone()].iter().copied().max();
         let did_overlap = newest.is_some() || layers != 0;
 
         // COLLISION_WAVEID as the hardware reports it.
@@ -361,15 +398,18 @@ impl<'a> Sim<'a> {
         let intrawave = (layer_mask as u32 & ((1 << quad_bits) - 1))
             | ((self.rng.next_u64() as u32) << quad_bits);
 
-        let mut sgpr = [0u32; SGPRS];
-        sgpr.iter_mut()
-            .for_each(|r| *r = self.rng.next_u64() as u32);
-        sgpr[self.cfg.section.collision_sgpr as usize % SGPRS] = collision;
-        if self.cfg.section.intrawave {
-            sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
-        }
         let exec = self.scene.exec(seq);
-        let mut state = WaveState::new(&sgpr, exec);
+        let mut state = WaveState::new(&[], exec);
+        // Garbage in every SGPR, one draw each — only those the program can read before it
+        // writes them are filled: the others' values cannot reach anything a run observes.
+        for &r in &self.prog.read_at_launch {
+            state.sgpr[usize::from(r)] = self.rng.peek(u64::from(r)) as u32;
+        }
+        self.rng.skip(SGPRS as u64);
+        state.sgpr[self.cfg.section.collision_sgpr as usize % SGPRS] = collision;
+        if self.cfg.section.intrawave {
+            state.sgpr[self.cfg.section.intrawave_sgpr as usize % SGPRS] = intrawave;
+        }
         state.scc = self.rng.next_u64() & 1 == 1;
 
         self.report.waves += 1;
@@ -420,18 +460,6 @@ impl<'a> Sim<'a> {
                     steps: self.report.steps,
                 });
             }
-            if self.runnable_stale {
-                let epoch = self.epoch;
-                let waves = &self.waves;
-                self.runnable.clear();
-                self.runnable.extend(
-                    self.live
-                        .iter()
-                        .copied()
-                        .filter(|&w| waves[w].blocked_at != Some(epoch)),
-                );
-                self.runnable_stale = false;
-            }
             let can_launch = self.waves.len() < total && self.live.len() < self.cfg.max_in_flight;
             let choices = self.runnable.len() + can_launch as usize;
             if choices == 0 {
@@ -447,19 +475,33 @@ impl<'a> Sim<'a> {
             let pick = self.rng.below(choices as u64) as usize;
             let Some(w) = self.runnable.get(pick).copied() else {
                 self.launch();
-                self.runnable_stale = true;
+                // The newest wave, last in launch order, blocked in no epoch.
+                self.runnable.push(self.waves.len() - 1);
                 continue;
             };
             let before = self.epoch;
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 self.exiting_ids(&mut exiting);
-                self.runnable_stale = true;
+                self.rebuild_runnable();
             } else if self.waves[w].blocked_at == Some(self.epoch) {
-                self.runnable_stale = true;
+                self.runnable.remove(pick);
             }
         }
         Ok(self.report)
+    }
+
+    /// The live waves not blocked in this epoch, in launch order.
+    fn rebuild_runnable(&mut self) {
+        let epoch = self.epoch;
+        let waves = &self.waves;
+        self.runnable.clear();
+        self.runnable.extend(
+            self.live
+                .iter()
+                .copied()
+                .filter(|&w| waves[w].blocked_at != Some(epoch)),
+        );
     }
 
     fn step_wave(&mut self, w: usize, exiting: &[u16]) -> Result<(), ModelError> {
@@ -474,7 +516,7 @@ impl<'a> Sim<'a> {
             violation: None,
             wave: w,
         };
-        let event = wave.state.step(&self.prog, &mut env);
+        let event = wave.state.step(&self.prog.prog, &mut env);
         self.report.polls += env.polls;
         if !wave.did_overlap {
             self.report.polls_without_overlap += env.polls;
@@ -504,8 +546,7 @@ impl<'a> Sim<'a> {
             Event::WaitEvent(imm) => {
                 // GFX11 bit 0: "don't wait for export_ready"; GFX12 waits with bit 1.
                 let ready = !Encoding::of(level).waits_for_export_ready(imm)
-                    || self.waves[w]
-                        .overlapped
+                    || self.overlapped[self.waves[w].overlapped.clone()]
                         .iter()
                         .all(|&o| self.waves[o].ended);
                 if ready {

@@ -315,12 +315,32 @@ pub struct StreamShape {
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// SplitMix64's step: the state advances by this constant per draw.
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
+        self.0 = self.0.wrapping_add(Self::GAMMA);
+        Self::mix(self.0)
+    }
+
+    fn mix(mut z: u64) -> u64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    /// What the `k`-th next draw (from 0) will be, drawing nothing: SplitMix64's state is a
+    /// counter, so a run can take the few draws it reads out of many it must skip.
+    pub fn peek(&self, k: u64) -> u64 {
+        Self::mix(
+            self.0
+                .wrapping_add(Self::GAMMA.wrapping_mul(k.wrapping_add(1))),
+        )
+    }
+
+    /// As if `n` draws were made.
+    pub fn skip(&mut self, n: u64) {
+        self.0 = self.0.wrapping_add(Self::GAMMA.wrapping_mul(n));
     }
 
     /// Uniform in `0..n` (n > 0).
@@ -391,6 +411,22 @@ mod tests {
         let w = pack_waves(&prims, packing(true));
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].layer_mask, 0b100, "quad 2 starts the second layer");
+    }
+
+    /// Peeking at a later draw and skipping draws give what drawing one by one gives.
+    #[test]
+    fn a_draw_can_be_peeked_at_and_draws_skipped() {
+        for seed in [0, 1, 0x005e_ed0f_9095, u64::MAX] {
+            let mut one_by_one = Rng(seed);
+            let ahead = Rng(seed);
+            let draws: Vec<u64> = (0..200).map(|_| one_by_one.next_u64()).collect();
+            for (k, &d) in draws.iter().enumerate() {
+                assert_eq!(ahead.peek(k as u64), d, "seed {seed}, draw {k}");
+            }
+            let mut skipped = Rng(seed);
+            skipped.skip(200);
+            assert_eq!(skipped.next_u64(), one_by_one.next_u64(), "seed {seed}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::isa::{
     ordered_section, Encoding, Hwreg, HwregId, Inst, Label, Marker, Operand, SectionOptions, Sop1,
     Sop2, Sopc, Sopk, SopkImm, Sopp, SoppImm, Waitcnt,
 };
-use crate::model::{self, effects, simulate_scene, Config, Packing, Scene};
+use crate::model::{self, effects, simulate_prepared, Config, Packing, Prepared, Scene};
 use parking_lot::Mutex;
 use pm4::{GfxLevel, Granularity};
 use std::sync::{Arc, OnceLock};
@@ -563,6 +563,10 @@ fn simulate_uncached(
 ) -> Result<Totals, ModelFinding> {
     let mut run = Totals::default();
     let packers = packers(level);
+    let prepared = Prepared::new(level, program).map_err(|e| ModelFinding::Breach {
+        setup: "before any run".into(),
+        error: e.to_string(),
+    })?;
     for seed in model::scene::SEEDS {
         for &p in packers {
             for sample in [false, true] {
@@ -578,7 +582,7 @@ fn simulate_uncached(
                     };
                     cfg.max_steps = 5_000_000;
                     let scene = scene(seed, cfg.packing());
-                    let r = simulate_scene(&cfg, program, &scene).map_err(|e| {
+                    let r = simulate_prepared(&cfg, &prepared, &scene).map_err(|e| {
                         ModelFinding::Breach {
                             setup: format!(
                                 "seed {seed}, {p} packer(s), {} interlock, first wave ID {first}",
