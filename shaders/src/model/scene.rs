@@ -404,9 +404,9 @@ impl<'a> Words<'a> {
 }
 
 impl Scene {
-    /// The scene as words: seed (two words), packing, counts, then each list. A check is three
-    /// words (its lane, the key's sample and the earlier invocation's lane; the earlier wave;
-    /// the key's pixel), the earlier invocation's primitive being its lane's.
+    /// The scene as words: seed (two words), packing, counts, then each list. A check is four
+    /// words: its lane, the key's sample and the earlier invocation's lane; the earlier wave;
+    /// its primitive; the key's pixel.
     pub fn encode(&self, seed: u64) -> Vec<u32> {
         let mut w = vec![
             seed as u32,
@@ -426,6 +426,7 @@ impl Scene {
         for &(lane, (x, y, s), e) in &self.before {
             w.push(u32::from(lane) | u32::from(s) << 8 | u32::from(e.lane) << 16);
             w.push(e.wave as u32);
+            w.push(e.prim as u32);
             w.push(u32::from(x) | u32::from(y) << 16);
         }
         w.extend(&self.covered_start);
@@ -451,7 +452,7 @@ impl Scene {
         let lane_start = r.list(waves + 1, |w| w)?;
         let lane_prim = r.list(lanes, |w| w)?;
         let before_start = r.list(waves + 1, |w| w)?;
-        let raw = r.list(3 * checks, |w| w)?;
+        let raw = r.take(checks.checked_mul(4)?)?;
         let covered_start = r.list(waves + 1, |w| w)?;
         let covered = r.list(covered, |w| w)?;
         let mut scene = Scene {
@@ -469,14 +470,21 @@ impl Scene {
         if !scene.is_whole() {
             return None;
         }
-        for c in raw.chunks_exact(3) {
-            let wave = c[1] as usize;
-            if wave >= waves {
+        let word = |b: &[u8], k: usize| {
+            u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+        };
+        for c in raw.chunks_exact(16) {
+            let e = Invocation {
+                wave: word(c, 1) as usize,
+                lane: (word(c, 0) >> 16) as u8,
+                prim: word(c, 2) as usize,
+            };
+            if e.wave >= waves {
                 return None;
             }
-            let e = scene.invocation(wave, (c[0] >> 16) as u8);
-            let key = (c[2] as u16, (c[2] >> 16) as u16, (c[0] >> 8) as u8);
-            scene.before.push((c[0] as u8, key, e));
+            let (pixel, first) = (word(c, 3), word(c, 0));
+            let key = (pixel as u16, (pixel >> 16) as u16, (first >> 8) as u8);
+            scene.before.push((first as u8, key, e));
         }
         (scene.before_start.last() == Some(&(checks as u32))).then_some(scene)
     }
