@@ -151,10 +151,23 @@ struct WaveRt {
     ran: u64,
     done: bool,
     ended: bool,
-    /// The state and epoch of its last sleep: on the heap, as few waves sleep and every wave
-    /// is moved once into the run's list.
-    last_sleep: Option<Box<(WaveState, u64)>>,
-    blocked_at: Option<u64>,
+    /// The state at its last sleep and the exiting wave ID it could read then: on the heap, as
+    /// few waves sleep and every wave is moved once into the run's list.
+    last_sleep: Option<Box<(WaveState, u16)>>,
+    /// Why the wave is not scheduled now, if it is not.
+    blocked: Option<Blocked>,
+}
+
+/// Why a wave is not scheduled: its next steps could only repeat what it did, until what it
+/// waits for changes. Such steps are invisible (the same state again, nothing else touched), so
+/// leaving them out leaves every run a run of the hardware, with the same events in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Blocked {
+    /// A poll loop came round to a sleep in the very state of its last sleep, while its packer's
+    /// exiting wave ID stayed `exiting`: it polls the same until that changes.
+    Polling { exiting: u16 },
+    /// At `s_wait_event` while a wave it overlaps has not ended: it waits until one ends.
+    ExportReady,
 }
 
 #[derive(Default)]
@@ -287,8 +300,8 @@ struct Sim<'a> {
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
     live: Vec<usize>,
-    /// The live waves not blocked in this epoch, in launch order: kept as waves launch and
-    /// block, rebuilt when the epoch changes (most steps change none of it).
+    /// The live waves not blocked, in launch order: kept as waves launch and block, rebuilt
+    /// when a wave exits its section or ends (most steps change none of it).
     runnable: Vec<usize>,
     /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
     overlapped: Vec<usize>,
@@ -429,7 +442,7 @@ impl<'a> Sim<'a> {
             done: false,
             ended: false,
             last_sleep: None,
-            blocked_at: None,
+            blocked: None,
         });
         self.live.push(seq);
     }
@@ -477,7 +490,7 @@ impl<'a> Sim<'a> {
             let pick = self.rng.below(choices as u64) as usize;
             let Some(w) = self.runnable.get(pick).copied() else {
                 self.launch();
-                // The newest wave, last in launch order, blocked in no epoch.
+                // The newest wave, last in launch order, not blocked.
                 self.runnable.push(self.waves.len() - 1);
                 continue;
             };
@@ -485,24 +498,38 @@ impl<'a> Sim<'a> {
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 self.exiting_ids(&mut exiting);
-                self.rebuild_runnable();
-            } else if self.waves[w].blocked_at == Some(self.epoch) {
+                self.wake(&exiting);
+            } else if self.waves[w].blocked.is_some() {
                 self.runnable.remove(pick);
             }
         }
         Ok(self.report)
     }
 
-    /// The live waves not blocked in this epoch, in launch order.
-    fn rebuild_runnable(&mut self) {
-        let epoch = self.epoch;
+    /// After a wave exited its section or ended: the blocked waves whose wait that can have
+    /// ended run again (a poll loop whose packer's exiting wave ID changed, a wait for export
+    /// ready whose overlapped waves all ended), and the runnable waves are listed anew.
+    fn wake(&mut self, exiting: &[u16]) {
+        for &w in &self.live {
+            let wave = &self.waves[w];
+            let over = match wave.blocked {
+                None => continue,
+                Some(Blocked::Polling { exiting: was }) => exiting[usize::from(wave.packer)] != was,
+                Some(Blocked::ExportReady) => self.overlapped[wave.overlapped.clone()]
+                    .iter()
+                    .all(|&o| self.waves[o].ended),
+            };
+            if over {
+                self.waves[w].blocked = None;
+            }
+        }
         let waves = &self.waves;
         self.runnable.clear();
         self.runnable.extend(
             self.live
                 .iter()
                 .copied()
-                .filter(|&w| waves[w].blocked_at != Some(epoch)),
+                .filter(|&w| waves[w].blocked.is_none()),
         );
     }
 
@@ -537,11 +564,12 @@ impl<'a> Sim<'a> {
             Event::Sleep(_) => {
                 self.report.sleeps += 1;
                 let wave = &mut self.waves[w];
-                let snap = (wave.state, self.epoch);
+                let seen = exiting[usize::from(wave.packer)];
+                let snap = (wave.state, seen);
                 if wave.last_sleep.as_deref() == Some(&snap) {
-                    // Same registers, same hardware state as the last sleep: it will poll the
-                    // same values again, so it only becomes runnable when something exits.
-                    wave.blocked_at = Some(self.epoch);
+                    // Same registers as at the last sleep, and the same exiting wave ID to read:
+                    // it will poll the same values again until that changes.
+                    wave.blocked = Some(Blocked::Polling { exiting: seen });
                 }
                 match &mut wave.last_sleep {
                     Some(last) => **last = snap,
@@ -557,7 +585,7 @@ impl<'a> Sim<'a> {
                 if ready {
                     self.waves[w].state.retire_wait_event();
                 } else {
-                    self.waves[w].blocked_at = Some(self.epoch);
+                    self.waves[w].blocked = Some(Blocked::ExportReady);
                 }
             }
             Event::Message(Msg::OrderedPsDone) => {
