@@ -10,6 +10,8 @@
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
 #   POPS_BENCH_RUNS=9 POPS_BENCH_FAMILY=vega10 scripts/create-record-bench.sh
+#   POPS_BENCH_BASELINE=layer scripts/create-record-bench.sh   # against the layer without
+#                                                              # verify_isa, not without the layer
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${POPS_BENCH_RUNS:-7}
@@ -29,15 +31,26 @@ if [ "${POPS_BENCH_MESA:-host}" = current ]; then
     prefix=(flock "$root/pops-run.lock" bash ../shared/tools/mesa-current/run.sh "$root" --)
     debug=noibchaining
 fi
+# The baseline: no layer (default), or the layer without verify_isa (`layer`: both instances
+# enable it, only the first asks for verify_isa, through VK_EXT_layer_settings).
+baseline=${POPS_BENCH_BASELINE:-none}
+verify_env=(VK_POPS_INTERLOCK_VERIFY_ISA=1)
+label="without the layer"
+if [ "$baseline" = layer ]; then
+    verify_env=(POPS_BENCH_BASELINE=layer)
+    label="the layer without verify_isa"
+fi
+export POPS_BENCH_LABEL="$label"
 for i in $(seq "$runs"); do
     "${prefix[@]}" env VK_ADD_LAYER_PATH="$target/release/explicit_layer.d" \
         VK_DRIVER_FILES=/usr/share/vulkan/icd.d/radeon_icd.json LD_PRELOAD="$shim" \
         AMDGPU_GPU_ID="$family" AMDGPU_ORACLE_DIR="$work/shim" RADV_DEBUG="nocache,$debug" \
-        MESA_SHADER_CACHE_DISABLE=true VK_POPS_INTERLOCK_LOG=warn VK_POPS_INTERLOCK_VERIFY_ISA=1 \
+        MESA_SHADER_CACHE_DISABLE=true VK_POPS_INTERLOCK_LOG=warn "${verify_env[@]}" \
         VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off POPS_BENCH_ITERS=1 \
         "$target/release/pops-vk-scenario" bench-create-record 2>/dev/null | tail -1
 done | python3 -c '
-import json, statistics, sys
+import json, os, statistics, sys
+label = os.environ["POPS_BENCH_LABEL"]
 rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
 if not rows:
     sys.exit("no run gave figures")
@@ -46,10 +59,10 @@ for r in rows:
     w = ms(r, "with", "create_ns") + ms(r, "with", "record_ns")
     o = ms(r, "without", "create_ns") + ms(r, "without", "record_ns")
     wr, orec, n = ms(r, "with", "record_ns"), ms(r, "without", "record_ns"), r["pipelines"]
-    print(f"{n} pipelines: with verify_isa {w:.1f} ms (recording {wr:.1f}), without the layer {o:.1f} ms (recording {orec:.1f}): x{w / o:.3f}")
+    print(f"{n} pipelines: with verify_isa {w:.1f} ms (recording {wr:.1f}), {label} {o:.1f} ms (recording {orec:.1f}): x{w / o:.3f}")
 ratio = statistics.median((r["with"]["create_ns"] + r["with"]["record_ns"]) / (r["without"]["create_ns"] + r["without"]["record_ns"]) for r in rows)
 wait = statistics.median((r["with"]["record_ns"] - r["without"]["record_ns"]) / r["pipelines"] / 1e3 for r in rows)
 create = statistics.median(r["with"]["create_ns"] / r["without"]["create_ns"] for r in rows)
 cpu = statistics.median(r["with"]["cpu_ns"] / r["without"]["cpu_ns"] for r in rows)
-print(f"median over {len(rows)} runs: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
+print(f"median over {len(rows)} runs, against {label}: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
 '

@@ -85,9 +85,15 @@ pub(crate) fn create_ctx(app: &CStr) -> Res<Ctx> {
 /// A context whose instance enables `layers` itself (ppEnabledLayerNames), on top of whatever
 /// VK_INSTANCE_LAYERS adds.
 pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
+    create_ctx_with_settings(app, layers, "")
+}
+
+/// [`create_ctx_with_layers`] whose instance also chains the layer settings `extra`
+/// ("name=value;…", as POPS_SCENARIO_API_SETTINGS), for this instance alone.
+pub(crate) fn create_ctx_with_settings(app: &CStr, layers: &[&CStr], extra: &str) -> Res<Ctx> {
     // SAFETY: loads libvulkan.so.1, the system loader.
     let entry = unsafe { ash::Entry::load() }.map_err(|e| format!("loader: {e}"))?;
-    let instance = create_instance(&entry, app, layers)?;
+    let instance = create_instance(&entry, app, layers, extra)?;
     // SAFETY: live instance.
     let pdevs = unsafe { instance.enumerate_physical_devices() }
         .map_err(vkerr("vkEnumeratePhysicalDevices"))?;
@@ -118,24 +124,29 @@ pub(crate) fn create_ctx_with_layers(app: &CStr, layers: &[&CStr]) -> Res<Ctx> {
 
 /// The instance, with VK_EXT_debug_utils where the loader has it (the `draws` scenario names its
 /// pipeline) and the layer settings of POPS_SCENARIO_API_SETTINGS.
-fn create_instance(entry: &ash::Entry, app: &CStr, layers: &[&CStr]) -> Res<ash::Instance> {
+fn create_instance(
+    entry: &ash::Entry,
+    app: &CStr,
+    layers: &[&CStr],
+    extra: &str,
+) -> Res<ash::Instance> {
     let app_info = vk::ApplicationInfo::default()
         .application_name(app)
         .api_version(vk::API_VERSION_1_3);
     // POPS_SCENARIO_API_SETTINGS="report=path;chip=navi10": VK_EXT_layer_settings values for
     // VK_LAYER_POPS_interlock, as an application would chain them.
-    let api: Vec<(std::ffi::CString, std::ffi::CString)> =
-        std::env::var("POPS_SCENARIO_API_SETTINGS")
-            .unwrap_or_default()
-            .split(';')
-            .filter_map(|kv| kv.split_once('='))
-            .filter_map(|(k, v)| {
-                Some((
-                    std::ffi::CString::new(k).ok()?,
-                    std::ffi::CString::new(v).ok()?,
-                ))
-            })
-            .collect();
+    let from_env = std::env::var("POPS_SCENARIO_API_SETTINGS").unwrap_or_default();
+    let api: Vec<(std::ffi::CString, std::ffi::CString)> = from_env
+        .split(';')
+        .chain(extra.split(';'))
+        .filter_map(|kv| kv.split_once('='))
+        .filter_map(|(k, v)| {
+            Some((
+                std::ffi::CString::new(k).ok()?,
+                std::ffi::CString::new(v).ok()?,
+            ))
+        })
+        .collect();
     let value_ptrs: Vec<*const std::ffi::c_char> = api.iter().map(|(_, v)| v.as_ptr()).collect();
     let settings: Vec<vk::LayerSettingEXT> = api
         .iter()
@@ -1221,6 +1232,13 @@ pub(crate) unsafe fn destroy_drawn(
 /// second in the process costs differs, so harnesses run both orders. The third value says
 /// whether the order is swapped.
 pub(crate) fn bench_pair(app: &CStr) -> Res<(Ctx, Ctx, bool)> {
+    // POPS_BENCH_BASELINE=layer: both instances enable the layer, and only the first asks for
+    // verify_isa (VK_EXT_layer_settings): what the setting itself costs.
+    if std::env::var("POPS_BENCH_BASELINE").is_ok_and(|v| v == "layer") {
+        let layer: &[&CStr] = &[c"VK_LAYER_POPS_interlock"];
+        let with = create_ctx_with_settings(app, layer, "verify_isa=1")?;
+        return Ok((with, create_ctx_with_layers(app, layer)?, false));
+    }
     let control = std::env::var("POPS_BENCH_CONTROL").is_ok_and(|v| v == "1");
     let layers: &[&CStr] = if control {
         &[]
