@@ -24,6 +24,7 @@
 pub mod effects;
 pub mod interp;
 pub mod raster;
+pub mod rename;
 pub mod scene;
 
 use crate::isa::{Encoding, Inst, Msg, SectionOptions};
