@@ -13,7 +13,7 @@
 //! holds every opcode to the interpreter: locations outside an instruction's reads do not change
 //! what it writes, and it writes nothing outside its writes.
 
-use super::interp::SGPRS;
+use super::interp::{WaveState, SGPRS};
 use crate::isa::{Inst, Label, Marker, Operand, Sop1, Sop2, Sopk, SopkImm, Sopp, SoppImm};
 
 /// A set of the wave's locations: SGPRs 0–105, then the named ones below.
@@ -56,6 +56,30 @@ impl Locs {
 
     fn meets(self, other: Locs) -> bool {
         self.0 & other.0 != 0
+    }
+
+    /// Whether two states of a wave hold the same values in these locations.
+    pub fn agree(self, a: &WaveState, b: &WaveState) -> bool {
+        let half = |x: u64, hi: bool| if hi { x >> 32 } else { x & 0xffff_ffff };
+        let mut rest = self.0;
+        while rest != 0 {
+            let bit = rest.trailing_zeros();
+            rest &= rest - 1;
+            let same = match bit {
+                r if r < VCC_LO => a.sgpr[r as usize] == b.sgpr[r as usize],
+                VCC_LO | VCC_HI => half(a.vcc, bit == VCC_HI) == half(b.vcc, bit == VCC_HI),
+                EXEC_LO | EXEC_HI => half(a.exec, bit == EXEC_HI) == half(b.exec, bit == EXEC_HI),
+                M0 => a.m0 == b.m0,
+                SCC => a.scc == b.scc,
+                MODE => a.mode == b.mode,
+                POPS_PACKER => a.pops_packer == b.pops_packer,
+                _ => a.counters == b.counters,
+            };
+            if !same {
+                return false;
+            }
+        }
+        true
     }
 
     /// Every location (for the interpreter test).
@@ -337,6 +361,17 @@ pub fn sgprs_read_at_launch(program: &[Inst]) -> Vec<u8> {
     (0..SGPRS as u8)
         .filter(|&n| at_entry.meets(Locs::sgpr(n)))
         .collect()
+}
+
+/// What is live before each instruction of `program`, by the interpreter's index (its `pc`),
+/// and after the last (the `s_endpgm` the interpreter appends).
+pub fn live_at_each(program: &[Inst]) -> Vec<Locs> {
+    let labels = labels(program);
+    let fx: Vec<Effects> = program.iter().map(effects).collect();
+    let keep = vec![true; program.len()];
+    let mut live = liveness(program, &labels, &fx, &keep);
+    live.push(effects(&Inst::endpgm()).reads);
+    live
 }
 
 /// The labels of `program` with their indices.

@@ -152,11 +152,22 @@ struct WaveRt {
     ran: u64,
     done: bool,
     ended: bool,
-    /// The state at its last sleep and the exiting wave ID it could read then: on the heap, as
-    /// few waves sleep and every wave is moved once into the run's list.
-    last_sleep: Option<Box<(WaveState, u16)>>,
+    /// The state at its last sleep: on the heap, as few waves sleep and every wave is moved
+    /// once into the run's list.
+    last_sleep: Option<Box<WaveState>>,
+    /// What the wave did since its last sleep.
+    round: Round,
     /// Why the wave is not scheduled now, if it is not.
     blocked: Option<Blocked>,
+}
+
+/// What a wave did since its last sleep: the exiting wave IDs it read, and whether anything
+/// else happened that a run can see (a body, a message, a wait for export ready, its end).
+#[derive(Clone, Copy, Debug, Default)]
+struct Round {
+    read: Option<u16>,
+    read_several: bool,
+    eventful: bool,
 }
 
 /// Why a wave is not scheduled: its next steps could only repeat what it did, until what it
@@ -164,8 +175,10 @@ struct WaveRt {
 /// leaving them out leaves every run a run of the hardware, with the same events in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Blocked {
-    /// A poll loop came round to a sleep in the very state of its last sleep, while its packer's
-    /// exiting wave ID stayed `exiting`: it polls the same until that changes.
+    /// A poll loop came round to the sleep it last slept at, with the same values in every
+    /// location read after it (`model::effects`), having done nothing but read `exiting` as its
+    /// packer's exiting wave ID, which it still is: the next round would be the same, until
+    /// that changes.
     Polling { exiting: u16 },
     /// At `s_wait_event` while a wave it overlaps has not ended: it waits until one ends.
     ExportReady,
@@ -185,15 +198,12 @@ struct StepEnv<'a> {
     packer: u8,
     did_overlap: bool,
     polls: u64,
-    violation: Option<ModelError>,
-    wave: usize,
 }
 
 impl Env for StepEnv<'_> {
     fn exiting_wave_id(&mut self, w: &WaveState) -> Result<u32, Refusal> {
         self.polls += 1;
         if !self.did_overlap {
-            self.violation = Some(ModelError::WaitedWithoutOverlap { wave: self.wave });
             return Err(Refusal::DidOverlapClear);
         }
         let configured = if self.level == GfxLevel::Gfx9 {
@@ -216,10 +226,6 @@ impl Env for StepEnv<'_> {
             Some(_) => None,
         };
         if let Some(why) = why {
-            self.violation = Some(ModelError::PackerNotSet {
-                wave: self.wave,
-                why: why.clone(),
-            });
             return Err(why);
         }
         Ok(self.exiting[self.packer as usize] as u32)
@@ -244,6 +250,8 @@ pub struct Prepared {
     level: GfxLevel,
     prog: Program,
     read_at_launch: Vec<u8>,
+    /// What is live before each instruction (by `pc`), and after the last.
+    live_at: Vec<effects::Locs>,
 }
 
 impl Prepared {
@@ -252,6 +260,7 @@ impl Prepared {
             level,
             prog: Program::new(level, program).map_err(ModelError::Program)?,
             read_at_launch: effects::sgprs_read_at_launch(program),
+            live_at: effects::live_at_each(program),
         })
     }
 }
@@ -443,6 +452,7 @@ impl<'a> Sim<'a> {
             done: false,
             ended: false,
             last_sleep: None,
+            round: Round::default(),
             blocked: None,
         });
         self.live.push(seq);
@@ -543,10 +553,18 @@ impl<'a> Sim<'a> {
             packer: wave.packer,
             did_overlap: wave.did_overlap,
             polls: 0,
-            violation: None,
-            wave: w,
         };
         let event = wave.state.step(&self.prog.prog, &mut env);
+        if env.polls > 0 {
+            // Every read in one step reads the same exiting wave IDs.
+            let seen = exiting[usize::from(wave.packer)];
+            let round = &mut wave.round;
+            round.read_several |= round.read.is_some_and(|r| r != seen);
+            round.read = Some(seen);
+        }
+        if !matches!(event, Ok(Event::None | Event::Sleep(_))) {
+            wave.round.eventful = true;
+        }
         self.report.polls += env.polls;
         if !wave.did_overlap {
             self.report.polls_without_overlap += env.polls;
@@ -554,27 +572,35 @@ impl<'a> Sim<'a> {
         let event = match event {
             Ok(e) => e,
             Err(StepError::Interp(error)) => return Err(ModelError::Interp { wave: w, error }),
-            Err(StepError::Env(why)) => {
-                return Err(env
-                    .violation
-                    .unwrap_or(ModelError::PackerNotSet { wave: w, why }))
+            // The refusals of the exiting wave ID's read (`StepEnv`): a wait without overlap,
+            // or a packer not selected.
+            Err(StepError::Env(Refusal::DidOverlapClear)) => {
+                return Err(ModelError::WaitedWithoutOverlap { wave: w })
             }
+            Err(StepError::Env(why)) => return Err(ModelError::PackerNotSet { wave: w, why }),
         };
         match event {
             Event::None => {}
             Event::Sleep(_) => {
                 self.report.sleeps += 1;
                 let wave = &mut self.waves[w];
-                let seen = exiting[usize::from(wave.packer)];
-                let snap = (wave.state, seen);
-                if wave.last_sleep.as_deref() == Some(&snap) {
-                    // Same registers as at the last sleep, and the same exiting wave ID to read:
-                    // it will poll the same values again until that changes.
-                    wave.blocked = Some(Blocked::Polling { exiting: seen });
+                let now = exiting[usize::from(wave.packer)];
+                let round = std::mem::take(&mut wave.round);
+                let quiet =
+                    !round.eventful && !round.read_several && round.read.is_none_or(|r| r == now);
+                let live = self.prog.live_at[wave.state.pc.min(self.prog.live_at.len() - 1)];
+                let came_round = wave
+                    .last_sleep
+                    .as_deref()
+                    .is_some_and(|last| last.pc == wave.state.pc && live.agree(last, &wave.state));
+                if quiet && came_round {
+                    // The round from the last sleep to this one will repeat until the exiting
+                    // wave ID changes (nothing it did but read that ID, and it ends where it began).
+                    wave.blocked = Some(Blocked::Polling { exiting: now });
                 }
                 match &mut wave.last_sleep {
-                    Some(last) => **last = snap,
-                    None => wave.last_sleep = Some(Box::new(snap)),
+                    Some(last) => **last = wave.state,
+                    None => wave.last_sleep = Some(Box::new(wave.state)),
                 }
             }
             Event::WaitEvent(imm) => {
