@@ -14,6 +14,8 @@
 #   scripts/layer-overhead-callgrind.sh            # control, no report, report, verify_isa
 #   POPS_BENCH_ITERS=10 POPS_BENCH_FAMILY=vega10 scripts/layer-overhead-callgrind.sh
 #   POPS_BENCH_MESA=current scripts/layer-overhead-callgrind.sh   # today's Mesa
+#   POPS_BENCH_MESA=current POPS_BENCH_SHIM=oracle POPS_BENCH_FAMILY=gfx1201 \
+#     scripts/layer-overhead-callgrind.sh                           # RDNA4, on the amdgpu shim
 #
 # Needs valgrind (callgrind, callgrind_annotate) and Mesa's RADV. Takes a few minutes (callgrind
 # runs code ~50x slower). `perf stat -e instructions:u` would do the same job faster, but hardware
@@ -37,6 +39,14 @@ if [ "${POPS_BENCH_MESA:-host}" = current ]; then
     callgrind_in_root "$root"
     mesa="today's Mesa, $(grep -m1 "^mesa-vulkan-drivers " "$root/VERSIONS" || echo "$root")"
     null_device=(LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so AMDGPU_GPU_ID="$family")
+fi
+# POPS_BENCH_SHIM=oracle: the amdgpu kernel-interface shim of the test tools instead (as the test
+# command builds it), which has chips Mesa's no-op shim lacks (gfx1201).
+if [ "${POPS_BENCH_SHIM:-}" = oracle ]; then
+    shim=${POPS_AMDGPU_SHIM:-$target/amdgpu-shim/libamdgpu_oracle_drm_shim.so}
+    [ -f "$shim" ] || { echo "SKIPPED: the amdgpu shim is not built at $shim (scripts/test-all.sh builds it)" >&2; exit 0; }
+    mesa="$mesa, the amdgpu shim"
+    null_device=(LD_PRELOAD="$shim" AMDGPU_GPU_ID="$family" AMDGPU_ORACLE_DIR="$work/shim")
 fi
 
 run() { # name, then extra environment

@@ -330,6 +330,13 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
     let labels = labels(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let mut keep: Vec<bool> = vec![true; program.len()];
+    // A wait for memory counters where they are zero lowers nothing: a step nothing can see.
+    let after_body = after_a_body(program, &labels);
+    for (k, inst) in program.iter().enumerate() {
+        if drains_counters(inst) && !after_body[k] {
+            keep[k] = false;
+        }
+    }
     loop {
         let live_in = liveness(program, &labels, &fx, &keep);
         let mut removed = false;
@@ -344,6 +351,52 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
             return keep;
         }
     }
+}
+
+/// A wait for memory counters with the immediate the interpreter takes for it: all it does is
+/// lower counters to the counts it names.
+fn drains_counters(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::Sopp {
+            op: Sopp::Waitcnt,
+            imm: SoppImm::Waitcnt(_),
+        } | Inst::Sopp {
+            op: Sopp::WaitLoadcnt
+                | Sopp::WaitSamplecnt
+                | Sopp::WaitBvhcnt
+                | Sopp::WaitStorecnt
+                | Sopp::WaitDscnt
+                | Sopp::WaitKmcnt
+                | Sopp::WaitLoadcntDscnt
+                | Sopp::WaitStorecntDscnt
+                | Sopp::WaitExpcnt,
+            imm: SoppImm::Simm16(_),
+        } | Inst::Sopk {
+            op: Sopk::WaitcntVscnt,
+            imm: SopkImm::Simm16(_),
+            ..
+        }
+    )
+}
+
+/// Per instruction, whether some path reaches it after an ordered-section body: only a body
+/// raises the model's memory counters, so elsewhere they are zero.
+fn after_a_body(program: &[Inst], labels: &[(&'static str, usize)]) -> Vec<bool> {
+    let mut reached = vec![false; program.len()];
+    let mut todo: Vec<usize> = program
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, Inst::Marker(Marker::OrderedBody)))
+        .flat_map(|(k, _)| successors(program, labels, k).into_iter().flatten())
+        .collect();
+    while let Some(k) = todo.pop() {
+        if !reached[k] {
+            reached[k] = true;
+            todo.extend(successors(program, labels, k).into_iter().flatten());
+        }
+    }
+    reached
 }
 
 /// The SGPRs some path of `program` reads before writing them, in ascending order: the only
@@ -591,6 +644,65 @@ mod tests {
         // counters and the selected packer, no SGPR.
         let tail = [Inst::sop1(Sop1::MovB32, S(7), S(6))];
         assert_eq!(kept_of(&tail), [false]);
+    }
+
+    /// A wait for memory counters before any body waits for nothing (only a body raises them in
+    /// the model): it goes; one a body can reach before it, through a loop too, stays.
+    #[test]
+    fn waits_before_any_body_go() {
+        let lgkm = Inst::Sopp {
+            op: Sopp::Waitcnt,
+            imm: SoppImm::Waitcnt(crate::isa::Waitcnt {
+                vm: None,
+                exp: None,
+                lgkm: Some(0),
+            }),
+        };
+        let vscnt = Inst::waitcnt_vscnt(0);
+        let program = [
+            lgkm,
+            Inst::sopp(Sopp::WaitEvent, 0),
+            vscnt,
+            label("again"),
+            vscnt,
+            Inst::Marker(Marker::OrderedBody),
+            lgkm,
+            Inst::sop2(Sop2::AddU32, S(5), S(5), Operand::Const(1)),
+            Inst::sopc(Sopc::CmpLtU32, S(5), Operand::Const(9)),
+            branch(Sopp::CbranchScc1, "again"),
+        ];
+        assert_eq!(
+            kept_of(&program),
+            [false, true, false, true, true, true, true, true, true, true]
+        );
+        // In the interpreter each such wait, with the counters zero, changes nothing but the
+        // program counter.
+        for level in [GfxLevel::Gfx9, GfxLevel::Gfx11, GfxLevel::Gfx12] {
+            for wait in [lgkm, vscnt, Inst::sopp(Sopp::WaitStorecnt, 0)] {
+                assert!(drains_counters(&wait));
+                let prog = Program::new(level, &[wait]).expect("a program");
+                let mut rng = Rng(7);
+                let mut w = random_state(&mut rng);
+                w.pc = 0;
+                w.counters = Default::default();
+                let before = w;
+                let _ = w.step(&prog, &mut Exiting);
+                assert_eq!(
+                    (w.pc, w.sgpr, w.counters),
+                    (1, before.sgpr, before.counters)
+                );
+                assert_eq!(
+                    (w.exec, w.vcc, w.scc, w.m0),
+                    (before.exec, before.vcc, before.scc, before.m0)
+                );
+            }
+        }
+        // The wrong kind of immediate is the interpreter's error: kept.
+        let odd = [Inst::Sopp {
+            op: Sopp::Waitcnt,
+            imm: SoppImm::Simm16(0),
+        }];
+        assert_eq!(kept_of(&odd), [true]);
     }
 
     /// Reading the exiting wave ID is itself observed (a poll, and a refusal where the wave may
