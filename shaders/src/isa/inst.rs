@@ -405,6 +405,42 @@ impl Inst {
         }
     }
 
+    /// This instruction with each scalar operand replaced by `f(operand, its width in dwords)`,
+    /// sources before the destination; `None` where `f` refuses one.
+    pub fn try_map_operands(
+        self,
+        mut f: impl FnMut(Operand, u8) -> Option<Operand>,
+    ) -> Option<Inst> {
+        Some(match self {
+            Inst::Sop1 { op, dst, src0 } => {
+                let w = op.widths();
+                let src0 = f(src0, w.src0)?;
+                Inst::sop1(op, f(dst, w.dst)?, src0)
+            }
+            Inst::Sop2 {
+                op,
+                dst,
+                src0,
+                src1,
+            } => {
+                let w = op.widths();
+                let (src0, src1) = (f(src0, w.src0)?, f(src1, w.src1)?);
+                Inst::sop2(op, f(dst, w.dst)?, src0, src1)
+            }
+            Inst::Sopc { op, src0, src1 } => {
+                let w = op.widths();
+                let src0 = f(src0, w.src0)?;
+                Inst::sopc(op, src0, f(src1, w.src1)?)
+            }
+            Inst::Sopk { op, reg, imm } => Inst::Sopk {
+                op,
+                reg: f(reg, 1)?,
+                imm,
+            },
+            Inst::Sopp { .. } | Inst::Label(_) | Inst::Marker(_) => self,
+        })
+    }
+
     /// Disassembly-style text on `level`; a branch prints `resolved` (the encoded dword offset)
     /// when given, else its label.
     pub fn text(&self, level: GfxLevel, resolved: Option<i16>) -> String {

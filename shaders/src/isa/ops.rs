@@ -267,4 +267,20 @@ impl Sopp {
                 | Sopp::CbranchExecnz
         )
     }
+
+    /// GFX12's split waits for memory counters (each takes its count as a 16-bit immediate).
+    pub const fn is_split_wait(self) -> bool {
+        matches!(
+            self,
+            Sopp::WaitLoadcnt
+                | Sopp::WaitSamplecnt
+                | Sopp::WaitBvhcnt
+                | Sopp::WaitStorecnt
+                | Sopp::WaitDscnt
+                | Sopp::WaitKmcnt
+                | Sopp::WaitLoadcntDscnt
+                | Sopp::WaitStorecntDscnt
+                | Sopp::WaitExpcnt
+        )
+    }
 }

@@ -356,28 +356,22 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
 /// A wait for memory counters with the immediate the interpreter takes for it: all it does is
 /// lower counters to the counts it names.
 fn drains_counters(inst: &Inst) -> bool {
-    matches!(
-        inst,
+    match *inst {
         Inst::Sopp {
             op: Sopp::Waitcnt,
             imm: SoppImm::Waitcnt(_),
-        } | Inst::Sopp {
-            op: Sopp::WaitLoadcnt
-                | Sopp::WaitSamplecnt
-                | Sopp::WaitBvhcnt
-                | Sopp::WaitStorecnt
-                | Sopp::WaitDscnt
-                | Sopp::WaitKmcnt
-                | Sopp::WaitLoadcntDscnt
-                | Sopp::WaitStorecntDscnt
-                | Sopp::WaitExpcnt,
-            imm: SoppImm::Simm16(_),
-        } | Inst::Sopk {
+        }
+        | Inst::Sopk {
             op: Sopk::WaitcntVscnt,
             imm: SopkImm::Simm16(_),
             ..
-        }
-    )
+        } => true,
+        Inst::Sopp {
+            op,
+            imm: SoppImm::Simm16(_),
+        } => op.is_split_wait(),
+        _ => false,
+    }
 }
 
 /// Per instruction, whether some path reaches it after an ordered-section body: only a body

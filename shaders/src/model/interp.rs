@@ -478,18 +478,7 @@ impl WaveState {
                 }
                 // GFX12's split waits: loads, samples and BVH queries on the model's vm,
                 // stores on vs, LDS and scalar memory on lgkm.
-                (
-                    Sopp::WaitLoadcnt
-                    | Sopp::WaitSamplecnt
-                    | Sopp::WaitBvhcnt
-                    | Sopp::WaitStorecnt
-                    | Sopp::WaitDscnt
-                    | Sopp::WaitKmcnt
-                    | Sopp::WaitLoadcntDscnt
-                    | Sopp::WaitStorecntDscnt
-                    | Sopp::WaitExpcnt,
-                    SoppImm::Simm16(v),
-                ) => {
+                (op, SoppImm::Simm16(v)) if op.is_split_wait() => {
                     self.counters.split_wait(op, v);
                     Ok(Event::None)
                 }

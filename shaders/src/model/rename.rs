@@ -37,42 +37,18 @@ impl Names {
     /// register or reaches past the model's.
     fn for_program(program: &[Inst]) -> Option<Names> {
         let mut paired = [false; SGPRS];
-        let mut pair = |op: Operand, dwords: u8| -> Option<()> {
-            if let (Operand::Sgpr(n), 2) = (op, dwords) {
-                let n = usize::from(n);
-                if n % 2 == 1 || n + 1 >= SGPRS {
-                    return None;
-                }
-                paired[n] = true;
-                paired[n + 1] = true;
-            }
-            Some(())
-        };
         for inst in program {
-            match *inst {
-                Inst::Sop1 { op, dst, src0 } => {
-                    let w = op.widths();
-                    pair(dst, w.dst)?;
-                    pair(src0, w.src0)?;
+            inst.try_map_operands(|op, dwords| {
+                if let (Operand::Sgpr(n), 2) = (op, dwords) {
+                    let n = usize::from(n);
+                    if n % 2 == 1 || n + 1 >= SGPRS {
+                        return None;
+                    }
+                    paired[n] = true;
+                    paired[n + 1] = true;
                 }
-                Inst::Sop2 {
-                    op,
-                    dst,
-                    src0,
-                    src1,
-                } => {
-                    let w = op.widths();
-                    pair(dst, w.dst)?;
-                    pair(src0, w.src0)?;
-                    pair(src1, w.src1)?;
-                }
-                Inst::Sopc { op, src0, src1 } => {
-                    let w = op.widths();
-                    pair(src0, w.src0)?;
-                    pair(src1, w.src1)?;
-                }
-                _ => {}
-            }
+                Some(op)
+            })?;
         }
         Some(Names {
             paired,
@@ -143,37 +119,12 @@ pub fn canonical(program: &[Inst], options: SectionOptions) -> Option<Renamed> {
     };
     // pops' own registers are in the program already: the option is no part of a run.
     renamed_options.scratch_sgprs = 0;
-    let mut out = Vec::with_capacity(program.len());
-    for inst in program {
-        out.push(match *inst {
-            Inst::Sop1 { op, dst, src0 } => {
-                let src0 = names.operand(src0)?;
-                Inst::sop1(op, names.operand(dst)?, src0)
-            }
-            Inst::Sop2 {
-                op,
-                dst,
-                src0,
-                src1,
-            } => {
-                let src0 = names.operand(src0)?;
-                let src1 = names.operand(src1)?;
-                Inst::sop2(op, names.operand(dst)?, src0, src1)
-            }
-            Inst::Sopc { op, src0, src1 } => {
-                let src0 = names.operand(src0)?;
-                Inst::sopc(op, src0, names.operand(src1)?)
-            }
-            Inst::Sopk { op, reg, imm } => Inst::Sopk {
-                op,
-                reg: names.operand(reg)?,
-                imm,
-            },
-            Inst::Sopp { .. } | Inst::Label(_) | Inst::Marker(_) => *inst,
-        });
-    }
+    let program = program
+        .iter()
+        .map(|inst| inst.try_map_operands(|op, _| names.operand(op)))
+        .collect::<Option<Vec<Inst>>>()?;
     Some(Renamed {
-        program: out,
+        program,
         options: renamed_options,
     })
 }
