@@ -451,6 +451,38 @@ fn run_with(
     code: &[Instr],
     simulate: impl FnOnce(GfxLevel, SectionOptions, Vec<Inst>) -> Result<Totals, ModelFinding>,
 ) -> Result<ModelRun, ModelFinding> {
+    let Modelled {
+        options,
+        program,
+        skipped,
+        entry_instructions,
+    } = modelled(level, code)?;
+    let totals = simulate(level, options, program)?;
+    Ok(ModelRun {
+        entry_instructions,
+        skipped,
+        runs: totals.runs,
+        waves: totals.waves,
+        wraps: totals.wraps,
+        overlapped_waves: totals.overlapped_waves,
+        polls: totals.polls,
+        steps: totals.steps,
+    })
+}
+
+/// The program the model runs for a driver's code, with the options pops' exit was emitted
+/// with, the driver's instructions not run, and how many of its instructions are.
+struct Modelled {
+    options: SectionOptions,
+    program: Vec<Inst>,
+    skipped: Skipped,
+    entry_instructions: usize,
+}
+
+/// The driver's entry sequence, the model's body and pops' exit, less what no wave, event or
+/// check can observe (`model::effects`): the driver's set-up around the ordering code, which
+/// differs from shader to shader.
+fn modelled(level: GfxLevel, code: &[Instr]) -> Result<Modelled, ModelFinding> {
     let enc = Encoding::of(level);
     let Entry {
         insts: enter,
@@ -458,14 +490,14 @@ fn run_with(
         mut skipped,
     } = entry(level, code)?;
     // pops' exit after the model's body; its scratch SGPRs far from the driver's.
-    let opts = SectionOptions {
+    let options = SectionOptions {
         intrawave: false,
         wave64: true,
         collision_sgpr: collision_sgpr(enc, code).unwrap_or(2),
         intrawave_sgpr: 3,
         scratch_sgprs: 96,
     };
-    let ours = ordered_section(level, &opts).map_err(|e| ModelFinding::Uninterpreted {
+    let ours = ordered_section(level, &options).map_err(|e| ModelFinding::Uninterpreted {
         addr: 0,
         text: String::new(),
         why: e.into(),
@@ -473,8 +505,6 @@ fn run_with(
     let mut whole = enter;
     whole.push(Inst::Marker(Marker::OrderedBody));
     whole.extend_from_slice(&ours.exit);
-    // What no wave, event or check can observe is not run (`model::effects`): the driver's
-    // set-up around the ordering code, which differs from shader to shader.
     let keep = effects::observable(&whole);
     let mut program = Vec::with_capacity(whole.len());
     let mut entry_instructions = 0;
@@ -488,16 +518,11 @@ fn run_with(
         }
     }
     skipped.sort_by_key(|(addr, _)| *addr);
-    let totals = simulate(level, opts, program)?;
-    Ok(ModelRun {
-        entry_instructions,
+    Ok(Modelled {
+        options,
+        program,
         skipped,
-        runs: totals.runs,
-        waves: totals.waves,
-        wraps: totals.wraps,
-        overlapped_waves: totals.overlapped_waves,
-        polls: totals.polls,
-        steps: totals.steps,
+        entry_instructions,
     })
 }
 
@@ -646,8 +671,9 @@ mod tests {
     /// `s_wait_event` until a wave it overlaps ends. The same runs, waves and overlaps in fewer
     /// steps: GFX11 5,796 → 2,892, GFX12 7,600 → 4,342, GFX9 65,270 → 51,710 (8,776 → 6,516
     /// polls). Before, when instructions without an observable effect stopped being run
-    /// (`model::effects`): 6,562 and 8,280 steps for GFX11 and GFX12, and GFX9's
-    /// `pixel_interlock_ordered` then became the very program of `oit_interlock`.
+    /// (`model::effects`): 6,562 and 8,280 steps for GFX11 and GFX12. GFX9's two shaders have
+    /// the same figures: their code is one entry sequence in two register allocations, whose
+    /// runs are the same renamed (`model::rename`).
     #[test]
     fn the_explored_interleavings_are_pinned() {
         let cases: [(&str, GfxLevel, &str, [u64; 5]); 4] = [
@@ -725,6 +751,30 @@ mod tests {
         }
     }
 
+    /// RADV's GFX9 code of two corpus shaders: one entry sequence with its arguments in `s5`
+    /// and in `s4`. Renamed, they are one program, whose outcome one run gives both.
+    #[test]
+    fn one_entry_sequence_in_two_allocations_is_one_program() {
+        let level = GfxLevel::Gfx9;
+        let program = |text: &str| {
+            let (_, code) = super::super::read(Encoding::of(level), text).expect("ACO assembly");
+            let m = modelled(level, &code).expect("modelled");
+            (
+                m.options.collision_sgpr,
+                model::rename::canonical(&m.program, m.options),
+            )
+        };
+        let (oit_at, oit) = program(include_str!(
+            "../../benches/code/oit_interlock_vega10_mesa25.s"
+        ));
+        let (pixel_at, pixel) = program(include_str!(
+            "../../benches/code/pixel_interlock_ordered_vega10_mesa25.s"
+        ));
+        assert_eq!((oit_at, pixel_at), (5, 4));
+        assert!(oit.is_some());
+        assert_eq!(oit, pixel);
+    }
+
     fn run_text(text: &str) -> Result<ModelRun, ModelFinding> {
         let (_, code) = super::super::read(Encoding::Gfx10, text).expect("ACO assembly");
         run(GfxLevel::Gfx10_3, &code)
@@ -778,8 +828,11 @@ mod tests {
             matches!(first, Err(ModelFinding::Breach { .. })),
             "{first:?}"
         );
-        // The same program again is answered from the outcomes kept: the same breach.
+        // The same program again is answered from the outcomes kept: the same breach, and the
+        // one the driver's code itself gives run as it is (never renamed, never kept).
         assert_eq!(run_text(&reversed), first);
+        let (_, code) = super::super::read(Encoding::Gfx10, &reversed).expect("ACO assembly");
+        assert_eq!(run_new(GfxLevel::Gfx10_3, &code), first);
     }
 
     /// An outcome kept is reused only for the very program it was run with: a correct program
