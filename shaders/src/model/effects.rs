@@ -330,10 +330,12 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
     let labels = labels(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let mut keep: Vec<bool> = vec![true; program.len()];
-    // A wait for memory counters where they are zero lowers nothing: a step nothing can see.
+    // A wait for memory counters where they are zero lowers nothing, and a move of the value a
+    // register already holds writes nothing new: steps nothing can see.
     let after_body = after_a_body(program, &labels);
+    let moves_nothing = moves_nothing(program);
     for (k, inst) in program.iter().enumerate() {
-        if drains_counters(inst) && !after_body[k] {
+        if (drains_counters(inst) && !after_body[k]) || moves_nothing[k] {
             keep[k] = false;
         }
     }
@@ -371,6 +373,72 @@ fn drains_counters(inst: &Inst) -> bool {
             imm: SoppImm::Simm16(_),
         } => op.is_split_wait(),
         _ => false,
+    }
+}
+
+/// What a location holds in the straight code from a program's start: its value at the start,
+/// a constant, or what instruction `k` wrote into location `bit` (equal only to itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    AtStart(u32),
+    Constant(u32),
+    Written { k: usize, bit: u32 },
+}
+
+/// Per instruction, whether it is a move (`s_mov_b32`, `s_mov_b64`) of the value its
+/// destination already holds on every path to it: ACO saves EXEC in SGPRs and restores it with
+/// nothing in between. Only the straight code from the start is followed (up to the first label,
+/// where other paths join, or an unconditional branch).
+fn moves_nothing(program: &[Inst]) -> Vec<bool> {
+    let mut none = vec![false; program.len()];
+    let mut held: Vec<Held> = (0..=COUNTERS).map(Held::AtStart).collect();
+    let halves = |op: Operand, dwords: u8| -> Vec<u32> {
+        let locs = registers(op, dwords).0;
+        (0..=COUNTERS).filter(|&b| locs >> b & 1 == 1).collect()
+    };
+    for (k, inst) in program.iter().enumerate() {
+        match *inst {
+            Inst::Label(_)
+            | Inst::Sopp {
+                op: Sopp::Branch, ..
+            } => break,
+            Inst::Sop1 {
+                op: op @ (Sop1::MovB32 | Sop1::MovB64),
+                dst,
+                src0,
+            } => {
+                let dwords = if op == Sop1::MovB64 { 2 } else { 1 };
+                let (to, from) = (halves(dst, dwords), halves(src0, dwords));
+                let values: Option<Vec<Held>> = match src0 {
+                    Operand::Const(c) if dwords == 1 => Some(vec![Held::Constant(c as i32 as u32)]),
+                    Operand::Literal(v) if dwords == 1 => Some(vec![Held::Constant(v)]),
+                    _ if from.len() == usize::from(dwords) => {
+                        Some(from.iter().map(|&b| held[b as usize]).collect())
+                    }
+                    _ => None,
+                };
+                match values {
+                    Some(v) if to.len() == v.len() => {
+                        none[k] = to.iter().zip(&v).all(|(&b, h)| held[b as usize] == *h);
+                        for (&b, h) in to.iter().zip(v) {
+                            held[b as usize] = h;
+                        }
+                    }
+                    _ => forget(&mut held, effects(inst).writes, k),
+                }
+            }
+            _ => forget(&mut held, effects(inst).writes, k),
+        }
+    }
+    none
+}
+
+/// The locations `writes` names now hold what instruction `k` wrote.
+fn forget(held: &mut [Held], writes: Locs, k: usize) {
+    for (bit, h) in (0u32..).zip(held.iter_mut()) {
+        if writes.0 >> bit & 1 == 1 {
+            *h = Held::Written { k, bit };
+        }
     }
 }
 
@@ -697,6 +765,35 @@ mod tests {
             imm: SoppImm::Simm16(0),
         }];
         assert_eq!(kept_of(&odd), [true]);
+    }
+
+    /// ACO's save and restore of EXEC with nothing between: the restore moves the value EXEC
+    /// holds, so it goes, and then the save's result is read by nothing. With EXEC changed
+    /// between, or two registers one instruction wrote, nothing goes.
+    #[test]
+    fn moves_of_what_a_register_holds_go() {
+        let save = Inst::sop1(Sop1::MovB64, S(2), Operand::Exec);
+        let restore = Inst::sop1(Sop1::MovB64, Operand::Exec, S(2));
+        let body = Inst::Marker(Marker::OrderedBody);
+        assert_eq!(kept_of(&[save, restore, body]), [false, false, true]);
+        let narrow = Inst::sop2(Sop2::AndB64, Operand::Exec, Operand::Exec, S(6));
+        assert_eq!(
+            kept_of(&[save, narrow, body, restore, body]),
+            [true, true, true, true, true]
+        );
+        // A join: other paths reach the restore.
+        assert_eq!(
+            kept_of(&[save, label("join"), restore, body]),
+            [true, true, true, true]
+        );
+        // s[0:1] both written by one instruction hold different values.
+        let both = Inst::sop2(Sop2::AndB64, S(0), S(4), S(6));
+        let copy = Inst::sop1(Sop1::MovB32, S(1), S(0));
+        let read = Inst::sop2(Sop2::AddU32, Operand::Exec, S(1), S(0));
+        assert_eq!(kept_of(&[both, copy, read, body]), [true, true, true, true]);
+        // The same constant twice: the second moves nothing.
+        let five = Inst::sop1(Sop1::MovB32, Operand::Exec, Operand::Const(5));
+        assert_eq!(kept_of(&[five, five, body]), [true, false, true]);
     }
 
     /// Reading the exiting wave ID is itself observed (a poll, and a refusal where the wave may

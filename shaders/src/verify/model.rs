@@ -562,28 +562,29 @@ fn simulate_all(
         }
         store.insert(key, outcome.clone());
     };
+    let key = (level, opts, program);
+    if let Some(hit) = store.lock().get(&key) {
+        return hit.clone();
+    }
     // The same code in another register allocation is the same program (`model::rename`): its
     // clean outcome is the one kept. A breach is named in the driver's own registers, so a
     // program that breaches is run, and kept, as it is.
-    if let Some(renamed) = model::rename::canonical(&program, opts) {
-        let key = (level, renamed.options, renamed.program);
-        let hit = store.lock().get(&key).cloned();
+    if let Some(renamed) = model::rename::canonical(&key.2, opts) {
+        let renamed_key = (level, renamed.options, renamed.program);
+        let hit = store.lock().get(&renamed_key).cloned();
         let outcome = match hit {
             Some(hit) => hit,
             // Run outside the lock: other threads keep verifying meanwhile.
             None => {
-                let outcome = simulate_uncached(level, key.1, &key.2);
-                keep(key, &outcome);
+                let outcome = simulate_uncached(level, renamed_key.1, &renamed_key.2);
+                keep(renamed_key, &outcome);
                 outcome
             }
         };
         if outcome.is_ok() {
+            keep(key, &outcome);
             return outcome;
         }
-    }
-    let key = (level, opts, program);
-    if let Some(hit) = store.lock().get(&key) {
-        return hit.clone();
     }
     let outcome = simulate_uncached(level, opts, &key.2);
     keep(key, &outcome);
