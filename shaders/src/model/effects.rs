@@ -58,6 +58,13 @@ impl Locs {
         self.0 & other.0 != 0
     }
 
+    /// The SGPRs among these locations, in ascending order.
+    pub fn sgprs(self) -> Vec<u8> {
+        (0..SGPRS as u8)
+            .filter(|&n| self.meets(Locs::sgpr(n)))
+            .collect()
+    }
+
     /// Whether two states of a wave hold the same values in these locations.
     pub fn agree(self, a: &WaveState, b: &WaveState) -> bool {
         let half = |x: u64, hi: bool| if hi { x >> 32 } else { x & 0xffff_ffff };
@@ -465,17 +472,9 @@ fn after_a_body(program: &[Inst], labels: &[(&'static str, usize)]) -> Vec<bool>
 /// ones whose value at launch can matter to a run. The model fills the others with nothing
 /// (its runs draw their garbage all the same, so that a seed names the same run).
 pub fn sgprs_read_at_launch(program: &[Inst]) -> Vec<u8> {
-    let labels = labels(program);
-    let fx: Vec<Effects> = program.iter().map(effects).collect();
-    let keep = vec![true; program.len()];
-    let at_entry = match liveness(program, &labels, &fx, &keep).first() {
-        Some(&live) => live,
-        // An empty program runs the appended `s_endpgm` alone.
-        None => effects(&Inst::endpgm()).reads,
-    };
-    (0..SGPRS as u8)
-        .filter(|&n| at_entry.meets(Locs::sgpr(n)))
-        .collect()
+    live_at_each(program)
+        .first()
+        .map_or_else(Vec::new, |live| live.sgprs())
 }
 
 /// What is live before each instruction of `program`, by the interpreter's index (its `pc`),

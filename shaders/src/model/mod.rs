@@ -256,11 +256,13 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(level: GfxLevel, program: &[Inst]) -> Result<Prepared, ModelError> {
+        let live_at = effects::live_at_each(program);
         Ok(Prepared {
             level,
             prog: Program::new(level, program).map_err(ModelError::Program)?,
-            read_at_launch: effects::sgprs_read_at_launch(program),
-            live_at: effects::live_at_each(program),
+            // What is live at the start (`effects::sgprs_read_at_launch`).
+            read_at_launch: live_at.first().map_or_else(Vec::new, |l| l.sgprs()),
+            live_at,
         })
     }
 }

@@ -221,10 +221,6 @@ impl Scene {
         self.packer.len()
     }
 
-    pub fn packing(&self) -> Packing {
-        self.packing
-    }
-
     /// The packer of wave `w`.
     pub fn packer(&self, w: usize) -> u8 {
         self.packer[w]
@@ -479,10 +475,11 @@ impl Scene {
                 lane: (word(c, 0) >> 16) as u8,
                 prim: word(c, 2) as usize,
             };
-            if e.wave >= waves {
+            let (pixel, first) = (word(c, 3), word(c, 0));
+            // A wave the scene has, and lanes a wave64 has (lane masks are 64 bits).
+            if e.wave >= waves || e.lane >= 64 || first as u8 >= 64 {
                 return None;
             }
-            let (pixel, first) = (word(c, 3), word(c, 0));
             let key = (pixel as u16, (pixel >> 16) as u16, (first >> 8) as u8);
             scene.before.push((first as u8, key, e));
         }
