@@ -13,7 +13,19 @@ if [ "${POPS_SKIP_INSTALL:-0}" != "1" ]; then
 fi
 
 # The reference data beside the clone must be present in CI: its absence fails instead of skipping.
-if [ "${CI:-}" = "true" ]; then export POPS_REQUIRE_REFERENCE=1; fi
+# A clean clone builds once: incremental compilation would only add gigabytes to target/.
+if [ "${CI:-}" = "true" ]; then
+  export POPS_REQUIRE_REFERENCE=1
+  export CARGO_INCREMENTAL=0
+fi
+
+# The disk this run writes to (the build, the Mesa roots, the package): a full disk fails tests
+# in ways that say nothing of pops, so say up front how much there is, and warn when it is short.
+free_gib() { df -Pk target | awk 'NR == 2 {printf "%d", $4 / 1048576}'; }
+echo "== $(free_gib) GiB free for target/ (a clean clone's run writes about ${POPS_DISK_NEEDED_GIB:=10} GiB)"
+if [ "$(free_gib)" -lt "$POPS_DISK_NEEDED_GIB" ]; then
+  echo "== warning: less free disk than a clean run writes; tests may fail with 'No space left on device'"
+fi
 
 echo "== formatting, clippy and the API documentation (clippy builds the workspace: several minutes the first time)"
 cargo fmt --all -- --check
@@ -130,4 +142,12 @@ fi
 # A test binary that crashed (a signal) has no "test result" line: count it as failed.
 crashed=$(grep -c "process didn't exit successfully: .*(signal" target/test-all.log || true)
 echo "tests: $((passed - n_skipped)) passed, $((failed + crashed)) failed, $n_skipped skipped${crashed:+$( [ "$crashed" -gt 0 ] && echo " ($crashed test binary(ies) crashed: see above)")}"
+# The counts come from the log; a run that failed without a failing test in it (a full disk cut the
+# log short, cargo could not build, a test binary never reported) must not read as all passed.
+if [ "$status" -ne 0 ] && [ "$((failed + crashed))" -eq 0 ]; then
+  echo "== FAILED: cargo test exited with status $status though the log names no failing test (see above)"
+  if grep -q 'No space left on device' target/test-all.log 2>/dev/null; then
+    echo "== the disk filled up: $(free_gib) GiB free now"
+  fi
+fi
 exit "$status"
