@@ -30,6 +30,7 @@ mod counter;
 pub mod device;
 pub mod draw_path;
 pub mod entry;
+pub mod exit_wait;
 pub mod ffi;
 pub mod hooks;
 pub mod instance;

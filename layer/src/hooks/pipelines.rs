@@ -56,10 +56,19 @@ pub unsafe fn create(
     // verify_isa: interlocked pipelines, and every library, are created with their code kept:
     // their binaries, or their internal representations.
     // SAFETY: as above.
-    let capture = if valid && d.isa.is_some() {
+    let mut capture = if valid && d.isa.is_some() {
         unsafe { capture_flags(d, device, p_infos, create_info_count, |c| interlocked(d, c)) }
     } else {
         Vec::new()
+    };
+    // The driver asked to print its code: an exit meanwhile waits for the creation; once the
+    // process exits, nothing is asked (crate::exit_wait).
+    let _printing = match capture.iter().any(|c| matches!(c, Some(Capture::Kept(..)))) {
+        true => crate::exit_wait::begin().or_else(|| {
+            capture.clear();
+            None
+        }),
+        false => None,
     };
     // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
