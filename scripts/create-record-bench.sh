@@ -3,8 +3,8 @@
 # at once pays with verify_isa on: `pops-vk-scenario bench-create-record` on
 # RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
-# once (every pipeline new) and a command buffer recorded with it at once; the wait for the
-# verdict is in vkEndCommandBuffer. Wall time and the application thread's CPU time, several
+# once (every pipeline new) and a command buffer recorded with it at once; what the layer adds
+# to the recording (once a wait for the verdict in vkEndCommandBuffer) is shown apart. Wall time and the application thread's CPU time, several
 # processes; prints each and the medians.
 #
 #   scripts/create-record-bench.sh                  # the host's Mesa
@@ -64,5 +64,5 @@ ratio = statistics.median((r["with"]["create_ns"] + r["with"]["record_ns"]) / (r
 wait = statistics.median((r["with"]["record_ns"] - r["without"]["record_ns"]) / r["pipelines"] / 1e3 for r in rows)
 create = statistics.median(r["with"]["create_ns"] / r["without"]["create_ns"] for r in rows)
 cpu = statistics.median(r["with"]["cpu_ns"] / r["without"]["cpu_ns"] for r in rows)
-print(f"median over {len(rows)} runs, against {label}: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the wait in vkEndCommandBuffer {wait:.0f} us per pipeline")
+print(f"median over {len(rows)} runs, against {label}: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the recording (vkEndCommandBuffer included) +{wait:.0f} us per pipeline")
 '

@@ -3,13 +3,13 @@
 //! that says it — "no interlocked work" included, which is an answer too. Pure.
 
 use super::in_flight::{Loss, Submitted};
-use super::record::{Record, Shared};
+use super::record::{DrawRecord, Record, Shared};
 use pops_report::{Bound, DeviceFault, DeviceLost, DeviceLostKind, LostDraw, SCHEMA_VERSION};
 use std::sync::Arc;
 
 /// The draw records of one command buffer (its executed secondaries' included): what a batch
 /// carries per command buffer, shared with the command buffer, never copied per submission.
-pub type Recorded = Arc<[Arc<Record>]>;
+pub type Recorded = Arc<[Arc<DrawRecord>]>;
 
 /// Where the loss was seen.
 pub struct Seen<'a> {
@@ -209,7 +209,10 @@ mod tests {
     }
 
     fn cb(records: &[&Arc<Record>]) -> Recorded {
-        records.iter().map(|r| (*r).clone()).collect()
+        records
+            .iter()
+            .map(|r| Arc::new(DrawRecord::written(Record::clone(r))))
+            .collect()
     }
 
     fn seen(queue: Option<u64>) -> Seen<'static> {

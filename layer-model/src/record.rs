@@ -101,6 +101,57 @@ impl Serialize for Shared {
 /// register state as JSON shared between the lines of one state.
 pub type Record = pops_report::Record<Shared>;
 
+/// A draw record as its command buffer holds it (for the report of a device loss): built when the
+/// buffer ends, and written to the report — with its object's `verify_isa` verdict, under the id
+/// the report gives it — once that verdict is reached, which may be later and on the layer's
+/// verifier thread: the application's `vkEndCommandBuffer` does not wait for the verification.
+/// Until then it reads as built (every field but the verdict's findings and the id).
+pub struct DrawRecord {
+    built: Record,
+    written: OnceLock<Record>,
+}
+
+impl DrawRecord {
+    /// A record still to be written.
+    pub fn built(built: Record) -> Self {
+        DrawRecord {
+            built,
+            written: OnceLock::new(),
+        }
+    }
+
+    /// A record written as it was built.
+    pub fn written(rec: Record) -> Self {
+        let d = DrawRecord::built(rec.clone());
+        d.write(rec);
+        d
+    }
+
+    /// The record as built, before its verdict: what the write completes.
+    pub fn as_built(&self) -> &Record {
+        &self.built
+    }
+
+    /// The record as it was written (the first write counts).
+    pub fn write(&self, rec: Record) {
+        let _ = self.written.set(rec);
+    }
+
+    /// Whether it has been written.
+    pub fn is_written(&self) -> bool {
+        self.written.get().is_some()
+    }
+}
+
+impl std::ops::Deref for DrawRecord {
+    type Target = Record;
+
+    /// The record as written, else as built.
+    fn deref(&self) -> &Record {
+        self.written.get().unwrap_or(&self.built)
+    }
+}
+
 /// The next record id of the process.
 pub fn next_id() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -605,5 +656,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A draw record reads as built (no verdict, its own id) until it is written, then as
+    /// written (the verdict's findings, the id the report gave it); the first write counts.
+    #[test]
+    fn a_draw_record_reads_as_built_until_written() {
+        let e = entry(Some(PIXEL));
+        let built = build_record(&subject(None), "main", Ok(&e), &draw(1));
+        let d = DrawRecord::built(built.clone());
+        assert!(!d.is_written());
+        assert_eq!((d.id, d.diagnostics.len()), (built.id, 0));
+        let mut written = built.clone();
+        written.id = 7;
+        written
+            .diagnostics
+            .push(findings::experiment_not_applied("x", "y"));
+        d.write(written);
+        let mut again = built.clone();
+        again.id = 9;
+        d.write(again);
+        assert!(d.is_written());
+        assert_eq!((d.id, d.diagnostics.len()), (7, 1));
+        assert_eq!(d.as_built().id, built.id);
     }
 }

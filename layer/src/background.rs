@@ -5,8 +5,9 @@
 //! verdicts in the device's [`Outbox`], in creation order, and the verifier's thread writes them
 //! as soon as it gives the verdict: an application that dies before its next call into the layer
 //! still leaves them in the report. A command buffer's draw records carry their object's
-//! verdict: `vkEndCommandBuffer` waits for it. The device's destruction waits for the jobs
-//! outstanding and ends the thread; process exit waits for them a bounded time.
+//! verdict: they wait in the same outbox, after their object's record, so `vkEndCommandBuffer`
+//! does not wait for the verification either. The device's destruction waits for the jobs
+//! outstanding and ends the thread; a device loss and process exit wait for them a bounded time.
 
 use crate::model::object::PendingVerdict;
 use parking_lot::{Condvar, Mutex};
@@ -134,9 +135,9 @@ struct Entry<C> {
 /// The device's records in the order their objects were created: a record whose object's code
 /// is still being verified holds back the records after it. Records are written by whichever
 /// thread finds them ready — the verifier's, right after it gives a verdict, or the
-/// application's whenever the layer is called (at each object's creation, and, waiting for
-/// the verdicts, before a command buffer's draw records, at the device's destruction, before a
-/// debug-utils messenger goes, and at process exit). The verifier's thread runs no application code: the debug-utils messengers of the
+/// application's whenever the layer is called (at each object's creation and each command
+/// buffer's end, and, waiting for the verdicts, at a device loss, at the device's destruction,
+/// before a debug-utils messenger goes, and at process exit). The verifier's thread runs no application code: the debug-utils messengers of the
 /// records it writes are told on the application's next call (`records::tell_messengers`), so
 /// it never waits on a lock the application holds; it never waits for the writing lock either.
 pub struct Outbox<C> {

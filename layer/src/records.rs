@@ -8,13 +8,13 @@ use crate::model::analysis::EntryAnalysis;
 use crate::model::capture::CapturedState;
 use crate::model::draws::DrawGroup;
 use crate::model::findings;
-use crate::model::object::Fragment;
-use crate::model::record::{build_record, Record, Subject};
+use crate::model::object::{Fragment, IsaVerdict};
+use crate::model::record::{build_record, DrawRecord, Record, Subject};
 use crate::report;
 use crate::stores::stats::Analysed;
 use ash::vk;
 use pops_report::{Bound, Interlock, Kind, Severity};
-use std::sync::Once;
+use std::sync::{Arc, Once};
 
 pub(crate) fn summary(d: &Device) {
     for line in d.stats.summary(&d.device_name) {
@@ -110,9 +110,10 @@ pub(crate) fn emit(
     tell_messengers(d, handle, &rec);
 }
 
-/// One `draw` record: the draws of one command buffer with one bound object and draw state.
-/// The record is kept with the command buffer, for the report of a device loss.
-pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<Record> {
+/// One `draw` record: the draws of one command buffer with one bound object and draw state,
+/// written through the device's outbox (at once, unless it waits for its verdict or for records
+/// before it). The record is kept with the command buffer, for the report of a device loss.
+pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> Arc<DrawRecord> {
     let b = &g.bound;
     let entry = crate::model::analysis::fragment_entry(&b.fragment.analysis, &b.fragment.entry);
     let mut rec = build_record(
@@ -129,20 +130,35 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> std::sync::Arc<
     rec.module_name = b.fragment.module_name.clone();
     rec.fossilize_module = b.fragment.fossilize_module.clone();
     rec.experiment = b.fragment.experiment.clone();
-    rec.diagnostics.extend(findings::explained(
-        &b.fragment.isa.diagnostics(),
-        d.chip,
-        d.driver.as_deref(),
-    ));
     rec.name = b.name();
     d.stats.draw_record(g.count);
-    // A command buffer recorded again with the same object and state adds to the record already
-    // in the report: the draws are that record's, under its id (what a device-lost line names).
-    if let Some(id) = write_report(d, &rec) {
-        rec.id = id;
-    }
-    tell_messengers(d, b.handle, &rec);
-    std::sync::Arc::new(rec)
+    let drawn = Arc::new(DrawRecord::built(rec));
+    // The record carries its object's verify_isa verdict: where the verifier is still reaching
+    // it, the record waits in the device's outbox (after its object's record) and is written
+    // when the verdict is given, not here — the application does not wait for the verification.
+    let isa = b.fragment.isa.clone();
+    let waits_for = match &isa {
+        IsaVerdict::Pending(p) if !p.given() => Some(p.clone()),
+        _ => None,
+    };
+    let (handle, cell) = (b.handle, drawn.clone());
+    d.outbox.send(d, waits_for, move |d: &Device| {
+        let mut rec = cell.as_built().clone();
+        rec.diagnostics.extend(findings::explained(
+            &isa.diagnostics(),
+            d.chip,
+            d.driver.as_deref(),
+        ));
+        // A command buffer recorded again with the same object and state adds to the record
+        // already in the report: the draws are that record's, under its id (what a device-lost
+        // line names).
+        if let Some(id) = write_report(d, &rec) {
+            rec.id = id;
+        }
+        tell_messengers(d, handle, &rec);
+        cell.write(rec);
+    });
+    drawn
 }
 
 /// A record's findings, for the application's debug-utils messengers (the `debug_messages`
@@ -156,9 +172,7 @@ pub(crate) fn tell_messengers(d: &Device, handle: u64, rec: &Record) {
         return;
     }
     if crate::background::on_verifier_thread() {
-        d.held_messages
-            .lock()
-            .push((handle, std::sync::Arc::new(rec.clone())));
+        d.held_messages.lock().push((handle, Arc::new(rec.clone())));
         return;
     }
     tell_held_messages(d);

@@ -194,12 +194,9 @@ pub unsafe fn end(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.objects.any_interlocked() {
-        // The records of the objects before the draws', with their verdicts.
-        if d.outbox.holding() {
-            d.outbox.flush(d, None);
-        }
         let _ = guarded(&d.health, vkfn::vkEndCommandBuffer, || {
-            // Records are built outside the store's lock.
+            // Records are built outside the store's lock; each is written after its object's
+            // (the outbox keeps the order), once its verdict is given, without waiting for it.
             let recs = d
                 .recordings
                 .end(raw(cb))

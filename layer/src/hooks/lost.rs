@@ -23,6 +23,10 @@ pub fn seen(
         let Some(loss) = d.submissions.lost(queue) else {
             return;
         };
+        // The draw records the line names are written first, with their verdicts and the ids
+        // the report gave them (a record waits in the outbox while its verdict is reached).
+        let limit = crate::background::VERDICT_WAIT;
+        d.outbox.flush(d, Some(std::time::Instant::now() + limit));
         // SAFETY: the device is live (lost, not destroyed) and has deviceFault enabled.
         let fault = d.fault_info.and_then(|f| unsafe { fault(d.handle, f) });
         let line = lost::line(

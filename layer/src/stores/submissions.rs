@@ -5,14 +5,14 @@
 
 use crate::model::in_flight::{Batch, InFlight, Loss, Submitted};
 use crate::model::lost::Recorded;
-use crate::model::record::Record;
+use crate::model::record::DrawRecord;
 use crate::model::FastHash;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-type Draws = Vec<Arc<Record>>;
+type Draws = Vec<Arc<DrawRecord>>;
 type Map<V> = HashMap<u64, V, FastHash>;
 
 #[derive(Default)]
@@ -252,8 +252,8 @@ mod tests {
     use crate::model::in_flight::Batch;
     use pops_report::{Interlock, Kind, Source, SCHEMA_VERSION};
 
-    fn record(id: u64) -> Arc<Record> {
-        Arc::new(Record {
+    fn record(id: u64) -> Arc<DrawRecord> {
+        Arc::new(DrawRecord::written(crate::model::record::Record {
             schema_version: SCHEMA_VERSION,
             id,
             app: String::new(),
@@ -284,7 +284,7 @@ mod tests {
             driver: None,
             object: None,
             experiment: None,
-        })
+        }))
     }
 
     fn ids(l: &[Submitted<Recorded>]) -> Vec<u64> {

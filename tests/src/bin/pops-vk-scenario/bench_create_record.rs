@@ -1,15 +1,16 @@
 //! The create-and-record benchmark: an application that creates an
 //! interlocked pipeline and records a command buffer with it at once, as shader-object engines,
 //! Zink and emulators compiling on the fly do. With verify_isa the layer verifies the pipeline's
-//! code on its own thread, and `vkEndCommandBuffer` waits for that verdict (the draw records
-//! carry it). Measured: the wall time of the creation and of the recording (the wait), and the
-//! application thread's own CPU time (what the layer costs that thread, apart from waiting and
+//! code on its own thread; the draw records, which carry the verdict, wait for it in the layer's
+//! outbox, not in `vkEndCommandBuffer`. Measured: the wall time of the creation and of the
+//! recording (what the layer still adds there), and the application thread's own CPU time (what the layer costs that thread, apart from waiting and
 //! from the layer's thread competing for the machine's cores).
 
 use crate::common::*;
 
 /// Per device: wall time creating (module + pipeline) and recording (begin, bind, one draw, end:
-/// the wait for the verdict is in vkEndCommandBuffer), summed over the pipelines.
+/// what the layer adds to the recording, a wait for the verdict included, is in the latter),
+/// summed over the pipelines.
 #[derive(Default)]
 struct Spent {
     create_ns: u128,
