@@ -4,8 +4,8 @@
 # RADV over the amdgpu shim (null hardware cannot record), two devices in one process — one whose
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
 # once (every pipeline new) and a command buffer recorded with it at once; what the layer adds
-# to the recording (once a wait for the verdict in vkEndCommandBuffer) is shown apart. Wall time and the application thread's CPU time, several
-# processes; prints each and the medians.
+# to the recording (once a wait for the verdict in vkEndCommandBuffer) is shown apart. Wall time
+# and the application thread's CPU time, several processes; prints each and the medians.
 #
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
