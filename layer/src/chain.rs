@@ -384,6 +384,43 @@ pub unsafe fn fragment_stage(info: &vk::GraphicsPipelineCreateInfo) -> Option<us
     }
 }
 
+/// Whether the create info may go down without VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_
+/// BIT_KHR though the layer flags every library with it: it is no library, and it builds no
+/// subset of its own on top of libraries (VUID-VkGraphicsPipelineCreateInfo-pLibraries-06647
+/// holds such a pipeline to its libraries' flag; a complete pipeline, or one linked from
+/// libraries without a VkGraphicsPipelineLibraryCreateInfoEXT or with its flags 0, is free).
+///
+/// # Safety
+/// `info` must be the application's valid `VkGraphicsPipelineCreateInfo`.
+pub unsafe fn may_go_without_printing(info: &vk::GraphicsPipelineCreateInfo) -> bool {
+    use crate::ffi::find_in_chain;
+    // SAFETY: structures of the application's valid chain, read by their sType.
+    unsafe {
+        // A chained VkPipelineCreateFlags2CreateInfoKHR's flags replace the create info's.
+        let flags2 = find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
+        ) as *const vk::PipelineCreateFlags2CreateInfoKHR;
+        let library = match flags2.as_ref() {
+            Some(f) => f.flags.contains(vk::PipelineCreateFlags2KHR::LIBRARY),
+            None => info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR),
+        };
+        if library {
+            return false;
+        }
+        let gpl = find_in_chain(
+            info.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        ) as *const vk::GraphicsPipelineLibraryCreateInfoEXT;
+        let libs = find_in_chain(
+            info.p_next,
+            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+        ) as *const vk::PipelineLibraryCreateInfoKHR;
+        let linked = !libs.is_null() && (*libs).library_count > 0;
+        !linked || gpl.is_null() || (*gpl).flags.is_empty()
+    }
+}
+
 /// Whether pipeline binaries replace the create info's stages (a chained
 /// VkPipelineBinaryInfoKHR with a binaryCount above 0).
 ///
@@ -739,6 +776,62 @@ mod tests {
         };
         // SAFETY: as above.
         assert!(unsafe { with_feature_enabled(&active, &ci) }.is_none());
+    }
+
+    /// Only a pipeline that is no library and builds no subset of its own on top of libraries
+    /// may go down without the printing flag (VUID-VkGraphicsPipelineCreateInfo-pLibraries-06647).
+    #[test]
+    fn only_a_pipeline_free_of_its_libraries_flag_goes_without_printing() {
+        let lib = vk::Pipeline::null();
+        let libs =
+            vk::PipelineLibraryCreateInfoKHR::default().libraries(std::slice::from_ref(&lib));
+        let mut gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+            .flags(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE);
+        gpl.p_next = &libs as *const _ as *mut std::ffi::c_void;
+        let empty_gpl = vk::GraphicsPipelineLibraryCreateInfoEXT {
+            p_next: &libs as *const _ as *mut std::ffi::c_void,
+            ..Default::default()
+        };
+        let flags2 = vk::PipelineCreateFlags2CreateInfoKHR::default()
+            .flags(vk::PipelineCreateFlags2KHR::LIBRARY);
+        let with = |p_next: *const std::ffi::c_void, flags| vk::GraphicsPipelineCreateInfo {
+            p_next,
+            flags,
+            ..Default::default()
+        };
+        let none = vk::PipelineCreateFlags::empty();
+        let cases = [
+            (with(std::ptr::null(), none), true, "complete"),
+            (
+                with(&libs as *const _ as _, none),
+                true,
+                "linked, no subset of its own",
+            ),
+            (
+                with(&empty_gpl as *const _ as _, none),
+                true,
+                "linked, subsets 0",
+            ),
+            (
+                with(&gpl as *const _ as _, none),
+                false,
+                "a subset on top of libraries",
+            ),
+            (
+                with(std::ptr::null(), vk::PipelineCreateFlags::LIBRARY_KHR),
+                false,
+                "a library",
+            ),
+            (
+                with(&flags2 as *const _ as _, none),
+                false,
+                "a library by its flags2",
+            ),
+        ];
+        for (info, free, what) in cases {
+            // SAFETY: valid chains built above.
+            assert_eq!(unsafe { may_go_without_printing(&info) }, free, "{what}");
+        }
     }
 
     /// verify_isa's flag goes where the driver reads the flags: into a copy of a chained

@@ -152,12 +152,29 @@ fn verified_objects(records: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
+/// Whether `record` was created while the process exited, after the layer's exit waited for the
+/// creations printing their code (Zink compiles on its own threads, and piglit exits without
+/// waiting for them): its code is then not printed, so not verified, and the record says so.
+fn created_at_exit(record: &Value) -> bool {
+    record["diagnostics"].as_array().is_some_and(|a| {
+        a.iter().any(|d| {
+            d["code"] == "isa-not-verified"
+                && d["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("created while the process exits"))
+        })
+    })
+}
+
 /// Checks one interlocked case's output and records against the expected answer.
 fn check_interlocked(at: &str, out: &str, records: &[Value], case: &Case, chip: &str, gap: bool) {
-    let objects = verified_objects(records);
+    let objects: Vec<&Value> = verified_objects(records)
+        .into_iter()
+        .filter(|r| !created_at_exit(r))
+        .collect();
     assert!(
         !objects.is_empty(),
-        "{at}: no interlocked pipeline or shader object recorded: {out}"
+        "{at}: no interlocked pipeline or shader object recorded (and verified): {out}"
     );
     for r in &objects {
         let c = codes(r);

@@ -28,6 +28,9 @@ pub(super) enum Capture {
     /// As the application made it: a structure before its flags structure is one the layer
     /// does not know the size of, so it cannot be copied.
     Unkept,
+    /// As the application made it: created after the process's exit waited for the creations
+    /// printing their code, so not asked to print it (crate::exit_wait).
+    Exiting,
 }
 
 /// Per create info, whether the driver is asked to keep its code: a complete pipeline whose

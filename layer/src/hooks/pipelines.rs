@@ -62,14 +62,21 @@ pub unsafe fn create(
         Vec::new()
     };
     // The driver asked to print its code: an exit meanwhile waits for the creation; once the
-    // process exits, nothing is asked (crate::exit_wait).
-    let _printing = match capture.iter().any(|c| matches!(c, Some(Capture::Kept(..)))) {
-        true => crate::exit_wait::begin().or_else(|| {
-            capture.clear();
-            None
-        }),
-        false => None,
-    };
+    // exit has waited, it is not asked where valid usage lets it go without (crate::exit_wait).
+    let printing = capture.iter().any(|c| matches!(c, Some(Capture::Kept(..))));
+    let counted = printing.then(crate::exit_wait::begin).flatten();
+    if printing && counted.is_none() {
+        // SAFETY: pInfos holds createInfoCount valid create infos.
+        let infos = unsafe { std::slice::from_raw_parts(p_infos, create_info_count as usize) };
+        for (c, info) in capture.iter_mut().zip(infos) {
+            // SAFETY: a valid create info.
+            if matches!(c, Some(Capture::Kept(..)))
+                && unsafe { chain::may_go_without_printing(info) }
+            {
+                *c = Some(Capture::Exiting);
+            }
+        }
+    }
     // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
         chain::copied_where(p_infos, create_info_count, &capture, |i, c| match c {
@@ -78,7 +85,7 @@ pub unsafe fn create(
                 p_next: k.p_next,
                 ..*i
             },
-            Capture::Known(_) | Capture::Unkept => *i,
+            Capture::Known(_) | Capture::Unkept | Capture::Exiting => *i,
         })
     };
     let p_infos = flagged.as_ref().map_or(p_infos, |c| c.as_ptr());
@@ -213,6 +220,11 @@ unsafe fn record_created(
                 pops_report::Severity::Info,
                 pops_report::Code::ISA_NOT_VERIFIED,
                 "the create info chains a structure the layer does not know before its VkPipelineCreateFlags2CreateInfoKHR, so the layer could not ask the driver to keep the code: not verified",
+            )])),
+            (Some(Some(Capture::Exiting)), _, _) if interlocked(d, &cap) => Isa::Now(IsaVerdict::from(vec![pops_report::Diagnostic::new(
+                pops_report::Severity::Info,
+                pops_report::Code::ISA_NOT_VERIFIED,
+                "created while the process exits, after the layer waited for the pipelines printing their code: the driver was not asked to print this one's (printing then can abort the exit), so it is not verified",
             )])),
             // verify_isa asked, the pipeline interlocked, its code out of reach: said so.
             _ => match super::pipeline_code::cannot_verify(d) {
