@@ -52,6 +52,7 @@ pub fn begin() -> Option<Printing<'static>> {
 }
 
 impl Creations {
+    /// None running; `at_exit`: the handler registered after the first creation returns.
     pub const fn new(at_exit: Option<extern "C" fn()>) -> Creations {
         Creations {
             state: Mutex::new(State {

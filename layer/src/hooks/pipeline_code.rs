@@ -69,6 +69,35 @@ pub(super) unsafe fn capture_flags(
     .unwrap_or_default()
 }
 
+/// Where the driver is asked to print code (`Capture::Kept`), the creation is counted so that the
+/// process's exit waits for it; once the exit has waited, a create info that valid usage lets go
+/// without the printing goes as the application made it (`Capture::Exiting`) (crate::exit_wait).
+///
+/// # Safety
+/// `infos` must hold `capture.len()` valid create infos.
+pub(super) unsafe fn printing(
+    capture: &mut [Option<Capture>],
+    infos: *const vk::GraphicsPipelineCreateInfo,
+) -> Option<crate::exit_wait::Printing<'static>> {
+    if !capture.iter().any(|c| matches!(c, Some(Capture::Kept(..)))) {
+        return None;
+    }
+    let counted = crate::exit_wait::begin();
+    if counted.is_none() {
+        // SAFETY: per the caller.
+        let infos = unsafe { std::slice::from_raw_parts(infos, capture.len()) };
+        for (c, info) in capture.iter_mut().zip(infos) {
+            // SAFETY: a valid create info.
+            if matches!(c, Some(Capture::Kept(..)))
+                && unsafe { chain::may_go_without_printing(info) }
+            {
+                *c = Some(Capture::Exiting);
+            }
+        }
+    }
+    counted
+}
+
 /// How a wanted create info goes down: as it is, where the driver's key of it is one whose
 /// code was verified before; else asking the driver to keep its code, the verdict to be kept
 /// under the key of the create info as the application made it. The key of the create info as

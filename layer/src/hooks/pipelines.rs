@@ -61,22 +61,9 @@ pub unsafe fn create(
     } else {
         Vec::new()
     };
-    // The driver asked to print its code: an exit meanwhile waits for the creation; once the
-    // exit has waited, it is not asked where valid usage lets it go without (crate::exit_wait).
-    let printing = capture.iter().any(|c| matches!(c, Some(Capture::Kept(..))));
-    let counted = printing.then(crate::exit_wait::begin).flatten();
-    if printing && counted.is_none() {
-        // SAFETY: pInfos holds createInfoCount valid create infos.
-        let infos = unsafe { std::slice::from_raw_parts(p_infos, create_info_count as usize) };
-        for (c, info) in capture.iter_mut().zip(infos) {
-            // SAFETY: a valid create info.
-            if matches!(c, Some(Capture::Kept(..)))
-                && unsafe { chain::may_go_without_printing(info) }
-            {
-                *c = Some(Capture::Exiting);
-            }
-        }
-    }
+    // The driver asked to print its code: the process's exit waits for the creation.
+    // SAFETY: as above.
+    let _printing = unsafe { super::pipeline_code::printing(&mut capture, p_infos) };
     // SAFETY: as above; only the flags (or the flags structure) of the captured ones change.
     let flagged = unsafe {
         chain::copied_where(p_infos, create_info_count, &capture, |i, c| match c {
