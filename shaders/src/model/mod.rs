@@ -1019,26 +1019,34 @@ mod tests {
         assert_eq!(got, vec![0x1234], "no collision: one layer, the whole wave");
     }
 
+    /// A wave64 section without intrawave layers.
+    const WAVE64: SectionOptions = SectionOptions {
+        intrawave: false,
+        wave64: true,
+        collision_sgpr: 2,
+        intrawave_sgpr: 3,
+        scratch_sgprs: 96,
+    };
+
+    /// 24 primitives on a 12×8 screen: most of them overlap.
+    fn small_stream(samples: u8) -> StreamShape {
+        StreamShape {
+            primitives: 24,
+            width: 12,
+            height: 8,
+            max_side: 5,
+            samples,
+        }
+    }
+
     /// A scene is packed once and serves any program and wave-ID start: the runs on it equal
     /// runs that pack the stream anew; a run packed otherwise than the scene is refused.
     #[test]
     fn a_scene_serves_every_run_packed_like_it() {
         let level = GfxLevel::Gfx10_3;
-        let opts = SectionOptions {
-            intrawave: false,
-            wave64: true,
-            collision_sgpr: 2,
-            intrawave_sgpr: 3,
-            scratch_sgprs: 96,
-        };
+        let opts = WAVE64;
         let program = wave_program(&ordered_section(level, &opts).unwrap());
-        let shape = StreamShape {
-            primitives: 24,
-            width: 12,
-            height: 8,
-            max_side: 5,
-            samples: 4,
-        };
+        let shape = small_stream(4);
         let prims = generate_stream(7, shape);
         let mut cfg = Config::new(level, opts);
         cfg.granularity = Granularity::Sample;
@@ -1063,26 +1071,14 @@ mod tests {
     #[test]
     fn a_step_stops_before_a_second_read_of_the_exiting_wave_id() {
         let level = GfxLevel::Gfx9;
-        let opts = SectionOptions {
-            intrawave: false,
-            wave64: true,
-            collision_sgpr: 2,
-            intrawave_sgpr: 3,
-            scratch_sgprs: 96,
-        };
+        let opts = WAVE64;
         let mut program = wave_program(&ordered_section(level, &opts).unwrap());
         let read = program
             .iter()
             .position(effects::reads_exiting_wave_id)
             .expect("the wait loop reads the exiting wave ID");
         program.insert(read + 1, program[read]);
-        let shape = StreamShape {
-            primitives: 24,
-            width: 12,
-            height: 8,
-            max_side: 5,
-            samples: 1,
-        };
+        let shape = small_stream(1);
         let cfg = Config::new(level, opts);
         let r = simulate(&cfg, &program, &generate_stream(3, shape)).unwrap();
         assert!(r.overlapped_waves > 0 && r.polls > 0, "{r:?}");
