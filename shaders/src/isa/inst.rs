@@ -524,7 +524,9 @@ impl Inst {
     }
 
     /// The same instruction with another operand value substituted by `f` (for building variants
-    /// with other registers, e.g. to compare with another compiler's register allocation).
+    /// with other registers, e.g. to compare with another compiler's register allocation), the
+    /// operands visited in text order — destination first — where [`Inst::try_map_operands`]
+    /// visits sources first: the comparison with ACO's text fills registers in that order.
     pub fn map_operands(&self, mut f: impl FnMut(Operand) -> Operand) -> Inst {
         match *self {
             Inst::Sop1 { op, dst, src0 } => Inst::Sop1 {

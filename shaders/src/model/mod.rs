@@ -578,8 +578,9 @@ impl<'a> Sim<'a> {
         };
         let event = loop {
             let event = wave.state.step(&self.prog.prog, &mut env);
-            let next_reads = self.prog.reads_exiting.get(wave.state.pc) == Some(&true);
-            if !matches!(event, Ok(Event::None)) || (env.polls > 0 && next_reads) {
+            let read_before_next_read =
+                env.polls > 0 && self.prog.reads_exiting.get(wave.state.pc) == Some(&true);
+            if !matches!(event, Ok(Event::None)) || read_before_next_read {
                 break event;
             }
             self.report.steps += 1;
