@@ -8,6 +8,7 @@
 #   scripts/zink-exit-race.sh [RUNS] [SHADER_TEST] [ZINK_DEBUG]
 #   scripts/zink-exit-race.sh 100 arb-pixel-ordered noshobj     # the default
 #   POPS_BIN=/other/build scripts/zink-exit-race.sh              # another build (its pops and layer)
+#   POPS_CHIP=navi21 scripts/zink-exit-race.sh 100 arb-pixel-ordered ""   # another chip, Zink's default
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-100}
@@ -27,7 +28,7 @@ for i in $(seq 1 "$runs"); do
   env -u RADV_FORCE_FAMILY -u VK_ICD_FILENAMES PIGLIT_PLATFORM=surfaceless_egl \
     MESA_LOADER_DRIVER_OVERRIDE=zink MESA_SHADER_CACHE_DISABLE=true ZINK_DEBUG="$mode" \
     VK_POPS_INTERLOCK_VERIFY_ISA_CACHE=off VK_LOADER_LAYERS_DISABLE='~implicit~' \
-    "$bin/pops" run --amdgpu-shim "$shim" --chip gfx1150 --verify-isa --report "$work/r.jsonl" -- \
+    "$bin/pops" run --amdgpu-shim "$shim" --chip "${POPS_CHIP:-gfx1150}" --verify-isa --report "$work/r.jsonl" -- \
     "$runner" "tests/shader_tests/$case_name.shader_test" -auto -fbo > "$work/out" 2>&1 || rc=$?
   # pops run names a program killed by a signal; an abort is also a status of 134.
   if [ "$rc" -ge 128 ] || grep -q -e 'pure virtual method called' -e 'killed by signal' -e 'crashed' "$work/out"; then
