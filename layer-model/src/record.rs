@@ -103,8 +103,8 @@ pub type Record = pops_report::Record<Shared>;
 
 /// A draw record as its command buffer holds it (for the report of a device loss): built when the
 /// buffer ends, and written to the report — with its object's `verify_isa` verdict, under the id
-/// the report gives it — once that verdict is reached, which may be later and on the layer's
-/// verifier thread: the application's `vkEndCommandBuffer` does not wait for the verification.
+/// the report gives it — once that verdict is reached, in the device's outbox after its object's
+/// record (on whichever thread finds it ready).
 /// Until then it reads as built (every field but the verdict's findings and the id).
 pub struct DrawRecord {
     built: Record,

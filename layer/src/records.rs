@@ -135,7 +135,7 @@ pub(crate) fn draw_record(d: &Device, cb: u64, g: &DrawGroup) -> Arc<DrawRecord>
     let drawn = Arc::new(DrawRecord::built(rec));
     // The record carries its object's verify_isa verdict: where the verifier is still reaching
     // it, the record waits in the device's outbox (after its object's record) and is written
-    // when the verdict is given, not here — the application does not wait for the verification.
+    // when the verdict is given.
     let isa = b.fragment.isa.clone();
     let waits_for = match &isa {
         IsaVerdict::Pending(p) if !p.given() => Some(p.clone()),

@@ -2,8 +2,9 @@
 //! interlocked pipeline and records a command buffer with it at once, as shader-object engines,
 //! Zink and emulators compiling on the fly do. With verify_isa the layer verifies the pipeline's
 //! code on its own thread; the draw records, which carry the verdict, wait for it in the layer's
-//! outbox, not in `vkEndCommandBuffer`. Measured: the wall time of the creation and of the
-//! recording (what the layer still adds there), and the application thread's own CPU time (what the layer costs that thread, apart from waiting and
+//! outbox and `vkEndCommandBuffer` waits for them. Measured: the wall time of the creation and
+//! of the recording (the wait included), and the application thread's own CPU time (what the
+//! layer costs that thread, apart from waiting and
 //! from the layer's thread competing for the machine's cores).
 
 use crate::common::*;
