@@ -31,10 +31,11 @@ pub enum InterpError {
 #[derive(Clone, Debug)]
 pub struct Program {
     pub level: GfxLevel,
+    enc: Encoding,
     pub insts: Vec<Inst>,
-    /// Each label with its index (a handful per program: searched, not hashed, on every taken
-    /// branch).
-    labels: Vec<(&'static str, usize)>,
+    /// Where each instruction (by index) branches to when it branches: resolved once, as a
+    /// wave spinning in a wait loop takes a branch every few instructions.
+    targets: Vec<usize>,
 }
 
 impl Program {
@@ -58,32 +59,26 @@ impl Program {
                 labels.push((*name, i));
             }
         }
-        for inst in &insts {
-            if let Inst::Sopp {
-                imm: SoppImm::Target(Label(name)),
-                ..
-            } = inst
-            {
-                if !labels.iter().any(|(l, _)| l == name) {
-                    return Err(InterpError::UndefinedLabel(name));
-                }
-            }
-        }
+        let targets = insts
+            .iter()
+            .map(|inst| match inst {
+                Inst::Sopp {
+                    imm: SoppImm::Target(Label(name)),
+                    ..
+                } => labels
+                    .iter()
+                    .find(|(l, _)| l == name)
+                    .map(|&(_, k)| k)
+                    .ok_or(InterpError::UndefinedLabel(name)),
+                _ => Ok(usize::MAX),
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Program {
             level,
+            enc: Encoding::of(level),
             insts,
-            labels,
+            targets,
         })
-    }
-}
-
-impl Program {
-    /// The index of label `name`.
-    fn label(&self, name: &str) -> Option<usize> {
-        self.labels
-            .iter()
-            .find(|(l, _)| *l == name)
-            .map(|&(_, k)| k)
     }
 }
 
@@ -285,6 +280,7 @@ impl WaveState {
         })
     }
 
+    #[inline(always)]
     fn read32(&self, op: Operand, env: &mut dyn Env) -> Result<u32, StepError> {
         Ok(match op {
             Operand::Sgpr(n) => self.sgpr.get(n as usize).copied().unwrap_or(0),
@@ -299,6 +295,7 @@ impl WaveState {
         })
     }
 
+    #[inline(always)]
     fn read64(&self, op: Operand, env: &mut dyn Env) -> Result<u64, StepError> {
         Ok(match op {
             Operand::Sgpr(n) => {
@@ -313,6 +310,7 @@ impl WaveState {
         })
     }
 
+    #[inline(always)]
     fn write32(&mut self, op: Operand, v: u32) {
         match op {
             Operand::Sgpr(n) => {
@@ -327,6 +325,7 @@ impl WaveState {
         }
     }
 
+    #[inline(always)]
     fn write64(&mut self, op: Operand, v: u64) {
         match op {
             Operand::Sgpr(n) => {
@@ -339,6 +338,7 @@ impl WaveState {
         }
     }
 
+    #[inline(always)]
     fn read(&self, op: Operand, dwords: u8, env: &mut dyn Env) -> Result<u64, StepError> {
         if dwords == 2 {
             self.read64(op, env)
@@ -347,6 +347,7 @@ impl WaveState {
         }
     }
 
+    #[inline(always)]
     fn write(&mut self, op: Operand, dwords: u8, v: u64) {
         if dwords == 2 {
             self.write64(op, v)
@@ -402,30 +403,17 @@ impl WaveState {
         Ok(())
     }
 
-    /// Executes the instruction at the program counter.
+    /// Executes the instruction at the program counter. The scalar ALU and branches, most of
+    /// what a wave runs, are here; the rest in [`WaveState::step_other`].
+    #[inline]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
-        let inst = *prog.insts.get(pc).ok_or(InterpError::RanOff(pc))?;
-        let enc = Encoding::of(prog.level);
-        let unsupported = |why: &'static str| InterpError::Unsupported {
-            pc,
-            text: inst.text(prog.level, None),
-            why,
+        let Some(&inst) = prog.insts.get(pc) else {
+            return Err(InterpError::RanOff(pc).into());
         };
-        self.pc += 1;
+        self.pc = pc + 1;
         match inst {
             Inst::Label(_) => Ok(Event::None),
-            Inst::Marker(Marker::OrderedBody) => Ok(Event::Body(self.exec)),
-            Inst::Sop1 { op, dst, src0 } => {
-                let w = op.widths();
-                let a = self.read(src0, w.src0, env)?;
-                let (r, scc) = self.sop1(op, dst, a, env)?;
-                self.write(dst, w.dst, r);
-                if let Some(s) = scc {
-                    self.scc = s;
-                }
-                Ok(Event::None)
-            }
             Inst::Sop2 {
                 op,
                 dst,
@@ -448,25 +436,56 @@ impl WaveState {
                 self.scc = sopc_result(op, a, b);
                 Ok(Event::None)
             }
+            Inst::Sopp {
+                op,
+                imm: SoppImm::Target(_),
+            } => {
+                let take = match op {
+                    Sopp::Branch => true,
+                    Sopp::CbranchScc0 => !self.scc,
+                    Sopp::CbranchScc1 => self.scc,
+                    Sopp::CbranchExecz => self.exec == 0,
+                    Sopp::CbranchExecnz => self.exec != 0,
+                    _ => return Err(unsupported(prog, pc, "not a branch").into()),
+                };
+                if take {
+                    // Resolved when the program was made (`Program::new`).
+                    self.pc = prog.targets[pc];
+                }
+                Ok(Event::None)
+            }
+            other => self.step_other(prog, pc, other, env),
+        }
+    }
+
+    /// The instructions [`WaveState::step`] leaves: SOP1, SOPK, the other SOPP forms, the body.
+    #[inline(never)]
+    fn step_other(
+        &mut self,
+        prog: &Program,
+        pc: usize,
+        inst: Inst,
+        env: &mut dyn Env,
+    ) -> Result<Event, StepError> {
+        let enc = prog.enc;
+        let unsupported = |why: &'static str| unsupported(prog, pc, why);
+        match inst {
+            Inst::Marker(Marker::OrderedBody) => Ok(Event::Body(self.exec)),
+            Inst::Sop1 { op, dst, src0 } => {
+                let w = op.widths();
+                let a = self.read(src0, w.src0, env)?;
+                let (r, scc) = self.sop1(op, dst, a, env)?;
+                self.write(dst, w.dst, r);
+                if let Some(s) = scc {
+                    self.scc = s;
+                }
+                Ok(Event::None)
+            }
             Inst::Sopk { op, reg, imm } => {
                 self.sopk((op, reg, imm), enc, env, &unsupported)?;
                 Ok(Event::None)
             }
             Inst::Sopp { op, imm } => match (op, imm) {
-                (_, SoppImm::Target(Label(name))) => {
-                    let take = match op {
-                        Sopp::Branch => true,
-                        Sopp::CbranchScc0 => !self.scc,
-                        Sopp::CbranchScc1 => self.scc,
-                        Sopp::CbranchExecz => self.exec == 0,
-                        Sopp::CbranchExecnz => self.exec != 0,
-                        _ => return Err(unsupported("not a branch").into()),
-                    };
-                    if take {
-                        self.pc = prog.label(name).ok_or(InterpError::UndefinedLabel(name))?;
-                    }
-                    Ok(Event::None)
-                }
                 (Sopp::Waitcnt, SoppImm::Waitcnt(w)) => {
                     if let Some(v) = w.vm {
                         self.counters.vm = self.counters.vm.min(v as u32);
@@ -499,7 +518,25 @@ impl WaveState {
                 }
                 _ => Err(unsupported("SOPP form not modelled").into()),
             },
+            // `step` runs the others.
+            Inst::Label(_) | Inst::Sop2 { .. } | Inst::Sopc { .. } => {
+                self.pc = pc;
+                self.step(prog, env)
+            }
         }
+    }
+}
+
+/// Why instruction `pc` of `prog` cannot run.
+#[cold]
+fn unsupported(prog: &Program, pc: usize, why: &'static str) -> InterpError {
+    InterpError::Unsupported {
+        pc,
+        text: prog
+            .insts
+            .get(pc)
+            .map_or_else(String::new, |i| i.text(prog.level, None)),
+        why,
     }
 }
 

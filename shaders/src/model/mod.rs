@@ -152,9 +152,8 @@ struct WaveRt {
     ran: u64,
     done: bool,
     ended: bool,
-    /// The state at its last sleep: on the heap, as few waves sleep and every wave is moved
-    /// once into the run's list.
-    last_sleep: Option<Box<WaveState>>,
+    /// Where it last slept (what is live there is in the run's `kept` words of this wave).
+    last_sleep: Option<usize>,
     /// What the wave did since its last sleep.
     round: Round,
     /// Why the wave is not scheduled now, if it is not.
@@ -251,7 +250,9 @@ pub struct Prepared {
     prog: Program,
     read_at_launch: Vec<u8>,
     /// What is live before each instruction (by `pc`), and after the last.
-    live_at: Vec<effects::Locs>,
+    live_at: Vec<effects::Kept>,
+    /// The most words [`effects::remember`] keeps of what is live at one point.
+    live_words: usize,
     /// Whether each instruction (by `pc`) reads the exiting wave ID, the one value other waves
     /// change: where a wave's run of instructions between two scheduling points stops.
     reads_exiting: Vec<bool>,
@@ -271,7 +272,8 @@ impl Prepared {
             prog,
             // What is live at the start (`effects::sgprs_read_at_launch`).
             read_at_launch: live_at.first().map_or_else(Vec::new, |l| l.sgprs()),
-            live_at,
+            live_words: live_at.iter().map(|l| l.kept().words()).max().unwrap_or(0),
+            live_at: live_at.iter().map(|l| l.kept()).collect(),
         })
     }
 }
@@ -326,6 +328,11 @@ struct Sim<'a> {
     runnable: Vec<usize>,
     /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
     overlapped: Vec<usize>,
+    /// How many live waves are blocked.
+    blocked: usize,
+    /// What was live at each wave's last sleep, `prog.live_words` words a wave
+    /// ([`effects::remember`]).
+    kept: Vec<u32>,
     rng: Rng,
     epoch: u64,
     report: Report,
@@ -377,6 +384,8 @@ impl<'a> Sim<'a> {
             live: Vec::new(),
             runnable: Vec::new(),
             overlapped: Vec::new(),
+            blocked: 0,
+            kept: vec![0; scene.waves() * prog.live_words],
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -520,7 +529,7 @@ impl<'a> Sim<'a> {
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 self.exiting_ids(&mut exiting);
-                self.wake(&exiting);
+                self.wake(&exiting, pick, w);
             } else if self.waves[w].blocked.is_some() {
                 self.runnable.remove(pick);
             }
@@ -531,8 +540,14 @@ impl<'a> Sim<'a> {
     /// After a wave exited its section or ended: the blocked waves whose wait that can have
     /// ended run again (a poll loop whose packer's exiting wave ID changed, a wait for export
     /// ready whose overlapped waves all ended), and the runnable waves are listed anew.
-    fn wake(&mut self, exiting: &[u16]) {
-        for &w in &self.live {
+    /// When none wakes, the list stays as it was, less wave `stepped` (at `pick`) if it ended.
+    fn wake(&mut self, exiting: &[u16], pick: usize, stepped: usize) {
+        let mut woke = false;
+        for &w in self
+            .live
+            .iter()
+            .take(if self.blocked > 0 { usize::MAX } else { 0 })
+        {
             let wave = &self.waves[w];
             let over = match wave.blocked {
                 None => continue,
@@ -543,7 +558,16 @@ impl<'a> Sim<'a> {
             };
             if over {
                 self.waves[w].blocked = None;
+                self.blocked -= 1;
+                woke = true;
             }
+        }
+        if !woke {
+            // The stepped wave exited its section or ended: it did not block.
+            if self.waves[stepped].ended {
+                self.runnable.remove(pick);
+            }
+            return;
         }
         let waves = &self.waves;
         self.runnable.clear();
@@ -633,19 +657,20 @@ impl<'a> Sim<'a> {
                 let round = std::mem::take(&mut wave.round);
                 let quiet =
                     !round.eventful && !round.read_several && round.read.is_none_or(|r| r == now);
-                let live = self.prog.live_at[wave.state.pc.min(self.prog.live_at.len() - 1)];
-                let came_round = wave
-                    .last_sleep
-                    .as_deref()
-                    .is_some_and(|last| last.pc == wave.state.pc && live.agree(last, &wave.state));
+                let pc = wave.state.pc;
+                let live = &self.prog.live_at[pc.min(self.prog.live_at.len() - 1)];
+                let stride = self.prog.live_words;
+                let kept = &mut self.kept[w * stride..(w + 1) * stride];
+                // The values live here, kept for the next sleep; the same as at the last one if
+                // it was here.
+                let same = effects::remember(live, &wave.state, kept);
+                let came_round = wave.last_sleep == Some(pc) && same;
+                wave.last_sleep = Some(pc);
                 if quiet && came_round {
                     // The round from the last sleep to this one will repeat until the exiting
                     // wave ID changes (nothing it did but read that ID, and it ends where it began).
                     wave.blocked = Some(Blocked::Polling { exiting: now });
-                }
-                match &mut wave.last_sleep {
-                    Some(last) => **last = wave.state,
-                    None => wave.last_sleep = Some(Box::new(wave.state)),
+                    self.blocked += 1;
                 }
             }
             Event::WaitEvent(imm) => {
@@ -658,6 +683,7 @@ impl<'a> Sim<'a> {
                     self.waves[w].state.retire_wait_event();
                 } else {
                     self.waves[w].blocked = Some(Blocked::ExportReady);
+                    self.blocked += 1;
                 }
             }
             Event::Message(Msg::OrderedPsDone) => {
