@@ -65,6 +65,11 @@ fn main() {
     // A shared object in the library directory has a soname (the Debian package installs it
     // there, and Debian's policy asks for one).
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libVkLayer_pops_interlock.so");
+    // Never unmapped (DF_1_NODELETE): the layer runs threads of its own (the verifier, the
+    // report's writer), and an application that unloads the Vulkan loader while one of them is
+    // starting — Zink does, at its exit — had that thread run code no longer mapped (SIGSEGV in
+    // the thread's start-up). Mapped until the process ends, a late thread finishes harmlessly.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out; the library lands in target/<profile>.

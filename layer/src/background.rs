@@ -5,9 +5,8 @@
 //! verdicts in the device's [`Outbox`], in creation order, and the verifier's thread writes them
 //! as soon as it gives the verdict: an application that dies before its next call into the layer
 //! still leaves them in the report. A command buffer's draw records carry their object's
-//! verdict: they go through the same outbox, after their object's record, and
-//! `vkEndCommandBuffer` waits for the verdicts outstanding (without the wait a Zink application
-//! died at exit more often). The device's destruction waits for the jobs
+//! verdict: they wait in the same outbox, after their object's record, so `vkEndCommandBuffer`
+//! does not wait for the verification either. The device's destruction waits for the jobs
 //! outstanding and ends the thread; a device loss and process exit wait for them a bounded time.
 
 use crate::model::object::PendingVerdict;

@@ -1,5 +1,5 @@
-//! The library exports exactly `vkNegotiateLoaderLayerInterfaceVersion` and does
-//! not link against libvulkan.
+//! The library exports exactly `vkNegotiateLoaderLayerInterfaceVersion`, does not link
+//! against libvulkan, and is never unloaded (its threads may outlive the loader's hold on it).
 
 use pops_tests::{layer_manifest_dir, skip};
 use std::process::Command;
@@ -50,6 +50,13 @@ fn exports_only_the_negotiation_function_and_no_libvulkan() {
         assert!(
             needed.iter().all(|l| !l.contains("libdrm")),
             "the default layer must not link libdrm: {needed:?}"
+        );
+        // The loader (and an application unloading it, as Zink does at exit) may dlclose the
+        // layer while one of its threads is starting: the layer must stay mapped.
+        let flags = d.lines().find(|l| l.contains("(FLAGS_1)"));
+        assert!(
+            flags.is_some_and(|l| l.contains("NODELETE")),
+            "the layer must be built never to be unloaded (-z nodelete): {flags:?}"
         );
     }
 }

@@ -194,15 +194,9 @@ pub unsafe fn end(
     // SAFETY: the application's arguments, unchanged.
     let r = unsafe { next(cb) };
     if d.objects.any_interlocked() {
-        // The verdicts of the objects recorded before, waited for: without this wait Zink's
-        // `shader_runner` reaches its exit sooner and died there (SIGSEGV) in 2 of 5 runs of the
-        // test command (docs/perf-layer.md).
-        if d.outbox.holding() {
-            d.outbox.flush(d, None);
-        }
         let _ = guarded(&d.health, vkfn::vkEndCommandBuffer, || {
             // Records are built outside the store's lock; each is written after its object's
-            // (the outbox keeps the order).
+            // (the outbox keeps the order), once its verdict is given, without waiting for it.
             let recs = d
                 .recordings
                 .end(raw(cb))
