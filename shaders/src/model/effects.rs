@@ -83,7 +83,7 @@ impl Locs {
 }
 
 /// A set of locations made ready for [`remember`]: its SGPRs listed, the named locations as a
-/// mask of [`Kept::OTHER_WORDS`] (the counters' three words under one bit).
+/// mask of its eleven words (the counters' three words under one bit).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Kept {
     sgprs: Vec<u8>,

@@ -404,7 +404,7 @@ impl WaveState {
     }
 
     /// Executes the instruction at the program counter. The scalar ALU and branches, most of
-    /// what a wave runs, are here; the rest in [`WaveState::step_other`].
+    /// what a wave runs, are here; the rest in `step_other`.
     #[inline]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
