@@ -37,7 +37,7 @@ impl Locs {
         Locs(1 << bit)
     }
 
-    fn sgpr(n: u8) -> Locs {
+    pub(super) fn sgpr(n: u8) -> Locs {
         if usize::from(n) < SGPRS {
             Locs::of(u32::from(n))
         } else {
@@ -46,15 +46,15 @@ impl Locs {
         }
     }
 
-    fn with(self, other: Locs) -> Locs {
+    pub(super) fn with(self, other: Locs) -> Locs {
         Locs(self.0 | other.0)
     }
 
-    fn without(self, other: Locs) -> Locs {
+    pub(super) fn without(self, other: Locs) -> Locs {
         Locs(self.0 & !other.0)
     }
 
-    fn meets(self, other: Locs) -> bool {
+    pub(super) fn meets(self, other: Locs) -> bool {
         self.0 & other.0 != 0
     }
 
@@ -65,14 +65,38 @@ impl Locs {
             .collect()
     }
 
-    /// These locations as [`remember`] reads them.
-    pub fn kept(self) -> Kept {
-        Kept {
-            sgprs: self.sgprs(),
-            others: (0..=COUNTERS - VCC_LO)
-                .filter(|&k| self.meets(Locs::of(VCC_LO + k)))
-                .fold(0, |m, k| m | 1 << k),
+    /// SCC.
+    pub(super) fn scc() -> Locs {
+        Locs::of(SCC)
+    }
+
+    /// The hardware registers that select the packer a read of the exiting wave ID reads.
+    pub(super) fn packer_selects() -> Locs {
+        Locs::of(MODE).with(Locs::of(POPS_PACKER))
+    }
+
+    /// Whether two states of a wave hold the same values in these locations.
+    pub fn agree(self, a: &WaveState, b: &WaveState) -> bool {
+        let half = |x: u64, hi: bool| if hi { x >> 32 } else { x & 0xffff_ffff };
+        let mut rest = self.0;
+        while rest != 0 {
+            let bit = rest.trailing_zeros();
+            rest &= rest - 1;
+            let same = match bit {
+                r if r < VCC_LO => a.sgpr[r as usize] == b.sgpr[r as usize],
+                VCC_LO | VCC_HI => half(a.vcc, bit == VCC_HI) == half(b.vcc, bit == VCC_HI),
+                EXEC_LO | EXEC_HI => half(a.exec, bit == EXEC_HI) == half(b.exec, bit == EXEC_HI),
+                M0 => a.m0 == b.m0,
+                SCC => a.scc == b.scc,
+                MODE => a.mode == b.mode,
+                POPS_PACKER => a.pops_packer == b.pops_packer,
+                _ => a.counters == b.counters,
+            };
+            if !same {
+                return false;
+            }
         }
+        true
     }
 
     /// Every location (for the interpreter test).
@@ -80,61 +104,6 @@ impl Locs {
     pub(crate) fn all() -> Locs {
         Locs((1 << (COUNTERS + 1)) - 1)
     }
-}
-
-/// A set of locations made ready for [`remember`]: its SGPRs listed, the named locations as a
-/// mask of its eleven words (the counters' three words under one bit).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Kept {
-    sgprs: Vec<u8>,
-    others: u16,
-}
-
-impl Kept {
-    /// The words of the named locations: VCC's and EXEC's halves, M0, SCC, MODE, POPS_PACKER,
-    /// and the counters.
-    const OTHER_WORDS: usize = 11;
-
-    /// How many words [`remember`] keeps of these locations.
-    pub fn words(&self) -> usize {
-        self.sgprs.len() + Kept::OTHER_WORDS
-    }
-}
-
-/// Writes the values of the locations `live` of `w` into `kept` ([`Kept::words`] long) and says
-/// whether `kept` held those values already: whether two states of a wave agree in these
-/// locations, the second kept for the next comparison. A wave's sleep asks it, so it compares
-/// words, not a walk of the set.
-pub fn remember(live: &Kept, w: &WaveState, kept: &mut [u32]) -> bool {
-    let (sgprs, others) = kept.split_at_mut(kept.len().min(live.sgprs.len()));
-    let mut diff = 0;
-    for (k, &r) in sgprs.iter_mut().zip(&live.sgprs) {
-        let v = w.sgpr[usize::from(r) % SGPRS];
-        diff |= *k ^ v;
-        *k = v;
-    }
-    let c = w.counters;
-    let words: [u32; Kept::OTHER_WORDS] = [
-        w.vcc as u32,
-        (w.vcc >> 32) as u32,
-        w.exec as u32,
-        (w.exec >> 32) as u32,
-        w.m0,
-        u32::from(w.scc),
-        w.mode,
-        w.pops_packer,
-        c.vm,
-        c.vs,
-        c.lgkm,
-    ];
-    for (i, (k, v)) in others.iter_mut().zip(words).enumerate() {
-        // The counters' three words are one location, the last bit.
-        let bit = i.min(Kept::OTHER_WORDS - 3);
-        let v = if live.others >> bit & 1 == 1 { v } else { 0 };
-        diff |= *k ^ v;
-        *k = v;
-    }
-    diff == 0
 }
 
 /// The registers an operand of `dwords` dwords names: an SGPR (pair), VCC's or EXEC's low half
@@ -154,6 +123,11 @@ fn registers(op: Operand, dwords: u8) -> Locs {
         Operand::Exec => halves(EXEC_LO, EXEC_HI),
         _ => Locs::NONE,
     }
+}
+
+/// What an operand of `dwords` dwords reads.
+pub(super) fn operand_reads(op: Operand, dwords: u8) -> Locs {
+    reads(op, dwords)
 }
 
 /// What an operand of `dwords` dwords reads.

@@ -36,6 +36,9 @@ pub struct Program {
     /// Where each instruction (by index) branches to when it branches: resolved once, as a
     /// wave spinning in a wait loop takes a branch every few instructions.
     targets: Vec<usize>,
+    /// The first instruction at or after each index that is not a label (and the end): a wave
+    /// goes on there, as a label is no instruction.
+    next: Vec<usize>,
 }
 
 impl Program {
@@ -59,6 +62,14 @@ impl Program {
                 labels.push((*name, i));
             }
         }
+        let mut next = vec![insts.len(); insts.len() + 1];
+        for i in (0..insts.len()).rev() {
+            next[i] = if matches!(insts[i], Inst::Label(_)) {
+                next[i + 1]
+            } else {
+                i
+            };
+        }
         let targets = insts
             .iter()
             .map(|inst| match inst {
@@ -68,7 +79,7 @@ impl Program {
                 } => labels
                     .iter()
                     .find(|(l, _)| l == name)
-                    .map(|&(_, k)| k)
+                    .map(|&(_, k)| next[k])
                     .ok_or(InterpError::UndefinedLabel(name)),
                 _ => Ok(usize::MAX),
             })
@@ -78,6 +89,7 @@ impl Program {
             enc: Encoding::of(level),
             insts,
             targets,
+            next,
         })
     }
 }
@@ -209,6 +221,17 @@ impl From<InterpError> for StepError {
 }
 
 impl WaveState {
+    /// The 32-bit value of operand `op` where it is the wave's own (not the exiting wave ID).
+    pub fn operand32(&self, op: Operand) -> Option<u32> {
+        struct Own;
+        impl Env for Own {
+            fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, Refusal> {
+                Err(Refusal::NoHardware("not the wave's own"))
+            }
+        }
+        self.read32(op, &mut Own).ok()
+    }
+
     /// Consumes an `s_wait_event` whose event has happened.
     pub fn retire_wait_event(&mut self) {
         self.pc += 1;
@@ -411,7 +434,8 @@ impl WaveState {
         let Some(&inst) = prog.insts.get(pc) else {
             return Err(InterpError::RanOff(pc).into());
         };
-        self.pc = pc + 1;
+        // Labels are passed over, not run (only a wave starting at one runs it, as nothing).
+        self.pc = prog.next[pc + 1];
         match inst {
             Inst::Label(_) => Ok(Event::None),
             Inst::Sop2 {
@@ -618,7 +642,7 @@ fn sop2_result(op: Sop2, a: u64, b: u64, scc: bool) -> (u64, bool) {
 }
 
 /// A SOPC comparison's SCC. Pure.
-fn sopc_result(op: Sopc, a: u64, b: u64) -> bool {
+pub(super) fn sopc_result(op: Sopc, a: u64, b: u64) -> bool {
     let (a32, b32) = (a as u32, b as u32);
     let (ai, bi) = (a32 as i32, b32 as i32);
     match op {

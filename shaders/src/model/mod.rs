@@ -23,6 +23,7 @@
 
 pub mod effects;
 pub mod interp;
+pub mod quiet;
 pub mod raster;
 pub mod rename;
 pub mod scene;
@@ -152,21 +153,10 @@ struct WaveRt {
     ran: u64,
     done: bool,
     ended: bool,
-    /// Where it last slept (what is live there is in the run's `kept` words of this wave).
-    last_sleep: Option<usize>,
-    /// What the wave did since its last sleep.
-    round: Round,
     /// Why the wave is not scheduled now, if it is not.
     blocked: Option<Blocked>,
-}
-
-/// What a wave did since its last sleep: the exiting wave IDs it read, and whether anything
-/// else happened that a run can see (a body, a message, a wait for export ready, its end).
-#[derive(Clone, Copy, Debug, Default)]
-struct Round {
-    read: Option<u16>,
-    read_several: bool,
-    eventful: bool,
+    /// While it is blocked polling: the exiting wave IDs for which its next round repeats.
+    repeats: quiet::IdSet,
 }
 
 /// Why a wave is not scheduled: its next steps could only repeat what it did, until what it
@@ -174,11 +164,11 @@ struct Round {
 /// leaving them out leaves every run a run of the hardware, with the same events in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Blocked {
-    /// A poll loop came round to the sleep it last slept at, with the same values in every
-    /// location read after it (`model::effects`), having done nothing but read `exiting` as its
-    /// packer's exiting wave ID, which it still is: the next round would be the same, until
-    /// that changes.
-    Polling { exiting: u16 },
+    /// Asleep in a poll loop whose next round would do nothing but read the exiting wave ID
+    /// and come back to this sleep with the same values in every location live here
+    /// (`model::quiet`), for the ID its packer has now: until the ID is one outside
+    /// [`WaveRt::repeats`].
+    Polling,
     /// At `s_wait_event` while a wave it overlaps has not ended: it waits until one ends.
     ExportReady,
 }
@@ -250,9 +240,9 @@ pub struct Prepared {
     prog: Program,
     read_at_launch: Vec<u8>,
     /// What is live before each instruction (by `pc`), and after the last.
-    live_at: Vec<effects::Kept>,
-    /// The most words [`effects::remember`] keeps of what is live at one point.
-    live_words: usize,
+    live_at: Vec<effects::Locs>,
+    /// Each instruction's effects (by `pc`): what a round of polling follows (`model::quiet`).
+    fx: Vec<effects::Effects>,
     /// Whether each instruction (by `pc`) reads the exiting wave ID, the one value other waves
     /// change: where a wave's run of instructions between two scheduling points stops.
     reads_exiting: Vec<bool>,
@@ -269,11 +259,11 @@ impl Prepared {
                 .iter()
                 .map(effects::reads_exiting_wave_id)
                 .collect(),
+            fx: prog.insts.iter().map(effects::effects).collect(),
             prog,
             // What is live at the start (`effects::sgprs_read_at_launch`).
             read_at_launch: live_at.first().map_or_else(Vec::new, |l| l.sgprs()),
-            live_words: live_at.iter().map(|l| l.kept().words()).max().unwrap_or(0),
-            live_at: live_at.iter().map(|l| l.kept()).collect(),
+            live_at,
         })
     }
 }
@@ -330,9 +320,6 @@ struct Sim<'a> {
     overlapped: Vec<usize>,
     /// How many live waves are blocked.
     blocked: usize,
-    /// What was live at each wave's last sleep, `prog.live_words` words a wave
-    /// ([`effects::remember`]).
-    kept: Vec<u32>,
     rng: Rng,
     epoch: u64,
     report: Report,
@@ -370,7 +357,7 @@ impl<'a> Sim<'a> {
         }
         let packers = (0..cfg.packers.max(1))
             .map(|_| PackerRt {
-                order: VecDeque::new(),
+                order: VecDeque::with_capacity(scene.waves()),
                 next_id: cfg.first_wave_id & 0x3ff,
             })
             .collect();
@@ -381,11 +368,11 @@ impl<'a> Sim<'a> {
             // Each wave is large (its registers, and a sleeping one's last state): grown once.
             waves: Vec::with_capacity(scene.waves()),
             packers,
-            live: Vec::new(),
-            runnable: Vec::new(),
-            overlapped: Vec::new(),
+            // Grown once: a run's lists are short and it is run thousands of times.
+            live: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
+            runnable: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
+            overlapped: Vec::with_capacity(scene.covered_total()),
             blocked: 0,
-            kept: vec![0; scene.waves() * prog.live_words],
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -471,9 +458,8 @@ impl<'a> Sim<'a> {
             ran: 0,
             done: false,
             ended: false,
-            last_sleep: None,
-            round: Round::default(),
             blocked: None,
+            repeats: quiet::IdSet::NONE,
         });
         self.live.push(seq);
     }
@@ -537,6 +523,28 @@ impl<'a> Sim<'a> {
         Ok(self.report)
     }
 
+    /// The exiting wave IDs for which wave `w`, asleep, would run a round that repeats
+    /// (`model::quiet`), where it would at its packer's ID now.
+    fn repeating_ids(&self, w: usize, exiting: &[u16]) -> Option<quiet::IdSet> {
+        let wave = &self.waves[w];
+        let mut env = StepEnv {
+            level: self.cfg.level,
+            exiting,
+            packer: wave.packer,
+            did_overlap: wave.did_overlap,
+            polls: 0,
+        };
+        quiet::repeating_ids(
+            &self.prog.prog,
+            &self.prog.fx,
+            &self.prog.reads_exiting,
+            &self.prog.live_at,
+            &wave.state,
+            &mut env,
+            exiting[usize::from(wave.packer)],
+        )
+    }
+
     /// After a wave exited its section or ended: the blocked waves whose wait that can have
     /// ended run again (a poll loop whose packer's exiting wave ID changed, a wait for export
     /// ready whose overlapped waves all ended), and the runnable waves are listed anew.
@@ -551,7 +559,19 @@ impl<'a> Sim<'a> {
             let wave = &self.waves[w];
             let over = match wave.blocked {
                 None => continue,
-                Some(Blocked::Polling { exiting: was }) => exiting[usize::from(wave.packer)] != was,
+                Some(Blocked::Polling) => {
+                    let now = exiting[usize::from(wave.packer)];
+                    let repeats = wave.repeats.contains(now);
+                    // The set holds what running the round would find (in the test build).
+                    debug_assert!(
+                        !repeats
+                            || self
+                                .repeating_ids(w, exiting)
+                                .is_some_and(|r| r.contains(now)),
+                        "wave {w}'s round at exiting wave ID {now} does not repeat"
+                    );
+                    !repeats
+                }
                 Some(Blocked::ExportReady) => self.overlapped[wave.overlapped.clone()]
                     .iter()
                     .all(|&o| self.waves[o].ended),
@@ -618,16 +638,6 @@ impl<'a> Sim<'a> {
             env.polls <= 1,
             "two reads of the exiting wave ID in one step"
         );
-        if env.polls > 0 {
-            // Every read between two scheduling points reads the same exiting wave IDs.
-            let seen = exiting[usize::from(wave.packer)];
-            let round = &mut wave.round;
-            round.read_several |= round.read.is_some_and(|r| r != seen);
-            round.read = Some(seen);
-        }
-        if !matches!(event, Ok(Event::None | Event::Sleep(_))) {
-            wave.round.eventful = true;
-        }
         self.report.polls += env.polls;
         if !wave.did_overlap {
             self.report.polls_without_overlap += env.polls;
@@ -652,24 +662,12 @@ impl<'a> Sim<'a> {
             Event::None => {}
             Event::Sleep(_) => {
                 self.report.sleeps += 1;
-                let wave = &mut self.waves[w];
-                let now = exiting[usize::from(wave.packer)];
-                let round = std::mem::take(&mut wave.round);
-                let quiet =
-                    !round.eventful && !round.read_several && round.read.is_none_or(|r| r == now);
-                let pc = wave.state.pc;
-                let live = &self.prog.live_at[pc.min(self.prog.live_at.len() - 1)];
-                let stride = self.prog.live_words;
-                let kept = &mut self.kept[w * stride..(w + 1) * stride];
-                // The values live here, kept for the next sleep; the same as at the last one if
-                // it was here.
-                let same = effects::remember(live, &wave.state, kept);
-                let came_round = wave.last_sleep == Some(pc) && same;
-                wave.last_sleep = Some(pc);
-                if quiet && came_round {
-                    // The round from the last sleep to this one will repeat until the exiting
-                    // wave ID changes (nothing it did but read that ID, and it ends where it began).
-                    wave.blocked = Some(Blocked::Polling { exiting: now });
+                if let Some(repeats) = self.repeating_ids(w, exiting) {
+                    // Its next round would change nothing until the exiting wave ID is one
+                    // outside `repeats`: it is not scheduled until then.
+                    let wave = &mut self.waves[w];
+                    wave.repeats = repeats;
+                    wave.blocked = Some(Blocked::Polling);
                     self.blocked += 1;
                 }
             }

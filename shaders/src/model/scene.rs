@@ -246,6 +246,11 @@ impl Scene {
         &self.covered[self.covered_start[w] as usize..self.covered_start[w + 1] as usize]
     }
 
+    /// How many waves [`Scene::covered_before`] names for all waves together.
+    pub fn covered_total(&self) -> usize {
+        self.covered.len()
+    }
+
     /// The invocation in lane `lane` of wave `wave`.
     pub fn invocation(&self, wave: usize, lane: u8) -> Invocation {
         let at = self.lane_start[wave] as usize + usize::from(lane);

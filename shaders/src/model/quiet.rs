@@ -1,0 +1,443 @@
+//! Which exiting wave IDs leave a polling wave where it is: a wave that sleeps in its wait loop
+//! is run once more, on a copy, from its sleep to the next, and the run follows how what it did
+//! depends on the exiting wave ID it read.
+//!
+//! Why: a wave waiting for an overlapped wave polls `src_pops_exiting_wave_id`, and every exit of
+//! a wave of its packer changes the ID — on GFX9, with two packers and waits of several waves,
+//! most of the model's work was rounds that read the new ID, found it not yet theirs and slept
+//! again, invisible to every other wave. Run once on a copy at the ID the wave would read now,
+//! a round that only reads the ID, sleeps and comes back to where it began, with the same values
+//! in every location live there (`model::effects`), repeats until the ID is one for which it
+//! would not. The wave's registers hold values of the ID that only the ID changes; where the
+//! round uses them only as the ID plus a constant, compared with a value of its own — the wait
+//! loops drivers emit — the IDs for which every compare goes the way it went are a few ranges,
+//! found from where a compare can change its outcome (the interpreter's own compare evaluated
+//! there). The wave is then not run for any ID in those ranges: no scheduling of a round that
+//! cannot change anything. Anything else the ID reaches leaves the set at the one ID the copy
+//! read: the wave runs again as soon as the ID changes, as before.
+
+use super::effects::{Effects, Locs};
+use super::interp::{sopc_result, Env, Event, Program, WaveState};
+use crate::isa::{Inst, Operand, Sop2, Sopc, Sopp};
+
+/// Wave IDs have 10 bits.
+const IDS: u32 = 1024;
+
+/// A set of 10-bit wave IDs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdSet([u64; (IDS / 64) as usize]);
+
+impl IdSet {
+    const ALL: IdSet = IdSet([u64::MAX; (IDS / 64) as usize]);
+    pub const NONE: IdSet = IdSet([0; (IDS / 64) as usize]);
+
+    /// The set of one ID.
+    pub fn one(id: u16) -> IdSet {
+        let mut s = IdSet::NONE;
+        s.add(u32::from(id), u32::from(id) + 1);
+        s
+    }
+
+    /// Adds the IDs `from..to` (clipped to 10 bits).
+    fn add(&mut self, from: u32, to: u32) {
+        let to = to.min(IDS);
+        let mut id = from;
+        while id < to {
+            let lo = id & !63;
+            let end = to.min(lo + 64);
+            let bits = end - id;
+            let ones = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            self.0[(lo / 64) as usize] |= ones << (id - lo);
+            id = end;
+        }
+    }
+
+    pub fn contains(&self, id: u16) -> bool {
+        let id = usize::from(id) % IDS as usize;
+        self.0[id / 64] >> (id % 64) & 1 == 1
+    }
+
+    fn and(mut self, other: IdSet) -> IdSet {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a &= b;
+        }
+        self
+    }
+}
+
+/// A compare of the ID plus `c` with the value `k`: SCC as a function of the ID.
+#[derive(Clone, Copy, Debug)]
+struct Compare {
+    op: Sopc,
+    c: u32,
+    /// Whether the ID's side is the first source.
+    id_first: bool,
+    k: u32,
+}
+
+impl Compare {
+    fn at(&self, id: u32) -> bool {
+        let v = u64::from(id.wrapping_add(self.c));
+        let k = u64::from(self.k);
+        if self.id_first {
+            sopc_result(self.op, v, k)
+        } else {
+            sopc_result(self.op, k, v)
+        }
+    }
+
+    /// The IDs for which the compare gives `scc`. `id + c` (32 bits) rises with the ID but where
+    /// it wraps to 0 and where it passes 2^31 (its sign, for the signed compares); in between,
+    /// an equality or order with `k` changes only where `id + c` reaches `k` and `k + 1`: on
+    /// each stretch between those points the outcome is that at its start.
+    fn ids(&self, scc: bool) -> IdSet {
+        let at_k = self.k.wrapping_sub(self.c);
+        let mut points = [
+            0,
+            at_k,
+            at_k.wrapping_add(1),
+            0u32.wrapping_sub(self.c),
+            (1u32 << 31).wrapping_sub(self.c),
+            IDS,
+        ];
+        points.sort_unstable();
+        let mut set = IdSet::NONE;
+        for w in points.windows(2) {
+            if w[0] < IDS && w[0] < w[1] && self.at(w[0]) == scc {
+                set.add(w[0], w[1]);
+            }
+        }
+        set
+    }
+}
+
+/// How SCC depends on the ID.
+#[derive(Clone, Copy, Debug)]
+enum SccDep {
+    Compare(Compare),
+    Other,
+}
+
+/// SGPRs holding the ID plus a constant that are followed at once (more are not).
+const PLUS: usize = 4;
+
+/// What holds a value of the ID during the round.
+#[derive(Default)]
+struct Taint {
+    /// SGPRs holding the ID plus a constant, the first `plus_len`, and as locations.
+    plus: [(u8, u32); PLUS],
+    plus_len: usize,
+    plus_locs: Locs,
+    /// Other locations whose value depends on the ID otherwise (SCC apart).
+    other: Locs,
+    scc: Option<SccDep>,
+    /// Whether every use of the ID so far is one [`Compare`] follows.
+    followed: bool,
+}
+
+/// How one operand's value depends on the ID.
+enum Source {
+    Fixed,
+    Plus(u32),
+    Other,
+}
+
+impl Taint {
+    fn locs(&self) -> Locs {
+        let l = self.other.with(self.plus_locs);
+        if self.scc.is_some() {
+            l.with(Locs::scc())
+        } else {
+            l
+        }
+    }
+
+    /// SGPR `d` (not followed now) holds the ID plus `c`.
+    fn set_plus(&mut self, d: u8, c: u32) {
+        self.other = self.other.without(Locs::sgpr(d));
+        if self.plus_len < PLUS {
+            self.plus[self.plus_len] = (d, c);
+            self.plus_len += 1;
+            self.plus_locs = self.plus_locs.with(Locs::sgpr(d));
+        } else {
+            self.other = self.other.with(Locs::sgpr(d));
+        }
+    }
+
+    fn source(&self, op: Operand, dwords: u8) -> Source {
+        match op {
+            Operand::PopsExitingWaveId if dwords == 1 => Source::Plus(0),
+            Operand::PopsExitingWaveId => Source::Other,
+            Operand::Sgpr(n) if dwords == 1 => {
+                match self.plus[..self.plus_len].iter().find(|&&(r, _)| r == n) {
+                    Some(&(_, c)) => Source::Plus(c),
+                    None if self.other.meets(Locs::sgpr(n)) => Source::Other,
+                    None => Source::Fixed,
+                }
+            }
+            Operand::Scc if self.scc.is_some() => Source::Other,
+            _ if self.other.meets(op_locs(op, dwords)) => Source::Other,
+            _ => Source::Fixed,
+        }
+    }
+
+    /// `fx`'s writes hold no value of the ID any more.
+    fn clear(&mut self, fx: &Effects) {
+        if fx.writes.meets(self.plus_locs) {
+            let mut kept = 0;
+            for k in 0..self.plus_len {
+                if !fx.writes.meets(Locs::sgpr(self.plus[k].0)) {
+                    self.plus[kept] = self.plus[k];
+                    kept += 1;
+                }
+            }
+            self.plus_len = kept;
+            self.plus_locs = self.plus_locs.without(fx.writes);
+        }
+        self.other = self.other.without(fx.writes);
+        if fx.writes.meets(Locs::scc()) {
+            self.scc = None;
+        }
+    }
+
+    /// `fx`'s writes hold values of the ID that nothing here follows.
+    fn lose(&mut self, fx: &Effects) {
+        self.clear(fx);
+        self.other = self.other.with(fx.writes.without(Locs::scc()));
+        if fx.writes.meets(Locs::scc()) {
+            self.scc = Some(SccDep::Other);
+        }
+    }
+
+    /// Updates the taint for `inst`, which ran at ID `id` and left `st`; narrows `ids` to those
+    /// for which a branch it took on SCC goes the same way.
+    fn after(&mut self, inst: &Inst, read: Read, st: &WaveState, ids: &mut IdSet) {
+        let Read { fx, reads_id, id } = read;
+        let tainted = self.locs();
+        if !reads_id && !fx.reads.meets(tainted) {
+            self.clear(fx);
+            return;
+        }
+        if reads_id && tainted.meets(Locs::packer_selects()) {
+            // Whether the read is refused depends on the ID read before.
+            self.followed = false;
+        }
+        match *inst {
+            Inst::Sop1 {
+                op: crate::isa::Sop1::MovB32,
+                dst: Operand::Sgpr(d),
+                src0,
+            } => match self.source(src0, 1) {
+                Source::Plus(c) => {
+                    self.lose(fx);
+                    self.set_plus(d, c);
+                }
+                _ => self.lose(fx),
+            },
+            Inst::Sop2 {
+                op: op @ (Sop2::AddI32 | Sop2::AddU32 | Sop2::SubI32 | Sop2::SubU32),
+                dst: Operand::Sgpr(d),
+                src0,
+                src1,
+            } => {
+                // The ID plus a constant, plus or less a value of the wave's own; not a value
+                // less the ID (that falls as the ID rises).
+                let sub = matches!(op, Sop2::SubI32 | Sop2::SubU32);
+                match (self.source(src0, 1), self.source(src1, 1)) {
+                    (Source::Plus(_), Source::Fixed) => self.plus_into(fx, d, st, id),
+                    (Source::Fixed, Source::Plus(_)) if !sub => self.plus_into(fx, d, st, id),
+                    _ => self.lose(fx),
+                }
+            }
+            Inst::Sopc { op, src0, src1 }
+                if op.widths().src0 == 1 && !matches!(op, Sopc::Bitcmp0B32 | Sopc::Bitcmp1B32) =>
+            {
+                let cmp = match (self.source(src0, 1), self.source(src1, 1)) {
+                    (Source::Plus(c), Source::Fixed) => st.operand32(src1).map(|k| Compare {
+                        op,
+                        c,
+                        id_first: true,
+                        k,
+                    }),
+                    (Source::Fixed, Source::Plus(c)) => st.operand32(src0).map(|k| Compare {
+                        op,
+                        c,
+                        id_first: false,
+                        k,
+                    }),
+                    _ => None,
+                };
+                self.scc = Some(cmp.map_or(SccDep::Other, SccDep::Compare));
+            }
+            Inst::Sopp {
+                op: Sopp::CbranchScc0 | Sopp::CbranchScc1,
+                ..
+            } => match self.scc {
+                Some(SccDep::Compare(c)) => {
+                    debug_assert_eq!(c.at(id), st.scc, "the compare follows the run");
+                    *ids = ids.and(c.ids(st.scc));
+                }
+                _ => self.followed = false,
+            },
+            _ => {
+                // Any other use: what it writes is not followed, and an effect beyond its
+                // registers (a branch on EXEC, a hardware register, an event) leaves the set at
+                // the ID read.
+                // (An instruction observable only as it reads the ID is followed as any other.)
+                let uses_values = !reads_id || fx.reads.meets(tainted);
+                if fx.observable && uses_values {
+                    self.followed = false;
+                }
+                self.lose(fx);
+            }
+        }
+    }
+
+    /// SGPR `d` now holds the ID plus a constant: its value less the ID read.
+    fn plus_into(&mut self, fx: &Effects, d: u8, st: &WaveState, id: u32) {
+        let v = st.sgpr.get(usize::from(d)).copied().unwrap_or(0);
+        self.lose(fx);
+        self.set_plus(d, v.wrapping_sub(id));
+    }
+}
+
+/// What [`Taint::after`] knows of the instruction that ran: its effects, whether it read the
+/// ID, and the ID it read.
+#[derive(Clone, Copy)]
+struct Read<'a> {
+    fx: &'a Effects,
+    reads_id: bool,
+    id: u32,
+}
+
+/// The locations an operand of `dwords` dwords reads.
+fn op_locs(op: Operand, dwords: u8) -> Locs {
+    super::effects::operand_reads(op, dwords)
+}
+
+/// Most instructions a round may take before it counts as not coming round.
+const ROUND_LIMIT: usize = 4096;
+
+/// The exiting wave IDs for which the wave in `state`, just after a sleep, would run a round
+/// that does nothing but read the ID (once at most) and sleep again at the same place with the
+/// same values in every location live there (`live_at`, by instruction), as it does reading
+/// `id` (what `env` answers) — or `None` where it would not at `id`. `fx` holds each
+/// instruction's effects.
+pub fn repeating_ids(
+    prog: &Program,
+    fx: &[Effects],
+    reads_exiting: &[bool],
+    live_at: &[Locs],
+    state: &WaveState,
+    env: &mut dyn Env,
+    id: u16,
+) -> Option<IdSet> {
+    let start = state.pc;
+    let mut st = *state;
+    let mut taint = Taint {
+        followed: true,
+        ..Taint::default()
+    };
+    let mut ids = IdSet::ALL;
+    let mut reads = 0;
+    let mut written = Locs::default();
+    for _ in 0..ROUND_LIMIT {
+        let pc = st.pc;
+        let inst = *prog.insts.get(pc)?;
+        let event = st.step(prog, env).ok()?;
+        let reads_id = reads_exiting.get(pc).copied().unwrap_or(false);
+        reads += usize::from(reads_id);
+        if reads > 1 {
+            // A second read would be a scheduling point of its own: another wave may exit
+            // between the two.
+            return None;
+        }
+        let fx = fx.get(pc)?;
+        written = written.with(fx.writes);
+        let read = Read {
+            fx,
+            reads_id,
+            id: u32::from(id),
+        };
+        taint.after(&inst, read, &st, &mut ids);
+        match event {
+            Event::None => {}
+            Event::Sleep(_) => {
+                let live = *live_at.get(st.pc.min(live_at.len().saturating_sub(1)))?;
+                // Only what the round wrote can differ.
+                let changed = live.without(live.without(written));
+                if st.pc != start || !changed.agree(state, &st) {
+                    return None;
+                }
+                let followed = taint.followed && !live.meets(taint.locs());
+                debug_assert!(ids.contains(id), "the run's own ID is in the set");
+                return Some(if followed { ids } else { IdSet::one(id) });
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compare's IDs are exactly those for which the interpreter's compare gives that SCC,
+    /// for every compare, near every break point.
+    #[test]
+    fn a_compares_ids_are_the_interpreters_outcomes() {
+        let ops = [
+            Sopc::CmpEqI32,
+            Sopc::CmpLgI32,
+            Sopc::CmpGtI32,
+            Sopc::CmpGeI32,
+            Sopc::CmpLtI32,
+            Sopc::CmpLeI32,
+            Sopc::CmpEqU32,
+            Sopc::CmpLgU32,
+            Sopc::CmpGtU32,
+            Sopc::CmpGeU32,
+            Sopc::CmpLtU32,
+            Sopc::CmpLeU32,
+        ];
+        let values = [
+            0u32,
+            1,
+            5,
+            511,
+            1023,
+            1024,
+            0xffff_fc00,
+            0xffff_fc05,
+            0xffff_ffff,
+            0x7fff_fe00,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0100,
+        ];
+        for op in ops {
+            for &c in &values {
+                for &k in &values {
+                    for id_first in [false, true] {
+                        let cmp = Compare { op, c, id_first, k };
+                        for scc in [false, true] {
+                            let set = cmp.ids(scc);
+                            for id in 0..IDS {
+                                assert_eq!(
+                                    set.contains(id as u16),
+                                    cmp.at(id) == scc,
+                                    "{cmp:?} at {id}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
