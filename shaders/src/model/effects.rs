@@ -359,12 +359,12 @@ fn successors(program: &[Inst], labels: &[(&'static str, usize)], i: usize) -> [
 /// Labels, branches, events, messages, waits, the body and every instruction that reads the
 /// exiting wave ID or touches a hardware register are kept.
 pub fn observable(program: &[Inst]) -> Vec<bool> {
-    let labels = labels(program);
+    let succ = flow(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let mut keep: Vec<bool> = vec![true; program.len()];
     // A wait for memory counters where they are zero lowers nothing, and a move of the value a
     // register already holds writes nothing new: steps nothing can see.
-    let after_body = after_a_body(program, &labels);
+    let after_body = after_a_body(program, &succ);
     let moves_nothing = moves_nothing(program);
     for (k, inst) in program.iter().enumerate() {
         if (drains_counters(inst) && !after_body[k]) || moves_nothing[k] {
@@ -372,10 +372,10 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
         }
     }
     loop {
-        let live_in = liveness(program, &labels, &fx, &keep);
+        let live_in = liveness(program, &succ, &fx, &keep);
         let mut removed = false;
         for i in 0..program.len() {
-            let out = live_out(program, &labels, &live_in, i);
+            let out = live_out(program, &succ, &live_in, i);
             if keep[i] && !fx[i].observable && !fx[i].writes.meets(out) {
                 keep[i] = false;
                 removed = true;
@@ -476,18 +476,18 @@ fn forget(held: &mut [Held], writes: Locs, k: usize) {
 
 /// Per instruction, whether some path reaches it after an ordered-section body: only a body
 /// raises the model's memory counters, so elsewhere they are zero.
-fn after_a_body(program: &[Inst], labels: &[(&'static str, usize)]) -> Vec<bool> {
+fn after_a_body(program: &[Inst], succ: &[[Option<usize>; 2]]) -> Vec<bool> {
     let mut reached = vec![false; program.len()];
     let mut todo: Vec<usize> = program
         .iter()
         .enumerate()
         .filter(|(_, i)| matches!(i, Inst::Marker(Marker::OrderedBody)))
-        .flat_map(|(k, _)| successors(program, labels, k).into_iter().flatten())
+        .flat_map(|(k, _)| succ[k].into_iter().flatten())
         .collect();
     while let Some(k) = todo.pop() {
         if !reached[k] {
             reached[k] = true;
-            todo.extend(successors(program, labels, k).into_iter().flatten());
+            todo.extend(succ[k].into_iter().flatten());
         }
     }
     reached
@@ -505,23 +505,27 @@ pub fn sgprs_read_at_launch(program: &[Inst]) -> Vec<u8> {
 /// What is live before each instruction of `program`, by the interpreter's index (its `pc`),
 /// and after the last (the `s_endpgm` the interpreter appends).
 pub fn live_at_each(program: &[Inst]) -> Vec<Locs> {
-    let labels = labels(program);
+    let succ = flow(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let keep = vec![true; program.len()];
-    let mut live = liveness(program, &labels, &fx, &keep);
+    let mut live = liveness(program, &succ, &fx, &keep);
     live.push(effects(&Inst::endpgm()).reads);
     live
 }
 
-/// The labels of `program` with their indices.
-fn labels(program: &[Inst]) -> Vec<(&'static str, usize)> {
-    program
+/// Each instruction's successors in `program`, its labels resolved once (the liveness passes
+/// over every instruction until nothing changes).
+fn flow(program: &[Inst]) -> Vec<[Option<usize>; 2]> {
+    let labels: Vec<(&'static str, usize)> = program
         .iter()
         .enumerate()
         .filter_map(|(k, i)| match i {
             Inst::Label(Label(name)) => Some((*name, k)),
             _ => None,
         })
+        .collect();
+    (0..program.len())
+        .map(|i| successors(program, &labels, i))
         .collect()
 }
 
@@ -529,7 +533,7 @@ fn labels(program: &[Inst]) -> Vec<(&'static str, usize)> {
 /// through), backwards to a fixed point (loops).
 fn liveness(
     program: &[Inst],
-    labels: &[(&'static str, usize)],
+    succ: &[[Option<usize>; 2]],
     fx: &[Effects],
     keep: &[bool],
 ) -> Vec<Locs> {
@@ -538,7 +542,7 @@ fn liveness(
     while changed {
         changed = false;
         for i in (0..program.len()).rev() {
-            let out = live_out(program, labels, &live_in, i);
+            let out = live_out(program, succ, &live_in, i);
             let now = if keep[i] {
                 out.without(fx[i].writes).with(fx[i].reads)
             } else {
@@ -554,13 +558,7 @@ fn liveness(
 }
 
 /// Live after instruction `i`; past the program's end the interpreter appends `s_endpgm`.
-fn live_out(
-    program: &[Inst],
-    labels: &[(&'static str, usize)],
-    live_in: &[Locs],
-    i: usize,
-) -> Locs {
-    let end = effects(&Inst::endpgm()).reads;
+fn live_out(program: &[Inst], succ: &[[Option<usize>; 2]], live_in: &[Locs], i: usize) -> Locs {
     let falls_off = i + 1 == program.len()
         && !matches!(
             program[i],
@@ -569,8 +567,12 @@ fn live_out(
                 ..
             }
         );
-    let mut out = if falls_off { end } else { Locs::NONE };
-    for s in successors(program, labels, i).into_iter().flatten() {
+    let mut out = if falls_off {
+        effects(&Inst::endpgm()).reads
+    } else {
+        Locs::NONE
+    };
+    for s in succ[i].into_iter().flatten() {
         out = out.with(live_in[s]);
     }
     out

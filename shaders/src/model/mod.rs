@@ -689,7 +689,11 @@ impl<'a> Sim<'a> {
                     return Err(ModelError::Interp {
                         wave: w,
                         error: InterpError::Unsupported {
-                            pc: self.waves[w].state.pc - 1,
+                            // The message, before the labels the wave passed over after it.
+                            pc: (0..self.waves[w].state.pc)
+                                .rev()
+                                .find(|&k| !matches!(self.prog.prog.insts[k], Inst::Label(_)))
+                                .unwrap_or(0),
                             text: "s_sendmsg sendmsg(MSG_ORDERED_PS_DONE)".into(),
                             why: "GFX11 has no ORDERED_PS_DONE",
                         },
