@@ -39,6 +39,97 @@ pub struct Program {
     /// The first instruction at or after each index that is not a label (and the end): a wave
     /// goes on there, as a label is no instruction.
     next: Vec<usize>,
+    /// Each instruction (by index) in the form [`WaveState::step`] runs without looking at its
+    /// operands' kinds, where it has one.
+    short: Vec<Short>,
+}
+
+/// A 32-bit scalar source resolved when the program is made: what `read32` reads for it.
+#[derive(Clone, Copy, Debug)]
+enum Src32 {
+    Sgpr(u8),
+    Value(u32),
+    Scc,
+    Exiting,
+}
+
+impl Src32 {
+    /// The source `op` is, where it is one of these (the rest are read as operands).
+    fn of(op: Operand) -> Option<Src32> {
+        Some(match op {
+            Operand::Sgpr(n) if usize::from(n) < SGPRS => Src32::Sgpr(n),
+            Operand::Const(v) => Src32::Value(v as i32 as u32),
+            Operand::Literal(v) => Src32::Value(v),
+            Operand::Null => Src32::Value(0),
+            Operand::Scc => Src32::Scc,
+            Operand::PopsExitingWaveId => Src32::Exiting,
+            _ => return None,
+        })
+    }
+}
+
+/// The scalar ALU on 32 bits into an SGPR, compares of 32 bits and branches: most of what a
+/// wave runs, in a form that runs with a table lookup per operand.
+#[derive(Clone, Copy, Debug)]
+enum Short {
+    /// The instruction as it is (`WaveState::step` looks at it).
+    None,
+    Alu {
+        op: Sop2,
+        dst: u8,
+        a: Src32,
+        b: Src32,
+    },
+    Compare {
+        op: Sopc,
+        a: Src32,
+        b: Src32,
+    },
+    Branch(Sopp),
+}
+
+impl Short {
+    fn of(inst: &Inst) -> Short {
+        let w32 = |d: u8, s0: u8, s1: u8| d <= 1 && s0 == 1 && s1 == 1;
+        match *inst {
+            Inst::Sop2 {
+                op,
+                dst: Operand::Sgpr(dst),
+                src0,
+                src1,
+            } if usize::from(dst) < SGPRS && {
+                let w = op.widths();
+                w32(w.dst, w.src0, w.src1)
+            } =>
+            {
+                match (Src32::of(src0), Src32::of(src1)) {
+                    (Some(a), Some(b)) => Short::Alu { op, dst, a, b },
+                    _ => Short::None,
+                }
+            }
+            Inst::Sopc { op, src0, src1 }
+                if {
+                    let w = op.widths();
+                    w32(0, w.src0, w.src1)
+                } =>
+            {
+                match (Src32::of(src0), Src32::of(src1)) {
+                    (Some(a), Some(b)) => Short::Compare { op, a, b },
+                    _ => Short::None,
+                }
+            }
+            Inst::Sopp {
+                op:
+                    op @ (Sopp::Branch
+                    | Sopp::CbranchScc0
+                    | Sopp::CbranchScc1
+                    | Sopp::CbranchExecz
+                    | Sopp::CbranchExecnz),
+                imm: SoppImm::Target(_),
+            } => Short::Branch(op),
+            _ => Short::None,
+        }
+    }
 }
 
 impl Program {
@@ -87,6 +178,7 @@ impl Program {
         Ok(Program {
             level,
             enc: Encoding::of(level),
+            short: insts.iter().map(Short::of).collect(),
             insts,
             targets,
             next,
@@ -230,6 +322,17 @@ impl WaveState {
             }
         }
         self.read32(op, &mut Own).ok()
+    }
+
+    /// The value of a resolved 32-bit source (as `read32` reads the operand).
+    #[inline(always)]
+    fn src32(&self, s: Src32, env: &mut dyn Env) -> Result<u32, StepError> {
+        Ok(match s {
+            Src32::Sgpr(n) => self.sgpr[usize::from(n)],
+            Src32::Value(v) => v,
+            Src32::Scc => u32::from(self.scc),
+            Src32::Exiting => env.exiting_wave_id(self).map_err(StepError::Env)?,
+        })
     }
 
     /// Consumes an `s_wait_event` whose event has happened.
@@ -431,11 +534,42 @@ impl WaveState {
     #[inline]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
-        let Some(&inst) = prog.insts.get(pc) else {
+        let Some(&short) = prog.short.get(pc) else {
             return Err(InterpError::RanOff(pc).into());
         };
         // Labels are passed over, not run (only a wave starting at one runs it, as nothing).
         self.pc = prog.next[pc + 1];
+        match short {
+            Short::Alu { op, dst, a, b } => {
+                let a = self.src32(a, env)?;
+                let b = self.src32(b, env)?;
+                let (r, scc) = sop2_result(op, u64::from(a), u64::from(b), self.scc);
+                self.sgpr[usize::from(dst)] = r as u32;
+                self.scc = scc;
+                return Ok(Event::None);
+            }
+            Short::Compare { op, a, b } => {
+                let a = self.src32(a, env)?;
+                let b = self.src32(b, env)?;
+                self.scc = sopc_result(op, u64::from(a), u64::from(b));
+                return Ok(Event::None);
+            }
+            Short::Branch(op) => {
+                let take = match op {
+                    Sopp::Branch => true,
+                    Sopp::CbranchScc0 => !self.scc,
+                    Sopp::CbranchScc1 => self.scc,
+                    Sopp::CbranchExecz => self.exec == 0,
+                    _ => self.exec != 0,
+                };
+                if take {
+                    self.pc = prog.targets[pc];
+                }
+                return Ok(Event::None);
+            }
+            Short::None => {}
+        }
+        let inst = prog.insts[pc];
         match inst {
             Inst::Label(_) => Ok(Event::None),
             Inst::Sop2 {

@@ -23,13 +23,27 @@ use crate::isa::{Inst, Operand, Sop2, Sopc, Sopp};
 /// Wave IDs have 10 bits.
 const IDS: u32 = 1024;
 
-/// A set of 10-bit wave IDs.
+/// Most ranges an [`IdSet`] holds: a compare's outcome changes at four points at most, so one
+/// compare's IDs are at most three ranges, and the intersection of two sets of three at most
+/// five.
+const RANGES: usize = 6;
+
+/// A set of 10-bit wave IDs: ascending, disjoint ranges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IdSet([u64; (IDS / 64) as usize]);
+pub struct IdSet {
+    ranges: [(u16, u16); RANGES],
+    len: usize,
+}
 
 impl IdSet {
-    const ALL: IdSet = IdSet([u64::MAX; (IDS / 64) as usize]);
-    pub const NONE: IdSet = IdSet([0; (IDS / 64) as usize]);
+    const ALL: IdSet = IdSet {
+        ranges: [(0, IDS as u16); RANGES],
+        len: 1,
+    };
+    pub const NONE: IdSet = IdSet {
+        ranges: [(0, 0); RANGES],
+        len: 0,
+    };
 
     /// The set of one ID.
     pub fn one(id: u16) -> IdSet {
@@ -38,34 +52,42 @@ impl IdSet {
         s
     }
 
-    /// Adds the IDs `from..to` (clipped to 10 bits).
-    fn add(&mut self, from: u32, to: u32) {
-        let to = to.min(IDS);
-        let mut id = from;
-        while id < to {
-            let lo = id & !63;
-            let end = to.min(lo + 64);
-            let bits = end - id;
-            let ones = if bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            };
-            self.0[(lo / 64) as usize] |= ones << (id - lo);
-            id = end;
+    /// Adds the IDs `from..to` (clipped to 10 bits), above every ID in the set; whether there
+    /// was room (a set with no room left is not narrowed further).
+    fn add(&mut self, from: u32, to: u32) -> bool {
+        let (from, to) = (from.min(IDS) as u16, to.min(IDS) as u16);
+        if from >= to {
+            return true;
         }
+        match self.ranges[..self.len].last_mut() {
+            Some(last) if last.1 == from => last.1 = to,
+            _ if self.len == RANGES => return false,
+            _ => {
+                self.ranges[self.len] = (from, to);
+                self.len += 1;
+            }
+        }
+        true
     }
 
     pub fn contains(&self, id: u16) -> bool {
-        let id = usize::from(id) % IDS as usize;
-        self.0[id / 64] >> (id % 64) & 1 == 1
+        self.ranges[..self.len]
+            .iter()
+            .any(|&(a, b)| a <= id && id < b)
     }
 
-    fn and(mut self, other: IdSet) -> IdSet {
-        for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a &= b;
+    /// The IDs in both sets, where there is room for them.
+    fn and(&self, other: &IdSet) -> Option<IdSet> {
+        let mut out = IdSet::NONE;
+        for &(a, b) in &self.ranges[..self.len] {
+            for &(c, d) in &other.ranges[..other.len] {
+                let (lo, hi) = (a.max(c), b.min(d));
+                if lo < hi && !out.add(u32::from(lo), u32::from(hi)) {
+                    return None;
+                }
+            }
         }
-        self
+        Some(out)
     }
 }
 
@@ -108,6 +130,7 @@ impl Compare {
         let mut set = IdSet::NONE;
         for w in points.windows(2) {
             if w[0] < IDS && w[0] < w[1] && self.at(w[0]) == scc {
+                // Five stretches at most, in ascending order: always room.
                 set.add(w[0], w[1]);
             }
         }
@@ -279,7 +302,10 @@ impl Taint {
             } => match self.scc {
                 Some(SccDep::Compare(c)) => {
                     debug_assert_eq!(c.at(id), st.scc, "the compare follows the run");
-                    *ids = ids.and(c.ids(st.scc));
+                    match ids.and(&c.ids(st.scc)) {
+                        Some(both) => *ids = both,
+                        None => self.followed = false,
+                    }
                 }
                 _ => self.followed = false,
             },
