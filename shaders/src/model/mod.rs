@@ -189,6 +189,19 @@ struct StepEnv<'a> {
     polls: u64,
 }
 
+impl<'a> StepEnv<'a> {
+    /// What `wave` may observe of the packers whose exiting wave IDs are `exiting`.
+    fn of(level: GfxLevel, exiting: &'a [u16], wave: &WaveRt) -> StepEnv<'a> {
+        StepEnv {
+            level,
+            exiting,
+            packer: wave.packer,
+            did_overlap: wave.did_overlap,
+            polls: 0,
+        }
+    }
+}
+
 impl Env for StepEnv<'_> {
     fn exiting_wave_id(&mut self, w: &WaveState) -> Result<u32, Refusal> {
         self.polls += 1;
@@ -527,13 +540,7 @@ impl<'a> Sim<'a> {
     /// (`model::quiet`), where it would at its packer's ID now.
     fn repeating_ids(&self, w: usize, exiting: &[u16]) -> Option<quiet::IdSet> {
         let wave = &self.waves[w];
-        let mut env = StepEnv {
-            level: self.cfg.level,
-            exiting,
-            packer: wave.packer,
-            did_overlap: wave.did_overlap,
-            polls: 0,
-        };
+        let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         quiet::repeating_ids(
             &self.prog.prog,
             &self.prog.fx,
@@ -613,13 +620,7 @@ impl<'a> Sim<'a> {
         exiting: &[u16],
     ) -> Result<Result<Event, StepError>, ModelError> {
         let wave = &mut self.waves[w];
-        let mut env = StepEnv {
-            level: self.cfg.level,
-            exiting,
-            packer: wave.packer,
-            did_overlap: wave.did_overlap,
-            polls: 0,
-        };
+        let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         let event = loop {
             let event = wave.state.step(&self.prog.prog, &mut env);
             let read_before_next_read =
