@@ -466,4 +466,112 @@ mod tests {
             }
         }
     }
+
+    use super::super::effects::{effects, live_at_each, reads_exiting_wave_id};
+    use super::super::interp::Refusal;
+    use crate::isa::{ordered_section, Label, Marker, SectionOptions, Sop2};
+    use pm4::GfxLevel;
+
+    /// Answers one exiting wave ID.
+    struct Fixed(u16);
+    impl Env for Fixed {
+        fn exiting_wave_id(&mut self, _: &WaveState) -> Result<u32, Refusal> {
+            Ok(u32::from(self.0))
+        }
+    }
+
+    /// What `repeating_ids` says at every ID for a wave of `program` at its first sleep (run
+    /// from `sgpr` reading `first`), and whether the round run at each ID on a copy repeats.
+    fn sets_and_truth(
+        level: GfxLevel,
+        program: &[Inst],
+        sgpr: &[u32],
+        first: u16,
+    ) -> Vec<(Option<IdSet>, bool)> {
+        let prog = Program::new(level, program).expect("a program");
+        let fx: Vec<Effects> = prog.insts.iter().map(effects).collect();
+        let reads: Vec<bool> = prog.insts.iter().map(reads_exiting_wave_id).collect();
+        let live = live_at_each(program);
+        let mut st = WaveState::new(sgpr, u64::MAX);
+        loop {
+            match st.step(&prog, &mut Fixed(first)).expect("runs") {
+                Event::Sleep(_) => break,
+                Event::None => {}
+                e => panic!("no sleep before {e:?}"),
+            }
+        }
+        (0..IDS as u16)
+            .map(|id| {
+                let set = repeating_ids(&prog, &fx, &reads, &live, &st, &mut Fixed(id), id);
+                (set, set.is_some())
+            })
+            .collect()
+    }
+
+    /// The set a sleeping wave is kept asleep for holds only IDs at which its round, run at that
+    /// ID, repeats (what the model relies on), and the ID it was found at; for pops' own GFX9
+    /// wait loop (the exiting wave ID plus a constant compared with the newest overlapped wave's
+    /// ID) it is exactly those IDs.
+    #[test]
+    fn a_wait_loops_set_is_the_ids_at_which_its_round_repeats() {
+        let opts = SectionOptions {
+            intrawave: false,
+            wave64: true,
+            collision_sgpr: 2,
+            intrawave_sgpr: 3,
+            scratch_sgprs: 96,
+        };
+        let program = super::super::wave_program(&ordered_section(GfxLevel::Gfx9, &opts).unwrap());
+        for (own, newest) in [(5u32, 4u32), (3, 1020), (1023, 1021), (0, 1023)] {
+            // COLLISION_WAVEID: overlapped, packer 0, the newest overlapped wave, its own ID.
+            let mut sgpr = vec![0; 8];
+            sgpr[2] = 1 << 31 | newest << 16 | own;
+            let all = sets_and_truth(GfxLevel::Gfx9, &program, &sgpr, newest as u16);
+            let mut kept = 0;
+            for (id, (set, _)) in all.iter().enumerate() {
+                let Some(set) = set else { continue };
+                kept += 1;
+                assert!(set.contains(id as u16), "{own}/{newest}: its own ID {id}");
+                for (other, (_, repeats)) in all.iter().enumerate() {
+                    assert_eq!(
+                        set.contains(other as u16),
+                        *repeats,
+                        "{own}/{newest}: found at {id}, ID {other}"
+                    );
+                }
+            }
+            assert!(kept > 0, "{own}/{newest}: the wave waits at the ID it read");
+        }
+    }
+
+    /// A loop that masks the ID before it compares is not followed: the set is the one ID read,
+    /// and the wave runs again at any other (as before the sets).
+    #[test]
+    fn a_round_using_the_id_otherwise_keeps_only_the_id_read() {
+        let wait = Label("wait");
+        let go = Label("go");
+        let program = [
+            Inst::Label(wait),
+            Inst::sop2(
+                Sop2::AndB32,
+                Operand::Sgpr(0),
+                Operand::PopsExitingWaveId,
+                Operand::Literal(0x3ff),
+            ),
+            Inst::sopc(Sopc::CmpLtU32, Operand::Sgpr(1), Operand::Sgpr(0)),
+            Inst::branch(Sopp::CbranchScc1, go),
+            Inst::sleep(1),
+            Inst::branch(Sopp::Branch, wait),
+            Inst::Label(go),
+            Inst::Marker(Marker::OrderedBody),
+        ];
+        let all = sets_and_truth(GfxLevel::Gfx9, &program, &[0, 40], 7);
+        for (id, (set, repeats)) in all.iter().enumerate() {
+            assert_eq!(set.is_some(), *repeats, "ID {id}");
+            if let Some(set) = set {
+                assert_eq!(*set, IdSet::one(id as u16), "ID {id}");
+            }
+        }
+        assert!(all[7].1 && !all[41].1, "waits until the ID passes s1");
+    }
 }
