@@ -116,12 +116,21 @@ fn scalar_names(
 /// words, a driver's binary): the scalar mnemonic from LLVM's table, the kind of a vector
 /// memory access, the export's target, else its class.
 pub fn describe(enc: Encoding, class: Class) -> String {
+    let mut s = String::new();
+    describe_into(enc, class, &mut s);
+    s
+}
+
+/// [`describe`], appended to `out`: every instruction of a driver's binary is named so when it
+/// is read, one string each.
+pub fn describe_into(enc: Encoding, class: Class, out: &mut String) {
     use super::scalar_generated::ScalarFormat;
-    let scalar = |format: ScalarFormat, op: u8| {
-        scalar_names(enc, format, op).first().map_or_else(
-            || format!("{format:?} opcode {op}"),
-            |(_, _, m, _)| m.to_string(),
-        )
+    use std::fmt::Write;
+    let mut scalar = |format: ScalarFormat, op: u8| match scalar_names(enc, format, op).first() {
+        Some((_, _, m, _)) => out.push_str(m),
+        None => {
+            let _ = write!(out, "{format:?} opcode {op}");
+        }
     };
     match class {
         Class::Sopp { op, .. } => scalar(ScalarFormat::Sopp, op),
@@ -129,34 +138,41 @@ pub fn describe(enc: Encoding, class: Class) -> String {
         Class::Sopc { op, .. } => scalar(ScalarFormat::Sopc, op),
         Class::Sop1 { op, .. } => scalar(ScalarFormat::Sop1, op),
         Class::Sop2 { op, .. } => scalar(ScalarFormat::Sop2, op),
-        Class::Smem => "scalar memory access".into(),
-        Class::Ds => "LDS/GDS access".into(),
+        Class::Smem => out.push_str("scalar memory access"),
+        Class::Ds => out.push_str("LDS/GDS access"),
         Class::Vmem { format, kind, .. } => {
-            let what = match format {
+            out.push_str(match format {
                 VmemFormat::Mubuf => "buffer",
                 VmemFormat::Mtbuf => "typed buffer",
                 VmemFormat::Mimg => "image",
                 VmemFormat::Flat => "global/flat",
                 VmemFormat::Vsample => "image sample",
-            };
-            let kind = match kind {
+            });
+            out.push(' ');
+            out.push_str(match kind {
                 Some(VmemKind::Load) => "load",
                 Some(VmemKind::Store) => "store",
                 Some(VmemKind::Atomic) => "atomic",
                 None => "access",
-            };
-            format!("{what} {kind}")
+            });
         }
         Class::Export { target, done } => {
-            let t = match target {
-                0..=7 => format!("mrt{target}"),
-                8 => "mrtz".into(),
-                9 => "null".into(),
-                t => format!("target {t}"),
-            };
-            format!("exp {t}{}", if done { " done" } else { "" })
+            out.push_str("exp ");
+            match target {
+                0..=7 => {
+                    let _ = write!(out, "mrt{target}");
+                }
+                8 => out.push_str("mrtz"),
+                9 => out.push_str("null"),
+                t => {
+                    let _ = write!(out, "target {t}");
+                }
+            }
+            if done {
+                out.push_str(" done");
+            }
         }
-        Class::Valu => "vector ALU".into(),
+        Class::Valu => out.push_str("vector ALU"),
     }
 }
 
