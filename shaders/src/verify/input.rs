@@ -244,7 +244,15 @@ mod tests {
     /// The words of a binary are named as `{x:08x}` names them.
     #[test]
     fn hex_words_are_written_as_the_formatter_writes_them() {
-        for x in [0u32, 9, 0xa, 0xbf8c_c07f, 0x8000_0000, u32::MAX, 0x0123_4567] {
+        for x in [
+            0u32,
+            9,
+            0xa,
+            0xbf8c_c07f,
+            0x8000_0000,
+            u32::MAX,
+            0x0123_4567,
+        ] {
             let mut s = String::new();
             push_hex8(&mut s, x);
             assert_eq!(s, format!("{x:08x}"));

@@ -175,6 +175,31 @@ struct State {
 }
 
 const CAP: u8 = 63;
+
+/// Where an instruction's paths go on: two places at most (a conditional branch), kept without
+/// an allocation as every state reached asks.
+#[derive(Default)]
+struct Next([Option<(usize, State)>; 2]);
+
+impl Next {
+    fn push(&mut self, to: (usize, State)) {
+        let free = if self.0[0].is_none() { 0 } else { 1 };
+        debug_assert!(
+            self.0[free].is_none(),
+            "an instruction goes on to two places at most"
+        );
+        self.0[free] = Some(to);
+    }
+}
+
+impl IntoIterator for Next {
+    type Item = (usize, State);
+    type IntoIter = std::iter::Flatten<std::array::IntoIter<Option<(usize, State)>, 2>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter().flatten()
+    }
+}
 /// States explored at most before giving up (never reached by real shaders).
 const MAX_STATES: usize = 200_000;
 
@@ -440,7 +465,11 @@ struct Walk<'a> {
     /// The first instruction of the PS epilog, where its code was given.
     epilog_entry: Option<usize>,
     findings: BTreeMap<(Rule, u32), Finding>,
-    parent: HashMap<(usize, State), (usize, State)>,
+    /// Every (instruction, state) reached, with where in this list the one it was reached from
+    /// is (the entry: none): the paths findings name.
+    nodes: Vec<(usize, State, Option<u32>)>,
+    /// Where each reached (instruction, state) is in `nodes`.
+    index_of: HashMap<(usize, State), u32>,
     exits: HashSet<Exit>,
 }
 
@@ -456,7 +485,8 @@ impl<'a> Walk<'a> {
             loops: wait_loops(enc, code),
             epilog_entry,
             findings: BTreeMap::new(),
-            parent: HashMap::default(),
+            nodes: Vec::new(),
+            index_of: HashMap::default(),
             exits: HashSet::default(),
         }
     }
@@ -510,32 +540,40 @@ impl<'a> Walk<'a> {
             last_export_done: false,
             crossed: false,
         };
-        let mut seen: HashSet<(usize, State)> = HashSet::default();
-        let mut queue: VecDeque<(usize, State)> = VecDeque::new();
+        let mut queue: VecDeque<u32> = VecDeque::new();
         if !self.code.is_empty() {
-            seen.insert((0, start));
-            queue.push_back((0, start));
+            self.nodes.push((0, start, None));
+            self.index_of.insert((0, start), 0);
+            queue.push_back(0);
         }
-        while let Some((k, st)) = queue.pop_front() {
-            if seen.len() > MAX_STATES {
+        while let Some(at) = queue.pop_front() {
+            if self.nodes.len() > MAX_STATES {
                 break;
             }
+            let (k, st, _) = self.nodes[at as usize];
             for (n, mut ns) in self.step(k, st) {
                 self.entering(k, st, n, &mut ns);
-                if seen.insert((n, ns)) {
-                    self.parent.insert((n, ns), (k, st));
-                    queue.push_back((n, ns));
+                let index = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+                if let std::collections::hash_map::Entry::Vacant(v) = self.index_of.entry((n, ns)) {
+                    v.insert(index);
+                    self.nodes.push((n, ns, Some(at)));
+                    queue.push_back(index);
                 }
             }
         }
     }
 
     /// The instructions a path to `at` ran, in order.
-    fn trace(&self, mut at: (usize, State)) -> Vec<usize> {
+    fn trace(&self, at: (usize, State)) -> Vec<usize> {
         let mut ks = vec![at.0];
-        while let Some(&p) = self.parent.get(&at) {
-            ks.push(p.0);
-            at = p;
+        let mut from = self
+            .index_of
+            .get(&at)
+            .and_then(|&i| self.nodes.get(i as usize))
+            .and_then(|&(_, _, p)| p);
+        while let Some(&(k, _, p)) = from.and_then(|i| self.nodes.get(i as usize)) {
+            ks.push(k);
+            from = p;
         }
         ks.reverse();
         ks
@@ -636,10 +674,10 @@ impl<'a> Walk<'a> {
     }
 
     /// The successors of instruction `k` in state `st`, with the findings it makes.
-    fn step(&mut self, k: usize, st: State) -> Vec<(usize, State)> {
+    fn step(&mut self, k: usize, st: State) -> Next {
         let i = &self.code[k];
         let fall = i64::from(i.addr) + 4 * i.words.len() as i64;
-        let mut next = Vec::new();
+        let mut next = Next::default();
         match self.sems[k] {
             Sem::Endpgm | Sem::EndpgmDone => self.end(k, st),
             Sem::EpilogJump => {
@@ -681,7 +719,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Control from `k` reaching byte `addr`.
-    fn to(&mut self, addr: i64, k: usize, st: State, next: &mut Vec<(usize, State)>) {
+    fn to(&mut self, addr: i64, k: usize, st: State, next: &mut Next) {
         match u32::try_from(addr).ok().and_then(|a| self.index.get(&a)) {
             Some(&n) => next.push((n, st)),
             None => self.report(
