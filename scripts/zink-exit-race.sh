@@ -9,6 +9,10 @@
 #   scripts/zink-exit-race.sh 100 arb-pixel-ordered noshobj     # the default
 #   POPS_BIN=/other/build scripts/zink-exit-race.sh              # another build (its pops and layer)
 #   POPS_CHIP=navi21 scripts/zink-exit-race.sh 100 arb-pixel-ordered ""   # another chip, Zink's default
+#
+# A race at exit may show only under load (the layer thread starting while Zink unloaded the
+# loader did: 2 of 600 runs): run two at once, beside two busy loops (`sh -c 'while :; do :; done'`),
+# and with POPS_BIN=target/debug, the build the test command runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-100}
