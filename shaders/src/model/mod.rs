@@ -9,8 +9,10 @@
 //! every wave interprets the very [`Inst`] list the emitter produced ([`interp`]), with the
 //! ordered-section body as a [`crate::isa::Marker::OrderedBody`] that issues memory accesses.
 //!
-//! The scheduler interleaves waves one instruction at a time in an order drawn from a seed, and
-//! the run fails with a [`ModelError`] on any breach of the contract: a body running before an
+//! The scheduler interleaves waves, one wave from one scheduling point to the next at a time
+//! (`Sim::advance`), in an order drawn from a seed; a wave asleep in a poll loop whose next round
+//! would repeat is not scheduled until the exiting wave ID changes to one for which it would not
+//! ([`quiet`]). The run fails with a [`ModelError`] on any breach of the contract: a body running before an
 //! overlapping earlier invocation finished its own, a wait when the did-overlap bit is clear,
 //! ORDERED_PS_DONE twice or with memory accesses outstanding, a wave ending with POPS enabled and
 //! no ORDERED_PS_DONE, or a deadlock (every live wave spinning with nothing left that could change
