@@ -126,12 +126,7 @@ fn registers(op: Operand, dwords: u8) -> Locs {
 }
 
 /// What an operand of `dwords` dwords reads.
-pub(super) fn operand_reads(op: Operand, dwords: u8) -> Locs {
-    reads(op, dwords)
-}
-
-/// What an operand of `dwords` dwords reads.
-fn reads(op: Operand, dwords: u8) -> Locs {
+pub(super) fn reads(op: Operand, dwords: u8) -> Locs {
     match op {
         Operand::M0 => Locs::of(M0),
         Operand::Scc => Locs::of(SCC),

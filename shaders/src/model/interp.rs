@@ -408,16 +408,15 @@ impl WaveState {
 
     #[inline(always)]
     fn read32(&self, op: Operand, env: &mut dyn Env) -> Result<u32, StepError> {
+        if let Some(s) = Src32::of(op) {
+            return self.src32(s, env);
+        }
         Ok(match op {
-            Operand::Sgpr(n) => self.sgpr.get(n as usize).copied().unwrap_or(0),
             Operand::Vcc => self.vcc as u32,
             Operand::M0 => self.m0,
-            Operand::Null => 0,
             Operand::Exec => self.exec as u32,
-            Operand::Const(v) => v as i32 as u32,
-            Operand::Literal(v) => v,
-            Operand::Scc => self.scc as u32,
-            Operand::PopsExitingWaveId => env.exiting_wave_id(self).map_err(StepError::Env)?,
+            // An SGPR past the model's reads 0 (`Src32` holds those it has).
+            _ => 0,
         })
     }
 
@@ -529,8 +528,9 @@ impl WaveState {
         Ok(())
     }
 
-    /// Executes the instruction at the program counter. The scalar ALU and branches, most of
-    /// what a wave runs, are here; the rest in `step_other`.
+    /// Executes the instruction at the program counter. The 32-bit scalar ALU, compares and
+    /// branches, most of what a wave runs, run here in their short form; the rest in
+    /// `step_other`.
     #[inline]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
@@ -569,7 +569,22 @@ impl WaveState {
             }
             Short::None => {}
         }
-        let inst = prog.insts[pc];
+        self.step_other(prog, pc, prog.insts[pc], env)
+    }
+
+    /// The instructions [`WaveState::step`] has no short form of: labels, the 64-bit ALU and
+    /// compares and those reading VCC, EXEC or M0, SOP1, SOPK, the SOPP forms but branches, the
+    /// body.
+    #[inline(never)]
+    fn step_other(
+        &mut self,
+        prog: &Program,
+        pc: usize,
+        inst: Inst,
+        env: &mut dyn Env,
+    ) -> Result<Event, StepError> {
+        let enc = prog.enc;
+        let unsupported = |why: &'static str| unsupported(prog, pc, why);
         match inst {
             Inst::Label(_) => Ok(Event::None),
             Inst::Sop2 {
@@ -594,40 +609,11 @@ impl WaveState {
                 self.scc = sopc_result(op, a, b);
                 Ok(Event::None)
             }
+            // The branches run in their short form (`Short::Branch`).
             Inst::Sopp {
-                op,
                 imm: SoppImm::Target(_),
-            } => {
-                let take = match op {
-                    Sopp::Branch => true,
-                    Sopp::CbranchScc0 => !self.scc,
-                    Sopp::CbranchScc1 => self.scc,
-                    Sopp::CbranchExecz => self.exec == 0,
-                    Sopp::CbranchExecnz => self.exec != 0,
-                    _ => return Err(unsupported(prog, pc, "not a branch").into()),
-                };
-                if take {
-                    // Resolved when the program was made (`Program::new`).
-                    self.pc = prog.targets[pc];
-                }
-                Ok(Event::None)
-            }
-            other => self.step_other(prog, pc, other, env),
-        }
-    }
-
-    /// The instructions [`WaveState::step`] leaves: SOP1, SOPK, the other SOPP forms, the body.
-    #[inline(never)]
-    fn step_other(
-        &mut self,
-        prog: &Program,
-        pc: usize,
-        inst: Inst,
-        env: &mut dyn Env,
-    ) -> Result<Event, StepError> {
-        let enc = prog.enc;
-        let unsupported = |why: &'static str| unsupported(prog, pc, why);
-        match inst {
+                ..
+            } => Err(unsupported("not a branch").into()),
             Inst::Marker(Marker::OrderedBody) => Ok(Event::Body(self.exec)),
             Inst::Sop1 { op, dst, src0 } => {
                 let w = op.widths();
@@ -676,11 +662,6 @@ impl WaveState {
                 }
                 _ => Err(unsupported("SOPP form not modelled").into()),
             },
-            // `step` runs the others.
-            Inst::Label(_) | Inst::Sop2 { .. } | Inst::Sopc { .. } => {
-                self.pc = pc;
-                self.step(prog, env)
-            }
         }
     }
 }

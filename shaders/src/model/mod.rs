@@ -12,11 +12,11 @@
 //! The scheduler interleaves waves, one wave from one scheduling point to the next at a time
 //! (`Sim::advance`), in an order drawn from a seed; a wave asleep in a poll loop whose next round
 //! would repeat is not scheduled until the exiting wave ID changes to one for which it would not
-//! ([`quiet`]). The run fails with a [`ModelError`] on any breach of the contract: a body running before an
-//! overlapping earlier invocation finished its own, a wait when the did-overlap bit is clear,
-//! ORDERED_PS_DONE twice or with memory accesses outstanding, a wave ending with POPS enabled and
-//! no ORDERED_PS_DONE, or a deadlock (every live wave spinning with nothing left that could change
-//! what it polls).
+//! ([`quiet`]). The run fails with a [`ModelError`] on any breach of the contract: a body
+//! running before an overlapping earlier invocation finished its own, a wait when the
+//! did-overlap bit is clear, ORDERED_PS_DONE twice or with memory accesses outstanding, a wave
+//! ending with POPS enabled and no ORDERED_PS_DONE, or a deadlock (every live wave spinning with
+//! nothing left that could change what it polls).
 //!
 //! Modelling choices the article leaves open (documented in docs/isa.md): the hardware tracks,
 //! per pixel or sample, the last wave that covered it until that wave ends; a wave with only
@@ -333,8 +333,6 @@ struct Sim<'a> {
     runnable: Vec<usize>,
     /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
     overlapped: Vec<usize>,
-    /// How many live waves are blocked.
-    blocked: usize,
     rng: Rng,
     epoch: u64,
     report: Report,
@@ -387,7 +385,6 @@ impl<'a> Sim<'a> {
             live: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
             runnable: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
             overlapped: Vec::with_capacity(scene.covered_total()),
-            blocked: 0,
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -544,10 +541,7 @@ impl<'a> Sim<'a> {
         let wave = &self.waves[w];
         let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         quiet::repeating_ids(
-            &self.prog.prog,
-            &self.prog.fx,
-            &self.prog.reads_exiting,
-            &self.prog.live_at,
+            self.prog,
             &wave.state,
             &mut env,
             exiting[usize::from(wave.packer)],
@@ -560,11 +554,7 @@ impl<'a> Sim<'a> {
     /// When none wakes, the list stays as it was, less wave `stepped` (at `pick`) if it ended.
     fn wake(&mut self, exiting: &[u16], pick: usize, stepped: usize) {
         let mut woke = false;
-        for &w in self
-            .live
-            .iter()
-            .take(if self.blocked > 0 { usize::MAX } else { 0 })
-        {
+        for &w in &self.live {
             let wave = &self.waves[w];
             let over = match wave.blocked {
                 None => continue,
@@ -587,7 +577,6 @@ impl<'a> Sim<'a> {
             };
             if over {
                 self.waves[w].blocked = None;
-                self.blocked -= 1;
                 woke = true;
             }
         }
@@ -671,7 +660,6 @@ impl<'a> Sim<'a> {
                     let wave = &mut self.waves[w];
                     wave.repeats = repeats;
                     wave.blocked = Some(Blocked::Polling);
-                    self.blocked += 1;
                 }
             }
             Event::WaitEvent(imm) => {
@@ -684,7 +672,6 @@ impl<'a> Sim<'a> {
                     self.waves[w].state.retire_wait_event();
                 } else {
                     self.waves[w].blocked = Some(Blocked::ExportReady);
-                    self.blocked += 1;
                 }
             }
             Event::Message(Msg::OrderedPsDone) => {

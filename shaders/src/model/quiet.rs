@@ -17,7 +17,8 @@
 //! read: the wave runs again as soon as the ID changes, as before.
 
 use super::effects::{Effects, Locs};
-use super::interp::{sopc_result, Env, Event, Program, WaveState};
+use super::interp::{sopc_result, Env, Event, WaveState};
+use super::Prepared;
 use crate::isa::{Inst, Operand, Sop2, Sopc, Sopp};
 
 /// Wave IDs have 10 bits.
@@ -203,7 +204,7 @@ impl Taint {
                 }
             }
             Operand::Scc if self.scc.is_some() => Source::Other,
-            _ if self.other.meets(op_locs(op, dwords)) => Source::Other,
+            _ if self.other.meets(super::effects::reads(op, dwords)) => Source::Other,
             _ => Source::Fixed,
         }
     }
@@ -340,28 +341,26 @@ struct Read<'a> {
     id: u32,
 }
 
-/// The locations an operand of `dwords` dwords reads.
-fn op_locs(op: Operand, dwords: u8) -> Locs {
-    super::effects::operand_reads(op, dwords)
-}
-
 /// Most instructions a round may take before it counts as not coming round.
 const ROUND_LIMIT: usize = 4096;
 
 /// The exiting wave IDs for which the wave in `state`, just after a sleep, would run a round
 /// that does nothing but read the ID (once at most) and sleep again at the same place with the
-/// same values in every location live there (`live_at`, by instruction), as it does reading
-/// `id` (what `env` answers) — or `None` where it would not at `id`. `fx` holds each
-/// instruction's effects.
+/// same values in every location live there, as it does reading `id` (what `env` answers) — or
+/// `None` where it would not at `id`.
 pub fn repeating_ids(
-    prog: &Program,
-    fx: &[Effects],
-    reads_exiting: &[bool],
-    live_at: &[Locs],
+    program: &Prepared,
     state: &WaveState,
     env: &mut dyn Env,
     id: u16,
 ) -> Option<IdSet> {
+    let Prepared {
+        prog,
+        fx,
+        reads_exiting,
+        live_at,
+        ..
+    } = program;
     let start = state.pc;
     let mut st = *state;
     let mut taint = Taint {
@@ -467,7 +466,6 @@ mod tests {
         }
     }
 
-    use super::super::effects::{effects, live_at_each, reads_exiting_wave_id};
     use super::super::interp::Refusal;
     use crate::isa::{ordered_section, Label, Marker, SectionOptions, Sop2};
     use pm4::GfxLevel;
@@ -488,13 +486,10 @@ mod tests {
         sgpr: &[u32],
         first: u16,
     ) -> Vec<(Option<IdSet>, bool)> {
-        let prog = Program::new(level, program).expect("a program");
-        let fx: Vec<Effects> = prog.insts.iter().map(effects).collect();
-        let reads: Vec<bool> = prog.insts.iter().map(reads_exiting_wave_id).collect();
-        let live = live_at_each(program);
+        let prepared = Prepared::new(level, program).expect("a program");
         let mut st = WaveState::new(sgpr, u64::MAX);
         loop {
-            match st.step(&prog, &mut Fixed(first)).expect("runs") {
+            match st.step(&prepared.prog, &mut Fixed(first)).expect("runs") {
                 Event::Sleep(_) => break,
                 Event::None => {}
                 e => panic!("no sleep before {e:?}"),
@@ -502,7 +497,7 @@ mod tests {
         }
         (0..IDS as u16)
             .map(|id| {
-                let set = repeating_ids(&prog, &fx, &reads, &live, &st, &mut Fixed(id), id);
+                let set = repeating_ids(&prepared, &st, &mut Fixed(id), id);
                 (set, set.is_some())
             })
             .collect()
