@@ -1,6 +1,6 @@
 //! Packs the scenes the ordering model verifies every shader on (`src/model/scene.rs`, whose
-//! code this script includes with `src/model/raster.rs`) into `OUT_DIR/fixed_scenes.bin`, so
-//! that a verification reads them instead of packing them.
+//! code this script includes with `src/model/raster.rs`) into `OUT_DIR/fixed_scenes.rs`, so
+//! that a verification reads them where they are instead of packing them.
 //!
 //! With the `corpus` feature, compiles the test shaders in `glsl/` to SPIR-V in OUT_DIR and writes
 //! the table `shaders::corpus::all()` serves. Without it, runs nothing: building pops needs no
@@ -76,7 +76,7 @@ fn glslang(src: &Path, out: &Path, entry: Option<&str>) {
     run("glslangValidator", "glslang-tools", &args);
 }
 
-/// Writes every fixed scene's words, little-endian.
+/// Writes every fixed scene's words as a Rust array (`FIXED_SCENES`), read where it is.
 fn write_fixed_scenes(out_dir: &Path) {
     for src in [
         "src/model/raster.rs",
@@ -85,12 +85,19 @@ fn write_fixed_scenes(out_dir: &Path) {
     ] {
         println!("cargo:rerun-if-changed={src}");
     }
-    let bytes: Vec<u8> = scene::encode_fixed()
-        .into_iter()
-        .flat_map(u32::to_le_bytes)
-        .collect();
-    if let Err(e) = fs::write(out_dir.join("fixed_scenes.bin"), bytes) {
-        eprintln!("error: pops-shaders: cannot write fixed_scenes.bin: {e}");
+    let words = scene::encode_fixed();
+    let mut text = format!(
+        "/// Every fixed scene: its length, then its words (`model::scene::encode_fixed`).\n\
+         static FIXED_SCENES: [u32; {}] = [",
+        words.len()
+    );
+    for (k, w) in words.iter().enumerate() {
+        text.push_str(if k % 16 == 0 { "\n" } else { " " });
+        text.push_str(&format!("{w:#x},"));
+    }
+    text.push_str("\n];\n");
+    if let Err(e) = fs::write(out_dir.join("fixed_scenes.rs"), text) {
+        eprintln!("error: pops-shaders: cannot write fixed_scenes.rs: {e}");
         std::process::exit(1);
     }
 }

@@ -38,7 +38,7 @@ pub use raster::{
     generate_stream, pack_waves, Fragment, Key, KeySpace, Packing, Primitive, Rng, StreamShape,
     WavePlan,
 };
-pub use scene::{Invocation, Scene};
+pub use scene::{Check, Invocation, Scene};
 use std::collections::VecDeque;
 
 /// How the hardware and the run are set up.
@@ -786,7 +786,7 @@ impl<'a> Sim<'a> {
         let keeps_order = ran & exec == 0
             && before
                 .iter()
-                .all(|(l, _, e)| exec >> l & 1 == 0 || self.unfinished(w, e).is_none());
+                .all(|c| exec >> c.lane & 1 == 0 || self.unfinished(w, &c.earlier).is_none());
         if !keeps_order {
             self.walk_in_lane_order(w, exec)?;
         }
@@ -817,15 +817,15 @@ impl<'a> Sim<'a> {
         while lanes != 0 {
             let l = lanes.trailing_zeros() as u8;
             lanes &= lanes - 1;
-            while before.get(at).is_some_and(|&(cl, _, _)| cl < l) {
+            while before.get(at).is_some_and(|c| c.lane < l) {
                 at += 1;
             }
             if ran >> l & 1 == 1 {
                 return Err(ModelError::BodyTwice(self.scene.invocation(plan, l)));
             }
             // By induction, checking the immediate predecessor on each key suffices.
-            while let Some(&(cl, key, earlier)) = before.get(at) {
-                if cl != l {
+            while let Some(Check { lane, key, earlier }) = before.get(at) {
+                if lane != l {
                     break;
                 }
                 at += 1;

@@ -400,9 +400,9 @@ fn collision_sgpr(enc: Encoding, code: &[Instr]) -> Option<u8> {
     })
 }
 
-/// The scenes every verification runs on, packed when pops was built (`build.rs`,
-/// [`model::scene::encode_fixed`]).
-static FIXED_SCENES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fixed_scenes.bin"));
+// The scenes every verification runs on, packed when pops was built (`build.rs`,
+// `model::scene::encode_fixed`): `FIXED_SCENES`.
+include!(concat!(env!("OUT_DIR"), "/fixed_scenes.rs"));
 
 /// The packed stream of `seed` under `packing`: read from the scenes packed when pops was built
 /// (packed here only if that table lacks it), once per process, and shared by every verified
@@ -420,7 +420,7 @@ fn scene(seed: u64, packing: Packing) -> Arc<Scene> {
         return hit;
     }
     let scene = Arc::new(
-        model::scene::find_fixed(FIXED_SCENES, seed, packing)
+        model::scene::find_fixed(&FIXED_SCENES, seed, packing)
             .unwrap_or_else(|| model::scene::pack_fixed(seed, packing)),
     );
     let mut all = scenes.lock();
@@ -760,7 +760,7 @@ mod tests {
                             Granularity::Pixel
                         };
                         let packing = cfg.packing();
-                        let built = model::scene::find_fixed(FIXED_SCENES, seed, packing);
+                        let built = model::scene::find_fixed(&FIXED_SCENES, seed, packing);
                         let now = model::scene::pack_fixed(seed, packing);
                         assert_eq!(
                             built.as_ref(),
