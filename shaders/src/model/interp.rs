@@ -531,7 +531,7 @@ impl WaveState {
     /// Executes the instruction at the program counter. The 32-bit scalar ALU, compares and
     /// branches, most of what a wave runs, run here in their short form; the rest in
     /// `step_other`.
-    #[inline]
+    #[inline(always)]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
         let pc = self.pc;
         let Some(&short) = prog.short.get(pc) else {

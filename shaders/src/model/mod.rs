@@ -328,9 +328,10 @@ struct Sim<'a> {
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
     live: Vec<usize>,
-    /// The live waves not blocked, in launch order: kept as waves launch and block, rebuilt
-    /// when a wave exits its section or ends (most steps change none of it).
+    /// The live waves not blocked, in launch order: kept as waves launch, block, wake and end.
     runnable: Vec<usize>,
+    /// The waves blocked, in no order: those a wave's exit or end may wake.
+    blocked: Vec<usize>,
     /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
     overlapped: Vec<usize>,
     rng: Rng,
@@ -384,6 +385,7 @@ impl<'a> Sim<'a> {
             // Grown once: a run's lists are short and it is run thousands of times.
             live: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
             runnable: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
+            blocked: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
             overlapped: Vec::with_capacity(scene.covered_total()),
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
@@ -478,24 +480,19 @@ impl<'a> Sim<'a> {
 
     /// Each packer's exiting wave ID, into `out` (kept across the run: it changes at every
     /// exit).
-    fn exiting_ids(&mut self, out: &mut Vec<u16>) {
+    fn exiting_ids(&mut self, out: &mut [u16; 4]) {
         let waves = &self.waves;
-        out.clear();
-        out.extend(self.packers.iter_mut().map(|pk| {
-            while let Some(&w) = pk.order.front() {
-                if waves[w].done {
-                    pk.order.pop_front();
-                } else {
-                    break;
-                }
+        for (pk, id) in self.packers.iter_mut().zip(out.iter_mut()) {
+            while pk.order.front().is_some_and(|&w| waves[w].done) {
+                pk.order.pop_front();
             }
-            pk.order.front().map(|&w| waves[w].id).unwrap_or(pk.next_id)
-        }));
+            *id = pk.order.front().map_or(pk.next_id, |&w| waves[w].id);
+        }
     }
 
     fn run(mut self) -> Result<Report, ModelError> {
         let total = self.scene.waves();
-        let mut exiting = Vec::with_capacity(self.packers.len());
+        let mut exiting = [0u16; 4];
         self.exiting_ids(&mut exiting);
         loop {
             self.report.steps += 1;
@@ -530,6 +527,7 @@ impl<'a> Sim<'a> {
                 self.wake(&exiting, pick, w);
             } else if self.waves[w].blocked.is_some() {
                 self.runnable.remove(pick);
+                self.blocked.push(w);
             }
         }
         Ok(self.report)
@@ -548,16 +546,19 @@ impl<'a> Sim<'a> {
         )
     }
 
-    /// After a wave exited its section or ended: the blocked waves whose wait that can have
-    /// ended run again (a poll loop whose packer's exiting wave ID changed, a wait for export
-    /// ready whose overlapped waves all ended), and the runnable waves are listed anew.
-    /// When none wakes, the list stays as it was, less wave `stepped` (at `pick`) if it ended.
+    /// After wave `stepped` (at `pick` in the runnable list) exited its section or ended: it
+    /// leaves the list if it ended, and the blocked waves whose wait that can have ended run
+    /// again (a poll loop whose packer's exiting wave ID changed, a wait for export ready whose
+    /// overlapped waves all ended), each in its place in launch order.
     fn wake(&mut self, exiting: &[u16], pick: usize, stepped: usize) {
-        let mut woke = false;
-        for &w in &self.live {
+        if self.waves[stepped].ended {
+            self.runnable.remove(pick);
+        }
+        let mut k = 0;
+        while let Some(&w) = self.blocked.get(k) {
             let wave = &self.waves[w];
             let over = match wave.blocked {
-                None => continue,
+                None => true,
                 Some(Blocked::Polling) => {
                     let now = exiting[usize::from(wave.packer)];
                     let repeats = wave.repeats.contains(now);
@@ -575,26 +576,15 @@ impl<'a> Sim<'a> {
                     .iter()
                     .all(|&o| self.waves[o].ended),
             };
-            if over {
-                self.waves[w].blocked = None;
-                woke = true;
+            if !over {
+                k += 1;
+                continue;
             }
+            self.waves[w].blocked = None;
+            self.blocked.swap_remove(k);
+            let at = self.runnable.partition_point(|&r| r < w);
+            self.runnable.insert(at, w);
         }
-        if !woke {
-            // The stepped wave exited its section or ended: it did not block.
-            if self.waves[stepped].ended {
-                self.runnable.remove(pick);
-            }
-            return;
-        }
-        let waves = &self.waves;
-        self.runnable.clear();
-        self.runnable.extend(
-            self.live
-                .iter()
-                .copied()
-                .filter(|&w| waves[w].blocked.is_none()),
-        );
     }
 
     /// Runs wave `w` from one scheduling point to the next: its instructions up to and with the
