@@ -5,7 +5,7 @@
 
 use crate::isa::{
     Encoding, HwregId, Inst, Label, Marker, Msg, Operand, Sop1, Sop2, Sopc, Sopk, SopkImm, Sopp,
-    SoppImm,
+    SoppImm, Waitcnt,
 };
 use pm4::GfxLevel;
 
@@ -86,6 +86,15 @@ enum Short {
         b: Src32,
     },
     Branch(Sopp),
+    /// The events and waits every wave meets once or a few times: `s_sleep`, `s_sendmsg`,
+    /// the body, `s_endpgm` and `s_waitcnt`, and what runs as nothing (labels, `s_nop`, a wait
+    /// for ALU results: it orders nothing the model counts).
+    Sleep(u16),
+    Message(Msg),
+    Body,
+    End,
+    Wait(Waitcnt),
+    Nothing,
 }
 
 impl Short {
@@ -127,6 +136,28 @@ impl Short {
                     | Sopp::CbranchExecnz),
                 imm: SoppImm::Target(_),
             } => Short::Branch(op),
+            Inst::Sopp {
+                op: Sopp::Sleep,
+                imm: SoppImm::Simm16(v),
+            } => Short::Sleep(v),
+            Inst::Sopp {
+                op: Sopp::Sendmsg,
+                imm: SoppImm::Msg(m),
+            } => Short::Message(m),
+            Inst::Sopp {
+                op: Sopp::Endpgm,
+                ..
+            } => Short::End,
+            Inst::Sopp {
+                op: Sopp::Waitcnt,
+                imm: SoppImm::Waitcnt(w),
+            } => Short::Wait(w),
+            Inst::Sopp {
+                op: Sopp::Nop | Sopp::WaitAlu,
+                ..
+            }
+            | Inst::Label(_) => Short::Nothing,
+            Inst::Marker(Marker::OrderedBody) => Short::Body,
             _ => Short::None,
         }
     }
@@ -333,6 +364,17 @@ impl WaveState {
             Src32::Scc => u32::from(self.scc),
             Src32::Exiting => env.exiting_wave_id(self).map_err(StepError::Env)?,
         })
+    }
+
+    /// `s_waitcnt`: the counts it names drained to at most what it says.
+    #[inline(always)]
+    fn wait(&mut self, w: Waitcnt) {
+        if let Some(v) = w.vm {
+            self.counters.vm = self.counters.vm.min(u32::from(v));
+        }
+        if let Some(v) = w.lgkm {
+            self.counters.lgkm = self.counters.lgkm.min(u32::from(v));
+        }
     }
 
     /// Consumes an `s_wait_event` whose event has happened.
@@ -567,14 +609,25 @@ impl WaveState {
                 }
                 return Ok(Event::None);
             }
+            Short::Sleep(v) => return Ok(Event::Sleep(v)),
+            Short::Message(m) => return Ok(Event::Message(m)),
+            Short::Body => return Ok(Event::Body(self.exec)),
+            Short::End => {
+                self.pc = pc;
+                return Ok(Event::End);
+            }
+            Short::Wait(w) => {
+                self.wait(w);
+                return Ok(Event::None);
+            }
+            Short::Nothing => return Ok(Event::None),
             Short::None => {}
         }
         self.step_other(prog, pc, prog.insts[pc], env)
     }
 
-    /// The instructions [`WaveState::step`] has no short form of: labels, the 64-bit ALU and
-    /// compares and those reading VCC, EXEC or M0, SOP1, SOPK, the SOPP forms but branches, the
-    /// body.
+    /// The instructions [`WaveState::step`] has no short form of: the 64-bit ALU and compares
+    /// and those reading VCC, EXEC or M0, SOP1, SOPK, GFX12's split waits, `s_wait_event`.
     #[inline(never)]
     fn step_other(
         &mut self,
@@ -586,7 +639,8 @@ impl WaveState {
         let enc = prog.enc;
         let unsupported = |why: &'static str| unsupported(prog, pc, why);
         match inst {
-            Inst::Label(_) => Ok(Event::None),
+            // Labels, the body and the SOPP forms every wave meets run in their short form.
+            Inst::Label(_) | Inst::Marker(_) => Err(unsupported("runs in its short form").into()),
             Inst::Sop2 {
                 op,
                 dst,
@@ -614,7 +668,6 @@ impl WaveState {
                 imm: SoppImm::Target(_),
                 ..
             } => Err(unsupported("not a branch").into()),
-            Inst::Marker(Marker::OrderedBody) => Ok(Event::Body(self.exec)),
             Inst::Sop1 { op, dst, src0 } => {
                 let w = op.widths();
                 let a = self.read(src0, w.src0, env)?;
@@ -630,28 +683,11 @@ impl WaveState {
                 Ok(Event::None)
             }
             Inst::Sopp { op, imm } => match (op, imm) {
-                (Sopp::Waitcnt, SoppImm::Waitcnt(w)) => {
-                    if let Some(v) = w.vm {
-                        self.counters.vm = self.counters.vm.min(v as u32);
-                    }
-                    if let Some(v) = w.lgkm {
-                        self.counters.lgkm = self.counters.lgkm.min(v as u32);
-                    }
-                    Ok(Event::None)
-                }
                 // GFX12's split waits: loads, samples and BVH queries on the model's vm,
                 // stores on vs, LDS and scalar memory on lgkm.
                 (op, SoppImm::Simm16(v)) if op.is_split_wait() => {
                     self.counters.split_wait(op, v);
                     Ok(Event::None)
-                }
-                (Sopp::Sendmsg, SoppImm::Msg(m)) => Ok(Event::Message(m)),
-                // A wait for ALU results orders nothing the model counts.
-                (Sopp::Nop | Sopp::WaitAlu, _) => Ok(Event::None),
-                (Sopp::Sleep, SoppImm::Simm16(v)) => Ok(Event::Sleep(v)),
-                (Sopp::Endpgm, _) => {
-                    self.pc = pc;
-                    Ok(Event::End)
                 }
                 (Sopp::WaitEvent, SoppImm::Simm16(v)) => {
                     if !enc.is_gfx11_plus() {
