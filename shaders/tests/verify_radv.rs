@@ -261,7 +261,8 @@ fn classes_agree_with_llvm(chip: &str, text: &str) -> usize {
     let lvl = level(chip);
     let (_, code) = read(Encoding::of(lvl), text).unwrap();
     for i in &code {
-        let m = i.text.split_whitespace().next().unwrap_or_default();
+        let text = i.text(Encoding::of(lvl));
+        let m = text.split_whitespace().next().unwrap_or_default();
         let ok = match i.class {
             Class::Vmem {
                 kind: Some(VmemKind::Load),
@@ -309,7 +310,7 @@ fn classes_agree_with_llvm(chip: &str, text: &str) -> usize {
         assert!(
             ok,
             "{chip}: {:?} for '{}' ({:08x?})",
-            i.class, i.text, i.words
+            i.class, text, i.words
         );
     }
     code.len()

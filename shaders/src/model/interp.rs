@@ -145,8 +145,7 @@ impl Short {
                 imm: SoppImm::Msg(m),
             } => Short::Message(m),
             Inst::Sopp {
-                op: Sopp::Endpgm,
-                ..
+                op: Sopp::Endpgm, ..
             } => Short::End,
             Inst::Sopp {
                 op: Sopp::Waitcnt,

@@ -2,6 +2,7 @@
 //! input is not code.
 
 use crate::isa::decode::{Class, DecodeError};
+use crate::isa::Encoding;
 
 /// One instruction of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -9,9 +10,40 @@ pub struct Instr {
     /// Byte offset from the start of the code.
     pub addr: u32,
     pub words: Vec<u32>,
-    /// The input's text of the instruction (or the words in hex for raw input).
-    pub text: String,
+    /// The input's text of the instruction, where the input was text (a listing or a
+    /// disassembly); code read from its words has none until [`Instr::text`] names it.
+    pub listed: Option<String>,
     pub class: Class,
+}
+
+impl Instr {
+    /// The instruction as findings and lists quote it: the input's text, or for code read from
+    /// its words, what it is and its words in hex (`s_sendmsg [bf900007]`). Named when quoted,
+    /// not when read: most instructions of a verified shader are never quoted.
+    pub fn text(&self, enc: Encoding) -> String {
+        if let Some(t) = &self.listed {
+            return t.clone();
+        }
+        let mut text = String::with_capacity(32 + 9 * self.words.len());
+        crate::isa::decode::describe_into(enc, self.class, &mut text);
+        text.push_str(" [");
+        for (k, &x) in self.words.iter().enumerate() {
+            if k > 0 {
+                text.push(' ');
+            }
+            push_hex8(&mut text, x);
+        }
+        text.push(']');
+        text
+    }
+}
+
+/// `x` as eight lower-case hex digits (`{x:08x}`), without the formatting machinery.
+fn push_hex8(out: &mut String, x: u32) {
+    for shift in (0..8).rev() {
+        let digit = (x >> (4 * shift)) & 0xf;
+        out.push(char::from_digit(digit, 16).unwrap_or('0'));
+    }
 }
 
 /// What is wrong with one line of the input.
@@ -79,4 +111,27 @@ pub enum InputError {
         given: usize,
         decoded: usize,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of a binary are named as `{x:08x}` names them.
+    #[test]
+    fn hex_words_are_written_as_the_formatter_writes_them() {
+        for x in [
+            0u32,
+            9,
+            0xa,
+            0xbf8c_c07f,
+            0x8000_0000,
+            u32::MAX,
+            0x0123_4567,
+        ] {
+            let mut s = String::new();
+            push_hex8(&mut s, x);
+            assert_eq!(s, format!("{x:08x}"));
+        }
+    }
 }

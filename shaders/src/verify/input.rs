@@ -75,7 +75,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<(Format, Vec<Instr>), InputErro
         out.push(Instr {
             addr,
             words,
-            text,
+            listed: Some(text),
             class: d.class,
         });
         addr += 4 * n;
@@ -204,23 +204,10 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
             text: format!("{:08x}", words[at]),
             error,
         })?;
-        let w = words[at..at + d.words].to_vec();
-        // "description [hex hex]", built in one string: every instruction of every verified
-        // shader is named so, whether or not a finding quotes it.
-        let mut text = String::with_capacity(32 + 9 * w.len());
-        crate::isa::decode::describe_into(enc, d.class, &mut text);
-        text.push_str(" [");
-        for (k, &x) in w.iter().enumerate() {
-            if k > 0 {
-                text.push(' ');
-            }
-            push_hex8(&mut text, x);
-        }
-        text.push(']');
         out.push(Instr {
             addr,
-            text,
-            words: w,
+            listed: None,
+            words: words[at..at + d.words].to_vec(),
             class: d.class,
         });
         at += d.words;
@@ -228,36 +215,10 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
     Ok(out)
 }
 
-/// `x` as eight lower-case hex digits (`{x:08x}`), without the formatting machinery: every word
-/// of every verified shader is written so.
-fn push_hex8(out: &mut String, x: u32) {
-    for shift in (0..8).rev() {
-        let digit = (x >> (4 * shift)) & 0xf;
-        out.push(char::from_digit(digit, 16).unwrap_or('0'));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The words of a binary are named as `{x:08x}` names them.
-    #[test]
-    fn hex_words_are_written_as_the_formatter_writes_them() {
-        for x in [
-            0u32,
-            9,
-            0xa,
-            0xbf8c_c07f,
-            0x8000_0000,
-            u32::MAX,
-            0x0123_4567,
-        ] {
-            let mut s = String::new();
-            push_hex8(&mut s, x);
-            assert_eq!(s, format!("{x:08x}"));
-        }
-    }
     use crate::isa::decode::DecodeError;
 
     const ACO: &str = "BB0:\n\ts_nop 0                                  ; bf800000\n\t(then repeated 2 times)\n\tv_mov_b32_e32 v2, 0x3c003c00 ; 7e0402ff 3c003c00\n\ts_endpgm ; bf810000\n";
@@ -270,7 +231,7 @@ mod tests {
             &[0xbf90_0007, 0xbe80_2000, 0xf800_180f, 0, 0xbf81_0000],
         )
         .unwrap();
-        let text: Vec<&str> = i.iter().map(|x| x.text.as_str()).collect();
+        let text: Vec<String> = i.iter().map(|x| x.text(Encoding::Gfx10)).collect();
         assert_eq!(
             text,
             [

@@ -117,7 +117,7 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
         out.push(Instr {
             addr,
             words,
-            text: p.text,
+            listed: Some(p.text),
             class,
         });
     }

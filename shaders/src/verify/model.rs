@@ -239,11 +239,12 @@ fn sopk_imm(o: Sopk, simm16: u16) -> Result<SopkImm, Unmodelled> {
 }
 
 /// The entry sequence in the model's instructions, each with the driver's instruction it came
-/// from (address and text; none for a label), and the driver's instructions not run.
+/// from (its index in the code; none for a label), and the driver's instructions not run (by
+/// index: named only in the result).
 struct Entry {
     insts: Vec<Inst>,
-    origin: Vec<Option<(u32, String)>>,
-    skipped: Skipped,
+    origin: Vec<Option<usize>>,
+    skipped: Vec<usize>,
 }
 
 /// Converts the entry sequence ([`entry_end`]) into the model's instructions, with those it
@@ -262,7 +263,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
     let mut out = Vec::new();
     let mut origin = Vec::new();
     let mut skipped = Vec::new();
-    for i in slice {
+    for (at, i) in slice.iter().enumerate() {
         if let Some(k) = targets.iter().position(|&t| t == i.addr) {
             out.push(Inst::Label(Label(LABELS[k])));
             origin.push(None);
@@ -270,7 +271,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
         let lit = i.words.get(1).copied();
         let bad = |why: Unmodelled| ModelFinding::Uninterpreted {
             addr: i.addr,
-            text: i.text.clone(),
+            text: i.text(enc),
             why,
         };
         let op_of = |c: u8| operand(level, c, lit).map_err(bad);
@@ -281,7 +282,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
                 // An instruction that only reshapes the lane mask (`s_wqm_b64 exec, exec`: whole
                 // quad mode for helper lanes) leaves the wave-ID arithmetic alone.
                 None if sdst == 126 && src0 == 126 => {
-                    skipped.push((i.addr, i.text.clone()));
+                    skipped.push(at);
                     continue;
                 }
                 None => return Err(bad(Unmodelled::ScalarAlu)),
@@ -319,7 +320,7 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
                 }
             }
             Class::Sopp { op, .. } if super::opcodes::is_pacing(enc, op) => {
-                skipped.push((i.addr, i.text.clone()));
+                skipped.push(at);
                 continue;
             }
             Class::Sopp { op, simm16 } => {
@@ -339,17 +340,17 @@ fn entry(level: GfxLevel, code: &[Instr]) -> Result<Entry, ModelFinding> {
                 Inst::Sopp { op: o, imm }
             }
             Class::Valu | Class::Smem | Class::Ds => {
-                skipped.push((i.addr, i.text.clone()));
+                skipped.push(at);
                 continue;
             }
             // Before the wait: accesses outside the ordered section, not run.
             Class::Export { .. } | Class::Vmem { .. } => {
-                skipped.push((i.addr, i.text.clone()));
+                skipped.push(at);
                 continue;
             }
         };
         out.push(inst);
-        origin.push(Some((i.addr, i.text.clone())));
+        origin.push(Some(at));
     }
     out.push(Inst::Label(Label(ENTERED)));
     origin.push(None);
@@ -513,15 +514,19 @@ fn modelled(level: GfxLevel, code: &[Instr]) -> Result<Modelled, ModelFinding> {
         if keep[k] {
             entry_instructions += usize::from(matches!(from, Some(Some(_))));
             program.push(inst);
-        } else if let Some(Some(at)) = from {
-            skipped.push(at.clone());
+        } else if let Some(&Some(at)) = from {
+            skipped.push(at);
         }
     }
-    skipped.sort_by_key(|(addr, _)| *addr);
+    // Code comes in address order: by index is by address.
+    skipped.sort_unstable();
     Ok(Modelled {
         options,
         program,
-        skipped,
+        skipped: skipped
+            .into_iter()
+            .map(|at| (code[at].addr, code[at].text(enc)))
+            .collect(),
         entry_instructions,
     })
 }

@@ -430,10 +430,11 @@ pub const EPILOG_ALIGN: u32 = 0x1_0000;
 pub fn verify_with_epilog(level: GfxLevel, code: &[Instr], epilog: Option<&[Instr]>) -> Report {
     let end = code.last().map_or(0, |i| i.addr + 4 * i.words.len() as u32);
     let base = (end / EPILOG_ALIGN + 1) * EPILOG_ALIGN;
-    let mut all: Vec<Instr> = code.to_vec();
+    // The shader's code as it is; with an epilog, a copy that has the epilog's after it.
+    let mut all: std::borrow::Cow<[Instr]> = code.into();
     let epilog_entry = epilog.filter(|e| !e.is_empty()).map(|e| {
         let entry = all.len();
-        all.extend(e.iter().map(|i| Instr {
+        all.to_mut().extend(e.iter().map(|i| Instr {
             addr: i.addr + base,
             ..i.clone()
         }));
@@ -460,7 +461,8 @@ struct Walk<'a> {
     gfx11: bool,
     code: &'a [Instr],
     sems: Vec<Sem>,
-    index: HashMap<u32, usize>,
+    /// Each instruction's address with its index, by address.
+    index: Vec<(u32, usize)>,
     loops: Vec<(u32, u32)>,
     /// The first instruction of the PS epilog, where its code was given.
     epilog_entry: Option<usize>,
@@ -481,12 +483,21 @@ impl<'a> Walk<'a> {
             gfx11: enc.is_gfx11_plus(),
             code,
             sems: code.iter().map(|i| sem(enc, i)).collect(),
-            index: code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect(),
+            index: {
+                let mut index: Vec<(u32, usize)> =
+                    code.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
+                // Code comes in address order; anything else is put in it.
+                if !index.is_sorted() {
+                    index.sort_unstable();
+                }
+                index
+            },
             loops: wait_loops(enc, code),
             epilog_entry,
             findings: BTreeMap::new(),
-            nodes: Vec::new(),
-            index_of: HashMap::default(),
+            // Most shaders reach a few states per instruction: room for them from the start.
+            nodes: Vec::with_capacity(4 * code.len()),
+            index_of: HashMap::with_capacity_and_hasher(4 * code.len(), Default::default()),
             exits: HashSet::default(),
         }
     }
@@ -505,7 +516,7 @@ impl<'a> Walk<'a> {
             }
             let text = span
                 .next_back()
-                .map_or_else(String::new, |(i, _)| i.text.clone());
+                .map_or_else(String::new, |(i, _)| i.text(self.enc));
             self.findings.insert(
                 (Rule::WaitWithoutSleep, end),
                 Finding {
@@ -625,10 +636,10 @@ impl<'a> Walk<'a> {
         }
         let mut out: Vec<(u32, String)> = shown
             .iter()
-            .map(|&(k, _)| (self.code[k].addr, self.code[k].text.clone()))
+            .map(|&(k, _)| (self.code[k].addr, self.code[k].text(self.enc)))
             .collect();
         if let Some(&k) = ks.last() {
-            out.push((self.code[k].addr, self.code[k].text.clone()));
+            out.push((self.code[k].addr, self.code[k].text(self.enc)));
         }
         out
     }
@@ -665,7 +676,7 @@ impl<'a> Walk<'a> {
         let finding = Finding {
             rule,
             addr,
-            text: self.code[k].text.clone(),
+            text: self.code[k].text(self.enc),
             message,
             path: self.path(&ks),
             excerpt: self.excerpt(&ks),
@@ -720,8 +731,15 @@ impl<'a> Walk<'a> {
 
     /// Control from `k` reaching byte `addr`.
     fn to(&mut self, addr: i64, k: usize, st: State, next: &mut Next) {
-        match u32::try_from(addr).ok().and_then(|a| self.index.get(&a)) {
-            Some(&n) => next.push((n, st)),
+        let found = u32::try_from(addr).ok().and_then(|a| {
+            let at = self.index.partition_point(|&(x, _)| x < a);
+            self.index
+                .get(at)
+                .filter(|&&(x, _)| x == a)
+                .map(|&(_, k)| k)
+        });
+        match found {
+            Some(n) => next.push((n, st)),
             None => self.report(
                 Rule::BranchOutside,
                 k,
@@ -960,7 +978,7 @@ impl<'a> Walk<'a> {
             let finding = Finding {
                 rule,
                 addr,
-                text: w.code[n].text.clone(),
+                text: w.code[n].text(w.enc),
                 message: message.into(),
                 path: w.path(&ks),
                 excerpt: w.excerpt(&ks),
