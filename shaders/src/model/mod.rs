@@ -445,7 +445,21 @@ impl<'a> Sim<'a> {
             | ((self.rng.next_u64() as u32) << quad_bits);
 
         let exec = self.scene.exec(seq);
-        let mut state = WaveState::new(&[], exec);
+        // The wave is made in its place in the list (its registers are most of it).
+        self.waves.push(WaveRt {
+            plan: seq,
+            id,
+            packer: p as u8,
+            did_overlap,
+            overlapped,
+            state: WaveState::new(&[], exec),
+            ran: 0,
+            done: false,
+            ended: false,
+            blocked: None,
+            repeats: quiet::IdSet::NONE,
+        });
+        let state = &mut self.waves[seq].state;
         // Garbage in every SGPR, one draw each — only those the program can read before it
         // writes them are filled: the others' values cannot reach anything a run observes.
         for &r in &self.prog.read_at_launch {
@@ -462,24 +476,12 @@ impl<'a> Sim<'a> {
         self.report.invocations += exec.count_ones() as usize;
         self.report.overlapped_waves += did_overlap as usize;
         self.report.intrawave_waves += (layers != 0) as usize;
-        self.waves.push(WaveRt {
-            plan: seq,
-            id,
-            packer: p as u8,
-            did_overlap,
-            overlapped,
-            state,
-            ran: 0,
-            done: false,
-            ended: false,
-            blocked: None,
-            repeats: quiet::IdSet::NONE,
-        });
         self.live.push(seq);
     }
 
     /// Each packer's exiting wave ID, into `out` (kept across the run: it changes at every
     /// exit).
+    #[inline]
     fn exiting_ids(&mut self, out: &mut [u16; 4]) {
         let waves = &self.waves;
         for (pk, id) in self.packers.iter_mut().zip(out.iter_mut()) {
@@ -710,7 +712,10 @@ impl<'a> Sim<'a> {
                         self.scene.invocation(wave.plan, lane),
                     ));
                 }
-                self.live.retain(|&x| x != w);
+                // Live waves are in launch order, as waves are numbered.
+                if let Ok(at) = self.live.binary_search(&w) {
+                    self.live.remove(at);
+                }
                 self.epoch += 1;
             }
         }
@@ -770,13 +775,18 @@ impl<'a> Sim<'a> {
         }
         self.report.bodies += 1;
         let ran = self.waves[w].ran;
-        let before = self.scene.checks(plan);
-        // Almost every body keeps the order: then no lane ran before and no check of a lane
-        // that runs fails, whatever order they are looked at in (nothing changes meanwhile).
+        // Almost every body keeps the order: then no lane ran before and every lane that runs
+        // waits only for invocations of other waves that left their section having run theirs
+        // (what `unfinished` finds of them), whatever order they are looked at in. Anything
+        // else is looked at lane by lane, as the walk's first breach is the one named.
+        let waves = &self.waves;
         let keeps_order = ran & exec == 0
-            && before
-                .iter()
-                .all(|c| exec >> c.lane & 1 == 0 || self.unfinished(w, &c.earlier).is_none());
+            && self.scene.waits_met(plan, exec, |ew, lanes| {
+                ew != w
+                    && waves
+                        .get(ew)
+                        .is_some_and(|e| e.done && e.ran & lanes == lanes)
+            });
         if !keeps_order {
             self.walk_in_lane_order(w, exec)?;
         }

@@ -104,7 +104,47 @@ struct Lists {
     /// plan order, so this is fixed by the scene), each once, in first-key order.
     covered_start: usize,
     covered: usize,
+    /// Per wave, what its lanes wait for by earlier wave: five words each (see
+    /// [`waits_by_wave`]).
+    group_start: usize,
+    groups: usize,
     end: usize,
+}
+
+/// Per wave, its checks by the earlier wave they name, in first-check order: that wave, the
+/// lanes waiting for it (two words) and the lanes of it they wait for (two words). A body whose
+/// lanes wait only for waves that left their section with all those lanes run keeps the order
+/// — one look per earlier wave rather than per check.
+fn waits_by_wave(before: &[Check], before_start: &[u32]) -> (Vec<[u32; 5]>, Vec<u32>) {
+    let mut groups: Vec<[u32; 5]> = Vec::new();
+    let mut group_start = Vec::with_capacity(before_start.len());
+    for range in before_start.windows(2) {
+        let from = groups.len();
+        group_start.push(from as u32);
+        for c in &before[range[0] as usize..range[1] as usize] {
+            let wave = c.earlier.wave as u32;
+            let g = match groups[from..].iter().position(|g| g[0] == wave) {
+                Some(k) => from + k,
+                None => {
+                    groups.push([wave, 0, 0, 0, 0]);
+                    groups.len() - 1
+                }
+            };
+            let (lane, earlier) = (u64::from(c.lane), u64::from(c.earlier.lane));
+            let g = &mut groups[g];
+            let waiting = (u64::from(g[1]) | u64::from(g[2]) << 32) | 1 << lane;
+            let needed = (u64::from(g[3]) | u64::from(g[4]) << 32) | 1 << earlier;
+            *g = [
+                wave,
+                waiting as u32,
+                (waiting >> 32) as u32,
+                needed as u32,
+                (needed >> 32) as u32,
+            ];
+        }
+    }
+    group_start.push(groups.len() as u32);
+    (groups, group_start)
 }
 
 /// The primitive of an inactive lane.
@@ -266,12 +306,14 @@ impl Scene {
             );
         }
         lane_start.push(lane_prim.len() as u32);
+        let (groups, group_start) = waits_by_wave(&before, &before_start);
         let mut w = vec![
             packing_word(packing),
             plans.len() as u32,
             lane_prim.len() as u32,
             before.len() as u32,
             covered.len() as u32,
+            groups.len() as u32,
         ];
         w.extend(plans.iter().map(|p| u32::from(p.packer)));
         w.extend(plans.iter().map(|p| u32::from(p.layer_mask)));
@@ -285,6 +327,8 @@ impl Scene {
         w.extend(before.iter().flat_map(Check::words));
         w.extend(&covered_start);
         w.extend(&covered);
+        w.extend(&group_start);
+        w.extend(groups.iter().flatten());
         match Scene::from_words(Cow::Owned(w)) {
             Some(scene) => scene,
             None => unreachable!("a packed stream's words are a whole scene"),
@@ -296,10 +340,10 @@ impl Scene {
     /// its list's end, and every check and overlap name a wave the scene has and lanes a wave64
     /// has: what the accessors index by.
     fn from_words(words: Cow<'static, [u32]>) -> Option<Scene> {
-        let head = words.get(..5)?;
+        let head = words.get(..6)?;
         let packing = packing_of(head[0])?;
-        let [waves, lanes, checks, covered] = [1, 2, 3, 4].map(|k| head[k] as usize);
-        let mut end = 5usize;
+        let [waves, lanes, checks, covered, groups] = [1, 2, 3, 4, 5].map(|k| head[k] as usize);
+        let mut end = 6usize;
         let mut list = |n: usize| {
             let from = end;
             end = end.checked_add(n)?;
@@ -315,6 +359,8 @@ impl Scene {
             before: list(checks.checked_mul(4)?)?,
             covered_start: list(waves.checked_add(1)?)?,
             covered: list(covered)?,
+            group_start: list(waves.checked_add(1)?)?,
+            groups: list(groups.checked_mul(5)?)?,
             end,
         };
         if words.len() != at.end {
@@ -329,9 +375,15 @@ impl Scene {
         let whole = fits(at.lane_start, lanes)
             && fits(at.before_start, checks)
             && fits(at.covered_start, covered)
-            && words[at.covered..at.end]
+            && fits(at.group_start, groups)
+            && words[at.covered..at.group_start]
                 .iter()
                 .all(|&w| (w as usize) < waves)
+            && words[at.groups..at.end]
+                .as_chunks::<5>()
+                .0
+                .iter()
+                .all(|g| (g[0] as usize) < waves)
             && words[at.before..at.covered_start]
                 .as_chunks::<4>()
                 .0
@@ -381,6 +433,20 @@ impl Scene {
         )
     }
 
+    /// Whether every lane of wave `w` in `lanes` waits only for earlier waves `met(wave, lanes
+    /// of it)` holds for, where the lanes are all those any lane of `w` waits for of that
+    /// wave ([`waits_by_wave`]): a condition stronger than each check's.
+    pub fn waits_met(&self, w: usize, lanes: u64, met: impl Fn(usize, u64) -> bool) -> bool {
+        self.part(self.at.group_start, self.at.groups, 5, w)
+            .as_chunks::<5>()
+            .0
+            .iter()
+            .all(|g| {
+                let waiting = u64::from(g[1]) | u64::from(g[2]) << 32;
+                lanes & waiting == 0 || met(g[0] as usize, u64::from(g[3]) | u64::from(g[4]) << 32)
+            })
+    }
+
     /// The earlier waves that last covered one of wave `w`'s keys when it launches.
     pub fn covered_before(&self, w: usize) -> &[u32] {
         self.part(self.at.covered_start, self.at.covered, 1, w)
@@ -388,7 +454,7 @@ impl Scene {
 
     /// How many waves [`Scene::covered_before`] names for all waves together.
     pub fn covered_total(&self) -> usize {
-        self.at.end - self.at.covered
+        self.at.group_start - self.at.covered
     }
 
     /// The invocation in lane `lane` of wave `wave`.
@@ -561,20 +627,54 @@ mod tests {
         );
     }
 
+    /// A body that [`Scene::waits_met`] lets through passes each of its lanes' checks: for
+    /// every wave of every fixed scene, with earlier waves that ran random lanes.
+    #[test]
+    fn the_waits_by_wave_hold_each_check() {
+        let mut rng = super::super::raster::Rng(7);
+        for (seed, packing) in fixed_scenes() {
+            let scene = pack_fixed(seed, packing);
+            for w in 0..scene.waves() {
+                for _ in 0..8 {
+                    let ran: Vec<u64> = (0..scene.waves()).map(|_| rng.next_u64()).collect();
+                    let lanes = rng.next_u64();
+                    let met = |e: usize, need: u64| ran[e] & need == need;
+                    if scene.waits_met(w, lanes, met) {
+                        for c in scene.checks(w).iter() {
+                            assert!(
+                                lanes >> c.lane & 1 == 0
+                                    || ran[c.earlier.wave] >> c.earlier.lane & 1 == 1,
+                                "seed {seed}, wave {w}: {c:?}"
+                            );
+                        }
+                    }
+                }
+                // Every lane's check passing lets the body through.
+                let mut all = vec![0u64; scene.waves()];
+                for c in scene.checks(w).iter() {
+                    all[c.earlier.wave] |= 1 << c.earlier.lane;
+                }
+                assert!(scene.waits_met(w, u64::MAX, |e, need| all[e] & need == need));
+            }
+        }
+    }
+
     /// Words that are not a whole scene read as none, never a panic: cut short anywhere, or
-    /// with a start list or a wave out of bounds.
+    /// with a start list, an overlapped wave or a waited-for wave out of bounds.
     #[test]
     fn damaged_words_are_no_scene() {
         let words = pack_fixed(2, verification_packing(Granularity::Sample, 2)).encode(2);
         for cut in 0..words.len() {
             assert_eq!(Scene::decode(&bytes(&words[..cut])), None, "cut at {cut}");
         }
-        let waves = words[3] as usize;
-        let lane_start = 7 + 4 * waves;
+        let (waves, groups) = (words[3] as usize, words[7] as usize);
+        let lane_start = 8 + 4 * waves;
+        let last_covered = words.len() - 5 * groups - (waves + 1) - 1;
         for (at, value) in [
             (lane_start + 1, u32::MAX),
             (2, 0b1100),
-            (words.len() - 1, 9999),
+            (last_covered, 9999),
+            (words.len() - 5, 9999),
         ] {
             let mut bad = words.clone();
             bad[at] = value;
