@@ -79,6 +79,10 @@ impl IdSet {
 
     /// The IDs in both sets, where there is room for them.
     fn and(&self, other: &IdSet) -> Option<IdSet> {
+        // A round's first narrowing: every ID and a set of ascending, disjoint ranges.
+        if *self == IdSet::ALL {
+            return Some(*other);
+        }
         let mut out = IdSet::NONE;
         for &(a, b) in &self.ranges[..self.len] {
             for &(c, d) in &other.ranges[..other.len] {
@@ -119,18 +123,25 @@ impl Compare {
     /// each stretch between those points the outcome is that at its start.
     fn ids(&self, scc: bool) -> IdSet {
         let at_k = self.k.wrapping_sub(self.c);
-        let mut points = [
-            0,
+        // The points inside the 10-bit IDs, after 0; the stretches end at the last ID.
+        let mut points = [0u32; 6];
+        let mut n = 1;
+        for p in [
             at_k,
             at_k.wrapping_add(1),
             0u32.wrapping_sub(self.c),
             (1u32 << 31).wrapping_sub(self.c),
-            IDS,
-        ];
-        points.sort_unstable();
+        ] {
+            if p > 0 && p < IDS {
+                points[n] = p;
+                n += 1;
+            }
+        }
+        points[..n].sort_unstable();
+        points[n] = IDS;
         let mut set = IdSet::NONE;
-        for w in points.windows(2) {
-            if w[0] < IDS && w[0] < w[1] && self.at(w[0]) == scc {
+        for w in points[..=n].windows(2) {
+            if w[0] < w[1] && self.at(w[0]) == scc {
                 // Five stretches at most, in ascending order: always room.
                 set.add(w[0], w[1]);
             }
@@ -372,7 +383,7 @@ pub fn repeating_ids(
     let mut written = Locs::default();
     for _ in 0..ROUND_LIMIT {
         let pc = st.pc;
-        let inst = *prog.insts.get(pc)?;
+        let inst = prog.insts.get(pc)?;
         let event = st.step(prog, env).ok()?;
         let reads_id = reads_exiting.get(pc).copied().unwrap_or(false);
         reads += usize::from(reads_id);
@@ -388,7 +399,7 @@ pub fn repeating_ids(
             reads_id,
             id: u32::from(id),
         };
-        taint.after(&inst, read, &st, &mut ids);
+        taint.after(inst, read, &st, &mut ids);
         match event {
             Event::None => {}
             Event::Sleep(_) => {
