@@ -9,7 +9,7 @@ use crate::isa::Encoding;
 pub struct Instr {
     /// Byte offset from the start of the code.
     pub addr: u32,
-    pub words: Vec<u32>,
+    pub words: Words,
     /// The input's text of the instruction, where the input was text (a listing or a
     /// disassembly); code read from its words has none until [`Instr::text`] names it.
     pub listed: Option<String>,
@@ -35,6 +35,42 @@ impl Instr {
         }
         text.push(']');
         text
+    }
+}
+
+/// An instruction's code words, in place: every instruction of every verified shader has its
+/// own, and the longest (an image access with its extra addresses) has five.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Words {
+    len: u8,
+    w: [u32; Words::MAX],
+}
+
+impl Words {
+    /// The most words an instruction has here.
+    pub const MAX: usize = 8;
+
+    /// `words` as one instruction's, if it has no more than [`Words::MAX`].
+    pub fn new(words: &[u32]) -> Option<Words> {
+        let mut w = [0; Words::MAX];
+        w.get_mut(..words.len())?.copy_from_slice(words);
+        Some(Words {
+            len: words.len() as u8,
+            w,
+        })
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.w[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -111,11 +147,32 @@ pub enum InputError {
         given: usize,
         decoded: usize,
     },
+    #[error("instruction at byte 0x{addr:x} ({text}): {given} dwords, more than an instruction has ({})", Words::MAX)]
+    TooLong {
+        addr: u32,
+        text: String,
+        given: usize,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An instruction's words are kept as given, up to the most an instruction has, and no
+    /// more are taken.
+    #[test]
+    fn words_are_kept_in_place_up_to_the_longest_instruction() {
+        let five = [1, 2, 3, 4, 5];
+        assert_eq!(*Words::new(&five).unwrap(), five);
+        assert_eq!(Words::new(&[]).map(|w| w.len()), Some(0));
+        assert_eq!(
+            Words::new(&[7; Words::MAX]).map(|w| w.len()),
+            Some(Words::MAX)
+        );
+        assert_eq!(Words::new(&[7; Words::MAX + 1]), None);
+        assert_eq!(format!("{:?}", Words::new(&[1, 2]).unwrap()), "[1, 2]");
+    }
 
     /// The words of a binary are named as `{x:08x}` names them.
     #[test]

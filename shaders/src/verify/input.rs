@@ -4,7 +4,7 @@
 //! its encoding words (the listing's scalar instructions assembled first); the text, where there
 //! is one, is kept only to show it back.
 
-use super::code::{InputError, Instr, LineError};
+use super::code::{InputError, Instr, LineError, Words};
 use crate::isa::decode::decode;
 use crate::isa::Encoding;
 
@@ -72,9 +72,16 @@ pub fn read(enc: Encoding, text: &str) -> Result<(Format, Vec<Instr>), InputErro
             });
         }
         let n = words.len() as u32;
+        let Some(in_place) = Words::new(&words) else {
+            return Err(InputError::TooLong {
+                addr,
+                text,
+                given: words.len(),
+            });
+        };
         out.push(Instr {
             addr,
-            words,
+            words: in_place,
             listed: Some(text),
             class: d.class,
         });
@@ -195,7 +202,8 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
     if words.is_empty() {
         return Err(InputError::Empty);
     }
-    let mut out = Vec::new();
+    // At most one instruction a word.
+    let mut out = Vec::with_capacity(words.len());
     let mut at = 0;
     while at < words.len() {
         let addr = 4 * at as u32;
@@ -204,10 +212,18 @@ pub fn words(enc: Encoding, words: &[u32]) -> Result<Vec<Instr>, InputError> {
             text: format!("{:08x}", words[at]),
             error,
         })?;
+        let too_long = || InputError::TooLong {
+            addr,
+            text: format!("{:08x}", words[at]),
+            given: d.words,
+        };
         out.push(Instr {
             addr,
             listed: None,
-            words: words[at..at + d.words].to_vec(),
+            words: words
+                .get(at..at + d.words)
+                .and_then(Words::new)
+                .ok_or_else(too_long)?,
             class: d.class,
         });
         at += d.words;
@@ -262,8 +278,8 @@ mod tests {
         let (f, b) = read(Encoding::Gfx10, "bf800000 0x7e0402ff, 3c003c00").unwrap();
         assert_eq!(f, Format::RawWords);
         assert_eq!(
-            a.iter().map(|x| x.words.clone()).collect::<Vec<_>>(),
-            b.iter().map(|x| x.words.clone()).collect::<Vec<_>>()
+            a.iter().map(|x| x.words).collect::<Vec<_>>(),
+            b.iter().map(|x| x.words).collect::<Vec<_>>()
         );
     }
 

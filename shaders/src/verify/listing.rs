@@ -12,7 +12,7 @@
 //! exports (target and done), scalar memory, LDS, vector ALU. Those carry one placeholder word.
 //! Addresses count instructions (4 bytes each, literals included), since the listing has none.
 
-use super::code::{InputError, Instr, LineError};
+use super::code::{InputError, Instr, LineError, Words};
 use crate::isa::decode::{decode, Class, VmemFormat, VmemKind};
 use crate::isa::scalar_generated::{ScalarFormat, SCALAR_OPS};
 use crate::isa::{Encoding, Waitcnt};
@@ -114,9 +114,16 @@ pub fn read(enc: Encoding, text: &str) -> Result<Vec<Instr>, InputError> {
                 d.class
             }
         };
+        let Some(in_place) = Words::new(&words) else {
+            return Err(InputError::TooLong {
+                addr,
+                text: p.text,
+                given: words.len(),
+            });
+        };
         out.push(Instr {
             addr,
-            words,
+            words: in_place,
             listed: Some(p.text),
             class,
         });
@@ -506,18 +513,18 @@ mod tests {
             ("s_sendmsg sendmsg(ordered_ps_done)", &[0xbf900007]),
         ];
         for (line, words) in cases {
-            assert_eq!(one(g10, line).unwrap().words, words, "{line}");
+            assert_eq!(*one(g10, line).unwrap().words, *words, "{line}");
         }
         // GFX11: s_waitcnt_vscnt null, 0x0 (null is 124 there).
         assert_eq!(
-            one(Encoding::Gfx11, "s_waitcnt_vscnt %0:null imm:0")
+            *one(Encoding::Gfx11, "s_waitcnt_vscnt %0:null imm:0")
                 .unwrap()
                 .words,
             [0xbc7c0000]
         );
         // s_waitcnt vmcnt(0) lgkmcnt(0) on GFX10.
         assert_eq!(
-            one(g10, "s_waitcnt vmcnt(0) lgkmcnt(0)").unwrap().words,
+            *one(g10, "s_waitcnt vmcnt(0) lgkmcnt(0)").unwrap().words,
             [0xbf8c0070]
         );
     }

@@ -15,7 +15,7 @@ pub mod model;
 pub mod radv_binary;
 pub mod rules;
 
-pub use code::{InputError, Instr};
+pub use code::{InputError, Instr, Words};
 pub use input::{read, words, Format};
 pub use rules::{verify, verify_with_epilog, Exit, ExitKind, Finding, Report, Rule};
 
