@@ -372,23 +372,26 @@ impl Scene {
                 && starts.windows(2).all(|p| p[0] <= p[1])
                 && starts.last().is_some_and(|&l| l as usize == len)
         };
+        // Every word looked at without stopping early (a scene is read once a process).
+        let n = waves as u32;
+        let beyond = |list: &[u32]| list.iter().fold(false, |bad, &w| bad | (w >= n));
+        let bad_checks = words[at.before..at.covered_start]
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .fold(false, |bad, c| bad | (c[0] & 0xc0_00c0 != 0) | (c[1] >= n));
+        let bad_groups = words[at.groups..at.end]
+            .as_chunks::<5>()
+            .0
+            .iter()
+            .fold(false, |bad, g| bad | (g[0] >= n));
         let whole = fits(at.lane_start, lanes)
             && fits(at.before_start, checks)
             && fits(at.covered_start, covered)
             && fits(at.group_start, groups)
-            && words[at.covered..at.group_start]
-                .iter()
-                .all(|&w| (w as usize) < waves)
-            && words[at.groups..at.end]
-                .as_chunks::<5>()
-                .0
-                .iter()
-                .all(|g| (g[0] as usize) < waves)
-            && words[at.before..at.covered_start]
-                .as_chunks::<4>()
-                .0
-                .iter()
-                .all(|c| c[0] & 0xc0 == 0 && c[0] & 0xc0_0000 == 0 && (c[1] as usize) < waves);
+            && !beyond(&words[at.covered..at.group_start])
+            && !bad_groups
+            && !bad_checks;
         whole.then_some(Scene {
             packing,
             words,

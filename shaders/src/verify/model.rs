@@ -506,7 +506,7 @@ fn modelled(level: GfxLevel, code: &[Instr]) -> Result<Modelled, ModelFinding> {
     let mut whole = enter;
     whole.push(Inst::Marker(Marker::OrderedBody));
     whole.extend_from_slice(&ours.exit);
-    let keep = effects::observable(&whole);
+    let keep = observable(&whole);
     let mut program = Vec::with_capacity(whole.len());
     let mut entry_instructions = 0;
     for (k, inst) in whole.into_iter().enumerate() {
@@ -529,6 +529,26 @@ fn modelled(level: GfxLevel, code: &[Instr]) -> Result<Modelled, ModelFinding> {
             .collect(),
         entry_instructions,
     })
+}
+
+/// Which instructions of `whole` (the driver's entry, the model's body, pops' exit) have an
+/// effect the model can observe (`model::effects::observable`). Shaders of one driver share a
+/// few entry sequences whatever else they do, so the answer for a program seen before in this
+/// process is reused, as the outcomes of its runs are ([`simulate_all`]).
+fn observable(whole: &[Inst]) -> Vec<bool> {
+    type Kept = parking_lot::Mutex<rustc_hash::FxHashMap<Vec<Inst>, Vec<bool>>>;
+    static KEPT: OnceLock<Kept> = OnceLock::new();
+    let store = KEPT.get_or_init(Default::default);
+    if let Some(hit) = store.lock().get(whole) {
+        return hit.clone();
+    }
+    let keep = effects::observable(whole);
+    let mut store = store.lock();
+    if store.len() >= OUTCOMES_KEPT {
+        store.clear();
+    }
+    store.insert(whole.to_vec(), keep.clone());
+    keep
 }
 
 /// What every run of one program added up to.
