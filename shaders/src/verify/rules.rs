@@ -149,7 +149,7 @@ enum Tri {
 }
 
 /// The state of one path at one instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct State {
     overlap: Tri,
     /// SCC holds the did-overlap bit (`Some(true)`: SCC = 1 means overlap), where known.
@@ -172,6 +172,36 @@ struct State {
     last_export_done: bool,
     /// The path crossed the jump into the PS epilog.
     crossed: bool,
+}
+
+/// Hashed as one word: every state reached is looked up once or more.
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.packed());
+    }
+}
+
+impl State {
+    /// Every field in one word (52 bits): states with the same word are the same state.
+    fn packed(&self) -> u64 {
+        let tri = |t: Tri| t as u64;
+        let opt = |b: Option<bool>| b.map_or(0, |b| 1 + u64::from(b));
+        let saved = self
+            .saved_overlap
+            .map_or(0, |(r, v)| 1 | u64::from(r) << 1 | u64::from(v) << 9);
+        tri(self.overlap)
+            | opt(self.scc_overlap) << 2
+            | saved << 4
+            | u64::from(self.packer) << 14
+            | u64::from(self.waited) << 15
+            | u64::from(self.done) << 16
+            | u64::from(self.vm) << 24
+            | u64::from(self.vs) << 32
+            | u64::from(self.vt) << 40
+            | u64::from(self.exported) << 48
+            | u64::from(self.last_export_done) << 49
+            | u64::from(self.crossed) << 50
+    }
 }
 
 const CAP: u8 = 63;
