@@ -356,12 +356,12 @@ impl WaveState {
 
     /// The value of a resolved 32-bit source (as `read32` reads the operand).
     #[inline(always)]
-    fn src32(&self, s: Src32, env: &mut dyn Env) -> Result<u32, StepError> {
+    fn src32(&self, s: Src32, env: &mut dyn Env) -> Result<u32, Refusal> {
         Ok(match s {
             Src32::Sgpr(n) => self.sgpr[usize::from(n)],
             Src32::Value(v) => v,
             Src32::Scc => u32::from(self.scc),
-            Src32::Exiting => env.exiting_wave_id(self).map_err(StepError::Env)?,
+            Src32::Exiting => env.exiting_wave_id(self)?,
         })
     }
 
@@ -450,7 +450,7 @@ impl WaveState {
     #[inline(always)]
     fn read32(&self, op: Operand, env: &mut dyn Env) -> Result<u32, StepError> {
         if let Some(s) = Src32::of(op) {
-            return self.src32(s, env);
+            return self.src32(s, env).map_err(StepError::Env);
         }
         Ok(match op {
             Operand::Vcc => self.vcc as u32,
@@ -573,25 +573,25 @@ impl WaveState {
     /// branches, most of what a wave runs, run here in their short form; the rest in
     /// `step_other`.
     #[inline(always)]
-    pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, StepError> {
+    pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, Box<StepError>> {
         let pc = self.pc;
         let Some(&short) = prog.short.get(pc) else {
-            return Err(InterpError::RanOff(pc).into());
+            return Err(Box::new(InterpError::RanOff(pc).into()));
         };
         // Labels are passed over, not run (only a wave starting at one runs it, as nothing).
         self.pc = prog.next[pc + 1];
         match short {
             Short::Alu { op, dst, a, b } => {
-                let a = self.src32(a, env)?;
-                let b = self.src32(b, env)?;
+                let a = self.src32(a, env).map_err(refused)?;
+                let b = self.src32(b, env).map_err(refused)?;
                 let (r, scc) = sop2_result(op, u64::from(a), u64::from(b), self.scc);
                 self.sgpr[usize::from(dst)] = r as u32;
                 self.scc = scc;
                 return Ok(Event::None);
             }
             Short::Compare { op, a, b } => {
-                let a = self.src32(a, env)?;
-                let b = self.src32(b, env)?;
+                let a = self.src32(a, env).map_err(refused)?;
+                let b = self.src32(b, env).map_err(refused)?;
                 self.scc = sopc_result(op, u64::from(a), u64::from(b));
                 return Ok(Event::None);
             }
@@ -623,6 +623,7 @@ impl WaveState {
             Short::None => {}
         }
         self.step_other(prog, pc, prog.insts[pc], env)
+            .map_err(Box::new)
     }
 
     /// The instructions [`WaveState::step`] has no short form of: the 64-bit ALU and compares
@@ -699,6 +700,13 @@ impl WaveState {
             },
         }
     }
+}
+
+/// A refused read of the exiting wave ID as a step's error (rare: boxed, so that a step's
+/// outcome stays two words).
+#[cold]
+fn refused(why: Refusal) -> Box<StepError> {
+    Box::new(StepError::Env(why))
 }
 
 /// Why instruction `pc` of `prog` cannot run.

@@ -601,7 +601,7 @@ impl<'a> Sim<'a> {
         &mut self,
         w: usize,
         exiting: &[u16],
-    ) -> Result<Result<Event, StepError>, ModelError> {
+    ) -> Result<Result<Event, Box<StepError>>, ModelError> {
         let wave = &mut self.waves[w];
         let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         let event = loop {
@@ -632,7 +632,7 @@ impl<'a> Sim<'a> {
     fn step_wave(&mut self, w: usize, exiting: &[u16]) -> Result<(), ModelError> {
         let level = self.cfg.level;
         let event = self.advance(w, exiting)?;
-        let event = match event {
+        let event = match event.map_err(|e| *e) {
             Ok(e) => e,
             Err(StepError::Interp(error)) => return Err(ModelError::Interp { wave: w, error }),
             // The refusals of the exiting wave ID's read (`StepEnv`): a wait without overlap,
