@@ -33,15 +33,24 @@ pub struct Program {
     pub level: GfxLevel,
     enc: Encoding,
     pub insts: Vec<Inst>,
-    /// Where each instruction (by index) branches to when it branches: resolved once, as a
-    /// wave spinning in a wait loop takes a branch every few instructions.
-    targets: Vec<usize>,
-    /// The first instruction at or after each index that is not a label (and the end): a wave
-    /// goes on there, as a label is no instruction.
-    next: Vec<usize>,
-    /// Each instruction (by index) in the form [`WaveState::step`] runs without looking at its
-    /// operands' kinds, where it has one.
-    short: Vec<Short>,
+    /// What a step needs of each instruction (by index), resolved once, side by side.
+    ops: Vec<Op>,
+}
+
+/// One instruction as [`WaveState::step`] runs it.
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    /// The form it runs in without looking at its operands' kinds, where it has one.
+    short: Short,
+    /// The first instruction after it that is not a label (or the end): a wave goes on there,
+    /// as a label is no instruction.
+    next: u32,
+    /// Where it branches to when it branches: resolved once, as a wave spinning in a wait loop
+    /// takes a branch every few instructions.
+    target: u32,
+    /// Whether it reads the exiting wave ID, the one value other waves change
+    /// ([`super::effects::reads_exiting_wave_id`]).
+    reads_exiting: bool,
 }
 
 /// A 32-bit scalar source resolved when the program is made: what `read32` reads for it.
@@ -191,27 +200,36 @@ impl Program {
                 i
             };
         }
-        let targets = insts
+        // Indices are kept in 32 bits: no program is that long.
+        let index = |k: usize| u32::try_from(k).unwrap_or(u32::MAX);
+        let ops = insts
             .iter()
-            .map(|inst| match inst {
-                Inst::Sopp {
-                    imm: SoppImm::Target(Label(name)),
-                    ..
-                } => labels
-                    .iter()
-                    .find(|(l, _)| l == name)
-                    .map(|&(_, k)| next[k])
-                    .ok_or(InterpError::UndefinedLabel(name)),
-                _ => Ok(usize::MAX),
+            .enumerate()
+            .map(|(k, inst)| {
+                let target = match inst {
+                    Inst::Sopp {
+                        imm: SoppImm::Target(Label(name)),
+                        ..
+                    } => labels
+                        .iter()
+                        .find(|(l, _)| l == name)
+                        .map(|&(_, t)| index(next[t]))
+                        .ok_or(InterpError::UndefinedLabel(name))?,
+                    _ => u32::MAX,
+                };
+                Ok(Op {
+                    short: Short::of(inst),
+                    next: index(next[k + 1]),
+                    target,
+                    reads_exiting: super::effects::reads_exiting_wave_id(inst),
+                })
             })
             .collect::<Result<_, _>>()?;
         Ok(Program {
             level,
             enc: Encoding::of(level),
-            short: insts.iter().map(Short::of).collect(),
             insts,
-            targets,
-            next,
+            ops,
         })
     }
 }
@@ -374,6 +392,13 @@ impl WaveState {
         if let Some(v) = w.lgkm {
             self.counters.lgkm = self.counters.lgkm.min(u32::from(v));
         }
+    }
+
+    /// Whether instruction `pc` of `prog` reads the exiting wave ID: where a wave's run of
+    /// instructions between two scheduling points stops, once it has read it.
+    #[inline(always)]
+    pub fn reads_exiting(prog: &Program, pc: usize) -> bool {
+        prog.ops.get(pc).is_some_and(|op| op.reads_exiting)
     }
 
     /// Consumes an `s_wait_event` whose event has happened.
@@ -575,11 +600,17 @@ impl WaveState {
     #[inline(always)]
     pub fn step(&mut self, prog: &Program, env: &mut dyn Env) -> Result<Event, Box<StepError>> {
         let pc = self.pc;
-        let Some(&short) = prog.short.get(pc) else {
+        let Some(&Op {
+            short,
+            next,
+            target,
+            ..
+        }) = prog.ops.get(pc)
+        else {
             return Err(Box::new(InterpError::RanOff(pc).into()));
         };
         // Labels are passed over, not run (only a wave starting at one runs it, as nothing).
-        self.pc = prog.next[pc + 1];
+        self.pc = next as usize;
         match short {
             Short::Alu { op, dst, a, b } => {
                 let a = self.src32(a, env).map_err(refused)?;
@@ -604,7 +635,7 @@ impl WaveState {
                     _ => self.exec != 0,
                 };
                 if take {
-                    self.pc = prog.targets[pc];
+                    self.pc = target as usize;
                 }
                 return Ok(Event::None);
             }

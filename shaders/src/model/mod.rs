@@ -258,9 +258,6 @@ pub struct Prepared {
     live_at: Vec<effects::Locs>,
     /// Each instruction's effects (by `pc`): what a round of polling follows (`model::quiet`).
     fx: Vec<effects::Effects>,
-    /// Whether each instruction (by `pc`) reads the exiting wave ID, the one value other waves
-    /// change: where a wave's run of instructions between two scheduling points stops.
-    reads_exiting: Vec<bool>,
 }
 
 impl Prepared {
@@ -269,11 +266,6 @@ impl Prepared {
         let prog = Program::new(level, program).map_err(ModelError::Program)?;
         Ok(Prepared {
             level,
-            reads_exiting: prog
-                .insts
-                .iter()
-                .map(effects::reads_exiting_wave_id)
-                .collect(),
             fx: prog.insts.iter().map(effects::effects).collect(),
             prog,
             // What is live at the start (`effects::sgprs_read_at_launch`).
@@ -607,7 +599,7 @@ impl<'a> Sim<'a> {
         let event = loop {
             let event = wave.state.step(&self.prog.prog, &mut env);
             let read_before_next_read =
-                env.polls > 0 && self.prog.reads_exiting.get(wave.state.pc) == Some(&true);
+                env.polls > 0 && WaveState::reads_exiting(&self.prog.prog, wave.state.pc);
             if !matches!(event, Ok(Event::None)) || read_before_next_read {
                 break event;
             }

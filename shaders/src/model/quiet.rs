@@ -366,11 +366,7 @@ pub fn repeating_ids(
     id: u16,
 ) -> Option<IdSet> {
     let Prepared {
-        prog,
-        fx,
-        reads_exiting,
-        live_at,
-        ..
+        prog, fx, live_at, ..
     } = program;
     let start = state.pc;
     let mut st = *state;
@@ -385,7 +381,7 @@ pub fn repeating_ids(
         let pc = st.pc;
         let inst = prog.insts.get(pc)?;
         let event = st.step(prog, env).ok()?;
-        let reads_id = reads_exiting.get(pc).copied().unwrap_or(false);
+        let reads_id = WaveState::reads_exiting(prog, pc);
         reads += usize::from(reads_id);
         if reads > 1 {
             // A second read would be a scheduling point of its own: another wave may exit
