@@ -596,20 +596,26 @@ impl<'a> Sim<'a> {
     ) -> Result<Result<Event, Box<StepError>>, ModelError> {
         let wave = &mut self.waves[w];
         let mut env = StepEnv::of(self.cfg.level, exiting, wave);
+        let prog = &self.prog.prog;
+        // Steps counted here and added once: past `left`, the run is over the limit.
+        let left = self.cfg.max_steps.saturating_sub(self.report.steps);
+        let mut ran = 0;
         let event = loop {
-            let event = wave.state.step(&self.prog.prog, &mut env);
-            let read_before_next_read =
-                env.polls > 0 && WaveState::reads_exiting(&self.prog.prog, wave.state.pc);
-            if !matches!(event, Ok(Event::None)) || read_before_next_read {
+            let event = wave.state.step(prog, &mut env);
+            if !matches!(event, Ok(Event::None))
+                || (env.polls > 0 && WaveState::reads_exiting(prog, wave.state.pc))
+            {
                 break event;
             }
-            self.report.steps += 1;
-            if self.report.steps > self.cfg.max_steps {
+            ran += 1;
+            if ran > left {
+                self.report.steps += ran;
                 return Err(ModelError::StepLimit {
                     steps: self.report.steps,
                 });
             }
         };
+        self.report.steps += ran;
         debug_assert!(
             env.polls <= 1,
             "two reads of the exiting wave ID in one step"
