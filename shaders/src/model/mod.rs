@@ -1102,6 +1102,25 @@ mod tests {
         assert_eq!(r.polls % 2, 0, "each round reads twice: {r:?}");
     }
 
+    /// A wave that never reaches a scheduling point (a branch to itself) is a hang once the
+    /// run's steps pass its bound: the steps it ran between two scheduling points count, one
+    /// each, and the run stops at the first past the bound.
+    #[test]
+    fn a_wave_spinning_without_an_event_hits_the_step_bound() {
+        let level = GfxLevel::Gfx10_3;
+        let spin = [
+            Inst::Label(crate::isa::Label("spin")),
+            Inst::Sopp {
+                op: crate::isa::Sopp::Branch,
+                imm: crate::isa::SoppImm::Target(crate::isa::Label("spin")),
+            },
+        ];
+        let mut cfg = Config::new(level, WAVE64);
+        cfg.max_steps = 1000;
+        let r = simulate(&cfg, &spin, &generate_stream(3, small_stream(1)));
+        assert_eq!(r, Err(ModelError::StepLimit { steps: 1001 }));
+    }
+
     /// Every key of a stream's screen has its own index.
     #[test]
     fn key_indices_are_distinct() {
