@@ -331,6 +331,36 @@ struct Sim<'a> {
     report: Report,
 }
 
+/// A run's lists ([`Sim`]'s), kept for the thread's next run when it ends ([`LISTS`]).
+#[derive(Default)]
+struct Lists {
+    waves: Vec<WaveRt>,
+    packers: Vec<PackerRt>,
+    live: Vec<usize>,
+    runnable: Vec<usize>,
+    blocked: Vec<usize>,
+    overlapped: Vec<usize>,
+}
+
+thread_local! {
+    /// The lists of this thread's last run.
+    static LISTS: std::cell::Cell<Option<Lists>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Sim<'_> {
+    fn drop(&mut self) {
+        let lists = Lists {
+            waves: std::mem::take(&mut self.waves),
+            packers: std::mem::take(&mut self.packers),
+            live: std::mem::take(&mut self.live),
+            runnable: std::mem::take(&mut self.runnable),
+            blocked: std::mem::take(&mut self.blocked),
+            overlapped: std::mem::take(&mut self.overlapped),
+        };
+        LISTS.with(|l| l.set(Some(lists)));
+    }
+}
+
 impl<'a> Sim<'a> {
     fn new(cfg: &'a Config, prog: &'a Prepared, scene: &'a Scene) -> Result<Sim<'a>, ModelError> {
         let level = cfg.level;
@@ -361,24 +391,49 @@ impl<'a> Sim<'a> {
                 "no intrawave collisions on GFX11".into(),
             ));
         }
-        let packers = (0..cfg.packers.max(1))
-            .map(|_| PackerRt {
+        // The lists of the thread's last run, emptied: a verification runs the model dozens of
+        // times in a row, each run with lists of the same sizes.
+        let Lists {
+            mut waves,
+            mut packers,
+            mut live,
+            mut runnable,
+            mut blocked,
+            mut overlapped,
+        } = LISTS.with(|l| l.take()).unwrap_or_default();
+        let in_flight = cfg.max_in_flight.min(scene.waves());
+        for (list, room) in [
+            (&mut live, in_flight),
+            (&mut runnable, in_flight),
+            (&mut blocked, in_flight),
+            (&mut overlapped, scene.covered_total()),
+        ] {
+            list.clear();
+            list.reserve(room);
+        }
+        waves.clear();
+        waves.reserve(scene.waves());
+        packers.truncate(usize::from(cfg.packers.max(1)));
+        for pk in &mut packers {
+            pk.order.clear();
+            pk.next_id = cfg.first_wave_id & 0x3ff;
+        }
+        while packers.len() < usize::from(cfg.packers.max(1)) {
+            packers.push(PackerRt {
                 order: VecDeque::with_capacity(scene.waves()),
                 next_id: cfg.first_wave_id & 0x3ff,
-            })
-            .collect();
+            });
+        }
         Ok(Sim {
             cfg,
             prog,
             scene,
-            // Each wave is large (its registers, and a sleeping one's last state): grown once.
-            waves: Vec::with_capacity(scene.waves()),
+            waves,
             packers,
-            // Grown once: a run's lists are short and it is run thousands of times.
-            live: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
-            runnable: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
-            blocked: Vec::with_capacity(cfg.max_in_flight.min(scene.waves())),
-            overlapped: Vec::with_capacity(scene.covered_total()),
+            live,
+            runnable,
+            blocked,
+            overlapped,
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -524,7 +579,7 @@ impl<'a> Sim<'a> {
                 self.blocked.push(w);
             }
         }
-        Ok(self.report)
+        Ok(std::mem::take(&mut self.report))
     }
 
     /// The exiting wave IDs for which wave `w`, asleep, would run a round that repeats
