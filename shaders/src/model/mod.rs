@@ -572,8 +572,9 @@ impl<'a> Sim<'a> {
             let before = self.epoch;
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
+                let was = exiting;
                 self.exiting_ids(&mut exiting);
-                self.wake(&exiting, pick, w);
+                self.wake(&exiting, &was, pick, w);
             } else if self.waves[w].blocked.is_some() {
                 self.runnable.remove(pick);
                 self.blocked.push(w);
@@ -599,7 +600,7 @@ impl<'a> Sim<'a> {
     /// leaves the list if it ended, and the blocked waves whose wait that can have ended run
     /// again (a poll loop whose packer's exiting wave ID changed, a wait for export ready whose
     /// overlapped waves all ended), each in its place in launch order.
-    fn wake(&mut self, exiting: &[u16], pick: usize, stepped: usize) {
+    fn wake(&mut self, exiting: &[u16], was: &[u16], pick: usize, stepped: usize) {
         if self.waves[stepped].ended {
             self.runnable.remove(pick);
         }
@@ -609,8 +610,10 @@ impl<'a> Sim<'a> {
             let over = match wave.blocked {
                 None => true,
                 Some(Blocked::Polling) => {
-                    let now = exiting[usize::from(wave.packer)];
-                    let repeats = wave.repeats.contains(now);
+                    let p = usize::from(wave.packer);
+                    let now = exiting[p];
+                    // Its packer's ID as it was at the last look: it still repeats.
+                    let repeats = now == was[p] || wave.repeats.contains(now);
                     // The set holds what running the round would find (in the test build).
                     debug_assert!(
                         !repeats
