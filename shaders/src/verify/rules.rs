@@ -762,6 +762,10 @@ impl<'a> Walk<'a> {
     /// Control from `k` reaching byte `addr`.
     fn to(&mut self, addr: i64, k: usize, st: State, next: &mut Next) {
         let found = u32::try_from(addr).ok().and_then(|a| {
+            // Most control goes on to the next instruction.
+            if self.code.get(k + 1).is_some_and(|i| i.addr == a) {
+                return Some(k + 1);
+            }
             let at = self.index.partition_point(|&(x, _)| x < a);
             self.index
                 .get(at)
