@@ -166,14 +166,17 @@ fn entry_end(level: GfxLevel, code: &[Instr]) -> usize {
     // Where the wait is over: past GFX11's `s_wait_event` (bit 0 clear), or past the last
     // instruction of the wait loop (the backward branch whose span reads the exiting wave ID).
     // Memory accesses before it are outside the ordered section: skipped, not run.
+    // GFX9–10.3's first wait loop (its head and its backward branch), found once.
+    let first_loop = match enc {
+        Encoding::Gfx11 | Encoding::Gfx12 => None,
+        _ => super::rules::wait_loops(enc, code).first().copied(),
+    };
     let waited = match enc {
         Encoding::Gfx11 | Encoding::Gfx12 => code.iter().position(|i| {
             matches!(i.class, Class::Sopp { op, simm16 }
                 if Some(op) == wait_event && enc.waits_for_export_ready(simm16))
         }),
-        _ => super::rules::wait_loops(enc, code)
-            .first()
-            .and_then(|&(_, branch)| code.iter().position(|i| i.addr == branch)),
+        _ => first_loop.and_then(|(_, branch)| code.iter().position(|i| i.addr == branch)),
     };
     let from = waited.map_or(0, |k| k + 1);
     // The ordered section begins where the wait ends: right after GFX11's `s_wait_event`, or
@@ -182,9 +185,7 @@ fn entry_end(level: GfxLevel, code: &[Instr]) -> usize {
     // atomic in a loop of single lanes). Without a wait, the entry runs up to the first access.
     let loop_exit = match enc {
         Encoding::Gfx11 | Encoding::Gfx12 => waited.map(|k| k + 1),
-        _ => super::rules::wait_loops(enc, code)
-            .first()
-            .and_then(|&(head, back)| wait_exit(enc, code, head, back)),
+        _ => first_loop.and_then(|(head, back)| wait_exit(enc, code, head, back)),
     };
     let end = loop_exit.unwrap_or_else(|| {
         code[from..]
