@@ -526,23 +526,26 @@ impl<'a> Sim<'a> {
         self.live.push(seq);
     }
 
-    /// Each packer's exiting wave ID, into `out` (kept across the run: it changes at every
-    /// exit).
+    /// Packer `p`'s exiting wave ID: its oldest wave that has not left its section, or the ID
+    /// its next wave gets.
     #[inline]
-    fn exiting_ids(&mut self, out: &mut [u16; 4]) {
+    fn exiting_id(&mut self, p: usize) -> u16 {
         let waves = &self.waves;
-        for (pk, id) in self.packers.iter_mut().zip(out.iter_mut()) {
-            while pk.order.front().is_some_and(|&w| waves[w].done) {
-                pk.order.pop_front();
-            }
-            *id = pk.order.front().map_or(pk.next_id, |&w| waves[w].id);
+        let pk = &mut self.packers[p];
+        while pk.order.front().is_some_and(|&w| waves[w].done) {
+            pk.order.pop_front();
         }
+        pk.order.front().map_or(pk.next_id, |&w| waves[w].id)
     }
 
     fn run(mut self) -> Result<Report, ModelError> {
         let total = self.scene.waves();
+        // Each packer's exiting wave ID, kept across the run: a wave's exit or end changes its
+        // own packer's only.
         let mut exiting = [0u16; 4];
-        self.exiting_ids(&mut exiting);
+        for (p, id) in exiting.iter_mut().enumerate().take(self.packers.len()) {
+            *id = self.exiting_id(p);
+        }
         loop {
             self.report.steps += 1;
             if self.report.steps > self.cfg.max_steps {
@@ -573,7 +576,8 @@ impl<'a> Sim<'a> {
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 let was = exiting;
-                self.exiting_ids(&mut exiting);
+                let p = usize::from(self.waves[w].packer);
+                exiting[p] = self.exiting_id(p);
                 self.wake(&exiting, &was, pick, w);
             } else if self.waves[w].blocked.is_some() {
                 self.runnable.remove(pick);
