@@ -366,11 +366,12 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
             keep[k] = false;
         }
     }
+    let end = end_reads(program);
     loop {
-        let live_in = liveness(program, &succ, &fx, &keep);
+        let live_in = liveness(&succ, &fx, &keep, &end);
         let mut removed = false;
         for i in 0..program.len() {
-            let out = live_out(program, &succ, &live_in, i);
+            let out = live_out(&succ, &live_in, &end, i);
             if keep[i] && !fx[i].observable && !fx[i].writes.meets(out) {
                 keep[i] = false;
                 removed = true;
@@ -380,6 +381,31 @@ pub fn observable(program: &[Inst]) -> Vec<bool> {
             return keep;
         }
     }
+}
+
+/// Per instruction, what is live after it for falling off the program's end: the interpreter
+/// appends `s_endpgm` where the last instruction is neither that nor a branch.
+fn end_reads(program: &[Inst]) -> Vec<Locs> {
+    let endpgm = effects(&Inst::endpgm()).reads;
+    program
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| {
+            let falls_off = i + 1 == program.len()
+                && !matches!(
+                    inst,
+                    Inst::Sopp {
+                        op: Sopp::Endpgm | Sopp::Branch,
+                        ..
+                    }
+                );
+            if falls_off {
+                endpgm
+            } else {
+                Locs::NONE
+            }
+        })
+        .collect()
 }
 
 /// A wait for memory counters with the immediate the interpreter takes for it: all it does is
@@ -503,7 +529,7 @@ pub fn live_at_each(program: &[Inst]) -> Vec<Locs> {
     let succ = flow(program);
     let fx: Vec<Effects> = program.iter().map(effects).collect();
     let keep = vec![true; program.len()];
-    let mut live = liveness(program, &succ, &fx, &keep);
+    let mut live = liveness(&succ, &fx, &keep, &end_reads(program));
     live.push(effects(&Inst::endpgm()).reads);
     live
 }
@@ -526,18 +552,13 @@ fn flow(program: &[Inst]) -> Vec<[Option<usize>; 2]> {
 
 /// What is live before each instruction of `program` (those not in `keep` pass everything
 /// through), backwards to a fixed point (loops).
-fn liveness(
-    program: &[Inst],
-    succ: &[[Option<usize>; 2]],
-    fx: &[Effects],
-    keep: &[bool],
-) -> Vec<Locs> {
-    let mut live_in = vec![Locs::NONE; program.len()];
+fn liveness(succ: &[[Option<usize>; 2]], fx: &[Effects], keep: &[bool], end: &[Locs]) -> Vec<Locs> {
+    let mut live_in = vec![Locs::NONE; fx.len()];
     let mut changed = true;
     while changed {
         changed = false;
-        for i in (0..program.len()).rev() {
-            let out = live_out(program, succ, &live_in, i);
+        for i in (0..fx.len()).rev() {
+            let out = live_out(succ, &live_in, end, i);
             let now = if keep[i] {
                 out.without(fx[i].writes).with(fx[i].reads)
             } else {
@@ -552,21 +573,10 @@ fn liveness(
     live_in
 }
 
-/// Live after instruction `i`; past the program's end the interpreter appends `s_endpgm`.
-fn live_out(program: &[Inst], succ: &[[Option<usize>; 2]], live_in: &[Locs], i: usize) -> Locs {
-    let falls_off = i + 1 == program.len()
-        && !matches!(
-            program[i],
-            Inst::Sopp {
-                op: Sopp::Endpgm | Sopp::Branch,
-                ..
-            }
-        );
-    let mut out = if falls_off {
-        effects(&Inst::endpgm()).reads
-    } else {
-        Locs::NONE
-    };
+/// Live after instruction `i` (`end`: what falling off the program's end reads, per
+/// instruction).
+fn live_out(succ: &[[Option<usize>; 2]], live_in: &[Locs], end: &[Locs], i: usize) -> Locs {
+    let mut out = end[i];
     for s in succ[i].into_iter().flatten() {
         out = out.with(live_in[s]);
     }
