@@ -438,7 +438,7 @@ impl Scene {
 
     /// Whether every lane of wave `w` in `lanes` waits only for earlier waves `met(wave, lanes
     /// of it)` holds for, where the lanes are all those any lane of `w` waits for of that
-    /// wave ([`waits_by_wave`]): a condition stronger than each check's.
+    /// wave (`waits_by_wave`): a condition stronger than each check's.
     pub fn waits_met(&self, w: usize, lanes: u64, met: impl Fn(usize, u64) -> bool) -> bool {
         self.part(self.at.group_start, self.at.groups, 5, w)
             .as_chunks::<5>()
