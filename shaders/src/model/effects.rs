@@ -231,16 +231,6 @@ fn sop2(op: Sop2, dst: Operand, src0: Operand, src1: Operand) -> Effects {
     }
 }
 
-/// Whether `inst` reads the exiting wave ID: the one value a wave reads that other waves change.
-pub fn reads_exiting_wave_id(inst: &Inst) -> bool {
-    let mut reads = false;
-    inst.map_operands(|o| {
-        reads |= o == Operand::PopsExitingWaveId;
-        o
-    });
-    reads
-}
-
 /// What `inst` reads and writes in the interpreter.
 pub fn effects(inst: &Inst) -> Effects {
     match *inst {

@@ -49,7 +49,7 @@ struct Op {
     /// takes a branch every few instructions.
     target: u32,
     /// Whether it reads the exiting wave ID, the one value other waves change
-    /// ([`super::effects::reads_exiting_wave_id`]).
+    /// ([`reads_exiting_wave_id`]).
     reads_exiting: bool,
 }
 
@@ -221,7 +221,7 @@ impl Program {
                     short: Short::of(inst),
                     next: index(next[k + 1]),
                     target,
-                    reads_exiting: super::effects::reads_exiting_wave_id(inst),
+                    reads_exiting: reads_exiting_wave_id(inst),
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -232,6 +232,16 @@ impl Program {
             ops,
         })
     }
+}
+
+/// Whether `inst` reads the exiting wave ID: the one value a wave reads that other waves change.
+pub fn reads_exiting_wave_id(inst: &Inst) -> bool {
+    let mut reads = false;
+    inst.map_operands(|o| {
+        reads |= o == Operand::PopsExitingWaveId;
+        o
+    });
+    reads
 }
 
 /// Outstanding memory accesses, drained by `s_waitcnt` (vm, lgkm) and `s_waitcnt_vscnt` (vs).

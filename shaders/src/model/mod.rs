@@ -1154,7 +1154,7 @@ mod tests {
         let mut program = wave_program(&ordered_section(level, &opts).unwrap());
         let read = program
             .iter()
-            .position(effects::reads_exiting_wave_id)
+            .position(interp::reads_exiting_wave_id)
             .expect("the wait loop reads the exiting wave ID");
         program.insert(read + 1, program[read]);
         let shape = small_stream(1);
