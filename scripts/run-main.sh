@@ -164,7 +164,10 @@ for mesa in ${POPS_MAIN_MESA:-host current}; do
       fi
       quietly "building today's Mesa root from Debian sid (about 5 minutes the first time, then cached)" \
         target/mesa-current.log bash "$root/build.sh" target/mesa-current
-      one_mesa current bash "$root/run.sh" target/mesa-current --
+      # Each run inside the root holds its lock: the root's runner unmounts /tmp and the
+      # workspace when its command ends, under any other run still inside (pops's tests lock
+      # the same file).
+      one_mesa current flock target/mesa-current/pops-run.lock bash "$root/run.sh" target/mesa-current --
       ;;
     *) echo "POPS_MAIN_MESA: '$mesa' is not host or current" >&2; exit 2 ;;
   esac

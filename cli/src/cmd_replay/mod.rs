@@ -399,6 +399,14 @@ fn run_replayer(
         Mesa::Current { root, runner } => inside(root, runner, s, archive, &mut env, args),
         _ => (s.args.replayer.as_os_str().to_owned(), args),
     };
+    // Held while the replayer runs inside today's Mesa's root (dropped at return).
+    let _root_lock = match mesa {
+        Mesa::Current { root, .. } => match lock_root(root) {
+            Ok(l) => Some(l),
+            Err(e) => return Ok(Some(e)),
+        },
+        _ => None,
+    };
     let status = match spawn(&program, &args, &env) {
         Ok(st) => st,
         Err(e) => return Ok(Some(e.to_string())),
@@ -410,6 +418,24 @@ fn run_replayer(
     Ok(Some(how_it_ended(&name, status).unwrap_or_else(|| {
         format!("{name} exited with status {}", exit_code_of(status))
     })))
+}
+
+/// The lock every run inside today's Mesa's `root` holds (`ROOT/pops-run.lock`, the file pops's
+/// tests and scripts lock with flock(1)), taken exclusively, waiting for another run to end.
+/// Why: the root's runner unmounts everything it mounted under the root (`/tmp`, `/proc`, the
+/// bound folders) when its command ends, so a run that ends while another is still inside pulls
+/// that one's files from under it (its report then reads as absent). An error says which lock
+/// could not be taken.
+fn lock_root(root: &Path) -> Result<nix::fcntl::Flock<std::fs::File>, String> {
+    let path = root.join("pops-run.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open the lock {}: {e}", path.display()))?;
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| format!("cannot lock {}: {e}", path.display()))
 }
 
 /// The runner's command line that runs the replayer with `args` inside today's Mesa's `root`:
@@ -557,5 +583,35 @@ fn status(all: &[Replayed]) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::fcntl::{Flock, FlockArg};
+
+    /// A replay inside today's Mesa's root holds the root's lock while it runs, so that another
+    /// run (flock(1) on the same file, as the tests and scripts take it) waits for it.
+    #[test]
+    fn a_replay_inside_the_root_holds_the_roots_lock() {
+        let root = tempfile::tempdir().unwrap();
+        let other = || std::fs::File::open(root.path().join("pops-run.lock")).unwrap();
+        let held = lock_root(root.path()).unwrap();
+        assert!(
+            Flock::lock(other(), FlockArg::LockExclusiveNonblock).is_err(),
+            "another run could enter the root while a replay is inside"
+        );
+        drop(held);
+        assert!(Flock::lock(other(), FlockArg::LockExclusiveNonblock).is_ok());
+    }
+
+    #[test]
+    fn a_lock_that_cannot_be_made_is_named() {
+        let e = lock_root(Path::new("/nonexistent/root")).unwrap_err();
+        assert!(
+            e.starts_with("cannot open the lock /nonexistent/root/pops-run.lock"),
+            "{e}"
+        );
     }
 }
