@@ -60,9 +60,13 @@ impl Locs {
 
     /// The SGPRs among these locations, in ascending order.
     pub fn sgprs(self) -> Vec<u8> {
-        (0..SGPRS as u8)
-            .filter(|&n| self.meets(Locs::sgpr(n)))
-            .collect()
+        let mut out = Vec::new();
+        let mut rest = self.0 & ((1u128 << SGPRS) - 1);
+        while rest != 0 {
+            out.push(rest.trailing_zeros() as u8);
+            rest &= rest - 1;
+        }
+        out
     }
 
     /// SCC.
@@ -478,8 +482,12 @@ fn moves_nothing(program: &[Inst]) -> Vec<bool> {
 
 /// The locations `writes` names now hold what instruction `k` wrote.
 fn forget(held: &mut [Held], writes: Locs, k: usize) {
-    for (bit, h) in (0u32..).zip(held.iter_mut()) {
-        if writes.0 >> bit & 1 == 1 {
+    // The written bits only (an instruction writes a few of the 128).
+    let mut rest = writes.0;
+    while rest != 0 {
+        let bit = rest.trailing_zeros();
+        rest &= rest - 1;
+        if let Some(h) = held.get_mut(bit as usize) {
             *h = Held::Written { k, bit };
         }
     }

@@ -71,6 +71,7 @@ impl IdSet {
         true
     }
 
+    #[inline]
     pub fn contains(&self, id: u16) -> bool {
         self.ranges[..self.len]
             .iter()

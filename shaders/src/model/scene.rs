@@ -340,6 +340,16 @@ impl Scene {
     /// its list's end, and every check and overlap name a wave the scene has and lanes a wave64
     /// has: what the accessors index by.
     fn from_words(words: Cow<'static, [u32]>) -> Option<Scene> {
+        let scene = Scene::laid_out(words)?;
+        scene.is_whole().then_some(scene)
+    }
+
+    /// The scene in `words` with only its header and length looked at: for the scenes built
+    /// into pops, which [`Scene::new`] checked whole when pops was built (checking them again
+    /// at every process's first read cost more than a tenth of a GFX9 verification's margin).
+    /// Their accessors index safely, so words that were not whole would stop the verification
+    /// with a panic, never read past them.
+    fn laid_out(words: Cow<'static, [u32]>) -> Option<Scene> {
         let head = words.get(..6)?;
         let packing = packing_of(head[0])?;
         let [waves, lanes, checks, covered, groups] = [1, 2, 3, 4, 5].map(|k| head[k] as usize);
@@ -363,16 +373,26 @@ impl Scene {
             groups: list(groups.checked_mul(5)?)?,
             end,
         };
-        if words.len() != at.end {
-            return None;
-        }
+        (words.len() == at.end).then_some(Scene {
+            packing,
+            words,
+            waves,
+            at,
+        })
+    }
+
+    /// Whether every start list ascends to its list's end and every check, overlap and group
+    /// names a wave the scene has (and a check lanes a wave64 has).
+    fn is_whole(&self) -> bool {
+        let (words, at, waves) = (&self.words, &self.at, self.waves);
+        let count = |k: usize| words[k] as usize;
         let fits = |from: usize, len: usize| {
             let starts = &words[from..from + waves + 1];
             starts.first() == Some(&0)
                 && starts.windows(2).all(|p| p[0] <= p[1])
                 && starts.last().is_some_and(|&l| l as usize == len)
         };
-        // Every word looked at without stopping early (a scene is read once a process).
+        // Every word looked at without stopping early.
         let n = waves as u32;
         let beyond = |list: &[u32]| list.iter().fold(false, |bad, &w| bad | (w >= n));
         let bad_checks = words[at.before..at.covered_start]
@@ -385,19 +405,13 @@ impl Scene {
             .0
             .iter()
             .fold(false, |bad, g| bad | (g[0] >= n));
-        let whole = fits(at.lane_start, lanes)
-            && fits(at.before_start, checks)
-            && fits(at.covered_start, covered)
-            && fits(at.group_start, groups)
+        fits(at.lane_start, count(2))
+            && fits(at.before_start, count(3))
+            && fits(at.covered_start, count(4))
+            && fits(at.group_start, count(5))
             && !beyond(&words[at.covered..at.group_start])
             && !bad_groups
-            && !bad_checks;
-        whole.then_some(Scene {
-            packing,
-            words,
-            waves,
-            at,
-        })
+            && !bad_checks
     }
 
     /// The waves in launch order.
@@ -563,9 +577,19 @@ pub fn encode_fixed() -> Vec<u32> {
     out
 }
 
-/// The scene of `seed` under `packing` in a table [`encode_fixed`] wrote, read where it is;
-/// `None` if the table does not hold it.
+/// The scene of `seed` under `packing` in a table [`encode_fixed`] wrote, read where it is and
+/// checked whole; `None` if the table does not hold it.
 pub fn find_fixed(table: &'static [u32], seed: u64, packing: Packing) -> Option<Scene> {
+    find_in(table, seed, packing).filter(Scene::is_whole)
+}
+
+/// [`find_fixed`] for the table built into pops (`build.rs`), whose scenes [`Scene::new`]
+/// checked whole when pops was built: only their layout is read ([`Scene::laid_out`]).
+pub fn find_built(table: &'static [u32], seed: u64, packing: Packing) -> Option<Scene> {
+    find_in(table, seed, packing)
+}
+
+fn find_in(table: &'static [u32], seed: u64, packing: Packing) -> Option<Scene> {
     let mut rest = table;
     while let Some((&len, after)) = rest.split_first() {
         let (scene, next) = after.split_at_checked(len as usize)?;
@@ -574,7 +598,7 @@ pub fn find_fixed(table: &'static [u32], seed: u64, packing: Packing) -> Option<
             return None;
         };
         if (u64::from(hi) << 32 | u64::from(lo)) == seed && packing_of(p) == Some(packing) {
-            return Scene::from_words(Cow::Borrowed(&scene[2..]));
+            return Scene::laid_out(Cow::Borrowed(&scene[2..]));
         }
     }
     None

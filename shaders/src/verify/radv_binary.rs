@@ -40,8 +40,21 @@ pub fn machine_code(data: &[u8]) -> Result<&[u8], BinaryError> {
     };
     let len = data.len();
     let mut found = None;
-    // `p`: where code_size would be; total_size is the word before it.
-    for p in (4..len.saturating_sub(20)).step_by(4) {
+    // `p`: where code_size would be, right after total_size (the binary's size) or four bytes
+    // after it: only those places are looked at further, every one of them (to find a second).
+    let size = u32::try_from(len).unwrap_or(u32::MAX);
+    let (words, _) = data.as_chunks::<4>();
+    let candidates = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| u32::from_le_bytes(**w) == size)
+        .flat_map(|(i, _)| [4 * i + 4, 4 * i + 8]);
+    let mut last = 0;
+    for p in candidates {
+        if p <= last || p + 20 >= len {
+            continue;
+        }
+        last = p;
         let fits = || -> Option<(usize, usize)> {
             // total_size, right before the sizes or before four bytes of the header's tail padding.
             let total = word(p - 4)? as usize == len || (p >= 8 && word(p - 8)? as usize == len);
