@@ -584,7 +584,7 @@ pub fn find_fixed(table: &'static [u32], seed: u64, packing: Packing) -> Option<
 }
 
 /// [`find_fixed`] for the table built into pops (`build.rs`), whose scenes [`Scene::new`]
-/// checked whole when pops was built: only their layout is read ([`Scene::laid_out`]).
+/// checked whole when pops was built: only their layout is read.
 pub fn find_built(table: &'static [u32], seed: u64, packing: Packing) -> Option<Scene> {
     find_in(table, seed, packing)
 }
