@@ -65,4 +65,10 @@ wait = statistics.median((r["with"]["record_ns"] - r["without"]["record_ns"]) / 
 create = statistics.median(r["with"]["create_ns"] / r["without"]["create_ns"] for r in rows)
 cpu = statistics.median(r["with"]["cpu_ns"] / r["without"]["cpu_ns"] for r in rows)
 print(f"median over {len(rows)} runs, against {label}: create and record x{ratio:.3f} (wall time); CPU time of the application thread x{cpu:.3f}; creation alone x{create:.3f}; the recording (vkEndCommandBuffer included) +{wait:.0f} us per pipeline")
+later = statistics.median((r["with"]["cpu_ns"] - r["with"]["first_cpu_ns"]) / (r["without"]["cpu_ns"] - r["without"]["first_cpu_ns"]) for r in rows)
+first = statistics.median((r["with"]["first_cpu_ns"] - r["without"]["first_cpu_ns"]) / 1e3 for r in rows)
+print(f"  the application thread CPU time of each pipeline after a process first one x{later:.3f}; the first pipeline of a process pays {first:+.0f} us more (once: a thread of the layer started, code run the first time)")
+m = {(d, k): statistics.median(r[d][k] / r["pipelines"] for r in rows) for d in ("with", "without") for k in ("cpu_ns", "sys_ns", "minor_faults", "switches", "preempted")}
+w, o = {k: m["with", k] for k in ("cpu_ns", "sys_ns", "minor_faults", "switches", "preempted")}, {k: m["without", k] for k in ("cpu_ns", "sys_ns", "minor_faults", "switches", "preempted")}
+print("  the application thread per pipeline, with / without verify_isa (medians): CPU %.0f / %.0f us, of it in the kernel (as the kernel splits it, by its timer ticks) %.0f / %.0f us; minor page faults %.1f / %.1f; context switches %.2f / %.2f, preempted %.2f / %.2f" % (w["cpu_ns"] / 1e3, o["cpu_ns"] / 1e3, w["sys_ns"] / 1e3, o["sys_ns"] / 1e3, w["minor_faults"], o["minor_faults"], w["switches"], o["switches"], w["preempted"], o["preempted"]))
 '

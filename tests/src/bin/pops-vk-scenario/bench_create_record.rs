@@ -18,6 +18,30 @@ struct Spent {
     record_ns: u128,
     /// The thread's CPU time over the creation and the recording.
     cpu_ns: u128,
+    /// Of it, the device's first pipeline's: what a process pays once (a thread of the layer
+    /// started, code run for the first time), apart from what each pipeline pays.
+    first_cpu_ns: Option<u128>,
+    /// Of it, the time in the kernel, and the page faults and context switches meanwhile:
+    /// where CPU time that is not the thread's instructions goes.
+    sys_ns: u128,
+    minor_faults: i64,
+    switches: i64,
+    preempted: i64,
+}
+
+/// This thread's kernel time (ns), minor page faults, voluntary and involuntary context
+/// switches so far (getrusage RUSAGE_THREAD; zeros where it fails).
+fn thread_usage() -> (u128, i64, i64, i64) {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_THREAD).map_or((0, 0, 0, 0), |u| {
+        let t = u.system_time();
+        (
+            t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000,
+            u.minor_page_faults(),
+            u.voluntary_context_switches(),
+            u.involuntary_context_switches(),
+        )
+    })
 }
 
 /// This thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
@@ -36,6 +60,7 @@ fn create_and_record(
     spent: &mut Spent,
 ) -> Res<()> {
     let cpu = thread_cpu_ns();
+    let usage = thread_usage();
     let t = std::time::Instant::now();
     let frag = ctx.module(code)?;
     let p = attachmentless_pipeline(ctx, fx, vert, frag, &fx.dyn_states)?;
@@ -52,7 +77,14 @@ fn create_and_record(
             .end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
         spent.record_ns += t.elapsed().as_nanos();
-        spent.cpu_ns += thread_cpu_ns().saturating_sub(cpu);
+        let this = thread_cpu_ns().saturating_sub(cpu);
+        spent.cpu_ns += this;
+        spent.first_cpu_ns.get_or_insert(this);
+        let now = thread_usage();
+        spent.sys_ns += now.0.saturating_sub(usage.0);
+        spent.minor_faults += now.1 - usage.1;
+        spent.switches += now.2 - usage.2;
+        spent.preempted += now.3 - usage.3;
         ctx.device.destroy_command_pool(pool, None);
         ctx.device.destroy_pipeline(p, None);
         ctx.device.destroy_shader_module(frag, None);
@@ -96,7 +128,11 @@ pub(crate) fn scenario_bench_create_record() -> Res<()> {
         with.device.destroy_shader_module(verts[0], None);
         without.device.destroy_shader_module(verts[1], None);
     }
-    let json = |s: &Spent| serde_json::json!({"create_ns": s.create_ns as u64, "record_ns": s.record_ns as u64, "cpu_ns": s.cpu_ns as u64});
+    let json = |s: &Spent| {
+        serde_json::json!({"create_ns": s.create_ns as u64, "record_ns": s.record_ns as u64,
+            "cpu_ns": s.cpu_ns as u64, "first_cpu_ns": s.first_cpu_ns.unwrap_or(0) as u64, "sys_ns": s.sys_ns as u64, "minor_faults": s.minor_faults,
+            "switches": s.switches, "preempted": s.preempted})
+    };
     println!(
         "{}",
         serde_json::json!({"pipelines": n, "with": json(&spent[0]), "without": json(&spent[1])})
