@@ -5,7 +5,10 @@
 # instance enables the layer with verify_isa, one without — each corpus shader's pipeline created
 # once (every pipeline new) and a command buffer recorded with it at once; what the layer adds
 # to the recording (once a wait for the verdict in vkEndCommandBuffer) is shown apart. Wall time
-# and the application thread's CPU time, several processes; prints each and the medians.
+# and the application thread's CPU time, several processes; prints each and the medians, what
+# each pipeline after a device's first pays apart from what that first one pays once, and the
+# thread's page faults, context switches and kernel time. The process's first compile is made
+# before, uncounted, on the device without verify_isa (RADV detects the CPUs then).
 #
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
