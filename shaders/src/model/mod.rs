@@ -317,6 +317,15 @@ struct Sim<'a> {
     cfg: &'a Config,
     prog: &'a Prepared,
     scene: &'a Scene,
+    lists: Lists,
+    rng: Rng,
+    epoch: u64,
+    report: Report,
+}
+
+/// A run's lists, kept for the thread's next run when it ends ([`LISTS`]).
+#[derive(Default)]
+struct Lists {
     waves: Vec<WaveRt>,
     packers: Vec<PackerRt>,
     live: Vec<usize>,
@@ -325,20 +334,6 @@ struct Sim<'a> {
     /// The waves blocked, in no order: those a wave's exit or end may wake.
     blocked: Vec<usize>,
     /// Every wave's overlapped waves ([`WaveRt::overlapped`]).
-    overlapped: Vec<usize>,
-    rng: Rng,
-    epoch: u64,
-    report: Report,
-}
-
-/// A run's lists ([`Sim`]'s), kept for the thread's next run when it ends ([`LISTS`]).
-#[derive(Default)]
-struct Lists {
-    waves: Vec<WaveRt>,
-    packers: Vec<PackerRt>,
-    live: Vec<usize>,
-    runnable: Vec<usize>,
-    blocked: Vec<usize>,
     overlapped: Vec<usize>,
 }
 
@@ -349,14 +344,7 @@ thread_local! {
 
 impl Drop for Sim<'_> {
     fn drop(&mut self) {
-        let lists = Lists {
-            waves: std::mem::take(&mut self.waves),
-            packers: std::mem::take(&mut self.packers),
-            live: std::mem::take(&mut self.live),
-            runnable: std::mem::take(&mut self.runnable),
-            blocked: std::mem::take(&mut self.blocked),
-            overlapped: std::mem::take(&mut self.overlapped),
-        };
+        let lists = std::mem::take(&mut self.lists);
         LISTS.with(|l| l.set(Some(lists)));
     }
 }
@@ -428,12 +416,14 @@ impl<'a> Sim<'a> {
             cfg,
             prog,
             scene,
-            waves,
-            packers,
-            live,
-            runnable,
-            blocked,
-            overlapped,
+            lists: Lists {
+                waves,
+                packers,
+                live,
+                runnable,
+                blocked,
+                overlapped,
+            },
             rng: Rng(cfg.seed ^ 0x005e_ed0f_9095),
             epoch: 0,
             report: Report::default(),
@@ -442,36 +432,39 @@ impl<'a> Sim<'a> {
 
     fn launch(&mut self) {
         let level = self.cfg.level;
-        let seq = self.waves.len();
+        let seq = self.lists.waves.len();
         let p = usize::from(self.scene.packer(seq));
-        let id = self.packers[p].next_id;
-        self.packers[p].next_id = (id + 1) & 0x3ff;
+        let id = self.lists.packers[p].next_id;
+        self.lists.packers[p].next_id = (id + 1) & 0x3ff;
         if id == 0x3ff {
             self.report.wraps += 1;
         }
-        self.packers[p].order.push_back(seq);
+        self.lists.packers[p].order.push_back(seq);
 
         // The waves last on its keys (fixed by the scene), those still running.
-        let from = self.overlapped.len();
-        let waves = &self.waves;
-        self.overlapped.extend(
+        let from = self.lists.overlapped.len();
+        let waves = &self.lists.waves;
+        self.lists.overlapped.extend(
             self.scene
                 .covered_before(seq)
                 .iter()
                 .map(|&w| w as usize)
                 .filter(|&w| !waves[w].ended),
         );
-        let overlapped = from..self.overlapped.len();
+        let overlapped = from..self.lists.overlapped.len();
         let quad_bits = if self.cfg.section.wave64 { 16 } else { 8 };
         let layer_mask = self.scene.layer_mask(seq);
         let layers = layer_mask & !1;
-        let newest = self.overlapped[overlapped.clone()].iter().copied().max();
+        let newest = self.lists.overlapped[overlapped.clone()]
+            .iter()
+            .copied()
+            .max();
         let did_overlap = newest.is_some() || layers != 0;
 
         // COLLISION_WAVEID as the hardware reports it.
         let cur = id as u32;
         let newest_true = match newest {
-            Some(w) => self.waves[w].id as u32,
+            Some(w) => self.lists.waves[w].id as u32,
             None if did_overlap => (cur + 0x3ff) & 0x3ff,
             None => cur,
         };
@@ -493,7 +486,7 @@ impl<'a> Sim<'a> {
 
         let exec = self.scene.exec(seq);
         // The wave is made in its place in the list (its registers are most of it).
-        self.waves.push(WaveRt {
+        self.lists.waves.push(WaveRt {
             plan: seq,
             id,
             packer: p as u8,
@@ -506,7 +499,7 @@ impl<'a> Sim<'a> {
             blocked: None,
             repeats: quiet::IdSet::NONE,
         });
-        let state = &mut self.waves[seq].state;
+        let state = &mut self.lists.waves[seq].state;
         // Garbage in every SGPR, one draw each — only those the program can read before it
         // writes them are filled: the others' values cannot reach anything a run observes.
         for &r in &self.prog.read_at_launch {
@@ -523,15 +516,15 @@ impl<'a> Sim<'a> {
         self.report.invocations += exec.count_ones() as usize;
         self.report.overlapped_waves += did_overlap as usize;
         self.report.intrawave_waves += (layers != 0) as usize;
-        self.live.push(seq);
+        self.lists.live.push(seq);
     }
 
     /// Packer `p`'s exiting wave ID: its oldest wave that has not left its section, or the ID
     /// its next wave gets.
     #[inline]
     fn exiting_id(&mut self, p: usize) -> u16 {
-        let waves = &self.waves;
-        let pk = &mut self.packers[p];
+        let waves = &self.lists.waves;
+        let pk = &mut self.lists.packers[p];
         while pk.order.front().is_some_and(|&w| waves[w].done) {
             pk.order.pop_front();
         }
@@ -543,7 +536,11 @@ impl<'a> Sim<'a> {
         // Each packer's exiting wave ID, kept across the run: a wave's exit or end changes its
         // own packer's only.
         let mut exiting = [0u16; 4];
-        for (p, id) in exiting.iter_mut().enumerate().take(self.packers.len()) {
+        for (p, id) in exiting
+            .iter_mut()
+            .enumerate()
+            .take(self.lists.packers.len())
+        {
             *id = self.exiting_id(p);
         }
         loop {
@@ -553,35 +550,36 @@ impl<'a> Sim<'a> {
                     steps: self.report.steps,
                 });
             }
-            let can_launch = self.waves.len() < total && self.live.len() < self.cfg.max_in_flight;
-            let choices = self.runnable.len() + can_launch as usize;
+            let can_launch =
+                self.lists.waves.len() < total && self.lists.live.len() < self.cfg.max_in_flight;
+            let choices = self.lists.runnable.len() + can_launch as usize;
             if choices == 0 {
-                if self.live.is_empty() {
+                if self.lists.live.is_empty() {
                     break;
                 }
                 return Err(ModelError::Deadlock {
-                    waiting: self.live.clone(),
-                    launched: self.waves.len(),
+                    waiting: self.lists.live.clone(),
+                    launched: self.lists.waves.len(),
                     total,
                 });
             }
             let pick = self.rng.below(choices as u64) as usize;
-            let Some(w) = self.runnable.get(pick).copied() else {
+            let Some(w) = self.lists.runnable.get(pick).copied() else {
                 self.launch();
                 // The newest wave, last in launch order, not blocked.
-                self.runnable.push(self.waves.len() - 1);
+                self.lists.runnable.push(self.lists.waves.len() - 1);
                 continue;
             };
             let before = self.epoch;
             self.step_wave(w, &exiting)?;
             if self.epoch != before {
                 let was = exiting;
-                let p = usize::from(self.waves[w].packer);
+                let p = usize::from(self.lists.waves[w].packer);
                 exiting[p] = self.exiting_id(p);
                 self.wake(&exiting, &was, pick, w);
-            } else if self.waves[w].blocked.is_some() {
-                self.runnable.remove(pick);
-                self.blocked.push(w);
+            } else if self.lists.waves[w].blocked.is_some() {
+                self.lists.runnable.remove(pick);
+                self.lists.blocked.push(w);
             }
         }
         Ok(std::mem::take(&mut self.report))
@@ -590,7 +588,7 @@ impl<'a> Sim<'a> {
     /// The exiting wave IDs for which wave `w`, asleep, would run a round that repeats
     /// (`model::quiet`), where it would at its packer's ID now.
     fn repeating_ids(&self, w: usize, exiting: &[u16]) -> Option<quiet::IdSet> {
-        let wave = &self.waves[w];
+        let wave = &self.lists.waves[w];
         let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         quiet::repeating_ids(
             self.prog,
@@ -605,12 +603,12 @@ impl<'a> Sim<'a> {
     /// again (a poll loop whose packer's exiting wave ID changed, a wait for export ready whose
     /// overlapped waves all ended), each in its place in launch order.
     fn wake(&mut self, exiting: &[u16], was: &[u16], pick: usize, stepped: usize) {
-        if self.waves[stepped].ended {
-            self.runnable.remove(pick);
+        if self.lists.waves[stepped].ended {
+            self.lists.runnable.remove(pick);
         }
         let mut k = 0;
-        while let Some(&w) = self.blocked.get(k) {
-            let wave = &self.waves[w];
+        while let Some(&w) = self.lists.blocked.get(k) {
+            let wave = &self.lists.waves[w];
             let over = match wave.blocked {
                 None => true,
                 Some(Blocked::Polling) => {
@@ -628,18 +626,18 @@ impl<'a> Sim<'a> {
                     );
                     !repeats
                 }
-                Some(Blocked::ExportReady) => self.overlapped[wave.overlapped.clone()]
+                Some(Blocked::ExportReady) => self.lists.overlapped[wave.overlapped.clone()]
                     .iter()
-                    .all(|&o| self.waves[o].ended),
+                    .all(|&o| self.lists.waves[o].ended),
             };
             if !over {
                 k += 1;
                 continue;
             }
-            self.waves[w].blocked = None;
-            self.blocked.swap_remove(k);
-            let at = self.runnable.partition_point(|&r| r < w);
-            self.runnable.insert(at, w);
+            self.lists.waves[w].blocked = None;
+            self.lists.blocked.swap_remove(k);
+            let at = self.lists.runnable.partition_point(|&r| r < w);
+            self.lists.runnable.insert(at, w);
         }
     }
 
@@ -656,7 +654,7 @@ impl<'a> Sim<'a> {
         w: usize,
         exiting: &[u16],
     ) -> Result<Result<Event, Box<StepError>>, ModelError> {
-        let wave = &mut self.waves[w];
+        let wave = &mut self.lists.waves[w];
         let mut env = StepEnv::of(self.cfg.level, exiting, wave);
         let prog = &self.prog.prog;
         // Steps counted here and added once: past `left`, the run is over the limit.
@@ -709,7 +707,7 @@ impl<'a> Sim<'a> {
                 if let Some(repeats) = self.repeating_ids(w, exiting) {
                     // Its next round would change nothing until the exiting wave ID is one
                     // outside `repeats`: it is not scheduled until then.
-                    let wave = &mut self.waves[w];
+                    let wave = &mut self.lists.waves[w];
                     wave.repeats = repeats;
                     wave.blocked = Some(Blocked::Polling);
                 }
@@ -717,13 +715,13 @@ impl<'a> Sim<'a> {
             Event::WaitEvent(imm) => {
                 // GFX11 bit 0: "don't wait for export_ready"; GFX12 waits with bit 1.
                 let ready = !Encoding::of(level).waits_for_export_ready(imm)
-                    || self.overlapped[self.waves[w].overlapped.clone()]
+                    || self.lists.overlapped[self.lists.waves[w].overlapped.clone()]
                         .iter()
-                        .all(|&o| self.waves[o].ended);
+                        .all(|&o| self.lists.waves[o].ended);
                 if ready {
-                    self.waves[w].state.retire_wait_event();
+                    self.lists.waves[w].state.retire_wait_event();
                 } else {
-                    self.waves[w].blocked = Some(Blocked::ExportReady);
+                    self.lists.waves[w].blocked = Some(Blocked::ExportReady);
                 }
             }
             Event::Message(Msg::OrderedPsDone) => {
@@ -732,7 +730,7 @@ impl<'a> Sim<'a> {
                         wave: w,
                         error: InterpError::Unsupported {
                             // The message, before the labels the wave passed over after it.
-                            pc: (0..self.waves[w].state.pc)
+                            pc: (0..self.lists.waves[w].state.pc)
                                 .rev()
                                 .find(|&k| !matches!(self.prog.prog.insts[k], Inst::Label(_)))
                                 .unwrap_or(0),
@@ -745,7 +743,7 @@ impl<'a> Sim<'a> {
             }
             Event::Body(exec) => self.body(w, exec)?,
             Event::End => {
-                let wave = &self.waves[w];
+                let wave = &self.lists.waves[w];
                 if level.is_gfx11_plus() {
                     // "The overlapping waves are resumed when the wave performs the last export
                     // (with the done flag)" — at the end of the program in the model.
@@ -760,10 +758,10 @@ impl<'a> Sim<'a> {
                         return Err(ModelError::EndedWithoutDone { wave: w });
                     }
                     if !wave.done {
-                        self.waves[w].done = true;
+                        self.lists.waves[w].done = true;
                     }
                 }
-                let wave = &mut self.waves[w];
+                let wave = &mut self.lists.waves[w];
                 wave.ended = true;
                 let missing = self.scene.exec(wave.plan) & !wave.ran;
                 if missing != 0 {
@@ -773,8 +771,8 @@ impl<'a> Sim<'a> {
                     ));
                 }
                 // Live waves are in launch order, as waves are numbered.
-                if let Ok(at) = self.live.binary_search(&w) {
-                    self.live.remove(at);
+                if let Ok(at) = self.lists.live.binary_search(&w) {
+                    self.lists.live.remove(at);
                 }
                 self.epoch += 1;
             }
@@ -785,7 +783,7 @@ impl<'a> Sim<'a> {
     /// Why `earlier`, which covers a key just before an invocation of wave `w`, keeps that
     /// invocation from running its ordered section now, if it does.
     fn unfinished(&self, w: usize, earlier: &Invocation) -> Option<&'static str> {
-        let wave = &self.waves[w];
+        let wave = &self.lists.waves[w];
         if earlier.wave == w {
             return if wave.ran >> earlier.lane & 1 == 0 {
                 Some("an overlapping invocation of an earlier layer of the same wave has not run")
@@ -795,7 +793,7 @@ impl<'a> Sim<'a> {
                 None
             };
         }
-        match self.waves.get(earlier.wave) {
+        match self.lists.waves.get(earlier.wave) {
             None => Some("the earlier wave has not even launched"),
             Some(ew) if !ew.done => Some("the earlier wave has not left its ordered section"),
             Some(ew) if ew.ran >> earlier.lane & 1 == 1 => None,
@@ -804,7 +802,7 @@ impl<'a> Sim<'a> {
     }
 
     fn exit_section(&mut self, w: usize) -> Result<(), ModelError> {
-        let wave = &mut self.waves[w];
+        let wave = &mut self.lists.waves[w];
         if wave.done {
             return Err(ModelError::DoneTwice { wave: w });
         }
@@ -822,7 +820,7 @@ impl<'a> Sim<'a> {
     }
 
     fn body(&mut self, w: usize, exec: u64) -> Result<(), ModelError> {
-        let plan = self.waves[w].plan;
+        let plan = self.lists.waves[w].plan;
         let plan_exec = self.scene.exec(plan);
         if exec & !plan_exec != 0 {
             return Err(ModelError::PhantomLanes {
@@ -834,12 +832,12 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         self.report.bodies += 1;
-        let ran = self.waves[w].ran;
+        let ran = self.lists.waves[w].ran;
         // Almost every body keeps the order: then no lane ran before and every lane that runs
         // waits only for invocations of other waves that left their section having run theirs
         // (what `unfinished` finds of them), whatever order they are looked at in. Anything
         // else is looked at lane by lane, as the walk's first breach is the one named.
-        let waves = &self.waves;
+        let waves = &self.lists.waves;
         let keeps_order = ran & exec == 0
             && self.scene.waits_met(plan, exec, |ew, lanes| {
                 ew != w
@@ -851,7 +849,7 @@ impl<'a> Sim<'a> {
             self.walk_in_lane_order(w, exec)?;
         }
         let level = self.cfg.level;
-        let wave = &mut self.waves[w];
+        let wave = &mut self.lists.waves[w];
         wave.ran |= exec;
         // The body reads and writes per-pixel data: a load, a store, and (the article's
         // waterfall case) a scalar access.
@@ -869,8 +867,8 @@ impl<'a> Sim<'a> {
     /// The checks of a body of wave `w` for lanes `exec` lane by lane in order, each lane's
     /// predecessors after its own check: the first breach is the one this walk meets.
     fn walk_in_lane_order(&self, w: usize, exec: u64) -> Result<(), ModelError> {
-        let plan = self.waves[w].plan;
-        let ran = self.waves[w].ran;
+        let plan = self.lists.waves[w].plan;
+        let ran = self.lists.waves[w].ran;
         let before = self.scene.checks(plan);
         let mut at = 0;
         let mut lanes = exec;
