@@ -13,6 +13,8 @@
 #   scripts/create-record-bench.sh                  # the host's Mesa
 #   POPS_BENCH_MESA=current scripts/create-record-bench.sh   # today's Mesa (target/mesa-current)
 #   POPS_BENCH_RUNS=9 POPS_BENCH_FAMILY=vega10 scripts/create-record-bench.sh
+#   POPS_BENCH_SHADER_OBJECTS=1 scripts/create-record-bench.sh # shader objects (a vertex and
+#                                                              # a fragment one) instead
 #   POPS_BENCH_BASELINE=layer scripts/create-record-bench.sh   # against the layer without
 #                                                              # verify_isa, not without the layer
 set -euo pipefail

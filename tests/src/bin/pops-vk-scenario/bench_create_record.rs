@@ -44,11 +44,77 @@ fn thread_usage() -> (u128, i64, i64, i64) {
     })
 }
 
+impl Spent {
+    /// Adds what this thread spent since `cpu` ([`thread_cpu_ns`]) and `usage`
+    /// ([`thread_usage`]) were read.
+    fn add_cpu(&mut self, cpu: u128, usage: (u128, i64, i64, i64)) {
+        let this = thread_cpu_ns().saturating_sub(cpu);
+        self.cpu_ns += this;
+        self.first_cpu_ns.get_or_insert(this);
+        let now = thread_usage();
+        self.sys_ns += now.0.saturating_sub(usage.0);
+        self.minor_faults += now.1 - usage.1;
+        self.switches += now.2 - usage.2;
+        self.preempted += now.3 - usage.3;
+    }
+}
+
 /// This thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
 fn thread_cpu_ns() -> u128 {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(0, |t| {
         t.tv_sec() as u128 * 1_000_000_000 + t.tv_nsec() as u128
     })
+}
+
+/// Creates a vertex and `code`'s fragment shader object on `ctx` (unlinked, both compiled, as a
+/// pipeline compiles both of its stages) and at once records a command buffer drawing with them.
+fn create_and_record_shader_objects(ctx: &Ctx, code: &[u8], spent: &mut Spent) -> Res<()> {
+    let so = ash::ext::shader_object::Device::new(&ctx.instance, &ctx.device);
+    let vci = vk::ShaderCreateInfoEXT::default()
+        .stage(vk::ShaderStageFlags::VERTEX)
+        .next_stage(vk::ShaderStageFlags::FRAGMENT)
+        .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+        .code(spv("fullscreen.vert")?)
+        .name(c"main")
+        .set_layouts(std::slice::from_ref(&ctx.set_layout))
+        .push_constant_ranges(&PUSH_CONSTANTS);
+    let fci = fragment_shader_object_info(ctx, code, c"main");
+    let cpu = thread_cpu_ns();
+    let usage = thread_usage();
+    let t = std::time::Instant::now();
+    // SAFETY: valid create infos of this context's device.
+    let shaders = unsafe { so.create_shaders(&[vci, fci], None) }
+        .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
+    spent.create_ns += t.elapsed().as_nanos();
+    let d = &ctx.device;
+    // SAFETY: objects of this context, created, used and destroyed in order.
+    unsafe {
+        let pool = ctx.command_pool()?;
+        let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
+        let t = std::time::Instant::now();
+        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .map_err(vkerr("vkBeginCommandBuffer"))?;
+        d.cmd_begin_rendering(
+            cb,
+            &vk::RenderingInfo::default()
+                .render_area(DRAW_AREA)
+                .layer_count(1),
+        );
+        bind_shader_objects(&so, cb, shaders[0], shaders[1]);
+        so.cmd_set_rasterization_samples(cb, vk::SampleCountFlags::TYPE_1);
+        so.cmd_set_sample_mask(cb, vk::SampleCountFlags::TYPE_1, &[u32::MAX]);
+        d.cmd_draw(cb, 3, 1, 0, 0);
+        d.cmd_end_rendering(cb);
+        d.end_command_buffer(cb)
+            .map_err(vkerr("vkEndCommandBuffer"))?;
+        spent.record_ns += t.elapsed().as_nanos();
+        spent.add_cpu(cpu, usage);
+        d.destroy_command_pool(pool, None);
+        for s in shaders {
+            so.destroy_shader(s, None);
+        }
+    }
+    Ok(())
 }
 
 /// Creates the pipeline of `code` on `ctx` and at once records a command buffer drawing with it.
@@ -77,14 +143,7 @@ fn create_and_record(
             .end_command_buffer(cb)
             .map_err(vkerr("vkEndCommandBuffer"))?;
         spent.record_ns += t.elapsed().as_nanos();
-        let this = thread_cpu_ns().saturating_sub(cpu);
-        spent.cpu_ns += this;
-        spent.first_cpu_ns.get_or_insert(this);
-        let now = thread_usage();
-        spent.sys_ns += now.0.saturating_sub(usage.0);
-        spent.minor_faults += now.1 - usage.1;
-        spent.switches += now.2 - usage.2;
-        spent.preempted += now.3 - usage.3;
+        spent.add_cpu(cpu, usage);
         ctx.device.destroy_command_pool(pool, None);
         ctx.device.destroy_pipeline(p, None);
         ctx.device.destroy_shader_module(frag, None);
@@ -99,9 +158,21 @@ fn create_and_record(
 pub(crate) fn scenario_bench_create_record() -> Res<()> {
     let (with, without, _) = bench_pair(c"pops-scenario-bench-create-record")?;
     require_interlock(&with)?;
+    let fx = Fixed::new(1);
+    // POPS_BENCH_SHADER_OBJECTS=1: shader objects instead of pipelines.
+    let objects = std::env::var("POPS_BENCH_SHADER_OBJECTS").is_ok_and(|v| v == "1");
+    if objects && !(with.caps.shader_object && without.caps.shader_object) {
+        return Err(format!("SKIP {}: no shader objects", with.name));
+    }
+    let make = |ctx: &Ctx, vert: vk::ShaderModule, code: &[u8], spent: &mut Spent| {
+        if objects {
+            create_and_record_shader_objects(ctx, code, spent)
+        } else {
+            create_and_record(ctx, &fx, vert, code, spent)
+        }
+    };
     let iters = env_u32("POPS_BENCH_ITERS", 5);
     let list = std::env::var("POPS_SCENARIO_SHADERS").unwrap_or_else(|_| DEFAULT_SHADERS.into());
-    let fx = Fixed::new(1);
     let ctxs = [&with, &without];
     let verts = [
         with.module(spv("fullscreen.vert")?)?,
@@ -114,7 +185,7 @@ pub(crate) fn scenario_bench_create_record() -> Res<()> {
     // verify_isa pays once of its own (the layer's thread started) stays in the figures.
     if let Some(first) = list.split(',').next() {
         let code = spv(first.split(':').next().unwrap_or(first))?;
-        create_and_record(&without, &fx, verts[1], code, &mut Spent::default())?;
+        make(&without, verts[1], code, &mut Spent::default())?;
     }
     let mut spent = [Spent::default(), Spent::default()];
     let mut n = 0u32;
@@ -127,7 +198,7 @@ pub(crate) fn scenario_bench_create_record() -> Res<()> {
                 [1, 0]
             };
             for i in order {
-                create_and_record(ctxs[i], &fx, verts[i], code, &mut spent[i])?;
+                make(ctxs[i], verts[i], code, &mut spent[i])?;
             }
             n += 1;
         }

@@ -1111,6 +1111,64 @@ pub(crate) fn begin_attachmentless(
     Ok(())
 }
 
+/// Binds the vertex shader object `vert` and the fragment shader object `frag` in `cb` (no
+/// tessellation or geometry) and sets every state a shader-object draw needs: a 64×64 viewport
+/// and scissor, no culling, depth, stencil or blending tests, triangle lists without vertex
+/// input. The sample count and mask are the caller's.
+pub(crate) fn bind_shader_objects(
+    so: &ash::ext::shader_object::Device,
+    cb: vk::CommandBuffer,
+    vert: vk::ShaderEXT,
+    frag: vk::ShaderEXT,
+) {
+    let area = vk::Rect2D::default().extent(vk::Extent2D {
+        width: 64,
+        height: 64,
+    });
+    // SAFETY: a command buffer in the recording state inside a render pass instance, of the
+    // device `so` was made for; live shader objects of it.
+    unsafe {
+        so.cmd_bind_shaders(
+            cb,
+            &[
+                vk::ShaderStageFlags::VERTEX,
+                vk::ShaderStageFlags::TESSELLATION_CONTROL,
+                vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+                vk::ShaderStageFlags::GEOMETRY,
+                vk::ShaderStageFlags::FRAGMENT,
+            ],
+            &[
+                vert,
+                vk::ShaderEXT::null(),
+                vk::ShaderEXT::null(),
+                vk::ShaderEXT::null(),
+                frag,
+            ],
+        );
+        so.cmd_set_viewport_with_count(
+            cb,
+            &[vk::Viewport::default()
+                .width(64.0)
+                .height(64.0)
+                .max_depth(1.0)],
+        );
+        so.cmd_set_scissor_with_count(cb, &[area]);
+        so.cmd_set_rasterizer_discard_enable(cb, false);
+        so.cmd_set_cull_mode(cb, vk::CullModeFlags::NONE);
+        so.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
+        so.cmd_set_depth_test_enable(cb, false);
+        so.cmd_set_depth_write_enable(cb, false);
+        so.cmd_set_depth_bias_enable(cb, false);
+        so.cmd_set_depth_bounds_test_enable(cb, false);
+        so.cmd_set_stencil_test_enable(cb, false);
+        so.cmd_set_primitive_topology(cb, vk::PrimitiveTopology::TRIANGLE_LIST);
+        so.cmd_set_primitive_restart_enable(cb, false);
+        so.cmd_set_polygon_mode(cb, vk::PolygonMode::FILL);
+        so.cmd_set_alpha_to_coverage_enable(cb, false);
+        so.cmd_set_vertex_input(cb, &[], &[]);
+    }
+}
+
 /// Binds `pipeline` in `cb` and sets the viewport and scissor of [`DRAW_AREA`].
 pub(crate) fn bind_with_area(ctx: &Ctx, cb: vk::CommandBuffer, pipeline: vk::Pipeline) {
     // SAFETY: a command buffer of this context in the recording state; a live pipeline.

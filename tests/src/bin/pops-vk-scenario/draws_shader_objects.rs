@@ -44,45 +44,7 @@ pub(crate) fn scenario_draws_shader_objects() -> Res<()> {
                 .render_area(area)
                 .layer_count(1),
         );
-        so.cmd_bind_shaders(
-            cb,
-            &[
-                vk::ShaderStageFlags::VERTEX,
-                vk::ShaderStageFlags::TESSELLATION_CONTROL,
-                vk::ShaderStageFlags::TESSELLATION_EVALUATION,
-                vk::ShaderStageFlags::GEOMETRY,
-                vk::ShaderStageFlags::FRAGMENT,
-            ],
-            &[
-                shaders[0],
-                vk::ShaderEXT::null(),
-                vk::ShaderEXT::null(),
-                vk::ShaderEXT::null(),
-                shaders[1],
-            ],
-        );
-        // Every state a shader-object draw needs.
-        so.cmd_set_viewport_with_count(
-            cb,
-            &[vk::Viewport::default()
-                .width(64.0)
-                .height(64.0)
-                .max_depth(1.0)],
-        );
-        so.cmd_set_scissor_with_count(cb, &[area]);
-        so.cmd_set_rasterizer_discard_enable(cb, false);
-        so.cmd_set_cull_mode(cb, vk::CullModeFlags::NONE);
-        so.cmd_set_front_face(cb, vk::FrontFace::COUNTER_CLOCKWISE);
-        so.cmd_set_depth_test_enable(cb, false);
-        so.cmd_set_depth_write_enable(cb, false);
-        so.cmd_set_depth_bias_enable(cb, false);
-        so.cmd_set_depth_bounds_test_enable(cb, false);
-        so.cmd_set_stencil_test_enable(cb, false);
-        so.cmd_set_primitive_topology(cb, vk::PrimitiveTopology::TRIANGLE_LIST);
-        so.cmd_set_primitive_restart_enable(cb, false);
-        so.cmd_set_polygon_mode(cb, vk::PolygonMode::FILL);
-        so.cmd_set_alpha_to_coverage_enable(cb, false);
-        so.cmd_set_vertex_input(cb, &[], &[]);
+        bind_shader_objects(&so, cb, shaders[0], shaders[1]);
         for n in [1u32, 4, 4] {
             so.cmd_set_rasterization_samples(cb, samples_flag(n));
             so.cmd_set_sample_mask(cb, samples_flag(n), &[u32::MAX]);
