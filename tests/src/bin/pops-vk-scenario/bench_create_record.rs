@@ -92,14 +92,7 @@ fn create_and_record_shader_objects(ctx: &Ctx, code: &[u8], spent: &mut Spent) -
         let pool = ctx.command_pool()?;
         let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
         let t = std::time::Instant::now();
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("vkBeginCommandBuffer"))?;
-        d.cmd_begin_rendering(
-            cb,
-            &vk::RenderingInfo::default()
-                .render_area(DRAW_AREA)
-                .layer_count(1),
-        );
+        begin_rendering_attachmentless(ctx, cb)?;
         bind_shader_objects(&so, cb, shaders[0], shaders[1]);
         so.cmd_set_rasterization_samples(cb, vk::SampleCountFlags::TYPE_1);
         so.cmd_set_sample_mask(cb, vk::SampleCountFlags::TYPE_1, &[u32::MAX]);

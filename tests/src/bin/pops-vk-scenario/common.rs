@@ -1095,8 +1095,15 @@ pub(crate) fn begin_attachmentless(
     cb: vk::CommandBuffer,
     pipeline: vk::Pipeline,
 ) -> Res<()> {
+    begin_rendering_attachmentless(ctx, cb)?;
+    bind_with_area(ctx, cb, pipeline);
+    Ok(())
+}
+
+/// Begins `cb` and, in it, dynamic rendering over [`DRAW_AREA`] without attachments.
+pub(crate) fn begin_rendering_attachmentless(ctx: &Ctx, cb: vk::CommandBuffer) -> Res<()> {
     let d = &ctx.device;
-    // SAFETY: a command buffer of this context in the initial state; a live pipeline.
+    // SAFETY: a command buffer of this context in the initial state.
     unsafe {
         d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
             .map_err(vkerr("vkBeginCommandBuffer"))?;
@@ -1107,24 +1114,20 @@ pub(crate) fn begin_attachmentless(
                 .layer_count(1),
         );
     }
-    bind_with_area(ctx, cb, pipeline);
     Ok(())
 }
 
 /// Binds the vertex shader object `vert` and the fragment shader object `frag` in `cb` (no
-/// tessellation or geometry) and sets every state a shader-object draw needs: a 64×64 viewport
-/// and scissor, no culling, depth, stencil or blending tests, triangle lists without vertex
-/// input. The sample count and mask are the caller's.
+/// tessellation or geometry) and sets every state a shader-object draw needs: the viewport and
+/// scissor of [`DRAW_AREA`], no culling, depth, stencil or blending tests, triangle lists
+/// without vertex input. The sample count and mask are the caller's.
 pub(crate) fn bind_shader_objects(
     so: &ash::ext::shader_object::Device,
     cb: vk::CommandBuffer,
     vert: vk::ShaderEXT,
     frag: vk::ShaderEXT,
 ) {
-    let area = vk::Rect2D::default().extent(vk::Extent2D {
-        width: 64,
-        height: 64,
-    });
+    let area = DRAW_AREA;
     // SAFETY: a command buffer in the recording state inside a render pass instance, of the
     // device `so` was made for; live shader objects of it.
     unsafe {

@@ -32,18 +32,7 @@ pub(crate) fn scenario_draws_shader_objects() -> Res<()> {
             .map_err(|(_, e)| format!("vkCreateShadersEXT: {e}"))?;
         let pool = ctx.command_pool()?;
         let cb = ctx.command_buffer(pool, vk::CommandBufferLevel::PRIMARY)?;
-        d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
-            .map_err(vkerr("vkBeginCommandBuffer"))?;
-        let area = vk::Rect2D::default().extent(vk::Extent2D {
-            width: 64,
-            height: 64,
-        });
-        d.cmd_begin_rendering(
-            cb,
-            &vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(1),
-        );
+        begin_rendering_attachmentless(&ctx, cb)?;
         bind_shader_objects(&so, cb, shaders[0], shaders[1]);
         for n in [1u32, 4, 4] {
             so.cmd_set_rasterization_samples(cb, samples_flag(n));
