@@ -42,12 +42,13 @@ pub fn machine_code(data: &[u8]) -> Result<&[u8], BinaryError> {
     let mut found = None;
     // `p`: where code_size would be, right after total_size (the binary's size) or four bytes
     // after it: only those places are looked at further, every one of them (to find a second).
-    let size = u32::try_from(len).unwrap_or(u32::MAX);
+    // (A binary past 4 GiB has no size a header word can hold: no place.)
+    let size = u32::try_from(len).ok();
     let (words, _) = data.as_chunks::<4>();
     let candidates = words
         .iter()
         .enumerate()
-        .filter(|(_, w)| u32::from_le_bytes(**w) == size)
+        .filter(|(_, w)| Some(u32::from_le_bytes(**w)) == size)
         .flat_map(|(i, _)| [4 * i + 4, 4 * i + 8]);
     let mut last = 0;
     for p in candidates {
@@ -56,9 +57,7 @@ pub fn machine_code(data: &[u8]) -> Result<&[u8], BinaryError> {
         }
         last = p;
         let fits = || -> Option<(usize, usize)> {
-            // total_size, right before the sizes or before four bytes of the header's tail padding.
-            let total = word(p - 4)? as usize == len || (p >= 8 && word(p - 8)? as usize == len);
-            if !total || word(p + 8)? != 0 || word(p + 12)? != 0 {
+            if word(p + 8)? != 0 || word(p + 12)? != 0 {
                 return None;
             }
             let (code, exec, stats) = (
