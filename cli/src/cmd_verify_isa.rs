@@ -12,6 +12,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod batch;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Chip the code was compiled for: a family (vega10, navi21, …), an LLVM processor
@@ -67,7 +69,7 @@ impl Args {
 pub fn run(a: Args) -> ExitCode {
     let batch = a.files.len() > 1 || a.file().is_dir();
     match if batch {
-        verify_batch(&a)
+        batch::verify_batch(&a)
     } else {
         verify_file(&a)
     } {
@@ -567,7 +569,9 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             .map(|&a| addr(r, a))
             .collect::<Vec<_>>()
             .join(" -> ");
-        let _ = writeln!(o, "  {}: {}", f.rule.code(), f.message);
+        // The finding's code as the layer and every report name it.
+        let code = pops_report::Code::Isa(pops_report::finding::Isa::Rule(f.rule));
+        let _ = writeln!(o, "  {code}: {}", f.message);
         let _ = writeln!(o, "    at {}: {}", addr(r, f.addr), f.text);
         if !path.is_empty() {
             let _ = writeln!(o, "    path: {path}");
@@ -582,8 +586,6 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             }
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
-        // The layer's code for the same finding names it in the known-defect table.
-        let code = pops_report::Code::Isa(pops_report::finding::Isa::Rule(f.rule));
         let _ = writeln!(
             o,
             "    {}",
@@ -611,229 +613,6 @@ fn status(r: &Report, model: &ModelResult) -> ExitCode {
 
 /// The exit status where the rules hold but the model could not run the entry sequence.
 pub const NOT_VERIFIED: u8 = 3;
-
-/// One input of a batch: its status and its line.
-struct BatchResult {
-    status: u8,
-    line: String,
-    instructions: usize,
-}
-
-/// The inputs of a batch: the files given, a folder's files (sorted).
-fn batch_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, VerifyIsaError> {
-    let mut out = Vec::new();
-    for f in files {
-        if f.is_dir() {
-            let list = |error| VerifyIsaError::List {
-                path: f.clone(),
-                error,
-            };
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(f)
-                .map_err(list)?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
-            inside.sort();
-            out.extend(inside);
-        } else {
-            out.push(f.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// One input of a batch as the verifier gets it: the file's code, or RADV's compilation of
-/// the module (with the PS epilog the code jumps into, where it does); else why there is none.
-type BatchInput = Result<Input, String>;
-
-/// The code in the file `path` (no epilog).
-fn batch_file(path: &std::path::Path) -> BatchInput {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    Ok(Input {
-        code: given_code(&bytes).map_err(|e| e.to_string())?,
-        epilog: None,
-        compiled_by: None,
-    })
-}
-
-/// RADV's compilation of the SPIR-V module `path`, saved in `--save-code DIR` as
-/// `<name>.fragment.s` (and `<name>.epilog.s`) where asked. Compiled one after another: the
-/// driver's debug output is read from this process's standard error.
-fn batch_compiled(
-    family: Family,
-    path: &std::path::Path,
-    a: &Args,
-    device: &crate::null_device::NullDevice,
-) -> BatchInput {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let c = compile(family, &bytes, a, device).map_err(|e| e.to_string())?;
-    if let Some(dir) = &a.save_code {
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        let save = |name: String, text: &str| {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(dir.join(name), text))
-                .map_err(|e| format!("cannot save the code in {}: {e}", dir.display()))
-        };
-        save(format!("{stem}.fragment.s"), &c.assembly)?;
-        if let Some(e) = &c.epilog {
-            save(format!("{stem}.epilog.s"), e)?;
-        }
-    }
-    Ok(Input {
-        code: Code::Text(c.assembly),
-        epilog: c.epilog,
-        compiled_by: Some(c.driver),
-    })
-}
-
-/// Verifies one input of a batch (rules on every path, across the PS epilog where there is
-/// one, and the model): its status and its line.
-fn verify_one(family: Family, input: &BatchInput) -> BatchResult {
-    let fail = |line: String| BatchResult {
-        status: 2,
-        line,
-        instructions: 0,
-    };
-    let input = match input {
-        Ok(i) => i,
-        Err(why) => return fail(why.clone()),
-    };
-    let level = family.gfx_level();
-    let enc = shaders::isa::Encoding::of(level);
-    let code = match &input.code {
-        Code::Text(t) => verify::read(enc, t).map(|(_, c)| c),
-        Code::RadvBinary(w) => verify::words(enc, w),
-    };
-    let code = match code {
-        Ok(c) => c,
-        Err(e) => return fail(format!("not {} code: {e}", family.name())),
-    };
-    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
-        Some(Err(e)) => return fail(format!("the PS epilog is not {} code: {e}", family.name())),
-        Some(Ok((_, e))) => Some(e),
-        None => None,
-    };
-    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
-    let model = verify::model::run(level, &code);
-    let mut said: Vec<String> = report
-        .findings
-        .iter()
-        .map(|f| f.rule.code().to_string())
-        .collect();
-    match &model {
-        Err(verify::model::ModelFinding::Breach { .. }) => said.push("isa-model".into()),
-        Err(verify::model::ModelFinding::Uninterpreted { .. }) => said.push("not verified".into()),
-        Ok(_) => {}
-    }
-    said.dedup();
-    let status = match status(&report, &model) {
-        s if s == ExitCode::SUCCESS => 0,
-        s if s == ExitCode::FAILURE => 1,
-        _ => NOT_VERIFIED,
-    };
-    BatchResult {
-        status,
-        line: if said.is_empty() {
-            "clean".into()
-        } else {
-            said.join(", ")
-        },
-        instructions: code.len(),
-    }
-}
-
-/// Several inputs verified in parallel on every core: one line each, in the order given, and
-/// the throughput. The status is the worst: 2 unreadable, 1 a finding, 3 not verified, else 0.
-fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
-    let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
-    for (set, what) in [(a.epilog.is_some(), "--epilog"), (a.json, "--json")] {
-        if set {
-            return Err(VerifyIsaError::OneInput(what));
-        }
-    }
-    // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
-    // process, so this runs before anything is read.
-    let device = if a.compile {
-        Some(null_device(a, family)?)
-    } else {
-        None
-    };
-    let paths = batch_inputs(&a.files)?;
-    let compiling = std::time::Instant::now();
-    let inputs: Vec<BatchInput> = match &device {
-        Some(d) => paths
-            .iter()
-            .map(|p| batch_compiled(family, p, a, d))
-            .collect(),
-        None => paths.iter().map(|p| batch_file(p)).collect(),
-    };
-    if let Some(d) = &device {
-        let driver = inputs.iter().flatten().find_map(|i| i.compiled_by.clone());
-        eprintln!(
-            "pops verify-isa: {} module(s) compiled by {} on {} in {:.3} s, one after another (the driver's time, apart from the verification below)",
-            paths.len(),
-            driver.as_deref().unwrap_or("the driver"),
-            d.describe(family),
-            compiling.elapsed().as_secs_f64()
-        );
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(inputs.len().max(1));
-    let start = std::time::Instant::now();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<(usize, BatchResult)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(input) = inputs.get(k) else { break };
-                        mine.push((k, verify_one(family, input)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    let seconds = start.elapsed().as_secs_f64();
-    let mut results = results;
-    results.sort_by_key(|(k, _)| *k);
-    if results.len() != inputs.len() {
-        eprintln!("pops verify-isa: a verifying thread failed: not every input was verified");
-        return Ok(ExitCode::from(2));
-    }
-    for ((_, r), p) in results.iter().zip(&paths) {
-        println!(
-            "{}: {} ({} instructions)",
-            p.display(),
-            r.line,
-            r.instructions
-        );
-    }
-    let count = |st: u8| results.iter().filter(|(_, r)| r.status == st).count();
-    println!(
-        "pops verify-isa: {} input(s) as {} in {seconds:.3} s on {threads} thread(s) ({:.1} per second per thread): {} clean, {} with findings, {} not verified, {} not read",
-        inputs.len(),
-        family.name(),
-        inputs.len() as f64 / seconds.max(1e-9) / threads as f64,
-        count(0),
-        count(1),
-        count(NOT_VERIFIED),
-        count(2)
-    );
-    let worst = [2, 1, NOT_VERIFIED]
-        .into_iter()
-        .find(|&st| count(st) > 0)
-        .unwrap_or(0);
-    Ok(ExitCode::from(worst))
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,516 @@
+//! `pops verify-isa` over many inputs in one process: files, or a folder's files, or SPIR-V
+//! modules compiled one after another by RADV, verified in parallel on every core, one row each
+//! in the order given and a summary table — as a driver developer runs it over everything a
+//! driver build compiles. What each finding is (a known driver defect, or new) is said once, in
+//! the summary, in the words every other place of pops uses.
+
+use super::{Args, Code, Input, VerifyIsaError, NOT_VERIFIED};
+use crate::table::{render, Align};
+use pm4::Family;
+use pops_report::defects::{explain, ChipOf};
+use pops_report::finding::Isa;
+use pops_report::Code as Finding;
+use shaders::verify;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Why one input was not verified at all: named in its row (status 2); the others go on.
+#[derive(Debug, thiserror::Error)]
+enum NotRead {
+    #[error("cannot read it: {0}")]
+    Read(std::io::Error),
+    #[error(transparent)]
+    NotCode(super::NotCode),
+    #[error(transparent)]
+    Compile(super::CompileInputError),
+    #[error("cannot save the code in {}: {error}", dir.display())]
+    SaveCode { dir: PathBuf, error: std::io::Error },
+    #[error("not {chip} code: {error}")]
+    NotChipCode {
+        chip: &'static str,
+        error: verify::InputError,
+    },
+    #[error("the PS epilog is not {chip} code: {error}")]
+    EpilogNotChipCode {
+        chip: &'static str,
+        error: verify::InputError,
+    },
+}
+
+/// What the verification of one input concluded.
+#[derive(Debug)]
+enum Outcome {
+    NotRead(NotRead),
+    Verified {
+        instructions: usize,
+        /// The findings on the driver's code (broken rules, the model's breach), each once, in
+        /// the order first found.
+        findings: Vec<Finding>,
+        /// Why the model could not run the entry sequence, where it could not.
+        not_verified: Option<String>,
+    },
+}
+
+impl Outcome {
+    /// The input's status: 2 not read, 1 a finding, 3 not verified, else 0 (as one input's).
+    fn status(&self) -> u8 {
+        match self {
+            Outcome::NotRead(_) => 2,
+            Outcome::Verified { findings, .. } if !findings.is_empty() => 1,
+            Outcome::Verified {
+                not_verified: Some(_),
+                ..
+            } => NOT_VERIFIED,
+            Outcome::Verified { .. } => 0,
+        }
+    }
+
+    /// The row's verdict: `clean`, the findings' codes, `isa-not-verified (why)`, or why the
+    /// input was not read.
+    fn verdict(&self) -> String {
+        match self {
+            Outcome::NotRead(why @ NotRead::Compile(_)) => format!("not compiled: {why}"),
+            Outcome::NotRead(why) => format!("not read: {why}"),
+            Outcome::Verified {
+                findings,
+                not_verified,
+                ..
+            } => {
+                let mut said: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+                if let Some(why) = not_verified {
+                    said.push(format!("{} ({why})", Finding::ISA_NOT_VERIFIED));
+                }
+                if said.is_empty() {
+                    "clean".into()
+                } else {
+                    said.join(", ")
+                }
+            }
+        }
+    }
+}
+
+/// One input verified: what was concluded, and the driver that compiled the code where known.
+#[derive(Debug)]
+struct Row {
+    outcome: Outcome,
+    driver: Option<String>,
+}
+
+/// The inputs of a batch: the files given, a folder's files (sorted).
+fn batch_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, VerifyIsaError> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.is_dir() {
+            let list = |error| VerifyIsaError::List {
+                path: f.clone(),
+                error,
+            };
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(f)
+                .map_err(list)?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect();
+            inside.sort();
+            out.extend(inside);
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// One input of a batch as the verifier gets it: the file's code, or RADV's compilation of
+/// the module (with the PS epilog the code jumps into, where it does); else why there is none.
+type BatchInput = Result<Input, NotRead>;
+
+/// The code in the file `path` (no epilog).
+fn batch_file(path: &Path) -> BatchInput {
+    let bytes = std::fs::read(path).map_err(NotRead::Read)?;
+    Ok(Input {
+        code: super::given_code(&bytes).map_err(NotRead::NotCode)?,
+        epilog: None,
+        compiled_by: None,
+    })
+}
+
+/// RADV's compilation of the SPIR-V module `path`, saved in `--save-code DIR` as
+/// `<name>.fragment.s` (and `<name>.epilog.s`) where asked. Compiled one after another: the
+/// driver's debug output is read from this process's standard error.
+fn batch_compiled(
+    family: Family,
+    path: &Path,
+    a: &Args,
+    device: &crate::null_device::NullDevice,
+) -> BatchInput {
+    let bytes = std::fs::read(path).map_err(NotRead::Read)?;
+    let c = super::compile(family, &bytes, a, device).map_err(NotRead::Compile)?;
+    if let Some(dir) = &a.save_code {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        let save = |name: String, text: &str| {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join(name), text))
+                .map_err(|error| NotRead::SaveCode {
+                    dir: dir.clone(),
+                    error,
+                })
+        };
+        save(format!("{stem}.fragment.s"), &c.assembly)?;
+        if let Some(e) = &c.epilog {
+            save(format!("{stem}.epilog.s"), e)?;
+        }
+    }
+    Ok(Input {
+        code: Code::Text(c.assembly),
+        epilog: c.epilog,
+        compiled_by: Some(c.driver),
+    })
+}
+
+/// Verifies one input of a batch: the rules on every path (across the PS epilog where there is
+/// one) and the model.
+fn verify_one(family: Family, input: &Input) -> Row {
+    Row {
+        outcome: verified(family, input).unwrap_or_else(Outcome::NotRead),
+        driver: input.compiled_by.clone(),
+    }
+}
+
+/// What the verification of `input`'s code concludes, or why its code cannot be read.
+fn verified(family: Family, input: &Input) -> Result<Outcome, NotRead> {
+    let level = family.gfx_level();
+    let chip = family.name();
+    let enc = shaders::isa::Encoding::of(level);
+    let code = match &input.code {
+        Code::Text(t) => verify::read(enc, t).map(|(_, c)| c),
+        Code::RadvBinary(w) => verify::words(enc, w),
+    }
+    .map_err(|error| NotRead::NotChipCode { chip, error })?;
+    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
+        Some(Err(error)) => return Err(NotRead::EpilogNotChipCode { chip, error }),
+        Some(Ok((_, e))) => Some(e),
+        None => None,
+    };
+    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut add = |f: Finding| {
+        if !findings.contains(&f) {
+            findings.push(f);
+        }
+    };
+    for f in &report.findings {
+        add(Finding::Isa(Isa::Rule(f.rule)));
+    }
+    let mut not_verified = None;
+    match verify::model::run(level, &code) {
+        Err(verify::model::ModelFinding::Breach { .. }) => add(Finding::ISA_MODEL),
+        Err(e @ verify::model::ModelFinding::Uninterpreted { .. }) => {
+            not_verified = Some(e.to_string())
+        }
+        Ok(_) => {}
+    }
+    Ok(Outcome::Verified {
+        instructions: code.len(),
+        findings,
+        not_verified,
+    })
+}
+
+/// The inputs verified, with how long the verification took and on how many threads.
+struct Batch<'a> {
+    family: Family,
+    /// The inputs were SPIR-V modules, compiled by the driver.
+    compiled: bool,
+    paths: &'a [PathBuf],
+    rows: &'a [Row],
+    seconds: f64,
+    threads: usize,
+}
+
+impl Batch<'_> {
+    fn count(&self, status: u8) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.outcome.status() == status)
+            .count()
+    }
+
+    /// The worst status: 2 unreadable, 1 a finding, 3 not verified, else 0.
+    fn status(&self) -> u8 {
+        [2, 1, NOT_VERIFIED]
+            .into_iter()
+            .find(|&st| self.count(st) > 0)
+            .unwrap_or(0)
+    }
+}
+
+/// The text: a row per input in the order given, the throughput, a table of outcomes and one of
+/// findings — each finding with the inputs that have it and what it is. Pure.
+fn render_batch(b: &Batch<'_>) -> String {
+    let text = |s: &str| s.to_string();
+    let mut rows = vec![vec![text("input"), text("instructions"), text("verdict")]];
+    for (p, r) in b.paths.iter().zip(b.rows) {
+        let instructions = match &r.outcome {
+            Outcome::Verified { instructions, .. } => instructions.to_string(),
+            Outcome::NotRead(_) => text("-"),
+        };
+        rows.push(vec![
+            p.display().to_string(),
+            instructions,
+            r.outcome.verdict(),
+        ]);
+    }
+    let mut o = render(&rows, &[Align::Left, Align::Right, Align::Left], 2);
+    let read = b.rows.len() - b.count(2);
+    let _ = writeln!(
+        o,
+        "\npops verify-isa: {} input(s) as {}; {read} verified in {:.3} s on {} thread(s): {:.1} per second per thread",
+        b.rows.len(),
+        b.family.name(),
+        b.seconds,
+        b.threads,
+        read as f64 / b.seconds.max(1e-9) / b.threads.max(1) as f64,
+    );
+    let mut outcomes = vec![vec![text("outcome"), text("inputs")]];
+    for (what, status) in [
+        ("clean", 0),
+        ("with findings", 1),
+        ("not verified", NOT_VERIFIED),
+        (if b.compiled { "not compiled" } else { "not read" }, 2),
+    ] {
+        outcomes.push(vec![text(what), b.count(status).to_string()]);
+    }
+    o.push_str(&render(&outcomes, &[Align::Left, Align::Right], 2));
+    let mut seen: BTreeMap<(Finding, Option<&str>), usize> = BTreeMap::new();
+    for r in b.rows {
+        if let Outcome::Verified { findings, .. } = &r.outcome {
+            for f in findings {
+                *seen.entry((*f, r.driver.as_deref())).or_default() += 1;
+            }
+        }
+    }
+    if !seen.is_empty() {
+        let mut table = vec![vec![text("finding"), text("inputs"), text("what it is")]];
+        for ((f, driver), n) in &seen {
+            let what = explain(*f, ChipOf::Family(b.family), *driver).words();
+            table.push(vec![f.to_string(), n.to_string(), what]);
+        }
+        o.push('\n');
+        o.push_str(&render(
+            &table,
+            &[Align::Left, Align::Right, Align::Left],
+            2,
+        ));
+    }
+    o
+}
+
+/// Verifies the readable `inputs` on every core, each once, and gives every input's row in the
+/// order given (an unreadable one's says why) with the seconds taken and the threads used;
+/// `None` where a verifying thread failed.
+fn verify_parallel(family: Family, inputs: Vec<BatchInput>) -> Option<(Vec<Row>, f64, usize)> {
+    let readable: Vec<(usize, &Input)> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| Some((k, i.as_ref().ok()?)))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(readable.len().max(1));
+    let start = std::time::Instant::now();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<(usize, Row)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((k, input)) = readable.get(n) else {
+                            break;
+                        };
+                        mine.push((*k, verify_one(family, input)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut slots: Vec<Option<Row>> = inputs.iter().map(|_| None).collect();
+    for (k, row) in done {
+        slots[k] = Some(row);
+    }
+    let rows = inputs
+        .into_iter()
+        .zip(slots)
+        .map(|(input, slot)| match input {
+            Err(why) => Some(Row {
+                outcome: Outcome::NotRead(why),
+                driver: None,
+            }),
+            Ok(_) => slot,
+        })
+        .collect::<Option<Vec<Row>>>()?;
+    Some((rows, seconds, threads))
+}
+
+/// Several inputs verified in parallel on every core: a row each, in the order given, and the
+/// summary. The status is the worst: 2 unreadable, 1 a finding, 3 not verified, else 0.
+pub(super) fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
+    let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
+    for (set, what) in [(a.epilog.is_some(), "--epilog"), (a.json, "--json")] {
+        if set {
+            return Err(VerifyIsaError::OneInput(what));
+        }
+    }
+    // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
+    // process, so this runs before anything is read.
+    let device = if a.compile {
+        Some(super::null_device(a, family)?)
+    } else {
+        None
+    };
+    let paths = batch_inputs(&a.files)?;
+    let compiling = std::time::Instant::now();
+    let inputs: Vec<BatchInput> = match &device {
+        Some(d) => paths
+            .iter()
+            .map(|p| batch_compiled(family, p, a, d))
+            .collect(),
+        None => paths.iter().map(|p| batch_file(p)).collect(),
+    };
+    if let Some(d) = &device {
+        let driver = inputs.iter().flatten().find_map(|i| i.compiled_by.clone());
+        eprintln!(
+            "pops verify-isa: {} module(s) compiled by {} on {} in {:.3} s, one after another (the driver's time, apart from the verification below)",
+            paths.len(),
+            driver.as_deref().unwrap_or("the driver"),
+            d.describe(family),
+            compiling.elapsed().as_secs_f64()
+        );
+    }
+    let Some((rows, seconds, threads)) = verify_parallel(family, inputs) else {
+        eprintln!("pops verify-isa: a verifying thread failed: not every input was verified");
+        return Ok(ExitCode::from(2));
+    };
+    let batch = Batch {
+        family,
+        compiled: a.compile,
+        paths: &paths,
+        rows: &rows,
+        seconds,
+        threads,
+    };
+    print!("{}", render_batch(&batch));
+    Ok(ExitCode::from(batch.status()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verified(findings: &[&str], not_verified: Option<&str>, driver: Option<&str>) -> Row {
+        Row {
+            outcome: Outcome::Verified {
+                instructions: 40,
+                findings: findings.iter().map(|f| f.parse().unwrap()).collect(),
+                not_verified: not_verified.map(str::to_string),
+            },
+            driver: driver.map(str::to_string),
+        }
+    }
+
+    fn text(rows: &[Row]) -> String {
+        let paths: Vec<PathBuf> = (0..rows.len())
+            .map(|k| PathBuf::from(format!("shader-{k}.s")))
+            .collect();
+        render_batch(&Batch {
+            family: Family::Navi31,
+            compiled: true,
+            paths: &paths,
+            rows,
+            seconds: 0.5,
+            threads: 2,
+        })
+    }
+
+    const GAP: &str = "isa-ordered-section-open-at-epilog";
+
+    /// A finding is said once under the table with the inputs that have it and what it is, in
+    /// the words every place of pops uses: the known defect on the releases it is known on, new
+    /// on a release where nothing explains it.
+    #[test]
+    fn each_finding_is_counted_once_and_named_by_the_known_defect_table() {
+        let today = Some("radv (Mesa 26.2.6-1)");
+        let rows = [
+            verified(&[GAP], None, today),
+            verified(&[], None, today),
+            verified(&[GAP], None, today),
+            verified(&[GAP], None, Some("radv (Mesa 25.0.7-2)")),
+        ];
+        let out = text(&rows);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[1].starts_with("shader-0.s") && lines[1].ends_with(GAP),
+            "{out}"
+        );
+        assert!(lines[2].ends_with("  40  clean"), "{out}");
+        assert!(
+            lines[6].ends_with("4 input(s) as navi31; 4 verified in 0.500 s on 2 thread(s): 4.0 per second per thread"),
+            "{out}"
+        );
+        let gap: Vec<&&str> = lines.iter().filter(|l| l.starts_with(GAP)).collect();
+        assert_eq!(gap.len(), 2, "{out}");
+        assert!(
+            gap.iter()
+                .any(|l| l.contains(" 2  known defect aco-epilog-store-gap")),
+            "{out}"
+        );
+        assert!(
+            gap.iter()
+                .any(|l| l.contains(" 1  NEW: no known driver defect explains this finding")),
+            "{out}"
+        );
+        assert_eq!(rows.iter().map(|r| r.outcome.status()).max(), Some(1));
+    }
+
+    /// Not verified is a status of its own (3), below a finding (1) and an unreadable input
+    /// (2); its row says why in the finding vocabulary's word, and a run without findings has no
+    /// findings table.
+    #[test]
+    fn the_worst_status_wins_and_a_row_says_why_it_was_not_verified() {
+        let why = "the model cannot interpret s_foo at 0x10: operand 3 is not modelled";
+        let rows = [verified(&[], Some(why), None), verified(&[], None, None)];
+        let paths = [PathBuf::from("a.s"), PathBuf::from("b.s")];
+        let b = Batch {
+            family: Family::Navi31,
+            compiled: false,
+            paths: &paths,
+            rows: &rows,
+            seconds: 0.0,
+            threads: 1,
+        };
+        assert_eq!(b.status(), NOT_VERIFIED);
+        let out = render_batch(&b);
+        assert!(out.contains(&format!("isa-not-verified ({why})")), "{out}");
+        assert!(!out.contains("what it is"), "{out}");
+        let unreadable = Row {
+            outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
+            driver: None,
+        };
+        let rows = [verified(&[GAP], None, None), unreadable];
+        let b = Batch { rows: &rows, ..b };
+        assert_eq!(b.status(), 2);
+        let out = render_batch(&b);
+        assert!(out.contains("  -  not read: cannot read it: "), "{out}");
+        assert!(out.contains("; 1 verified in "), "{out}");
+    }
+}
