@@ -52,9 +52,9 @@ pub struct Args {
     epilog: Option<PathBuf>,
     /// The code — text, or a RADV pipeline binary's data (or with --compile the SPIR-V
     /// module); `-` reads standard input. Several files, or a folder (its files), are verified
-    /// in parallel on every core, one line each and a summary with the throughput (with
-    /// --compile: compiled first, one after another in this process, the driver's time said
-    /// apart).
+    /// in parallel on every core: a row each, the throughput, and a summary table of the
+    /// outcomes and the findings, each named as a known driver defect or new (with --compile:
+    /// compiled first, one after another in this process, the driver's time said apart).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }

@@ -557,7 +557,7 @@ fn many_modules_are_compiled_then_verified_in_parallel_with_each_mesa() {
         let at = mesa.label();
         assert!(
             err.contains(&format!(
-                "2 module(s) compiled by radv (Mesa {}) on a drm-shim device",
+                "2 of 2 module(s) compiled by radv (Mesa {}) on a drm-shim device",
                 mesa.version()
             )) && err.contains(
                 "one after another (the driver's time, apart from the verification below)"

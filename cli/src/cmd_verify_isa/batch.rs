@@ -279,7 +279,14 @@ fn render_batch(b: &Batch<'_>) -> String {
         ("clean", 0),
         ("with findings", 1),
         ("not verified", NOT_VERIFIED),
-        (if b.compiled { "not compiled" } else { "not read" }, 2),
+        (
+            if b.compiled {
+                "not compiled"
+            } else {
+                "not read"
+            },
+            2,
+        ),
     ] {
         outcomes.push(vec![text(what), b.count(status).to_string()]);
     }
@@ -390,7 +397,8 @@ pub(super) fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     if let Some(d) = &device {
         let driver = inputs.iter().flatten().find_map(|i| i.compiled_by.clone());
         eprintln!(
-            "pops verify-isa: {} module(s) compiled by {} on {} in {:.3} s, one after another (the driver's time, apart from the verification below)",
+            "pops verify-isa: {} of {} module(s) compiled by {} on {} in {:.3} s, one after another (the driver's time, apart from the verification below)",
+            inputs.iter().flatten().count(),
             paths.len(),
             driver.as_deref().unwrap_or("the driver"),
             d.describe(family),
