@@ -20,7 +20,9 @@ pub struct Args {
     /// (gfx1030, …) or a level (gfx9, gfx10, gfx10.3, gfx11, gfx12).
     #[arg(long)]
     chip: String,
-    /// Print JSON: {"chip", "gfx_level", "input", "instructions", "exits", "wait_loops", "findings"}.
+    /// Print JSON: {"chip", "gfx_level", "input", "instructions", "exits", "wait_loops", "model",
+    /// "findings"}; for many inputs {"chip", "inputs": [{"file", "status", "verification" |
+    /// "not_read"}]}, the throughput on standard error.
     #[arg(long)]
     json: bool,
     /// FILE is a SPIR-V module: compile its fragment shader with the installed RADV for the
@@ -95,12 +97,8 @@ enum VerifyIsaError {
     },
     #[error("{}: {error}", path.display())]
     NotCode { path: PathBuf, error: NotCode },
-    #[error("{}: not {chip} code: {error}", path.display())]
-    NotChipCode {
-        path: PathBuf,
-        chip: &'static str,
-        error: verify::InputError,
-    },
+    #[error("{}: {error}", path.display())]
+    NotChipCode { path: PathBuf, error: NotChipCode },
     #[error("cannot read the PS epilog {}: {error}", path.display())]
     ReadEpilog {
         path: PathBuf,
@@ -108,11 +106,6 @@ enum VerifyIsaError {
     },
     #[error("the PS epilog {}: {error}", path.display())]
     EpilogNotCode { path: PathBuf, error: NotCode },
-    #[error("the PS epilog is not {chip} code: {error}")]
-    EpilogNotChipCode {
-        chip: &'static str,
-        error: verify::InputError,
-    },
     #[error("{}: {error}", path.display())]
     Compile {
         path: PathBuf,
@@ -177,31 +170,14 @@ fn verify_file(a: &Args) -> Result<ExitCode, VerifyIsaError> {
             compiled_by: None,
         },
     };
-    let level = family.gfx_level();
-    let enc = shaders::isa::Encoding::of(level);
-    let read = match &input.code {
-        Code::Text(text) => verify::read(enc, text),
-        Code::RadvBinary(words) => {
-            verify::words(enc, words).map(|c| (verify::Format::RadvBinary, c))
-        }
-    };
-    let (format, code) = read.map_err(|error| VerifyIsaError::NotChipCode {
+    let Verified {
+        format,
+        report,
+        model,
+    } = verify_input(family, &input).map_err(|error| VerifyIsaError::NotChipCode {
         path: a.file().clone(),
-        chip: family.name(),
         error,
     })?;
-    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
-        Some(Err(error)) => {
-            return Err(VerifyIsaError::EpilogNotChipCode {
-                chip: family.name(),
-                error,
-            })
-        }
-        Some(Ok((_, e))) => Some(e),
-        None => None,
-    };
-    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
-    let model = verify::model::run(level, &code);
     let src = Source {
         family,
         format,
@@ -214,7 +190,55 @@ fn verify_file(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     } else {
         print!("{}", render(&src, &report, &model));
     }
-    Ok(status(&report, &model))
+    Ok(ExitCode::from(status(&report, &model)))
+}
+
+/// The code of one input verified: how it was given, the rules on every path (across the PS
+/// epilog, where its code is known) and the ordering model's run of the entry sequence.
+struct Verified {
+    format: verify::Format,
+    report: Report,
+    model: ModelResult,
+}
+
+/// Why an input's code is not the chip's.
+#[derive(Debug, thiserror::Error)]
+enum NotChipCode {
+    #[error("not {chip} code: {error}")]
+    Shader {
+        chip: &'static str,
+        error: verify::InputError,
+    },
+    #[error("the PS epilog is not {chip} code: {error}")]
+    Epilog {
+        chip: &'static str,
+        error: verify::InputError,
+    },
+}
+
+/// Reads `input`'s code as `family`'s and verifies it: the one verification of one input and of
+/// each of many.
+fn verify_input(family: Family, input: &Input) -> Result<Verified, NotChipCode> {
+    let level = family.gfx_level();
+    let chip = family.name();
+    let enc = shaders::isa::Encoding::of(level);
+    let read = match &input.code {
+        Code::Text(text) => verify::read(enc, text),
+        Code::RadvBinary(words) => {
+            verify::words(enc, words).map(|c| (verify::Format::RadvBinary, c))
+        }
+    };
+    let (format, code) = read.map_err(|error| NotChipCode::Shader { chip, error })?;
+    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
+        Some(Err(error)) => return Err(NotChipCode::Epilog { chip, error }),
+        Some(Ok((_, e))) => Some(e),
+        None => None,
+    };
+    Ok(Verified {
+        format,
+        report: verify::verify_with_epilog(level, &code, epilog.as_deref()),
+        model: verify::model::run(level, &code),
+    })
 }
 
 /// The file's bytes (`-`: standard input).
@@ -406,6 +430,20 @@ fn exit_name(k: ExitKind) -> &'static str {
     }
 }
 
+/// The finding's code for a broken rule, as the layer's records and every report name it.
+fn rule_code(rule: verify::Rule) -> pops_report::Code {
+    pops_report::Code::Isa(pops_report::finding::Isa::Rule(rule))
+}
+
+/// What the known-defect table says of finding `code` on this code's chip and driver.
+fn explained(src: &Source<'_>, code: pops_report::Code) -> pops_report::defects::Explained {
+    pops_report::defects::explain(
+        code,
+        pops_report::defects::ChipOf::Family(src.family),
+        src.compiled_by,
+    )
+}
+
 /// What the code was and where it came from, for the outputs.
 pub struct Source<'a> {
     pub family: Family,
@@ -470,6 +508,10 @@ fn document(src: &Source<'_>, r: &Report, model: &ModelResult) -> pops_report::V
             .iter()
             .map(|f| pops_report::IsaFinding {
                 rule: f.rule.code().to_string(),
+                code: rule_code(f.rule).to_string(),
+                known_defect: explained(src, rule_code(f.rule))
+                    .defect()
+                    .map(|d| d.id.to_string()),
                 sentence: f.rule.sentence().to_string(),
                 addr: f.addr,
                 instruction: f.text.clone(),
@@ -569,8 +611,7 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             .map(|&a| addr(r, a))
             .collect::<Vec<_>>()
             .join(" -> ");
-        // The finding's code as the layer and every report name it.
-        let code = pops_report::Code::Isa(pops_report::finding::Isa::Rule(f.rule));
+        let code = rule_code(f.rule);
         let _ = writeln!(o, "  {code}: {}", f.message);
         let _ = writeln!(o, "    at {}: {}", addr(r, f.addr), f.text);
         if !path.is_empty() {
@@ -586,28 +627,19 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             }
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
-        let _ = writeln!(
-            o,
-            "    {}",
-            pops_report::defects::explain(
-                code,
-                pops_report::defects::ChipOf::Family(src.family),
-                src.compiled_by
-            )
-            .words()
-        );
+        let _ = writeln!(o, "    {}", explained(src, code).words());
     }
     o
 }
 
 /// The exit status: 0 clean, 1 a finding, 3 clean but the model could not run the entry.
-fn status(r: &Report, model: &ModelResult) -> ExitCode {
+fn status(r: &Report, model: &ModelResult) -> u8 {
     use verify::model::ModelFinding;
     match model {
-        _ if !r.findings.is_empty() => ExitCode::FAILURE,
-        Err(ModelFinding::Breach { .. }) => ExitCode::FAILURE,
-        Err(ModelFinding::Uninterpreted { .. }) => ExitCode::from(NOT_VERIFIED),
-        Ok(_) => ExitCode::SUCCESS,
+        _ if !r.findings.is_empty() => 1,
+        Err(ModelFinding::Breach { .. }) => 1,
+        Err(ModelFinding::Uninterpreted { .. }) => NOT_VERIFIED,
+        Ok(_) => 0,
     }
 }
 

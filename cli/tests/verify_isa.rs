@@ -506,13 +506,47 @@ fn many_inputs_are_verified_in_parallel_with_a_summary() {
         ],
         "{out}"
     );
+    // The same as one JSON document: each input's verification or why it was not read, with
+    // its status; the throughput on standard error.
     let o = Command::new(env!("CARGO_BIN_EXE_pops"))
         .args(["verify-isa", "--chip", "navi21", "--json", root])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let doc: pops_report::VerifyIsaBatchDocument = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc.chip, "navi21");
+    let statuses: Vec<u8> = doc.inputs.iter().map(|i| i.status).collect();
+    assert_eq!(statuses, [0, 0, 2], "{doc:?}");
+    assert!(
+        doc.inputs[0].file.ends_with("helper_twice_navi21_mesa25.s")
+            && doc.inputs[0]
+                .verification
+                .as_ref()
+                .is_some_and(|v| v.findings.is_empty() && v.instructions > 10 && v.model.runs > 0),
+        "{doc:?}"
+    );
+    assert!(
+        doc.inputs[2].verification.is_none()
+            && doc.inputs[2]
+                .not_read
+                .as_deref()
+                .is_some_and(|w| w.contains("7 bytes of binary data")),
+        "{doc:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("3 input(s) as navi21; 2 verified in "),
+        "{o:?}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_pops"))
+        .args(["verify-isa", "--chip", "navi21", "--epilog"])
+        .arg(&junk)
+        .arg(root)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("--json verifies one input at a time"),
+        String::from_utf8_lossy(&o.stderr).contains("--epilog verifies one input at a time"),
         "{o:?}"
     );
 }
@@ -593,6 +627,43 @@ fn many_modules_are_compiled_then_verified_in_parallel_with_each_mesa() {
             None => assert!(!gap && !out.contains("finding "), "{at}: {out}"),
         }
         assert_eq!(o.status.code(), Some(gap as i32), "{at}: {out}{err}");
+        // In JSON, each finding with its code and the known defect that explains it.
+        let o = mesa
+            .command(env!("CARGO_BIN_EXE_pops"))
+            .args([
+                "verify-isa",
+                "--chip",
+                "navi31",
+                "--compile",
+                "--dynamic-blend",
+                "--json",
+            ])
+            .arg(&modules)
+            .env_remove("RADV_FORCE_FAMILY")
+            .env_remove("VK_DRIVER_FILES")
+            .env_remove("VK_ICD_FILENAMES")
+            .output()
+            .unwrap();
+        let doc: pops_report::VerifyIsaBatchDocument = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{at}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+        for input in &doc.inputs {
+            let v = input.verification.as_ref().expect("compiled");
+            let named: Vec<(&str, Option<&str>)> = v
+                .findings
+                .iter()
+                .map(|f| (f.code.as_str(), f.known_defect.as_deref()))
+                .collect();
+            let want: &[(&str, Option<&str>)] = if gap {
+                &[(
+                    "isa-ordered-section-open-at-epilog",
+                    Some("aco-epilog-store-gap"),
+                )]
+            } else {
+                &[]
+            };
+            assert_eq!(named, want, "{at}: {}", input.file);
+            assert_eq!(input.status, gap as u8, "{at}: {}", input.file);
+        }
         for f in [
             "oit_interlock.frag.fragment.s",
             "oit_interlock.frag.epilog.s",

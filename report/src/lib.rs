@@ -1167,6 +1167,28 @@ pub struct VerifyIsaDocument {
     pub epilog_base: Option<u32>,
 }
 
+/// `pops verify-isa --json` over many inputs: each input's verification in the order given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyIsaBatchDocument {
+    pub chip: String,
+    pub inputs: Vec<VerifyIsaBatchInput>,
+}
+
+/// One input of many: its verification, or why it was not read or compiled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyIsaBatchInput {
+    /// The file as given (or found in a folder given).
+    pub file: String,
+    /// What one input's exit status would be: 0 clean, 1 a finding, 2 not read or compiled,
+    /// 3 the rules hold but the model could not run the entry sequence (not verified).
+    pub status: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerifyIsaDocument>,
+    /// Why the input was not read (not code, not the chip's) or, with `--compile`, not compiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_read: Option<String>,
+}
+
 /// The driver's entry sequence run in pops' ordering model.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IsaModel {
@@ -1198,6 +1220,14 @@ pub struct IsaExit {
 pub struct IsaFinding {
     /// Stable kebab-case name of the rule.
     pub rule: String,
+    /// The finding's code as the layer's records, `pops report` and `pops replay` name it:
+    /// `isa-` and the rule's name.
+    #[serde(default)]
+    pub code: String,
+    /// The known driver defect that explains it on this chip and driver (`docs/defects.md`), or
+    /// none: a new finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_defect: Option<String>,
     /// The article's sentence the rule checks.
     pub sentence: String,
     pub addr: u32,

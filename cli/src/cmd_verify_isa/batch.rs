@@ -4,7 +4,7 @@
 //! driver build compiles. What each finding is (a known driver defect, or new) is said once, in
 //! the summary, in the words every other place of pops uses.
 
-use super::{Args, Code, Input, VerifyIsaError, NOT_VERIFIED};
+use super::{Args, Code, Input, Source, Verified, VerifyIsaError, NOT_VERIFIED};
 use crate::table::{render, Align};
 use pm4::Family;
 use pops_report::defects::{explain, ChipOf};
@@ -27,73 +27,68 @@ enum NotRead {
     Compile(super::CompileInputError),
     #[error("cannot save the code in {}: {error}", dir.display())]
     SaveCode { dir: PathBuf, error: std::io::Error },
-    #[error("not {chip} code: {error}")]
-    NotChipCode {
-        chip: &'static str,
-        error: verify::InputError,
-    },
-    #[error("the PS epilog is not {chip} code: {error}")]
-    EpilogNotChipCode {
-        chip: &'static str,
-        error: verify::InputError,
-    },
+    #[error(transparent)]
+    NotChipCode(super::NotChipCode),
 }
 
 /// What the verification of one input concluded.
-#[derive(Debug)]
 enum Outcome {
     NotRead(NotRead),
-    Verified {
-        instructions: usize,
-        /// The findings on the driver's code (broken rules, the model's breach), each once, in
-        /// the order first found.
-        findings: Vec<Finding>,
-        /// Why the model could not run the entry sequence, where it could not.
-        not_verified: Option<String>,
-    },
+    Verified(Verified),
 }
 
 impl Outcome {
-    /// The input's status: 2 not read, 1 a finding, 3 not verified, else 0 (as one input's).
+    /// The input's status: 2 not read, else as one input's (1 a finding, 3 not verified, 0).
     fn status(&self) -> u8 {
         match self {
             Outcome::NotRead(_) => 2,
-            Outcome::Verified { findings, .. } if !findings.is_empty() => 1,
-            Outcome::Verified {
-                not_verified: Some(_),
-                ..
-            } => NOT_VERIFIED,
-            Outcome::Verified { .. } => 0,
+            Outcome::Verified(v) => super::status(&v.report, &v.model),
         }
     }
 
-    /// The row's verdict: `clean`, the findings' codes, `isa-not-verified (why)`, or why the
-    /// input was not read.
-    fn verdict(&self) -> String {
-        match self {
-            Outcome::NotRead(why @ NotRead::Compile(_)) => format!("not compiled: {why}"),
-            Outcome::NotRead(why) => format!("not read: {why}"),
-            Outcome::Verified {
-                findings,
-                not_verified,
-                ..
-            } => {
-                let mut said: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
-                if let Some(why) = not_verified {
-                    said.push(format!("{} ({why})", Finding::ISA_NOT_VERIFIED));
-                }
-                if said.is_empty() {
-                    "clean".into()
-                } else {
-                    said.join(", ")
-                }
+    /// The findings on the driver's code (broken rules, the model's breach), each once, in the
+    /// order first found.
+    fn findings(&self) -> Vec<Finding> {
+        let Outcome::Verified(v) = self else {
+            return Vec::new();
+        };
+        let mut out: Vec<Finding> = Vec::new();
+        let rules = v
+            .report
+            .findings
+            .iter()
+            .map(|f| Finding::Isa(Isa::Rule(f.rule)));
+        let breach = matches!(v.model, Err(verify::model::ModelFinding::Breach { .. }))
+            .then_some(Finding::ISA_MODEL);
+        for f in rules.chain(breach) {
+            if !out.contains(&f) {
+                out.push(f);
             }
+        }
+        out
+    }
+
+    /// The row's verdict: `clean`, the findings' codes, `isa-not-verified (why)`, or why the
+    /// input was not read or compiled.
+    fn verdict(&self) -> String {
+        let v = match self {
+            Outcome::NotRead(why @ NotRead::Compile(_)) => return format!("not compiled: {why}"),
+            Outcome::NotRead(why) => return format!("not read: {why}"),
+            Outcome::Verified(v) => v,
+        };
+        let mut said: Vec<String> = self.findings().iter().map(|f| f.to_string()).collect();
+        if let Err(e @ verify::model::ModelFinding::Uninterpreted { .. }) = &v.model {
+            said.push(format!("{} ({e})", Finding::ISA_NOT_VERIFIED));
+        }
+        if said.is_empty() {
+            "clean".into()
+        } else {
+            said.join(", ")
         }
     }
 }
 
 /// One input verified: what was concluded, and the driver that compiled the code where known.
-#[derive(Debug)]
 struct Row {
     outcome: Outcome,
     driver: Option<String>,
@@ -174,49 +169,12 @@ fn batch_compiled(
 /// one) and the model.
 fn verify_one(family: Family, input: &Input) -> Row {
     Row {
-        outcome: verified(family, input).unwrap_or_else(Outcome::NotRead),
+        outcome: match super::verify_input(family, input) {
+            Ok(v) => Outcome::Verified(v),
+            Err(e) => Outcome::NotRead(NotRead::NotChipCode(e)),
+        },
         driver: input.compiled_by.clone(),
     }
-}
-
-/// What the verification of `input`'s code concludes, or why its code cannot be read.
-fn verified(family: Family, input: &Input) -> Result<Outcome, NotRead> {
-    let level = family.gfx_level();
-    let chip = family.name();
-    let enc = shaders::isa::Encoding::of(level);
-    let code = match &input.code {
-        Code::Text(t) => verify::read(enc, t).map(|(_, c)| c),
-        Code::RadvBinary(w) => verify::words(enc, w),
-    }
-    .map_err(|error| NotRead::NotChipCode { chip, error })?;
-    let epilog = match input.epilog.as_deref().map(|t| verify::read(enc, t)) {
-        Some(Err(error)) => return Err(NotRead::EpilogNotChipCode { chip, error }),
-        Some(Ok((_, e))) => Some(e),
-        None => None,
-    };
-    let report = verify::verify_with_epilog(level, &code, epilog.as_deref());
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut add = |f: Finding| {
-        if !findings.contains(&f) {
-            findings.push(f);
-        }
-    };
-    for f in &report.findings {
-        add(Finding::Isa(Isa::Rule(f.rule)));
-    }
-    let mut not_verified = None;
-    match verify::model::run(level, &code) {
-        Err(verify::model::ModelFinding::Breach { .. }) => add(Finding::ISA_MODEL),
-        Err(e @ verify::model::ModelFinding::Uninterpreted { .. }) => {
-            not_verified = Some(e.to_string())
-        }
-        Ok(_) => {}
-    }
-    Ok(Outcome::Verified {
-        instructions: code.len(),
-        findings,
-        not_verified,
-    })
 }
 
 /// The inputs verified, with how long the verification took and on how many threads.
@@ -247,6 +205,48 @@ impl Batch<'_> {
     }
 }
 
+/// The line that says how many inputs were verified, how fast, on how many threads.
+fn throughput(b: &Batch<'_>) -> String {
+    let read = b.rows.len() - b.count(2);
+    format!(
+        "pops verify-isa: {} input(s) as {}; {read} verified in {:.3} s on {} thread(s): {:.1} per second per thread",
+        b.rows.len(),
+        b.family.name(),
+        b.seconds,
+        b.threads,
+        read as f64 / b.seconds.max(1e-9) / b.threads.max(1) as f64,
+    )
+}
+
+/// The JSON document: each input's verification (the document of one input) or why it was not
+/// read or compiled, with its status. Pure.
+fn batch_document(b: &Batch<'_>) -> pops_report::VerifyIsaBatchDocument {
+    let input = |(p, r): (&PathBuf, &Row)| pops_report::VerifyIsaBatchInput {
+        file: p.display().to_string(),
+        status: r.outcome.status(),
+        verification: match &r.outcome {
+            Outcome::Verified(v) => Some(super::document(
+                &Source {
+                    family: b.family,
+                    format: v.format,
+                    compiled_by: r.driver.as_deref(),
+                },
+                &v.report,
+                &v.model,
+            )),
+            Outcome::NotRead(_) => None,
+        },
+        not_read: match &r.outcome {
+            Outcome::NotRead(why) => Some(why.to_string()),
+            Outcome::Verified(_) => None,
+        },
+    };
+    pops_report::VerifyIsaBatchDocument {
+        chip: b.family.name().to_string(),
+        inputs: b.paths.iter().zip(b.rows).map(input).collect(),
+    }
+}
+
 /// The text: a row per input in the order given, the throughput, a table of outcomes and one of
 /// findings — each finding with the inputs that have it and what it is. Pure.
 fn render_batch(b: &Batch<'_>) -> String {
@@ -254,7 +254,7 @@ fn render_batch(b: &Batch<'_>) -> String {
     let mut rows = vec![vec![text("input"), text("instructions"), text("verdict")]];
     for (p, r) in b.paths.iter().zip(b.rows) {
         let instructions = match &r.outcome {
-            Outcome::Verified { instructions, .. } => instructions.to_string(),
+            Outcome::Verified(v) => v.report.instructions.to_string(),
             Outcome::NotRead(_) => text("-"),
         };
         rows.push(vec![
@@ -264,16 +264,7 @@ fn render_batch(b: &Batch<'_>) -> String {
         ]);
     }
     let mut o = render(&rows, &[Align::Left, Align::Right, Align::Left], 2);
-    let read = b.rows.len() - b.count(2);
-    let _ = writeln!(
-        o,
-        "\npops verify-isa: {} input(s) as {}; {read} verified in {:.3} s on {} thread(s): {:.1} per second per thread",
-        b.rows.len(),
-        b.family.name(),
-        b.seconds,
-        b.threads,
-        read as f64 / b.seconds.max(1e-9) / b.threads.max(1) as f64,
-    );
+    let _ = writeln!(o, "\n{}", throughput(b));
     let mut outcomes = vec![vec![text("outcome"), text("inputs")]];
     for (what, status) in [
         ("clean", 0),
@@ -293,10 +284,8 @@ fn render_batch(b: &Batch<'_>) -> String {
     o.push_str(&render(&outcomes, &[Align::Left, Align::Right], 2));
     let mut seen: BTreeMap<(Finding, Option<&str>), usize> = BTreeMap::new();
     for r in b.rows {
-        if let Outcome::Verified { findings, .. } = &r.outcome {
-            for f in findings {
-                *seen.entry((*f, r.driver.as_deref())).or_default() += 1;
-            }
+        for f in r.outcome.findings() {
+            *seen.entry((f, r.driver.as_deref())).or_default() += 1;
         }
     }
     if !seen.is_empty() {
@@ -373,10 +362,8 @@ fn verify_parallel(family: Family, inputs: Vec<BatchInput>) -> Option<(Vec<Row>,
 /// summary. The status is the worst: 2 unreadable, 1 a finding, 3 not verified, else 0.
 pub(super) fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     let family = Family::parse_chip_or_level(&a.chip).map_err(VerifyIsaError::Chip)?;
-    for (set, what) in [(a.epilog.is_some(), "--epilog"), (a.json, "--json")] {
-        if set {
-            return Err(VerifyIsaError::OneInput(what));
-        }
+    if a.epilog.is_some() {
+        return Err(VerifyIsaError::OneInput("--epilog"));
     }
     // Compiling needs RADV on a null device of the chip: a preloaded shim needs a fresh
     // process, so this runs before anything is read.
@@ -417,21 +404,63 @@ pub(super) fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
         seconds,
         threads,
     };
-    print!("{}", render_batch(&batch));
+    if a.json {
+        let s = serde_json::to_string_pretty(&batch_document(&batch))?;
+        println!("{s}");
+        eprintln!("{}", throughput(&batch));
+    } else {
+        print!("{}", render_batch(&batch));
+    }
     Ok(ExitCode::from(batch.status()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shaders::verify::Rule;
 
-    fn verified(findings: &[&str], not_verified: Option<&str>, driver: Option<&str>) -> Row {
+    /// A row of code verified: breaking `rules` (each once), and not run in the model where
+    /// `uninterpreted`.
+    fn verified(rules: &[Rule], uninterpreted: bool, driver: Option<&str>) -> Row {
+        let finding = |&rule: &Rule| verify::Finding {
+            rule,
+            addr: 0x1d0,
+            text: "s_setpc_b64 s[4:5]".into(),
+            message: "jumps to the PS epilog with stores outstanding".into(),
+            path: vec![0],
+            excerpt: Vec::new(),
+        };
+        let model = if uninterpreted {
+            Err(verify::model::ModelFinding::Uninterpreted {
+                addr: 0x10,
+                text: "s_foo".into(),
+                why: verify::model::Unmodelled::Operand(3),
+            })
+        } else {
+            Ok(verify::model::ModelRun {
+                entry_instructions: 3,
+                skipped: Vec::new(),
+                runs: 16,
+                waves: 362,
+                wraps: 8,
+                overlapped_waves: 336,
+                polls: 0,
+                steps: 2878,
+            })
+        };
         Row {
-            outcome: Outcome::Verified {
-                instructions: 40,
-                findings: findings.iter().map(|f| f.parse().unwrap()).collect(),
-                not_verified: not_verified.map(str::to_string),
-            },
+            outcome: Outcome::Verified(Verified {
+                format: verify::Format::RadvBinary,
+                report: verify::Report {
+                    level: pm4::GfxLevel::Gfx11,
+                    instructions: 40,
+                    exits: Vec::new(),
+                    wait_loops: Vec::new(),
+                    findings: rules.iter().map(finding).collect(),
+                    epilog_base: None,
+                },
+                model,
+            }),
             driver: driver.map(str::to_string),
         }
     }
@@ -451,6 +480,7 @@ mod tests {
     }
 
     const GAP: &str = "isa-ordered-section-open-at-epilog";
+    const OPEN: Rule = Rule::OpenAtEpilogJump;
 
     /// A finding is said once under the table with the inputs that have it and what it is, in
     /// the words every place of pops uses: the known defect on the releases it is known on, new
@@ -459,10 +489,10 @@ mod tests {
     fn each_finding_is_counted_once_and_named_by_the_known_defect_table() {
         let today = Some("radv (Mesa 26.2.6-1)");
         let rows = [
-            verified(&[GAP], None, today),
-            verified(&[], None, today),
-            verified(&[GAP], None, today),
-            verified(&[GAP], None, Some("radv (Mesa 25.0.7-2)")),
+            verified(&[OPEN, OPEN], false, today),
+            verified(&[], false, today),
+            verified(&[OPEN], false, today),
+            verified(&[OPEN], false, Some("radv (Mesa 25.0.7-2)")),
         ];
         let out = text(&rows);
         let lines: Vec<&str> = out.lines().collect();
@@ -496,7 +526,7 @@ mod tests {
     #[test]
     fn the_worst_status_wins_and_a_row_says_why_it_was_not_verified() {
         let why = "the model cannot interpret s_foo at 0x10: operand 3 is not modelled";
-        let rows = [verified(&[], Some(why), None), verified(&[], None, None)];
+        let rows = [verified(&[], true, None), verified(&[], false, None)];
         let paths = [PathBuf::from("a.s"), PathBuf::from("b.s")];
         let b = Batch {
             family: Family::Navi31,
@@ -514,11 +544,48 @@ mod tests {
             outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
             driver: None,
         };
-        let rows = [verified(&[GAP], None, None), unreadable];
+        let rows = [verified(&[OPEN], false, None), unreadable];
         let b = Batch { rows: &rows, ..b };
         assert_eq!(b.status(), 2);
         let out = render_batch(&b);
         assert!(out.contains("  -  not read: cannot read it: "), "{out}");
         assert!(out.contains("; 1 verified in "), "{out}");
+    }
+
+    /// The JSON document holds each input's verification as one input's document — its
+    /// findings with the report's code and the known defect that explains them on that driver —
+    /// or why it was not read, each with its status.
+    #[test]
+    fn the_json_document_holds_each_inputs_verification_or_why_not() {
+        let rows = [
+            verified(&[OPEN], false, Some("radv (Mesa 26.2.6-1)")),
+            Row {
+                outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
+                driver: None,
+            },
+        ];
+        let paths = [PathBuf::from("a.s"), PathBuf::from("b.s")];
+        let doc = batch_document(&Batch {
+            family: Family::Navi31,
+            compiled: false,
+            paths: &paths,
+            rows: &rows,
+            seconds: 0.0,
+            threads: 1,
+        });
+        assert_eq!(doc.chip, "navi31");
+        let [a, b] = &doc.inputs[..] else {
+            panic!("{doc:?}")
+        };
+        assert_eq!((a.file.as_str(), a.status), ("a.s", 1));
+        let f = &a.verification.as_ref().expect("verified").findings[0];
+        assert_eq!(f.code, GAP);
+        assert_eq!(f.known_defect.as_deref(), Some("aco-epilog-store-gap"));
+        assert_eq!((b.file.as_str(), b.status), ("b.s", 2));
+        assert!(b.verification.is_none());
+        assert!(b
+            .not_read
+            .as_deref()
+            .is_some_and(|w| w.starts_with("cannot read it: ")));
     }
 }
