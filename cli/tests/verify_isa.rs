@@ -567,23 +567,25 @@ fn many_modules_are_compiled_then_verified_in_parallel_with_each_mesa() {
     }
     for mesa in pops_testkit::mesa::all_or_skip() {
         let saved = dir.join(format!("saved-{}", mesa.major().unwrap_or(0)));
-        let o = mesa
-            .command(env!("CARGO_BIN_EXE_pops"))
-            .args([
-                "verify-isa",
-                "--chip",
-                "navi31",
-                "--compile",
-                "--dynamic-blend",
-            ])
-            .arg("--save-code")
-            .arg(&saved)
-            .arg(&modules)
-            .env_remove("RADV_FORCE_FAMILY")
-            .env_remove("VK_DRIVER_FILES")
-            .env_remove("VK_ICD_FILENAMES")
-            .output()
-            .unwrap();
+        // The modules compiled by this Mesa's RADV (on a drm-shim of the chip), blending dynamic.
+        let compile = |extra: &[&std::ffi::OsStr]| {
+            mesa.command(env!("CARGO_BIN_EXE_pops"))
+                .args([
+                    "verify-isa",
+                    "--chip",
+                    "navi31",
+                    "--compile",
+                    "--dynamic-blend",
+                ])
+                .args(extra)
+                .arg(&modules)
+                .env_remove("RADV_FORCE_FAMILY")
+                .env_remove("VK_DRIVER_FILES")
+                .env_remove("VK_ICD_FILENAMES")
+                .output()
+                .unwrap()
+        };
+        let o = compile(&["--save-code".as_ref(), saved.as_os_str()]);
         let (out, err) = (
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr),
@@ -628,22 +630,7 @@ fn many_modules_are_compiled_then_verified_in_parallel_with_each_mesa() {
         }
         assert_eq!(o.status.code(), Some(gap as i32), "{at}: {out}{err}");
         // In JSON, each finding with its code and the known defect that explains it.
-        let o = mesa
-            .command(env!("CARGO_BIN_EXE_pops"))
-            .args([
-                "verify-isa",
-                "--chip",
-                "navi31",
-                "--compile",
-                "--dynamic-blend",
-                "--json",
-            ])
-            .arg(&modules)
-            .env_remove("RADV_FORCE_FAMILY")
-            .env_remove("VK_DRIVER_FILES")
-            .env_remove("VK_ICD_FILENAMES")
-            .output()
-            .unwrap();
+        let o = compile(&["--json".as_ref()]);
         let doc: pops_report::VerifyIsaBatchDocument = serde_json::from_slice(&o.stdout)
             .unwrap_or_else(|e| panic!("{at}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
         for input in &doc.inputs {

@@ -479,6 +479,27 @@ mod tests {
         })
     }
 
+    /// A row of a file that could not be read.
+    fn unreadable() -> Row {
+        Row {
+            outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
+            driver: None,
+        }
+    }
+
+    /// Two rows, of `a.s` and `b.s`, as navi31 code.
+    fn two(rows: &[Row]) -> Batch<'_> {
+        static PATHS: std::sync::OnceLock<[PathBuf; 2]> = std::sync::OnceLock::new();
+        Batch {
+            family: Family::Navi31,
+            compiled: false,
+            paths: PATHS.get_or_init(|| ["a.s", "b.s"].map(PathBuf::from)),
+            rows,
+            seconds: 0.0,
+            threads: 1,
+        }
+    }
+
     const GAP: &str = "isa-ordered-section-open-at-epilog";
     const OPEN: Rule = Rule::OpenAtEpilogJump;
 
@@ -527,24 +548,12 @@ mod tests {
     fn the_worst_status_wins_and_a_row_says_why_it_was_not_verified() {
         let why = "the model cannot interpret s_foo at 0x10: operand 3 is not modelled";
         let rows = [verified(&[], true, None), verified(&[], false, None)];
-        let paths = [PathBuf::from("a.s"), PathBuf::from("b.s")];
-        let b = Batch {
-            family: Family::Navi31,
-            compiled: false,
-            paths: &paths,
-            rows: &rows,
-            seconds: 0.0,
-            threads: 1,
-        };
+        let b = two(&rows);
         assert_eq!(b.status(), NOT_VERIFIED);
         let out = render_batch(&b);
         assert!(out.contains(&format!("isa-not-verified ({why})")), "{out}");
         assert!(!out.contains("what it is"), "{out}");
-        let unreadable = Row {
-            outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
-            driver: None,
-        };
-        let rows = [verified(&[OPEN], false, None), unreadable];
+        let rows = [verified(&[OPEN], false, None), unreadable()];
         let b = Batch { rows: &rows, ..b };
         assert_eq!(b.status(), 2);
         let out = render_batch(&b);
@@ -559,20 +568,9 @@ mod tests {
     fn the_json_document_holds_each_inputs_verification_or_why_not() {
         let rows = [
             verified(&[OPEN], false, Some("radv (Mesa 26.2.6-1)")),
-            Row {
-                outcome: Outcome::NotRead(NotRead::Read(std::io::ErrorKind::NotFound.into())),
-                driver: None,
-            },
+            unreadable(),
         ];
-        let paths = [PathBuf::from("a.s"), PathBuf::from("b.s")];
-        let doc = batch_document(&Batch {
-            family: Family::Navi31,
-            compiled: false,
-            paths: &paths,
-            rows: &rows,
-            seconds: 0.0,
-            threads: 1,
-        });
+        let doc = batch_document(&two(&rows));
         assert_eq!(doc.chip, "navi31");
         let [a, b] = &doc.inputs[..] else {
             panic!("{doc:?}")
