@@ -103,10 +103,12 @@ fn batch_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, VerifyIsaError> {
                 path: f.clone(),
                 error,
             };
+            // An entry the folder cannot list is an error, never an input left out unsaid.
             let mut inside: Vec<PathBuf> = std::fs::read_dir(f)
                 .map_err(list)?
-                .flatten()
-                .map(|e| e.path())
+                .map(|e| e.map(|e| e.path()).map_err(list))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
                 .filter(|p| p.is_file())
                 .collect();
             inside.sort();
