@@ -284,24 +284,36 @@ fn compiled(
         device.describe(family)
     );
     if let Some(dir) = &a.save_code {
-        let save = |name: &str, text: &str| {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(dir.join(name), text))
-                .map_err(|error| VerifyIsaError::SaveCode {
-                    dir: dir.clone(),
-                    error,
-                })
-        };
-        save("fragment.s", &c.assembly)?;
-        if let Some(e) = &c.epilog {
-            save("epilog.s", e)?;
-        }
+        save_code(dir, "", &c).map_err(|error| VerifyIsaError::SaveCode {
+            dir: dir.clone(),
+            error,
+        })?;
     }
-    Ok(Input {
+    Ok(compiled_input(c))
+}
+
+/// Keeps the code RADV compiled in `dir`: `{prefix}fragment.s` and, where the shader jumps
+/// into one, its PS epilog's `{prefix}epilog.s`, to verify again as code with `--epilog`.
+fn save_code(
+    dir: &std::path::Path,
+    prefix: &str,
+    c: &crate::radv_compile::Compiled,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(format!("{prefix}fragment.s")), &c.assembly)?;
+    if let Some(e) = &c.epilog {
+        std::fs::write(dir.join(format!("{prefix}epilog.s")), e)?;
+    }
+    Ok(())
+}
+
+/// The code RADV compiled, as the verifier takes it.
+fn compiled_input(c: crate::radv_compile::Compiled) -> Input {
+    Input {
         code: Code::Text(c.assembly),
         epilog: c.epilog,
         compiled_by: Some(c.driver),
-    })
+    }
 }
 
 /// The null device this process compiles on: the drm-shim it already runs on, else (after
@@ -435,13 +447,14 @@ fn rule_code(rule: verify::Rule) -> pops_report::Code {
     pops_report::Code::Isa(pops_report::finding::Isa::Rule(rule))
 }
 
-/// What the known-defect table says of finding `code` on this code's chip and driver.
-fn explained(src: &Source<'_>, code: pops_report::Code) -> pops_report::defects::Explained {
-    pops_report::defects::explain(
-        code,
-        pops_report::defects::ChipOf::Family(src.family),
-        src.compiled_by,
-    )
+/// What the known-defect table says of finding `code` on `family` with the driver that compiled
+/// the code (`None`: code read from a file).
+fn explained(
+    family: Family,
+    driver: Option<&str>,
+    code: pops_report::Code,
+) -> pops_report::defects::Explained {
+    pops_report::defects::explain(code, pops_report::defects::ChipOf::Family(family), driver)
 }
 
 /// What the code was and where it came from, for the outputs.
@@ -509,7 +522,7 @@ fn document(src: &Source<'_>, r: &Report, model: &ModelResult) -> pops_report::V
             .map(|f| pops_report::IsaFinding {
                 rule: f.rule.code().to_string(),
                 code: rule_code(f.rule).to_string(),
-                known_defect: explained(src, rule_code(f.rule))
+                known_defect: explained(src.family, src.compiled_by, rule_code(f.rule))
                     .defect()
                     .map(|d| d.id.to_string()),
                 sentence: f.rule.sentence().to_string(),
@@ -627,7 +640,11 @@ pub fn render(src: &Source<'_>, r: &Report, model: &ModelResult) -> String {
             }
         }
         let _ = writeln!(o, "    rule: {}", f.rule.sentence());
-        let _ = writeln!(o, "    {}", explained(src, code).words());
+        let _ = writeln!(
+            o,
+            "    {}",
+            explained(src.family, src.compiled_by, code).words()
+        );
     }
     o
 }
@@ -645,6 +662,9 @@ fn status(r: &Report, model: &ModelResult) -> u8 {
 
 /// The exit status where the rules hold but the model could not run the entry sequence.
 pub const NOT_VERIFIED: u8 = 3;
+
+/// The exit status where an input is not code of the chip (or, with `--compile`, not compiled).
+const NOT_READ: u8 = 2;
 
 #[cfg(test)]
 mod tests {

@@ -4,10 +4,9 @@
 //! driver build compiles. What each finding is (a known driver defect, or new) is said once, in
 //! the summary, in the words every other place of pops uses.
 
-use super::{Args, Code, Input, Source, Verified, VerifyIsaError, NOT_VERIFIED};
+use super::{Args, Input, Source, Verified, VerifyIsaError, NOT_READ, NOT_VERIFIED};
 use crate::table::{render, Align};
 use pm4::Family;
-use pops_report::defects::{explain, ChipOf};
 use pops_report::finding::Isa;
 use pops_report::Code as Finding;
 use shaders::verify;
@@ -41,7 +40,7 @@ impl Outcome {
     /// The input's status: 2 not read, else as one input's (1 a finding, 3 not verified, 0).
     fn status(&self) -> u8 {
         match self {
-            Outcome::NotRead(_) => 2,
+            Outcome::NotRead(_) => NOT_READ,
             Outcome::Verified(v) => super::status(&v.report, &v.model),
         }
     }
@@ -147,24 +146,12 @@ fn batch_compiled(
     let c = super::compile(family, &bytes, a, device).map_err(NotRead::Compile)?;
     if let Some(dir) = &a.save_code {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        let save = |name: String, text: &str| {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(dir.join(name), text))
-                .map_err(|error| NotRead::SaveCode {
-                    dir: dir.clone(),
-                    error,
-                })
-        };
-        save(format!("{stem}.fragment.s"), &c.assembly)?;
-        if let Some(e) = &c.epilog {
-            save(format!("{stem}.epilog.s"), e)?;
-        }
+        super::save_code(dir, &format!("{stem}."), &c).map_err(|error| NotRead::SaveCode {
+            dir: dir.clone(),
+            error,
+        })?;
     }
-    Ok(Input {
-        code: Code::Text(c.assembly),
-        epilog: c.epilog,
-        compiled_by: Some(c.driver),
-    })
+    Ok(super::compiled_input(c))
 }
 
 /// Verifies one input of a batch: the rules on every path (across the PS epilog where there is
@@ -200,7 +187,7 @@ impl Batch<'_> {
 
     /// The worst status: 2 unreadable, 1 a finding, 3 not verified, else 0.
     fn status(&self) -> u8 {
-        [2, 1, NOT_VERIFIED]
+        [NOT_READ, 1, NOT_VERIFIED]
             .into_iter()
             .find(|&st| self.count(st) > 0)
             .unwrap_or(0)
@@ -209,7 +196,7 @@ impl Batch<'_> {
 
 /// The line that says how many inputs were verified, how fast, on how many threads.
 fn throughput(b: &Batch<'_>) -> String {
-    let read = b.rows.len() - b.count(2);
+    let read = b.rows.len() - b.count(NOT_READ);
     format!(
         "pops verify-isa: {} input(s) as {}; {read} verified in {:.3} s on {} thread(s): {:.1} per second per thread",
         b.rows.len(),
@@ -278,7 +265,7 @@ fn render_batch(b: &Batch<'_>) -> String {
             } else {
                 "not read"
             },
-            2,
+            NOT_READ,
         ),
     ] {
         outcomes.push(vec![text(what), b.count(status).to_string()]);
@@ -293,7 +280,7 @@ fn render_batch(b: &Batch<'_>) -> String {
     if !seen.is_empty() {
         let mut table = vec![vec![text("finding"), text("inputs"), text("what it is")]];
         for ((f, driver), n) in &seen {
-            let what = explain(*f, ChipOf::Family(b.family), *driver).words();
+            let what = super::explained(b.family, *driver, *f).words();
             table.push(vec![f.to_string(), n.to_string(), what]);
         }
         o.push('\n');
@@ -396,7 +383,7 @@ pub(super) fn verify_batch(a: &Args) -> Result<ExitCode, VerifyIsaError> {
     }
     let Some((rows, seconds, threads)) = verify_parallel(family, inputs) else {
         eprintln!("pops verify-isa: a verifying thread failed: not every input was verified");
-        return Ok(ExitCode::from(2));
+        return Ok(ExitCode::from(NOT_READ));
     };
     let batch = Batch {
         family,
